@@ -1,0 +1,47 @@
+# BenchForge: `make demo` to see it work, `make test` to check it.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+TEST_ENV := DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/benchforge} \
+	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} CELERY_BROKER=redis \
+	SECRET_KEY=test-secret-key DEBUG=0 BENCHFORGE_DATA_DIR=$(CURDIR)/var/test
+
+DEMO_ENV := DEBUG=1 BENCHFORGE_DATA_DIR=$(CURDIR)/var/demo CELERY_BROKER=filesystem
+DEMO_HOST ?= 127.0.0.1
+DEMO_PORT ?= 8000
+
+.PHONY: install demo test lint format bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[test]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+test: install
+	$(TEST_ENV) $(PY) scripts/check_services.py
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(TEST_ENV) $(PY) -m pytest -q $(PYTEST_ARGS)
+
+demo: install
+	$(DEMO_ENV) $(PY) manage.py demo --host $(DEMO_HOST) --port $(DEMO_PORT)
+
+bench: install
+	$(TEST_ENV) $(PY) -m bench $(BENCH_ARGS)
+
+clean:
+	rm -rf var

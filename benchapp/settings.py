@@ -1,0 +1,172 @@
+"""BenchForge settings: every value comes from the environment (see README, Configuration)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from .env import (
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    parse_database_url,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(env_str("BENCHFORGE_DATA_DIR", str(BASE_DIR / "var")))
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+    SECRET_KEY = "insecure-development-key-only-for-debug"
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "template_partials",
+    "ninja",
+    "benchapp",
+    "evolution",
+    "review",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "benchapp.urls"
+WSGI_APPLICATION = "benchapp.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "benchapp.roles.roles_context",
+            ],
+        },
+    }
+]
+
+DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'benchforge.sqlite3'}")
+DATABASES = {"default": parse_database_url("DATABASE_URL", DATABASE_URL)}
+# Several test runs may share one PostgreSQL server; each can name its own test database.
+if env_str("DATABASE_TEST_NAME"):
+    DATABASES["default"]["TEST"] = {"NAME": env_str("DATABASE_TEST_NAME")}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "staticfiles"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+
+# --- Background work -------------------------------------------------------
+REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
+# "redis" for production and tests; "filesystem" is the embedded broker used by `make demo`
+# (no server needed; the worker and the web process share a spool directory).
+CELERY_BROKER = env_choice("CELERY_BROKER", "filesystem", ("redis", "filesystem", "memory"))
+if CELERY_BROKER == "redis":
+    CELERY_BROKER_URL = REDIS_URL
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        # Longer than the longest step (a panel measurement with a 600 s model timeout).
+        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 7200, minimum=60),
+    }
+elif CELERY_BROKER == "filesystem":
+    _spool = DATA_DIR / "broker"
+    for _sub in ("out", "processed"):
+        (_spool / _sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_spool / "out"),
+        "data_folder_out": str(_spool / "out"),
+        "processed_folder": str(_spool / "processed"),
+        "store_processed": False,
+    }
+else:
+    CELERY_BROKER_URL = "memory://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {}
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ROUTES = {
+    "evolution.tasks.sandbox_*": {"queue": "sandbox"},
+}
+CELERY_TASK_DEFAULT_QUEUE = "default"
+
+# --- Sandbox -----------------------------------------------------------------
+SANDBOX_BACKEND = env_choice("SANDBOX_BACKEND", "bwrap", ("bwrap", "docker", "unsafe"))
+SANDBOX_ALLOW_UNSAFE = env_bool("SANDBOX_ALLOW_UNSAFE", False)
+SANDBOX_MAX_PARALLEL = env_int("SANDBOX_MAX_PARALLEL", os.cpu_count() or 1, minimum=1)
+SANDBOX_PYTHON = env_str("SANDBOX_PYTHON", "/usr/bin/python3")
+SANDBOX_DOCKER_IMAGE = env_str("SANDBOX_DOCKER_IMAGE", "python:3.11-slim")
+SANDBOX_MAX_OUTPUT_BYTES = env_int("SANDBOX_MAX_OUTPUT_BYTES", 1_000_000, minimum=1024)
+
+# --- Model gateway ---------------------------------------------------------------
+LLM_DEFAULT_TIMEOUT = env_float("LLM_DEFAULT_TIMEOUT", 600.0, minimum=1.0)
+LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 5, minimum=0)
+LLM_CASSETTE_DIR = Path(
+    env_str("LLM_CASSETTE_DIR", str(BASE_DIR / "evolution" / "demo" / "cassettes"))
+)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}},
+}

@@ -1,0 +1,105 @@
+from django.contrib import admin
+
+from . import models
+
+
+class TestCaseInline(admin.TabularInline):
+    model = models.TestCase
+    extra = 0
+    fields = ("tier", "ordinal", "hidden", "input_text", "output_text")
+    show_change_link = True
+
+
+@admin.register(models.Problem)
+class ProblemAdmin(admin.ModelAdmin):
+    list_display = (
+        "title",
+        "public_id",
+        "harness",
+        "kind",
+        "method",
+        "origin_dataset",
+        "origin_id",
+        "origin_difficulty",
+    )
+    list_filter = ("harness", "kind", "method", "origin_dataset", "problem_sets")
+    search_fields = ("title", "public_id", "origin_id")
+    raw_id_fields = ("parent", "lineage_root")
+    inlines = [TestCaseInline]
+
+
+@admin.register(models.TestCase)
+class TestCaseAdmin(admin.ModelAdmin):
+    list_display = ("problem", "tier", "ordinal", "hidden")
+    list_filter = ("tier", "hidden")
+    raw_id_fields = ("problem",)
+
+
+@admin.register(models.ProblemSet)
+class ProblemSetAdmin(admin.ModelAdmin):
+    list_display = ("name", "source", "created_at")
+    filter_horizontal = ("problems",)
+
+
+@admin.register(models.ModelEndpoint)
+class ModelEndpointAdmin(admin.ModelAdmin):
+    list_display = ("name", "provider", "model", "base_url", "concurrency_limit", "api_key_env")
+
+
+class PanelMemberInline(admin.TabularInline):
+    model = models.PanelMember
+    extra = 1
+
+
+@admin.register(models.Panel)
+class PanelAdmin(admin.ModelAdmin):
+    list_display = ("name",)
+    inlines = [PanelMemberInline]
+
+
+@admin.register(models.Campaign)
+class CampaignAdmin(admin.ModelAdmin):
+    list_display = ("name", "kind", "state", "calls_made", "cost", "replayed", "created_at")
+    list_filter = ("kind", "state", "replayed")
+
+
+@admin.register(models.Lineage)
+class LineageAdmin(admin.ModelAdmin):
+    list_display = ("campaign", "seed", "state", "seed_level", "iterations", "accepted_count")
+    list_filter = ("state",)
+    raw_id_fields = ("seed", "parent")
+
+
+@admin.register(models.Candidate)
+class CandidateAdmin(admin.ModelAdmin):
+    list_display = ("id", "lineage", "round", "stage", "decision", "level", "family")
+    list_filter = ("stage", "decision")
+    raw_id_fields = ("lineage", "parent", "accepted_problem")
+
+
+@admin.register(models.SolverAttempt)
+class SolverAttemptAdmin(admin.ModelAdmin):
+    list_display = ("lineage", "candidate", "endpoint", "attempt_index", "verdict")
+    raw_id_fields = ("lineage", "candidate")
+
+
+@admin.register(models.LLMCall)
+class LLMCallAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "campaign",
+        "role",
+        "endpoint_name",
+        "status",
+        "tokens_in",
+        "tokens_out",
+        "latency_ms",
+    )
+    list_filter = ("status", "role")
+    exclude = ("request_z", "response_z")
+    readonly_fields = ("request_text", "response_text")
+
+
+@admin.register(models.GlobalMemoryEntry)
+class GlobalMemoryEntryAdmin(admin.ModelAdmin):
+    list_display = ("campaign", "family", "level_gain", "created_at")

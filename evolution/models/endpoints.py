@@ -1,0 +1,105 @@
+"""Model endpoints (OpenAI-compatible) and target panels. API keys never enter the database:
+an endpoint stores the NAME of the environment variable that holds its key."""
+
+from __future__ import annotations
+
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models import Q
+
+ENV_NAME = RegexValidator(
+    r"^[A-Z_][A-Z0-9_]*$", "Use an environment variable name such as OPENAI_API_KEY."
+)
+
+
+class Provider(models.TextChoices):
+    OPENAI = "openai", "OpenAI-compatible HTTP"
+    REPLAY = "replay", "replayed responses (cassette)"
+
+
+class ModelEndpoint(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    provider = models.CharField(max_length=10, choices=Provider.choices, default=Provider.OPENAI)
+    base_url = models.URLField(
+        max_length=300, blank=True, help_text="e.g. http://127.0.0.1:8001/v1"
+    )
+    model = models.CharField(max_length=200)
+    api_key_env = models.CharField(max_length=100, blank=True, validators=[ENV_NAME])
+    temperature = models.FloatField(default=0.8)
+    top_p = models.FloatField(null=True, blank=True)
+    max_tokens = models.PositiveIntegerField(null=True, blank=True)
+    extra_params = models.JSONField(default=dict, blank=True)
+    concurrency_limit = models.PositiveIntegerField(default=4)
+    timeout_s = models.FloatField(default=600.0)
+    max_retries = models.PositiveIntegerField(default=5)
+    price_in_per_1k = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    price_out_per_1k = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    cassette = models.CharField(
+        max_length=300, blank=True, help_text="replay provider: cassette file"
+    )
+    release_date = models.DateField(null=True, blank=True, help_text="for contamination flags")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(concurrency_limit__gte=1), name="endpoint_concurrency_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(temperature__gte=0) & Q(temperature__lte=2),
+                name="endpoint_temperature_range",
+            ),
+            models.CheckConstraint(condition=Q(timeout_s__gt=0), name="endpoint_timeout_positive"),
+            models.CheckConstraint(
+                condition=Q(price_in_per_1k__gte=0) & Q(price_out_per_1k__gte=0),
+                name="endpoint_prices_non_negative",
+            ),
+            models.CheckConstraint(
+                condition=Q(provider="replay") | ~Q(base_url=""), name="endpoint_remote_needs_url"
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def is_replay(self) -> bool:
+        return self.provider == Provider.REPLAY
+
+
+class Panel(models.Model):
+    """The target models whose failures define difficulty."""
+
+    name = models.CharField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    endpoints = models.ManyToManyField(ModelEndpoint, through="PanelMember", related_name="panels")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class PanelMember(models.Model):
+    panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="members")
+    endpoint = models.ForeignKey(
+        ModelEndpoint, on_delete=models.PROTECT, related_name="panel_memberships"
+    )
+    attempts = models.PositiveIntegerField(
+        default=4, help_text="K attempts per problem (target_eval_k)"
+    )
+
+    class Meta:
+        ordering = ["panel_id", "endpoint__name"]
+        constraints = [
+            models.UniqueConstraint(fields=["panel", "endpoint"], name="panelmember_unique"),
+            models.CheckConstraint(
+                condition=Q(attempts__gte=1), name="panelmember_attempts_positive"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.panel} / {self.endpoint} x{self.attempts}"

@@ -1,0 +1,1 @@
+# Review rounds, ratings, the curation gate and releases live here.

@@ -1,0 +1,65 @@
+"""Shared fixtures: the database must be PostgreSQL; personas for permission tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from django.conf import settings
+from django.test import Client
+
+from benchapp.services import user_create
+
+
+def pytest_configure(config):
+    engine = settings.DATABASES["default"]["ENGINE"]
+    if not engine.endswith("postgresql"):
+        raise pytest.UsageError(
+            "The test suite runs against PostgreSQL only. Set DATABASE_URL=postgres://postgres@127.0.0.1:5432/benchforge "
+            "(make test does this)."
+        )
+
+
+@dataclass
+class Persona:
+    user: object | None
+    client: Client
+    password: str = "persona-password-1"
+
+
+@dataclass
+class Personas:
+    admin: Persona
+    curator: Persona
+    reviewer_a: Persona
+    reviewer_b: Persona
+    anonymous: Persona
+
+    def all(self) -> dict[str, Persona]:
+        return {
+            "admin": self.admin,
+            "curator": self.curator,
+            "reviewer_a": self.reviewer_a,
+            "reviewer_b": self.reviewer_b,
+            "anonymous": self.anonymous,
+        }
+
+
+def _persona(username: str, role: str) -> Persona:
+    password = "persona-password-1"
+    user = user_create(username=username, password=password, role=role)
+    client = Client()
+    client.force_login(user)
+    return Persona(user=user, client=client, password=password)
+
+
+@pytest.fixture
+def personas(db) -> Personas:
+    """admin, curator, two reviewers and an anonymous visitor, each with a logged-in client."""
+    return Personas(
+        admin=_persona("ada_admin", "admin"),
+        curator=_persona("cory_curator", "curator"),
+        reviewer_a=_persona("rae_reviewer", "reviewer"),
+        reviewer_b=_persona("rob_reviewer", "reviewer"),
+        anonymous=Persona(user=None, client=Client()),
+    )

@@ -162,6 +162,16 @@ LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 5, minimum=0)
 LLM_CASSETTE_DIR = Path(
     env_str("LLM_CASSETTE_DIR", str(BASE_DIR / "evolution" / "demo" / "cassettes"))
 )
+# Per-endpoint concurrency limit: "redis" holds it across every worker process; "local" is a
+# process-local semaphore for the embedded demo, which runs without a Redis server.
+LLM_LIMITER = env_choice(
+    "LLM_LIMITER", "redis" if CELERY_BROKER == "redis" else "local", ("redis", "local")
+)
+# Append every successful exchange of an "openai" endpoint that names a cassette to that cassette.
+LLM_RECORD = env_bool("LLM_RECORD", False)
+# Exponential backoff between retries: base * 2**attempt with full jitter, capped at the maximum.
+LLM_BACKOFF_BASE_S = env_float("LLM_BACKOFF_BASE_S", 1.0, minimum=0.0)
+LLM_BACKOFF_MAX_S = env_float("LLM_BACKOFF_MAX_S", 60.0, minimum=0.0)
 
 LOGGING = {
     "version": 1,

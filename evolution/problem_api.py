@@ -1,0 +1,91 @@
+"""Problem-set API: list the seed sets, import one (admin only)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db.models import Count
+from ninja import Router, Schema
+from ninja.errors import HttpError
+
+from benchapp.roles import ADMIN, CURATOR, has_role
+from evolution.importers import SOURCES, SeedImportError, import_seeds
+from evolution.models import ProblemSet
+
+router = Router(tags=["problem sets"])
+
+
+class ProblemSetImportIn(Schema):
+    # A plain str, not a Literal: a wrong source is a 400 naming the field like any other
+    # bad input, not a 422 with a different body.
+    source: str
+    content: str | None = None
+    set_name: str | None = None
+
+
+class ProblemSetImportOut(Schema):
+    problem_set: str
+    created: int
+    updated: int
+    unchanged: int
+    problems_in_set: int
+
+
+class ImportErrorOut(Schema):
+    detail: str
+    line: int | None
+    field: str | None
+
+
+class DetailOut(Schema):
+    detail: str
+
+
+class ProblemSetOut(Schema):
+    name: str
+    description: str
+    source: str
+    problem_count: int
+    created_at: datetime
+
+
+def _require(request, role: str) -> None:
+    if not has_role(request.auth, role):
+        raise HttpError(403, f"Only the {role} role may do this.")
+
+
+@router.post(
+    "/problem-sets/import",
+    response={200: ProblemSetImportOut, 400: ImportErrorOut, 403: DetailOut},
+    summary="Import seed problems into a set (admin)",
+    description=(
+        f"`source` is one of {', '.join(SOURCES)}. `content` is the JSONL text (required for "
+        "lcb and jsonl; humaneval reads the packaged problems when it is omitted). One "
+        "transaction: a bad line returns 400 naming the line and field, and nothing is written."
+    ),
+)
+def problem_set_import(request, payload: ProblemSetImportIn):
+    _require(request, ADMIN)
+    try:
+        report = import_seeds(
+            source=payload.source, content=payload.content, set_name=payload.set_name
+        )
+    except SeedImportError as exc:
+        return 400, {"detail": str(exc), "line": exc.line, "field": exc.field}
+    return 200, {
+        "problem_set": report.problem_set.name,
+        "created": report.created,
+        "updated": report.updated,
+        "unchanged": report.unchanged,
+        "problems_in_set": report.problem_set.problems.count(),
+    }
+
+
+@router.get(
+    "/problem-sets",
+    response={200: list[ProblemSetOut], 403: DetailOut},
+    summary="Problem sets with their sizes (admin, curator)",
+)
+def problem_set_list(request):
+    _require(request, CURATOR)  # admins hold the curator role too
+    return 200, ProblemSet.objects.annotate(problem_count=Count("problems")).order_by("name")

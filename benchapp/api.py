@@ -34,6 +34,7 @@ def _mount() -> None:
     from review.api import router as review_router
 
     api.add_router("/", evolution_router)
+    api.add_router("/", "evolution.problem_api.router")
     api.add_router("/", review_router)
 
 

@@ -98,13 +98,17 @@ class ReviewGroup(models.Model):
     lineage = models.ForeignKey(
         "evolution.Lineage", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    root_problem = models.ForeignKey("evolution.Problem", on_delete=models.PROTECT, related_name="+")
+    root_problem = models.ForeignKey(
+        "evolution.Problem", on_delete=models.PROTECT, related_name="+"
+    )
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["round_id", "position"]
         constraints = [
-            models.UniqueConstraint(fields=["round", "root_problem"], name="reviewgroup_unique_root"),
+            models.UniqueConstraint(
+                fields=["round", "root_problem"], name="reviewgroup_unique_root"
+            ),
         ]
 
     def __str__(self):
@@ -144,7 +148,9 @@ class Assignment(models.Model):
     class Meta:
         ordering = ["group_id", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["group", "reviewer"], name="assignment_once_per_reviewer"),
+            models.UniqueConstraint(
+                fields=["group", "reviewer"], name="assignment_once_per_reviewer"
+            ),
             models.CheckConstraint(
                 condition=Q(submitted_at__isnull=True) | Q(certified_no_ai=True),
                 name="assignment_submitted_is_certified",
@@ -236,7 +242,9 @@ class Review(models.Model):
         ordering = ["assignment_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["assignment", "item"], name="review_once_per_item"),
-            models.UniqueConstraint(fields=["assignment", "position"], name="review_unique_position"),
+            models.UniqueConstraint(
+                fields=["assignment", "position"], name="review_unique_position"
+            ),
             *[
                 models.CheckConstraint(
                     condition=Q(**{f"{d}__isnull": True})

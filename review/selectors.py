@@ -1,0 +1,538 @@
+"""Reads for blinded review.
+
+Two families live here and must not mix:
+
+- ``reviewer_*`` selectors build the ONLY data a reviewer ever receives. They return frozen
+  dataclasses made of opaque ids, rendered statements, limits and public examples. They never
+  return a model instance, so a template or schema cannot reach ``problem.title`` by accident.
+  ``REVIEWER_FIELDS`` lists every field name they may carry; tests pin it.
+- the other selectors serve curators and see everything.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field, fields
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+
+from evolution.models import Candidate, Lineage, Problem, TestCase
+
+from .agreement import krippendorff_alpha, weighted_cohen_kappa
+from .models import (
+    RATING_DIMENSIONS,
+    Adjudication,
+    AdjudicationStatus,
+    Assignment,
+    GroupItem,
+    Review,
+    ReviewRound,
+    ScoreOverride,
+    Tag,
+    TagStatus,
+    TagSynonym,
+)
+from .rendering import render_statement
+from .vocabulary import normalize_tag_key
+
+MAX_GROUP = 4
+LABELS = "ABCD"
+MAX_EXAMPLES = 5
+
+# --- building groups --------------------------------------------------------------------------
+
+
+def lineage_problem_list(*, lineage: Lineage) -> list[Problem]:
+    """The lineage's seed then its accepted problems in round order, at most four."""
+    accepted = (
+        Candidate.objects.filter(lineage=lineage, decision="accepted")
+        .select_related("accepted_problem")
+        .order_by("round")
+    )
+    problems = [lineage.seed] + [c.accepted_problem for c in accepted if c.accepted_problem]
+    return problems[:MAX_GROUP]
+
+
+def root_problem_list(*, root: Problem) -> list[Problem]:
+    """A seed problem and its descendants (``Problem.lineage_root``), shallowest first."""
+    descendants = Problem.objects.filter(lineage_root=root).exclude(pk=root.pk)
+    return [root, *descendants.order_by("lineage_depth", "id")[: MAX_GROUP - 1]]
+
+
+def lineage_choice_list() -> QuerySet[Lineage]:
+    """Lineages with at least one accepted problem, for the round creation form."""
+    return (
+        Lineage.objects.select_related("campaign", "seed")
+        .annotate(n_accepted=Count("candidates", filter=Q(candidates__decision="accepted")))
+        .filter(n_accepted__gte=1)
+        .order_by("campaign_id", "position")
+    )
+
+
+# --- reviewer side (blinded) ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReviewerExample:
+    input: str
+    output: str
+
+
+@dataclass(frozen=True)
+class ReviewerDraft:
+    clarity: int | None
+    novelty: int | None
+    difficulty: int | None
+    quality: int | None
+    validity: str
+    validity_reason: str
+    cf_rating: int | None
+    tags: str
+    justification: str
+
+
+@dataclass(frozen=True)
+class ReviewerProblem:
+    opaque_id: str
+    label: str
+    statement_html: str
+    time_limit_s: float
+    memory_mb: int
+    io_format: str
+    entry_point: str
+    starter_code: str
+    examples: list[ReviewerExample]
+    draft: ReviewerDraft
+
+
+@dataclass(frozen=True)
+class ReviewerGroup:
+    opaque_id: str
+    instructions: str
+    submitted: bool
+    certified_no_ai: bool
+    problems: list[ReviewerProblem]
+
+
+@dataclass(frozen=True)
+class ReviewerQueueEntry:
+    opaque_id: str
+    problem_count: int
+    drafted_count: int
+    submitted: bool
+
+
+@dataclass(frozen=True)
+class ReviewerTag:
+    name: str
+    matched: str
+
+
+def _field_names(cls) -> set[str]:
+    return {f.name for f in fields(cls)}
+
+
+# Every key a reviewer can ever receive, for the blinding tests.
+REVIEWER_FIELDS = frozenset().union(
+    *(
+        _field_names(c)
+        for c in (
+            ReviewerExample,
+            ReviewerDraft,
+            ReviewerProblem,
+            ReviewerGroup,
+            ReviewerQueueEntry,
+            ReviewerTag,
+        )
+    )
+)
+
+_IO_FORMATS = {
+    "stdio": "Read from standard input, write to standard output.",
+    "function": "Implement the function described.",
+    "assert": "Implement the code the assertions call.",
+}
+
+
+def _reviewer_assignments(reviewer) -> QuerySet[Assignment]:
+    return Assignment.objects.filter(reviewer=reviewer, group__round__status="open")
+
+
+def reviewer_queue(*, reviewer) -> list[ReviewerQueueEntry]:
+    """The reviewer's groups: unsubmitted first, then by opaque id (random, so meaningless)."""
+    rows = _reviewer_assignments(reviewer).annotate(
+        n=Count("reviews"),
+        drafted=Count(
+            "reviews",
+            filter=Q(reviews__clarity__isnull=False) | ~Q(reviews__justification=""),
+        ),
+    )
+    entries = [
+        ReviewerQueueEntry(
+            opaque_id=a.opaque_id,
+            problem_count=a.n,
+            drafted_count=a.drafted,
+            submitted=a.submitted_at is not None,
+        )
+        for a in rows
+    ]
+    return sorted(entries, key=lambda e: (e.submitted, e.opaque_id))
+
+
+def reviewer_assignment(*, reviewer, opaque_id: str) -> Assignment:
+    """The reviewer's own assignment or Assignment.DoesNotExist (same for others' and unknown)."""
+    return _reviewer_assignments(reviewer).select_related("group__round").get(opaque_id=opaque_id)
+
+
+def _draft(review: Review) -> ReviewerDraft:
+    return ReviewerDraft(
+        clarity=review.clarity,
+        novelty=review.novelty,
+        difficulty=review.difficulty,
+        quality=review.quality,
+        validity=review.validity,
+        validity_reason=review.validity_reason,
+        cf_rating=review.cf_rating,
+        tags=review.tags_text,
+        justification=review.justification,
+    )
+
+
+def reviewer_group(*, reviewer, opaque_id: str) -> ReviewerGroup:
+    """One group as its reviewer sees it, in that reviewer's own shuffled order."""
+    assignment = reviewer_assignment(reviewer=reviewer, opaque_id=opaque_id)
+    public_tests = Prefetch(
+        "item__problem__tests",
+        queryset=TestCase.objects.filter(tier="public", hidden=False).order_by("ordinal"),
+        to_attr="public_tests",
+    )
+    reviews = (
+        Review.objects.filter(assignment=assignment)
+        .select_related("item__problem")
+        .prefetch_related(public_tests)
+        .order_by("position")
+    )
+    problems = []
+    for review in reviews:
+        p = review.item.problem
+        problems.append(
+            ReviewerProblem(
+                opaque_id=review.item.opaque_id,
+                label=LABELS[review.position]
+                if review.position < len(LABELS)
+                else str(review.position + 1),
+                statement_html=render_statement(p.statement, title=p.title),
+                time_limit_s=p.time_limit_s,
+                memory_mb=p.memory_mb,
+                io_format=_IO_FORMATS.get(p.harness, ""),
+                entry_point=p.entry_point if p.harness != "stdio" else "",
+                starter_code=p.starter_code if p.harness != "stdio" else "",
+                examples=[
+                    ReviewerExample(input=t.input, output=t.output)
+                    for t in p.public_tests[:MAX_EXAMPLES]
+                ],
+                draft=_draft(review),
+            )
+        )
+    return ReviewerGroup(
+        opaque_id=assignment.opaque_id,
+        instructions=assignment.group.round.instructions,
+        submitted=assignment.submitted_at is not None,
+        certified_no_ai=assignment.certified_no_ai,
+        problems=problems,
+    )
+
+
+def reviewer_tag_suggestions(*, reviewer, query: str, limit: int = 8) -> list[ReviewerTag]:
+    """Approved tags (and the reviewer's own proposals) whose name or synonym matches."""
+    key = normalize_tag_key(query)
+    if not key:
+        return []
+    visible = Q(tag__status=TagStatus.APPROVED) | Q(
+        tag__status=TagStatus.PROPOSED, tag__proposed_by=reviewer
+    )
+    matches = (
+        TagSynonym.objects.filter(visible)
+        .filter(Q(key__startswith=key) | Q(key__contains=f" {key}"))
+        .select_related("tag")
+        .order_by("key")
+    )
+    seen, out = set(), []
+    for syn in matches:
+        if syn.tag.name in seen:
+            continue
+        seen.add(syn.tag.name)
+        matched = "" if normalize_tag_key(syn.tag.name) == syn.key else syn.key
+        out.append(ReviewerTag(name=syn.tag.name, matched=matched))
+        if len(out) >= limit:
+            break
+    return out
+
+
+# --- curator side ---------------------------------------------------------------------------
+
+
+def round_list() -> QuerySet[ReviewRound]:
+    return ReviewRound.objects.annotate(
+        n_groups=Count("groups", distinct=True),
+        n_assignments=Count("groups__assignments", distinct=True),
+        n_submitted=Count(
+            "groups__assignments",
+            filter=Q(groups__assignments__submitted_at__isnull=False),
+            distinct=True,
+        ),
+    ).order_by("-created_at")
+
+
+def round_get(*, pk: int) -> ReviewRound:
+    return ReviewRound.objects.get(pk=pk)
+
+
+@dataclass
+class ReviewerProgress:
+    username: str
+    groups: int
+    submitted: int
+    problems: int
+    drafted: int
+    seconds: int
+
+
+def round_progress(*, review_round: ReviewRound) -> list[ReviewerProgress]:
+    rows = (
+        Assignment.objects.filter(group__round=review_round)
+        .values("reviewer__username")
+        .annotate(
+            groups=Count("id", distinct=True),
+            submitted=Count("id", filter=Q(submitted_at__isnull=False), distinct=True),
+        )
+        .order_by("reviewer__username")
+    )
+    per_review = (
+        Review.objects.filter(assignment__group__round=review_round)
+        .values("assignment__reviewer__username")
+        .annotate(
+            problems=Count("id"),
+            drafted=Count("id", filter=Q(clarity__isnull=False) | ~Q(justification="")),
+        )
+    )
+    review_stats = {r["assignment__reviewer__username"]: r for r in per_review}
+    seconds: dict[str, int] = defaultdict(int)
+    for username, secs in Review.objects.filter(assignment__group__round=review_round).values_list(
+        "assignment__reviewer__username", "seconds_spent"
+    ):
+        seconds[username] += secs
+    return [
+        ReviewerProgress(
+            username=r["reviewer__username"],
+            groups=r["groups"],
+            submitted=r["submitted"],
+            problems=review_stats.get(r["reviewer__username"], {}).get("problems", 0),
+            drafted=review_stats.get(r["reviewer__username"], {}).get("drafted", 0),
+            seconds=seconds[r["reviewer__username"]],
+        )
+        for r in rows
+    ]
+
+
+def round_understaffed_groups(*, review_round: ReviewRound) -> int:
+    """Groups with fewer reviewers than the round asks for (not enough eligible reviewers)."""
+    return (
+        review_round.groups.annotate(n=Count("assignments"))
+        .filter(n__lt=review_round.reviewers_per_group)
+        .count()
+    )
+
+
+@dataclass
+class ItemAggregate:
+    item: GroupItem
+    problem: Problem
+    group_opaque_id: str
+    n_reviews: int
+    means: dict[str, float | None]
+    final: dict[str, float | str | None]
+    overrides: dict[str, ScoreOverride] = field(default_factory=dict)
+    cf_estimate: float | None = None
+    tags: list[str] = field(default_factory=list)
+    validity_votes: dict[str, int] = field(default_factory=dict)
+    open_adjudications: int = 0
+
+
+def _submitted_reviews(review_round: ReviewRound) -> QuerySet[Review]:
+    return (
+        Review.objects.filter(assignment__group__round=review_round, submitted_at__isnull=False)
+        .select_related("assignment__reviewer", "item")
+        .prefetch_related("tags")
+        .order_by("item_id", "assignment_id")
+    )
+
+
+def _mean(values: list) -> float | None:
+    return round(statistics.fmean(values), 3) if values else None
+
+
+def round_item_aggregates(*, review_round: ReviewRound) -> list[ItemAggregate]:
+    """Per problem: mean of each rating, CF estimate, union of canonical tags, validity votes,
+    and the final value of each dimension after the newest curator override."""
+    by_item: dict[int, list[Review]] = defaultdict(list)
+    for r in _submitted_reviews(review_round):
+        by_item[r.item_id].append(r)
+    latest: dict[tuple[int, str], ScoreOverride] = {}
+    for o in ScoreOverride.objects.filter(item__group__round=review_round).select_related(
+        "created_by"
+    ):
+        latest.setdefault((o.item_id, o.dimension), o)  # ordering is newest first
+    open_adj = defaultdict(int)
+    for item_id in Adjudication.objects.filter(
+        item__group__round=review_round, status=AdjudicationStatus.OPEN
+    ).values_list("item_id", flat=True):
+        open_adj[item_id] += 1
+    items = (
+        GroupItem.objects.filter(group__round=review_round)
+        .select_related("problem", "group")
+        .order_by("group__position", "lineage_position")
+    )
+    out = []
+    for item in items:
+        reviews = by_item.get(item.pk, [])
+        means = {
+            d: _mean([getattr(r, d) for r in reviews if getattr(r, d) is not None])
+            for d in RATING_DIMENSIONS
+        }
+        cf = _mean([r.cf_rating for r in reviews if r.cf_rating is not None])
+        votes: dict[str, int] = defaultdict(int)
+        for r in reviews:
+            if r.validity:
+                votes[r.validity] += 1
+        majority = max(votes, key=lambda v: (votes[v], v == "invalid")) if votes else None
+        final: dict[str, float | str | None] = {**means, "cf_rating": cf, "validity": majority}
+        overrides = {}
+        for dim in final:
+            o = latest.get((item.pk, dim))
+            if o is not None:
+                overrides[dim] = o
+                final[dim] = o.value if dim == "validity" else float(o.value)
+        tags = sorted({t.name for r in reviews for t in r.tags.all()})
+        out.append(
+            ItemAggregate(
+                item=item,
+                problem=item.problem,
+                group_opaque_id=item.group.opaque_id,
+                n_reviews=len(reviews),
+                means=means,
+                final=final,
+                overrides=overrides,
+                cf_estimate=cf,
+                tags=tags,
+                validity_votes=dict(votes),
+                open_adjudications=open_adj[item.pk],
+            )
+        )
+    return out
+
+
+@dataclass
+class AgreementRow:
+    dimension: str
+    alpha: float | None
+    kappa: float | None
+    items: int
+    pairs: int
+    metric: str
+
+
+def round_agreement(*, review_round: ReviewRound) -> list[AgreementRow]:
+    """Krippendorff's alpha (ordinal for 1-5 ratings, interval for the CF estimate) over the
+    round, and quadratic-weighted Cohen's kappa over the items rated by exactly two reviewers
+    (first and second by assignment order; the statistic is symmetric in the two raters)."""
+    by_item: dict[int, list[Review]] = defaultdict(list)
+    for r in _submitted_reviews(review_round):
+        by_item[r.item_id].append(r)
+    rows = []
+    for dim in (*RATING_DIMENSIONS, "cf_rating"):
+        units = [[getattr(r, dim) for r in reviews] for reviews in by_item.values()]
+        pairable = [u for u in units if sum(v is not None for v in u) >= 2]
+        pairs = [(u[0], u[1]) for u in units if len(u) == 2 and None not in u]
+        if dim == "cf_rating":
+            alpha = krippendorff_alpha(units, metric="interval")
+            kappa = None
+        else:
+            alpha = krippendorff_alpha(units, metric="ordinal")
+            kappa = weighted_cohen_kappa(pairs, categories=[1, 2, 3, 4, 5]) if pairs else None
+        rows.append(
+            AgreementRow(
+                dimension=dim,
+                alpha=alpha,
+                kappa=kappa,
+                items=len(pairable),
+                pairs=len(pairs),
+                metric="interval" if dim == "cf_rating" else "ordinal",
+            )
+        )
+    return rows
+
+
+def round_adjudications(*, review_round: ReviewRound, status: str | None = None):
+    qs = Adjudication.objects.filter(item__group__round=review_round).select_related(
+        "item__problem", "item__group", "resolved_by"
+    )
+    if status:
+        qs = qs.filter(status=status)
+    return qs.order_by("status", "item__group__position", "item__lineage_position", "dimension")
+
+
+def adjudication_reviews(*, adjudication: Adjudication) -> list[Review]:
+    return list(
+        Review.objects.filter(item=adjudication.item, submitted_at__isnull=False)
+        .select_related("assignment__reviewer")
+        .order_by("assignment_id")
+    )
+
+
+def round_export_rows(*, review_round: ReviewRound):
+    """Every review of the round (drafts included, flagged) as flat dicts for CSV / JSONL."""
+    reviews = (
+        Review.objects.filter(assignment__group__round=review_round)
+        .select_related("assignment__reviewer", "item__problem", "item__group__lineage")
+        .prefetch_related("tags")
+        .order_by("item__group__position", "item__lineage_position", "assignment_id")
+    )
+    for r in reviews:
+        p = r.item.problem
+        yield {
+            "round": review_round.name,
+            "group": r.item.group.opaque_id,
+            "item": r.item.opaque_id,
+            "problem_public_id": p.public_id,
+            "problem_title": p.title,
+            "problem_kind": p.kind,
+            "lineage_position": r.item.lineage_position,
+            "lineage_id": r.item.group.lineage_id,
+            "reviewer": r.assignment.reviewer.username,
+            "shown_position": r.position,
+            "status": "submitted" if r.submitted_at else "draft",
+            "clarity": r.clarity,
+            "novelty": r.novelty,
+            "difficulty": r.difficulty,
+            "quality": r.quality,
+            "validity": r.validity,
+            "validity_reason": r.validity_reason,
+            "cf_rating": r.cf_rating,
+            "tags": sorted(t.name for t in r.tags.all()) if r.submitted_at else [],
+            "tags_text": r.tags_text,
+            "justification": r.justification,
+            "certified_no_ai": r.assignment.certified_no_ai,
+            "seconds_spent": r.seconds_spent,
+            "submitted_at": r.submitted_at.isoformat() if r.submitted_at else None,
+        }
+
+
+def tag_list(*, status: str | None = None) -> QuerySet[Tag]:
+    qs = Tag.objects.select_related("merged_into", "proposed_by").annotate(
+        n_reviews=Count("reviews"), n_synonyms=Count("synonyms")
+    )
+    if status:
+        qs = qs.filter(status=status)
+    return qs.order_by("status", "name")

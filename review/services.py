@@ -1,0 +1,496 @@
+"""Writes for blinded review. Every function is keyword-only and atomic where it matters."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from evolution.models import Candidate, Lineage, Problem
+
+from . import selectors
+from .forms import ItemReviewForm
+from .models import (
+    CF_MAX,
+    CF_MIN,
+    CF_STEP,
+    RATING_DIMENSIONS,
+    Adjudication,
+    AdjudicationStatus,
+    Assignment,
+    GroupItem,
+    Review,
+    ReviewGroup,
+    ReviewRound,
+    ScoreOverride,
+    Tag,
+    TagStatus,
+    TagSynonym,
+    Validity,
+)
+from .vocabulary import normalize_tag_key
+
+MIN_GROUP, MAX_GROUP = 2, 4
+# One autosave can add at most this much active time: a tab left open overnight is not work.
+MAX_ELAPSED_PER_SAVE = 300
+DISAGREEMENT_GAP = 2
+
+_system_random = random.SystemRandom()
+
+
+# --- rounds, groups, assignments ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GroupSource:
+    """What a group is built from: a lineage, or a seed problem and its descendants."""
+
+    root: Problem
+    problems: list[Problem]
+    lineage: Lineage | None = None
+
+
+def group_source_from_lineage(*, lineage: Lineage) -> GroupSource:
+    return GroupSource(
+        root=lineage.seed, problems=selectors.lineage_problem_list(lineage=lineage), lineage=lineage
+    )
+
+
+def group_source_from_root(*, root: Problem) -> GroupSource:
+    return GroupSource(root=root, problems=selectors.root_problem_list(root=root))
+
+
+@transaction.atomic
+def round_create(
+    *,
+    name: str,
+    created_by,
+    reviewers: Iterable,
+    lineages: Iterable[Lineage] = (),
+    roots: Iterable[Problem] = (),
+    reviewers_per_group: int = 2,
+    exclude_creators: bool = True,
+    instructions: str = "",
+    rng: random.Random | None = None,
+) -> ReviewRound:
+    """Create a round with one group per lineage / root and assign reviewers.
+
+    Raises ValidationError (naming the lineage or seed by its public id) when a source has
+    fewer than 2 problems, or when no reviewers are given.
+    """
+    reviewers = list(reviewers)
+    if not name.strip():
+        raise ValidationError("A round needs a name.")
+    if not reviewers:
+        raise ValidationError("Choose at least one reviewer.")
+    if not 1 <= reviewers_per_group <= 5:
+        raise ValidationError("Reviewers per group must be between 1 and 5.")
+    sources = [group_source_from_lineage(lineage=lin) for lin in lineages]
+    sources += [group_source_from_root(root=root) for root in roots]
+    if not sources:
+        raise ValidationError("Choose at least one lineage.")
+    seen_roots: set[int] = set()
+    for source in sources:
+        if len(source.problems) < MIN_GROUP:
+            raise ValidationError(
+                f"The lineage of {source.root.public_id} has {len(source.problems)} problem(s); "
+                f"a review group needs {MIN_GROUP} to {MAX_GROUP}."
+            )
+        if source.root.pk in seen_roots:
+            raise ValidationError(f"{source.root.public_id} was chosen twice.")
+        seen_roots.add(source.root.pk)
+
+    review_round = ReviewRound.objects.create(
+        name=name.strip(),
+        created_by=created_by,
+        reviewers_per_group=reviewers_per_group,
+        exclude_creators=exclude_creators,
+        instructions=instructions,
+    )
+    review_round.reviewers.set(reviewers)
+    for position, source in enumerate(sources):
+        group = ReviewGroup.objects.create(
+            round=review_round, lineage=source.lineage, root_problem=source.root, position=position
+        )
+        GroupItem.objects.bulk_create(
+            GroupItem(group=group, problem=p, lineage_position=i)
+            for i, p in enumerate(source.problems[:MAX_GROUP])
+        )
+    round_assign(review_round=review_round, rng=rng)
+    return review_round
+
+
+def _group_creators(group: ReviewGroup) -> set[int]:
+    """Users who helped create a group's problems: creators of the campaigns behind them."""
+    creators = set()
+    if group.lineage_id:
+        creators.add(group.lineage.campaign.created_by_id)
+    problem_ids = group.items.values_list("problem_id", flat=True)
+    creators |= set(
+        Candidate.objects.filter(accepted_problem_id__in=problem_ids).values_list(
+            "lineage__campaign__created_by_id", flat=True
+        )
+    )
+    creators.discard(None)
+    return creators
+
+
+@transaction.atomic
+def round_assign(*, review_round: ReviewRound, rng: random.Random | None = None) -> int:
+    """Top up every group of the round to ``reviewers_per_group`` assignments.
+
+    Load balanced: each pick is the eligible reviewer with the fewest problems assigned in
+    this round, ties broken at random. Never twice to the same reviewer; creators are skipped
+    when the round excludes them. Idempotent: rerunning (e.g. after adding reviewers) only
+    fills gaps. Returns the number of assignments created.
+    """
+    rng = rng or _system_random
+    review_round = ReviewRound.objects.select_for_update().get(pk=review_round.pk)
+    pool = list(review_round.reviewers.filter(is_active=True))
+    load = {u.pk: 0 for u in pool}
+    counted = (
+        Review.objects.filter(assignment__group__round=review_round)
+        .values("assignment__reviewer_id")
+        .annotate(n=Count("id"))
+    )
+    for row in counted:
+        if row["assignment__reviewer_id"] in load:
+            load[row["assignment__reviewer_id"]] = row["n"]
+    groups = list(
+        review_round.groups.select_related("lineage__campaign").prefetch_related(
+            "items", "assignments"
+        )
+    )
+    # Visit groups in random order so early lineages do not always get the same reviewers.
+    rng.shuffle(groups)
+    created = 0
+    for group in groups:
+        taken = {a.reviewer_id for a in group.assignments.all()}
+        excluded = _group_creators(group) if review_round.exclude_creators else set()
+        items = list(group.items.all())
+        while len(taken) < review_round.reviewers_per_group:
+            eligible = [u for u in pool if u.pk not in taken and u.pk not in excluded]
+            if not eligible:
+                break  # "where possible": fewer reviewers than asked; the round page says so
+            rng.shuffle(eligible)
+            reviewer = min(eligible, key=lambda u: load[u.pk])
+            _assignment_create(group=group, reviewer=reviewer, items=items, rng=rng)
+            taken.add(reviewer.pk)
+            load[reviewer.pk] += len(items)
+            created += 1
+    return created
+
+
+def _assignment_create(*, group: ReviewGroup, reviewer, items: list[GroupItem], rng) -> Assignment:
+    assignment = Assignment.objects.create(group=group, reviewer=reviewer)
+    order = list(items)
+    rng.shuffle(order)  # per-reviewer order: position never reveals which one is the seed
+    Review.objects.bulk_create(
+        Review(assignment=assignment, item=item, position=i) for i, item in enumerate(order)
+    )
+    return assignment
+
+
+@transaction.atomic
+def round_set_status(*, review_round: ReviewRound, status: str) -> ReviewRound:
+    if status not in ("open", "closed"):
+        raise ValidationError(f"Unknown round status {status!r}.")
+    review_round.status = status
+    review_round.save(update_fields=["status"])
+    return review_round
+
+
+# --- tags ---------------------------------------------------------------------------------
+
+
+def _canonical(tag: Tag) -> Tag:
+    seen = set()
+    while tag.status == TagStatus.MERGED and tag.merged_into_id and tag.pk not in seen:
+        seen.add(tag.pk)
+        tag = tag.merged_into
+    return tag
+
+
+def tag_resolve(*, text: str, proposed_by=None) -> Tag | None:
+    """The canonical tag for ``text`` ("HLD" -> heavy-light decomposition).
+
+    Unknown text becomes a proposed tag owned by ``proposed_by`` (a curator approves or merges
+    it later). Returns None for blank text.
+    """
+    key = normalize_tag_key(text)[:80]
+    if not key:
+        return None
+    synonym = TagSynonym.objects.select_related("tag").filter(key=key).first()
+    if synonym:
+        return _canonical(synonym.tag)
+    name = " ".join(text.split())[:80]
+    tag, _ = Tag.objects.get_or_create(
+        name=name, defaults={"status": TagStatus.PROPOSED, "proposed_by": proposed_by}
+    )
+    TagSynonym.objects.get_or_create(key=key, defaults={"tag": tag})
+    return _canonical(tag)
+
+
+def tags_resolve(*, text: str, proposed_by=None) -> list[Tag]:
+    tags: dict[int, Tag] = {}
+    for part in text.split(","):
+        tag = tag_resolve(text=part, proposed_by=proposed_by)
+        if tag is not None:
+            tags.setdefault(tag.pk, tag)
+    return list(tags.values())
+
+
+@transaction.atomic
+def tag_approve(*, tag: Tag) -> Tag:
+    if tag.status != TagStatus.PROPOSED:
+        raise ValidationError(f"Only a proposed tag can be approved; {tag.name!r} is {tag.status}.")
+    tag.status = TagStatus.APPROVED
+    tag.save(update_fields=["status"])
+    return tag
+
+
+@transaction.atomic
+def tag_merge(*, tag: Tag, into: Tag) -> Tag:
+    """Fold ``tag`` into ``into``: its spellings become synonyms, its reviews point to ``into``."""
+    into = _canonical(into)
+    if tag.pk == into.pk:
+        raise ValidationError("A tag cannot be merged into itself.")
+    if tag.status == TagStatus.MERGED:
+        raise ValidationError(f"{tag.name!r} is already merged.")
+    TagSynonym.objects.filter(tag=tag).update(tag=into)
+    TagSynonym.objects.get_or_create(key=normalize_tag_key(tag.name)[:80], defaults={"tag": into})
+    through = Review.tags.through
+    for review_id in through.objects.filter(tag=tag).values_list("review_id", flat=True):
+        through.objects.get_or_create(review_id=review_id, tag=into)
+    through.objects.filter(tag=tag).delete()
+    tag.status = TagStatus.MERGED
+    tag.merged_into = into
+    tag.save(update_fields=["status", "merged_into"])
+    Tag.objects.filter(merged_into=tag).update(merged_into=into)
+    return into
+
+
+# --- drafts and submission ------------------------------------------------------------------
+
+
+class AlreadySubmitted(ValidationError):
+    pass
+
+
+def _item_forms(assignment: Assignment, data: Mapping) -> list[tuple[Review, ItemReviewForm]]:
+    reviews = list(assignment.reviews.select_related("item").order_by("position"))
+    return [(r, ItemReviewForm(data, prefix=r.item.opaque_id)) for r in reviews]
+
+
+def _elapsed(form: ItemReviewForm) -> int:
+    raw = form.data.get(form.add_prefix("elapsed"), "")
+    try:
+        return max(0, min(int(raw), MAX_ELAPSED_PER_SAVE))
+    except (TypeError, ValueError):
+        return 0
+
+
+def _apply(review: Review, form: ItemReviewForm, *, values: Mapping) -> None:
+    for field in (*RATING_DIMENSIONS, "cf_rating"):
+        setattr(review, field, values.get(field))
+    review.validity = values.get("validity") or ""
+    review.validity_reason = (values.get("validity_reason") or "").strip()
+    review.justification = (values.get("justification") or "").strip()
+    review.tags_text = (values.get("tags") or "").strip()
+    review.seconds_spent += _elapsed(form)
+
+
+@transaction.atomic
+def assignment_open(*, assignment: Assignment) -> None:
+    """Record when the reviewer first opened the group (wall-clock time when JS is off)."""
+    Assignment.objects.filter(pk=assignment.pk, opened_at__isnull=True).update(
+        opened_at=timezone.now()
+    )
+
+
+@transaction.atomic
+def assignment_save_draft(*, assignment: Assignment, data: Mapping) -> int:
+    """Save whatever is valid in ``data`` as a draft; invalid or missing fields stay empty.
+
+    Drafts never fail: a half-typed rating is simply not stored. Returns the number of
+    problems whose draft changed. Raises AlreadySubmitted once the group is submitted.
+    """
+    assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if assignment.is_submitted:
+        raise AlreadySubmitted("This group was already submitted.")
+    if assignment.group.round.status != "open":
+        raise ValidationError("This review round is closed.")
+    changed = 0
+    for review, form in _item_forms(assignment, data):
+        if not any(key.startswith(f"{review.item.opaque_id}-") for key in data):
+            continue
+        form.is_valid()  # fills cleaned_data with every field that is valid on its own
+        values = {
+            name: form.cleaned_data.get(name)
+            for name in form.fields
+            if name not in form.errors or name in ("validity_reason", "tags")
+        }
+        # Keep raw text the reviewer typed even when it is not yet acceptable.
+        for name in ("validity_reason", "tags", "justification"):
+            raw = data.get(form.add_prefix(name))
+            if raw is not None:
+                values[name] = str(raw)[:2000]
+        _apply(review, form, values=values)
+        review.save()
+        changed += 1
+    certify = data.get("certify_no_ai")
+    if certify is not None:
+        assignment.certified_no_ai = str(certify).lower() in ("on", "true", "1")
+        assignment.save(update_fields=["certified_no_ai"])
+    return changed
+
+
+@dataclass
+class SubmitResult:
+    ok: bool
+    forms: dict[str, ItemReviewForm]
+    certify_error: str = ""
+
+
+@transaction.atomic
+def assignment_submit(*, assignment: Assignment, data: Mapping) -> SubmitResult:
+    """Validate every problem of the group strictly and submit them together.
+
+    On any error nothing is submitted, the valid parts are kept as a draft, and the result
+    carries the bound forms with their errors. Raises AlreadySubmitted on a second submit.
+    """
+    assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if assignment.is_submitted:
+        raise AlreadySubmitted("This group was already submitted.")
+    if assignment.group.round.status != "open":
+        raise ValidationError("This review round is closed.")
+    pairs = _item_forms(assignment, data)
+    certified = str(data.get("certify_no_ai", "")).lower() in ("on", "true", "1")
+    valid = all([form.is_valid() for _, form in pairs])
+    certify_error = "" if certified else "Certify that no generative AI was used for this group."
+    forms_by_item = {review.item.opaque_id: form for review, form in pairs}
+    if not valid or not certified:
+        assignment_save_draft(assignment=assignment, data=data)
+        return SubmitResult(ok=False, forms=forms_by_item, certify_error=certify_error)
+
+    now = timezone.now()
+    for review, form in pairs:
+        _apply(review, form, values=form.cleaned_data)
+        review.submitted_at = now
+        review.save()
+        review.tags.set(tags_resolve(text=review.tags_text, proposed_by=assignment.reviewer))
+    # Without JavaScript nothing measured active time: fall back to wall-clock time, split evenly.
+    if assignment.opened_at and not any(r.seconds_spent for r, _ in pairs):
+        share = int((now - assignment.opened_at).total_seconds()) // max(1, len(pairs))
+        Review.objects.filter(assignment=assignment).update(seconds_spent=share)
+    assignment.certified_no_ai = True
+    assignment.submitted_at = now
+    assignment.save(update_fields=["certified_no_ai", "submitted_at"])
+    for review, _ in pairs:
+        adjudication_refresh(item=review.item)
+    return SubmitResult(ok=True, forms=forms_by_item)
+
+
+# --- disagreements, adjudication, overrides -------------------------------------------------
+
+
+@transaction.atomic
+def adjudication_refresh(*, item: GroupItem) -> list[Adjudication]:
+    """Open an adjudication per dimension where submitted ratings differ by >= 2, and for
+    conflicting validity. Already-open or resolved adjudications are kept as they are."""
+    reviews = list(Review.objects.filter(item=item, submitted_at__isnull=False))
+    if len(reviews) < 2:
+        return []
+    opened = []
+    for dim in RATING_DIMENSIONS:
+        values = [getattr(r, dim) for r in reviews if getattr(r, dim) is not None]
+        if len(values) >= 2 and max(values) - min(values) >= DISAGREEMENT_GAP:
+            adj, created = Adjudication.objects.get_or_create(
+                item=item,
+                dimension=dim,
+                defaults={
+                    "detail": f"{dim} ratings {sorted(values)} differ by {max(values) - min(values)}"
+                },
+            )
+            if created:
+                opened.append(adj)
+    validities = sorted({r.validity for r in reviews if r.validity})
+    if len(validities) > 1:
+        adj, created = Adjudication.objects.get_or_create(
+            item=item,
+            dimension="validity",
+            defaults={"detail": f"validity {', '.join(validities)}"},
+        )
+        if created:
+            opened.append(adj)
+    return opened
+
+
+@transaction.atomic
+def adjudication_resolve(
+    *, adjudication: Adjudication, by, resolution: str, value: str = ""
+) -> Adjudication:
+    """Record the curator's decision. A value (a 1-5 rating or a validity) also becomes an
+    override of the aggregated score, so the gate reads the settled number."""
+    if not resolution.strip():
+        raise ValidationError("Write down how the disagreement was resolved.")
+    value = value.strip()
+    if value:
+        _check_override_value(adjudication.dimension, value)
+    adjudication.status = AdjudicationStatus.RESOLVED
+    adjudication.resolution = resolution.strip()
+    adjudication.resolved_value = value
+    adjudication.resolved_by = by
+    adjudication.resolved_at = timezone.now()
+    adjudication.save()
+    if value:
+        score_override_create(
+            item=adjudication.item,
+            dimension=adjudication.dimension,
+            value=value,
+            reason=f"adjudication: {resolution.strip()}",
+            by=by,
+        )
+    return adjudication
+
+
+OVERRIDABLE = (*RATING_DIMENSIONS, "cf_rating", "validity")
+
+
+def _check_override_value(dimension: str, value: str) -> None:
+    if dimension not in OVERRIDABLE:
+        raise ValidationError(
+            f"Unknown dimension {dimension!r}; use one of {', '.join(OVERRIDABLE)}."
+        )
+    if dimension == "validity":
+        if value not in Validity.values:
+            raise ValidationError(f"Validity must be one of {', '.join(Validity.values)}.")
+        return
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValidationError(f"{dimension} must be a number, got {value!r}.")
+    if dimension == "cf_rating":
+        if not (CF_MIN <= number <= CF_MAX) or number % CF_STEP:
+            raise ValidationError(f"cf_rating must be {CF_MIN}-{CF_MAX} in steps of {CF_STEP}.")
+    elif not 1 <= number <= 5:
+        raise ValidationError(f"{dimension} must be between 1 and 5.")
+
+
+@transaction.atomic
+def score_override_create(
+    *, item: GroupItem, dimension: str, value: str, reason: str, by
+) -> ScoreOverride:
+    """Replace an aggregated score with a curator's value; the reason is required and kept."""
+    value = str(value).strip()
+    _check_override_value(dimension, value)
+    if not reason.strip():
+        raise ValidationError("An override needs a reason.")
+    return ScoreOverride.objects.create(
+        item=item, dimension=dimension, value=value, reason=reason.strip(), created_by=by
+    )

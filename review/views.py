@@ -1,0 +1,298 @@
+"""HTML views for reviewers (blinded) and curators. Thin: read a selector, call a service.
+
+Reviewer views only ever touch ``selectors.reviewer_*`` output. Their 404 message is the same
+for "not yours" and "does not exist", so probing ids reveals nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from benchapp.roles import ADMIN, CURATOR, REVIEWER, role_required
+
+from . import selectors, services
+from .forms import AdjudicationResolveForm, OverrideForm, RoundCreateForm, rating_fields
+from .models import (
+    CF_MAX,
+    CF_MIN,
+    CF_STEP,
+    RATING_DIMENSIONS,
+    Adjudication,
+    Assignment,
+    GroupItem,
+    ReviewRound,
+    Tag,
+    TagStatus,
+)
+
+NOT_FOUND = "No such review group in your queue."
+
+# --- reviewer -------------------------------------------------------------------------------
+
+
+@role_required(REVIEWER)
+@require_GET
+def queue(request):
+    entries = selectors.reviewer_queue(reviewer=request.user)
+    return render(request, "review/queue.html", {"entries": entries})
+
+
+def _own_assignment(request, opaque_id: str) -> Assignment:
+    try:
+        return selectors.reviewer_assignment(reviewer=request.user, opaque_id=opaque_id)
+    except Assignment.DoesNotExist:
+        raise Http404(NOT_FOUND)
+
+
+def _group_context(request, opaque_id: str, *, forms=None, certify_error="") -> dict:
+    """Template rows per problem: the blinded problem, its scales with the current draft
+    value, and (after a failed submit) its field errors."""
+    group = selectors.reviewer_group(reviewer=request.user, opaque_id=opaque_id)
+    forms = forms or {}
+    rows = []
+    for problem in group.problems:
+        form = forms.get(problem.opaque_id)
+        scales = [
+            {**scale, "current": getattr(problem.draft, scale["name"])} for scale in rating_fields()
+        ]
+        rows.append({"p": problem, "scales": scales, "errors": form.errors if form else {}})
+    return {
+        "group": group,
+        "rows": rows,
+        "certify_error": certify_error,
+        "cf_choices": list(range(CF_MIN, CF_MAX + 1, CF_STEP)),
+    }
+
+
+@role_required(REVIEWER)
+def group(request, opaque_id: str):
+    """GET shows the group; POST is the plain (JavaScript-free) submit of the whole group."""
+    assignment = _own_assignment(request, opaque_id)
+    if request.method == "POST":
+        try:
+            result = services.assignment_submit(assignment=assignment, data=request.POST)
+        except services.AlreadySubmitted as exc:
+            messages.error(request, exc.message)
+            return redirect("review:group", opaque_id=opaque_id)
+        except ValidationError as exc:
+            messages.error(request, "; ".join(exc.messages))
+            return redirect("review:queue")
+        if result.ok:
+            messages.success(request, "Thank you: your reviews of this group are submitted.")
+            return redirect("review:queue")
+        context = _group_context(
+            request, opaque_id, forms=result.forms, certify_error=result.certify_error
+        )
+        context["has_errors"] = True
+        return render(request, "review/group.html", context, status=400)
+    services.assignment_open(assignment=assignment)
+    return render(request, "review/group.html", _group_context(request, opaque_id))
+
+
+@role_required(REVIEWER)
+@require_POST
+def autosave(request, opaque_id: str):
+    """htmx: save the whole form as a draft on every pause in typing."""
+    assignment = _own_assignment(request, opaque_id)
+    try:
+        services.assignment_save_draft(assignment=assignment, data=request.POST)
+    except ValidationError as exc:
+        return render(
+            request,
+            "review/group.html#save-status",
+            {"save_state": "error", "save_message": "; ".join(exc.messages)},
+            status=409,
+        )
+    return render(request, "review/group.html#save-status", {"save_state": "saved"})
+
+
+@role_required(REVIEWER)
+@require_GET
+def tag_suggest(request):
+    """htmx typeahead: suggestions for the last comma-separated token of the tags field."""
+    text = request.GET.get("q", "")
+    if not text:
+        # htmx sends the input under its own (prefixed) name.
+        text = next((v for k, v in request.GET.items() if k.endswith("-tags")), "")
+    last = text.split(",")[-1]
+    suggestions = selectors.reviewer_tag_suggestions(reviewer=request.user, query=last)
+    return render(
+        request,
+        "review/tag_suggestions.html",
+        {"suggestions": suggestions, "field": request.GET.get("field", "")},
+    )
+
+
+# --- curator --------------------------------------------------------------------------------
+
+
+@role_required(ADMIN, CURATOR)
+@require_GET
+def round_list(request):
+    return render(request, "review/round_list.html", {"rounds": selectors.round_list()})
+
+
+@role_required(ADMIN, CURATOR)
+def round_create(request):
+    form = RoundCreateForm(request.POST or None, lineage_queryset=selectors.lineage_choice_list())
+    if request.method == "POST" and form.is_valid():
+        try:
+            review_round = services.round_create(
+                name=form.cleaned_data["name"],
+                instructions=form.cleaned_data["instructions"],
+                created_by=request.user,
+                reviewers=form.cleaned_data["reviewers"],
+                lineages=form.cleaned_data["lineages"],
+                reviewers_per_group=form.cleaned_data["reviewers_per_group"],
+                exclude_creators=form.cleaned_data["exclude_creators"],
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, f"Round {review_round.name!r} created.")
+            return redirect("review:round_detail", pk=review_round.pk)
+    return render(request, "review/round_create.html", {"form": form})
+
+
+@role_required(ADMIN, CURATOR)
+@require_GET
+def round_detail(request, pk: int):
+    review_round = get_object_or_404(ReviewRound, pk=pk)
+    return render(
+        request,
+        "review/round_detail.html",
+        {
+            "round": review_round,
+            "progress": selectors.round_progress(review_round=review_round),
+            "understaffed": selectors.round_understaffed_groups(review_round=review_round),
+            "agreement": selectors.round_agreement(review_round=review_round),
+            "aggregates": selectors.round_item_aggregates(review_round=review_round),
+            "adjudications": [
+                (a, selectors.adjudication_reviews(adjudication=a))
+                for a in selectors.round_adjudications(review_round=review_round)
+            ],
+            "dimensions": RATING_DIMENSIONS,
+            "override_form": OverrideForm(),
+        },
+    )
+
+
+@role_required(ADMIN, CURATOR)
+@require_POST
+def round_status(request, pk: int):
+    review_round = get_object_or_404(ReviewRound, pk=pk)
+    try:
+        services.round_set_status(review_round=review_round, status=request.POST.get("status", ""))
+    except ValidationError as exc:
+        messages.error(request, "; ".join(exc.messages))
+    return redirect("review:round_detail", pk=pk)
+
+
+@role_required(ADMIN, CURATOR)
+@require_POST
+def round_reassign(request, pk: int):
+    review_round = get_object_or_404(ReviewRound, pk=pk)
+    created = services.round_assign(review_round=review_round)
+    messages.success(request, f"{created} new assignment(s).")
+    return redirect("review:round_detail", pk=pk)
+
+
+@role_required(ADMIN, CURATOR)
+@require_GET
+def round_export(request, pk: int, fmt: str):
+    if fmt not in ("csv", "jsonl"):
+        raise Http404("Export as .csv or .jsonl.")
+    review_round = get_object_or_404(ReviewRound, pk=pk)
+    rows = selectors.round_export_rows(review_round=review_round)
+    filename = f"review-round-{review_round.pk}.{fmt}"
+    if fmt == "jsonl":
+        response = StreamingHttpResponse(
+            (json.dumps(row, ensure_ascii=False) + "\n" for row in rows),
+            content_type="application/x-ndjson; charset=utf-8",
+        )
+    else:
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        writer = None
+        for row in rows:
+            flat = {**row, "tags": "|".join(row["tags"])}
+            if writer is None:
+                writer = csv.DictWriter(response, fieldnames=list(flat))
+                writer.writeheader()
+            writer.writerow(flat)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@role_required(ADMIN, CURATOR)
+@require_POST
+def adjudication_resolve(request, pk: int):
+    adjudication = get_object_or_404(Adjudication.objects.select_related("item__group"), pk=pk)
+    form = AdjudicationResolveForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise ValidationError("Write down how the disagreement was resolved.")
+        services.adjudication_resolve(
+            adjudication=adjudication,
+            by=request.user,
+            resolution=form.cleaned_data["resolution"],
+            value=form.cleaned_data["value"],
+        )
+        messages.success(request, "Disagreement resolved.")
+    except ValidationError as exc:
+        messages.error(request, "; ".join(exc.messages))
+    return redirect(
+        reverse("review:round_detail", args=[adjudication.item.group.round_id]) + "#adjudication"
+    )
+
+
+@role_required(ADMIN, CURATOR)
+@require_POST
+def score_override(request, pk: int):
+    review_round = get_object_or_404(ReviewRound, pk=pk)
+    item = get_object_or_404(
+        GroupItem, group__round=review_round, opaque_id=request.POST.get("item", "")
+    )
+    form = OverrideForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise ValidationError("An override needs a dimension, a value and a reason.")
+        services.score_override_create(item=item, by=request.user, **form.cleaned_data)
+        messages.success(request, "Override recorded.")
+    except ValidationError as exc:
+        messages.error(request, "; ".join(exc.messages))
+    return redirect(reverse("review:round_detail", args=[pk]) + "#aggregates")
+
+
+@role_required(ADMIN, CURATOR)
+def tag_list(request):
+    if request.method == "POST":
+        tag = get_object_or_404(Tag, pk=request.POST.get("tag"))
+        try:
+            if request.POST.get("action") == "approve":
+                services.tag_approve(tag=tag)
+                messages.success(request, f"{tag.name!r} approved.")
+            elif request.POST.get("action") == "merge":
+                into = get_object_or_404(Tag, pk=request.POST.get("into"))
+                services.tag_merge(tag=tag, into=into)
+                messages.success(request, f"{tag.name!r} merged into {into.name!r}.")
+            else:
+                raise ValidationError("Unknown action.")
+        except ValidationError as exc:
+            messages.error(request, "; ".join(exc.messages))
+        return redirect("review:tag_list")
+    return render(
+        request,
+        "review/tag_list.html",
+        {
+            "proposed": selectors.tag_list(status=TagStatus.PROPOSED),
+            "approved": selectors.tag_list(status=TagStatus.APPROVED),
+        },
+    )

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import json
 import socket
 import struct
@@ -334,10 +335,9 @@ class _Handler(BaseHTTPRequestHandler):
             raise ValueError(f"unknown fault kind {answer.kind!r}")
 
     def finish(self):
-        try:
+        # The connection may have been cut on purpose (reset / truncated faults).
+        with contextlib.suppress(OSError, ValueError):
             super().finish()
-        except (OSError, ValueError):
-            pass  # the connection was cut on purpose (reset / truncated faults)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -347,7 +347,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--content", default="ok", help="content of every answer")
     args = parser.parse_args(argv)
     server = FakeOpenAI(
-        latency=args.latency_ms / 1000, default_content=args.content, port=args.port,
+        latency=args.latency_ms / 1000,
+        default_content=args.content,
+        port=args.port,
         keep_requests=False,
     )
     print(f"listening on {server.base_url}", flush=True)

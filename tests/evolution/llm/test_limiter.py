@@ -151,6 +151,11 @@ def test_it_uses_a_process_local_semaphore_when_configured(settings):
     shared = limiter_for(endpoint)
 
     assert isinstance(local, LocalLimiter) and isinstance(shared, RedisLimiter)
-    with local.slot(), local.slot(), pytest.raises(LLMError, match="no free model slot"):
-        with local.slot(timeout=0.05):
-            pass
+    # Both slots held: a third caller times out.
+    with (
+        local.slot(),
+        local.slot(),
+        pytest.raises(LLMError, match="no free model slot"),
+        local.slot(timeout=0.05),
+    ):
+        pass

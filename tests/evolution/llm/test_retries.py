@@ -54,7 +54,9 @@ def test_it_gives_up_after_max_retries_and_records_the_failure(endpoint, fake, f
 
 
 def test_it_reports_the_last_http_status_when_retries_run_out(endpoint, fake):
-    fake.script("solver", [Fault.server_error(502), Fault.server_error(503), Fault.server_error(500)])
+    fake.script(
+        "solver", [Fault.server_error(502), Fault.server_error(503), Fault.server_error(500)]
+    )
 
     with pytest.raises(LLMTransportError) as raised:
         LLMClient(endpoint).chat(MESSAGES, role="solver")

@@ -36,3 +36,9 @@ def pack_raw_pickle(raw: bytes) -> str:
 def write_lines(path: Path, lines: list[str]) -> Path:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    """Personas hash four passwords per test; the production hasher makes that seconds."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,0 +1,150 @@
+"""Log in / log out for every persona, roles as groups, and the create_user command."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.test import Client
+
+from benchapp.roles import user_roles
+
+pytestmark = pytest.mark.django_db
+
+ACCOUNTS = ("admin", "curator", "reviewer_a", "reviewer_b")
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def _session_user_id(client) -> str | None:
+    return client.session.get("_auth_user_id")
+
+
+def test_the_login_page_uses_the_app_layout():
+    response = Client().get("/login/")
+    assert response.status_code == 200
+    assert [t.name for t in response.templates][:2] == ["benchapp/login.html", "base.html"]
+    page = response.content.decode()
+    assert '<header class="topbar">' in page
+    assert 'name="csrfmiddlewaretoken"' in page
+    assert 'name="username"' in page and 'type="password"' in page
+
+
+@pytest.mark.parametrize("name", ACCOUNTS)
+def test_each_persona_logs_in_and_out(personas, name):
+    persona = personas.all()[name]
+    client = Client(enforce_csrf_checks=True)
+    client.get("/login/")
+    token = client.cookies["csrftoken"].value
+
+    response = client.post(
+        "/login/",
+        {
+            "username": persona.user.username,
+            "password": persona.password,
+            "csrfmiddlewaretoken": token,
+        },
+    )
+    assert response.status_code == 302
+    assert response["Location"] == "/"
+    assert _session_user_id(client) == str(persona.user.pk)
+    home = client.get("/").content.decode()
+    assert persona.user.username in home and "Log out" in home
+
+    token = client.cookies["csrftoken"].value
+    response = client.post("/logout/", {"csrfmiddlewaretoken": token})
+    assert response.status_code == 302
+    assert response["Location"] == "/"
+    assert _session_user_id(client) is None
+    assert 'href="/login/"' in client.get("/").content.decode()
+
+
+def test_login_follows_next(personas):
+    client = Client()
+    response = client.post(
+        "/login/",
+        {"username": "cory_curator", "password": personas.curator.password, "next": "/healthz"},
+    )
+    assert response["Location"] == "/healthz"
+
+
+def test_login_refuses_a_redirect_to_another_host(personas):
+    client = Client()
+    response = client.post(
+        "/login/",
+        {
+            "username": "cory_curator",
+            "password": personas.curator.password,
+            "next": "https://evil.example/",
+        },
+    )
+    assert response["Location"] == "/"
+
+
+def test_the_anonymous_visitor_cannot_log_in_without_an_account(personas):
+    client = personas.anonymous.client
+    response = client.post("/login/", {"username": "nobody", "password": "guess-123456"})
+    assert response.status_code == 200
+    assert "did not match" in response.content.decode()
+    assert _session_user_id(client) is None
+
+
+def test_a_wrong_password_is_refused(personas):
+    client = Client()
+    response = client.post("/login/", {"username": "rae_reviewer", "password": "wrong-password"})
+    assert response.status_code == 200
+    assert "did not match" in response.content.decode()
+    assert _session_user_id(client) is None
+
+
+def test_logout_is_post_only(personas):
+    response = personas.reviewer_a.client.get("/logout/")
+    assert response.status_code == 405
+    assert _session_user_id(personas.reviewer_a.client) == str(personas.reviewer_a.user.pk)
+
+
+def test_roles_are_django_groups():
+    assert set(Group.objects.values_list("name", flat=True)) >= {"admin", "curator", "reviewer"}
+
+
+def test_personas_hold_their_roles(personas):
+    assert user_roles(personas.admin.user) == {"admin", "curator"}
+    assert user_roles(personas.curator.user) == {"curator"}
+    assert user_roles(personas.reviewer_a.user) == {"reviewer"}
+    assert user_roles(personas.anonymous.client.get("/").wsgi_request.user) == set()
+
+
+def test_create_user_makes_a_reviewer_who_can_log_in(capsys):
+    call_command("create_user", "rita", "--role", "reviewer", "--password", "rita-pass-123")
+    assert "reviewer rita ready." in capsys.readouterr().out
+    user = get_user_model().objects.get(username="rita")
+    assert list(user.groups.values_list("name", flat=True)) == ["reviewer"]
+    assert not user.is_staff and not user.is_superuser
+    client = Client()
+    assert client.login(username="rita", password="rita-pass-123")
+
+
+def test_create_user_prints_a_generated_password_that_works(capsys):
+    call_command("create_user", "adam", "--role", "admin")
+    out = capsys.readouterr().out
+    password = out.rsplit("password: ", 1)[1].strip()
+    user = get_user_model().objects.get(username="adam")
+    assert user.is_staff and user.is_superuser
+    assert Client().login(username="adam", password=password)
+
+
+def test_create_user_again_changes_the_role_instead_of_adding_one():
+    call_command("create_user", "carl", "--role", "reviewer", "--password", "carl-pass-123")
+    call_command("create_user", "carl", "--role", "curator", "--password", "carl-pass-123")
+    user = get_user_model().objects.get(username="carl")
+    assert list(user.groups.values_list("name", flat=True)) == ["curator"]
+    assert get_user_model().objects.filter(username="carl").count() == 1
+
+
+def test_create_user_rejects_an_unknown_role():
+    with pytest.raises(CommandError, match="invalid choice: 'owner'"):
+        call_command("create_user", "oscar", "--role", "owner")
+    assert not get_user_model().objects.filter(username="oscar").exists()

@@ -1,3 +1,266 @@
-from ninja import Router
+"""Campaigns, endpoints and panels over HTTP (django-ninja). Keys never travel: an endpoint
+only names the environment variable holding its key, and the API says whether it is set."""
 
-router = Router(tags=["evolution"])
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.shortcuts import get_object_or_404
+from ninja import Router, Schema
+from ninja.errors import HttpError
+
+from benchapp.roles import ADMIN, CURATOR, has_role
+
+from . import selectors
+from .models import Campaign, ModelEndpoint, Panel, PanelMember, ProblemSet
+from .services import campaigns as campaign_services
+
+router = Router(tags=["campaigns"])
+
+
+def _require(request, *roles: str) -> None:
+    if not any(has_role(request.user, r) for r in roles):
+        raise HttpError(403, "your role does not allow this operation")
+
+
+class EndpointIn(Schema):
+    name: str
+    provider: str = "openai"
+    base_url: str = ""
+    model: str
+    api_key_env: str = ""
+    temperature: float = 0.8
+    max_tokens: int | None = None
+    concurrency_limit: int = 4
+    timeout_s: float = 600.0
+    max_retries: int = 5
+    price_in_per_1k: Decimal = Decimal(0)
+    price_out_per_1k: Decimal = Decimal(0)
+    cassette: str = ""
+
+
+class EndpointOut(Schema):
+    id: int
+    name: str
+    provider: str
+    base_url: str
+    model: str
+    api_key_env: str
+    api_key_set: bool
+    temperature: float
+    concurrency_limit: int
+    timeout_s: float
+    price_in_per_1k: Decimal
+    price_out_per_1k: Decimal
+
+    @staticmethod
+    def resolve_api_key_set(obj) -> bool:
+        return bool(obj.api_key_env and os.environ.get(obj.api_key_env))
+
+
+class PanelMemberIn(Schema):
+    endpoint_id: int
+    attempts: int = 4
+
+
+class PanelIn(Schema):
+    name: str
+    members: list[PanelMemberIn]
+
+
+class PanelMemberOut(Schema):
+    endpoint: str
+    attempts: int
+
+
+class PanelOut(Schema):
+    id: int
+    name: str
+    members: list[PanelMemberOut]
+
+    @staticmethod
+    def resolve_members(obj) -> list[dict]:
+        return [
+            {"endpoint": m.endpoint.name, "attempts": m.attempts}
+            for m in obj.members.select_related("endpoint")
+        ]
+
+
+class CampaignIn(Schema):
+    name: str
+    seed_set: str
+    evolver_id: int
+    panel_id: int
+    settings: dict = {}
+    seed_limit: int | None = None
+    budget_max_calls: int | None = None
+    budget_max_tokens: int | None = None
+    budget_max_cost: Decimal | None = None
+    launch: bool = False
+
+
+class CampaignOut(Schema):
+    id: int
+    name: str
+    kind: str
+    state: str
+    state_reason: str
+    seed_set: str
+    evolver: str
+    panel: str
+    settings: dict
+    replayed: bool
+    calls_made: int
+    tokens_in: int
+    tokens_out: int
+    cost: Decimal
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+    @staticmethod
+    def resolve_seed_set(obj) -> str:
+        return obj.seed_set.name if obj.seed_set else ""
+
+    @staticmethod
+    def resolve_evolver(obj) -> str:
+        return obj.evolver.name if obj.evolver else ""
+
+    @staticmethod
+    def resolve_panel(obj) -> str:
+        return obj.panel.name if obj.panel else ""
+
+
+class ErrorOut(Schema):
+    detail: str
+    errors: dict = {}
+
+
+@router.get("/endpoints", response=list[EndpointOut])
+def endpoint_list(request):
+    _require(request, ADMIN, CURATOR)
+    return ModelEndpoint.objects.all()
+
+
+@router.post("/endpoints", response={201: EndpointOut, 400: ErrorOut})
+def endpoint_create(request, payload: EndpointIn):
+    _require(request, ADMIN)
+    endpoint = ModelEndpoint(**payload.dict())
+    try:
+        endpoint.full_clean()
+        endpoint.save()
+    except ValidationError as exc:
+        return 400, {"detail": "invalid endpoint", "errors": exc.message_dict}
+    return 201, endpoint
+
+
+@router.get("/panels", response=list[PanelOut])
+def panel_list(request):
+    _require(request, ADMIN, CURATOR)
+    return Panel.objects.prefetch_related("members__endpoint")
+
+
+@router.post("/panels", response={201: PanelOut, 400: ErrorOut})
+def panel_create(request, payload: PanelIn):
+    _require(request, ADMIN)
+    if not payload.members:
+        return 400, {"detail": "a panel needs at least one target endpoint"}
+    try:
+        with transaction.atomic():
+            panel = Panel.objects.create(name=payload.name)
+            for member in payload.members:
+                endpoint = ModelEndpoint.objects.filter(pk=member.endpoint_id).first()
+                if endpoint is None:
+                    raise ValidationError(
+                        {"members": [f"endpoint {member.endpoint_id} does not exist"]}
+                    )
+                PanelMember.objects.create(panel=panel, endpoint=endpoint, attempts=member.attempts)
+    except ValidationError as exc:
+        return 400, {"detail": "invalid panel", "errors": exc.message_dict}
+    except IntegrityError as exc:
+        return 400, {"detail": f"invalid panel: {exc.__class__.__name__}"}
+    return 201, panel
+
+
+@router.get("/campaigns", response=list[CampaignOut])
+def campaign_list(request):
+    _require(request, ADMIN, CURATOR)
+    return selectors.campaign_list()
+
+
+@router.post("/campaigns", response={201: CampaignOut, 400: ErrorOut})
+def campaign_create(request, payload: CampaignIn):
+    _require(request, ADMIN)
+    seed_set = ProblemSet.objects.filter(name=payload.seed_set).first()
+    evolver = ModelEndpoint.objects.filter(pk=payload.evolver_id).first()
+    panel = Panel.objects.filter(pk=payload.panel_id).first()
+    missing = {
+        k: [f"{k} does not exist"]
+        for k, v in (("seed_set", seed_set), ("evolver_id", evolver), ("panel_id", panel))
+        if v is None
+    }
+    if missing:
+        return 400, {"detail": "unknown references", "errors": missing}
+    try:
+        campaign = campaign_services.campaign_create(
+            name=payload.name,
+            seed_set=seed_set,
+            evolver=evolver,
+            panel=panel,
+            settings=payload.settings,
+            seed_limit=payload.seed_limit,
+            budget_max_calls=payload.budget_max_calls,
+            budget_max_tokens=payload.budget_max_tokens,
+            budget_max_cost=payload.budget_max_cost,
+            created_by=request.user,
+        )
+        if payload.launch:
+            campaign = campaign_services.campaign_launch(campaign_id=campaign.pk)
+    except ValidationError as exc:
+        return 400, {"detail": "invalid campaign", "errors": exc.message_dict}
+    return 201, campaign
+
+
+@router.get("/campaigns/{campaign_id}", response=CampaignOut)
+def campaign_get(request, campaign_id: int):
+    _require(request, ADMIN, CURATOR)
+    return get_object_or_404(selectors.campaign_list(), pk=campaign_id)
+
+
+@router.get("/campaigns/{campaign_id}/progress")
+def campaign_progress(request, campaign_id: int):
+    _require(request, ADMIN, CURATOR)
+    return selectors.campaign_progress(get_object_or_404(Campaign, pk=campaign_id))
+
+
+def _control(request, campaign_id: int, service):
+    _require(request, ADMIN)
+    get_object_or_404(Campaign, pk=campaign_id)
+    try:
+        return 200, service(campaign_id=campaign_id)
+    except campaign_services.TransitionError as exc:
+        return 409, {"detail": str(exc)}
+
+
+@router.post("/campaigns/{campaign_id}/launch", response={200: CampaignOut, 409: ErrorOut})
+def campaign_launch(request, campaign_id: int):
+    return _control(request, campaign_id, campaign_services.campaign_launch)
+
+
+@router.post("/campaigns/{campaign_id}/pause", response={200: CampaignOut, 409: ErrorOut})
+def campaign_pause(request, campaign_id: int):
+    return _control(request, campaign_id, campaign_services.campaign_pause)
+
+
+@router.post("/campaigns/{campaign_id}/resume", response={200: CampaignOut, 409: ErrorOut})
+def campaign_resume(request, campaign_id: int):
+    return _control(request, campaign_id, campaign_services.campaign_resume)
+
+
+@router.post("/campaigns/{campaign_id}/cancel", response={200: CampaignOut, 409: ErrorOut})
+def campaign_cancel(request, campaign_id: int):
+    return _control(request, campaign_id, campaign_services.campaign_cancel)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, QuerySet, Sum
+from django.utils import timezone
 
-from .models import Problem, ProblemSet
+from .models import Campaign, Candidate, Lineage, Problem, ProblemSet
+from .models.campaigns import Decision, LineageState
+from .pipeline.config import SETTING_HELP, EvolutionSettings
 
 
 def problem_set_list() -> QuerySet[ProblemSet]:
@@ -16,3 +19,107 @@ def problem_list(*, problem_set: str | None = None) -> QuerySet[Problem]:
     if problem_set:
         qs = qs.filter(problem_sets__name=problem_set)
     return qs.order_by("id")
+
+
+# --------------------------------------------------------------------------- campaigns
+
+
+def campaign_list() -> QuerySet[Campaign]:
+    return Campaign.objects.select_related("seed_set", "evolver", "panel").annotate(
+        lineage_count=Count("lineages", distinct=True)
+    )
+
+
+def campaign_progress(campaign: Campaign) -> dict:
+    """Counts for the live campaign page and the progress API (a constant number of queries)."""
+    lineage_counts = dict(
+        Lineage.objects.filter(campaign=campaign)
+        .values_list("state")
+        .annotate(n=Count("id"))
+        .values_list("state", "n")
+    )
+    candidates = Candidate.objects.filter(lineage__campaign=campaign)
+    decisions = dict(
+        candidates.values_list("decision").annotate(n=Count("id")).values_list("decision", "n")
+    )
+    in_flight = decisions.pop("", 0)
+    decided = sum(decisions.values())
+    accepted = decisions.get(Decision.ACCEPTED, 0)
+    total_lineages = sum(lineage_counts.values())
+    active = lineage_counts.get(LineageState.PENDING, 0) + lineage_counts.get(
+        LineageState.EVOLVING, 0
+    )
+    settings = EvolutionSettings.from_dict(campaign.settings)
+    remaining_iters = (
+        Lineage.objects.filter(
+            campaign=campaign, state__in=[LineageState.PENDING, LineageState.EVOLVING]
+        )
+        .aggregate(done=Sum("iterations"))
+        .get("done")
+        or 0
+    )
+    remaining_iters = max(0, active * settings.max_iters_per_seed - remaining_iters)
+    start = campaign.started_at
+    end = campaign.finished_at or timezone.now()
+    elapsed = (end - start).total_seconds() if start else 0.0
+    rate = decided / elapsed if elapsed > 0 and decided else None
+    eta = remaining_iters / rate if rate and active else None
+    return {
+        "state": campaign.state,
+        "state_reason": campaign.state_reason,
+        "replayed": campaign.replayed,
+        "lineages": {
+            "total": total_lineages,
+            "active": active,
+            "finished": total_lineages - active,
+            "by_state": lineage_counts,
+        },
+        "candidates": {
+            "proposed": decided + in_flight,
+            "in_flight": in_flight,
+            "validated": candidates.filter(valid=True).count(),
+            "accepted": accepted,
+            "rejected": decided - accepted,
+            "by_decision": decisions,
+        },
+        "calls": campaign.calls_made,
+        "tokens_in": campaign.tokens_in,
+        "tokens_out": campaign.tokens_out,
+        "cost": float(campaign.cost),
+        "cost_per_accepted": float(campaign.cost) / accepted if accepted else None,
+        "elapsed_s": round(elapsed, 1),
+        "eta_s": round(eta, 1) if eta is not None else None,
+        "percent": round(100.0 * (total_lineages - active) / total_lineages, 1)
+        if total_lineages
+        else 0.0,
+    }
+
+
+def campaign_settings_table(campaign: Campaign) -> list[dict]:
+    current = EvolutionSettings.from_dict(campaign.settings).to_dict()
+    defaults = EvolutionSettings.defaults()
+    return [
+        {
+            "name": k,
+            "value": current[k],
+            "default": defaults[k],
+            "help": SETTING_HELP.get(k, ""),
+            "changed": current[k] != defaults[k],
+        }
+        for k in EvolutionSettings.field_names()
+    ]
+
+
+def lineage_list(campaign: Campaign) -> QuerySet[Lineage]:
+    return (
+        Lineage.objects.filter(campaign=campaign)
+        .select_related("seed")
+        .annotate(candidate_count=Count("candidates"))
+        .order_by("position")
+    )
+
+
+def candidate_queryset() -> QuerySet[Candidate]:
+    return Candidate.objects.select_related(
+        "lineage__campaign", "lineage__seed", "parent", "accepted_problem"
+    )

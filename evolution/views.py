@@ -1,11 +1,18 @@
 from __future__ import annotations
 
+from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.shortcuts import get_object_or_404, render
+from django.http import HttpResponseNotAllowed
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
-from benchapp.roles import ADMIN, CURATOR, role_required
+from benchapp.roles import ADMIN, CURATOR, has_role, role_required
 
 from . import selectors
+from .forms import CampaignForm
+from .models import Campaign, Lineage, SolverAttempt
+from .services import campaigns as campaign_services
 
 
 @role_required(ADMIN, CURATOR)
@@ -32,3 +39,118 @@ def problem_detail(request, public_id: str):
             "test_count": problem.tests.count(),
         },
     )
+
+
+@role_required(ADMIN, CURATOR)
+def campaign_list(request):
+    return render(request, "evolution/campaign_list.html", {"campaigns": selectors.campaign_list()})
+
+
+@role_required(ADMIN)
+def campaign_new(request):
+    form = CampaignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            campaign = campaign_services.campaign_create(
+                name=data["name"],
+                seed_set=data["seed_set"],
+                evolver=data["evolver"],
+                panel=data["panel"],
+                settings=form.settings_dict(),
+                seed_limit=data["seed_limit"],
+                budget_max_calls=data["budget_max_calls"],
+                budget_max_tokens=data["budget_max_tokens"],
+                budget_max_cost=data["budget_max_cost"],
+                created_by=request.user,
+            )
+        except ValidationError as exc:
+            for key, errors in exc.message_dict.items():
+                form.add_error(key if key in form.fields else None, errors)
+        else:
+            messages.success(request, f"Campaign {campaign.name} created. Launch it when ready.")
+            return redirect("evolution:campaign_detail", campaign.pk)
+    return render(request, "evolution/campaign_new.html", {"form": form})
+
+
+def _campaign_context(campaign: Campaign) -> dict:
+    return {
+        "campaign": campaign,
+        "progress": selectors.campaign_progress(campaign),
+        "lineages": selectors.lineage_list(campaign),
+    }
+
+
+@role_required(ADMIN, CURATOR)
+def campaign_detail(request, pk: int):
+    campaign = get_object_or_404(selectors.campaign_list(), pk=pk)
+    context = _campaign_context(campaign)
+    context["settings_table"] = selectors.campaign_settings_table(campaign)
+    context["can_control"] = has_role(request.user, ADMIN)
+    if request.htmx:
+        return render(request, "evolution/campaign_detail.html#live", context)
+    return render(request, "evolution/campaign_detail.html", context)
+
+
+_ACTIONS = {
+    "launch": campaign_services.campaign_launch,
+    "pause": campaign_services.campaign_pause,
+    "resume": campaign_services.campaign_resume,
+    "cancel": campaign_services.campaign_cancel,
+}
+
+
+@role_required(ADMIN)
+@require_POST
+def campaign_control(request, pk: int, action: str):
+    service = _ACTIONS.get(action)
+    if service is None:
+        return HttpResponseNotAllowed(list(_ACTIONS))
+    try:
+        campaign = service(campaign_id=pk)
+    except campaign_services.TransitionError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Campaign {campaign.name}: {campaign.state}.")
+    return redirect("evolution:campaign_detail", pk)
+
+
+@role_required(ADMIN, CURATOR)
+def lineage_detail(request, pk: int):
+    lineage = get_object_or_404(Lineage.objects.select_related("campaign", "seed"), pk=pk)
+    return render(
+        request,
+        "evolution/lineage_detail.html",
+        {
+            "lineage": lineage,
+            "candidates": lineage.candidates.select_related("accepted_problem").order_by("round"),
+            "seed_attempts": SolverAttempt.objects.filter(
+                lineage=lineage, candidate__isnull=True
+            ).select_related("endpoint"),
+        },
+    )
+
+
+@role_required(ADMIN, CURATOR)
+def candidate_detail(request, pk: int):
+    candidate = get_object_or_404(selectors.candidate_queryset(), pk=pk)
+    return render(
+        request,
+        "evolution/candidate_detail.html",
+        {
+            "c": candidate,
+            "attempts": candidate.solver_attempts.select_related("endpoint").order_by(
+                "endpoint__name", "attempt_index"
+            ),
+            "calls": candidate.llm_calls.order_by("id"),
+            "tests_by_tier": _tests_by_tier(candidate.tests),
+        },
+    )
+
+
+def _tests_by_tier(tests: list[dict]) -> list[tuple[str, list[dict]]]:
+    order = ["public", "small", "medium", "large", "stress"]
+    grouped: dict[str, list[dict]] = {}
+    for t in tests:
+        grouped.setdefault(t["tier"], []).append(t)
+    return [(tier, grouped[tier]) for tier in order if tier in grouped]

@@ -157,8 +157,13 @@ class Lineage(models.Model):
     # Lease: a step claims the row with a conditional UPDATE; an expired lease can be re-claimed.
     lease_token = models.CharField(max_length=40, blank=True)
     leased_until = models.DateTimeField(null=True, blank=True)
+    # Exactly one live step message per lineage: a task whose ticket is not the current one is a
+    # stale duplicate and does nothing. The campaign tick re-issues tickets that went quiet.
+    ticket = models.CharField(max_length=40, blank=True)
+    ticket_issued_at = models.DateTimeField(null=True, blank=True)
     steps_done = models.PositiveIntegerField(default=0)
     last_error = models.TextField(blank=True)
+    consecutive_errors = models.PositiveSmallIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -174,6 +179,7 @@ class Lineage(models.Model):
 
 class Stage(models.TextChoices):
     PROPOSED = "proposed"  # mutator + writer answered; code and statement stored
+    GENERATED = "generated"  # the test-input generator program is written
     MATERIALIZED = "materialized"  # tests generated and outputs produced by executing C'
     VALIDATED = "validated"  # triangulation / faithfulness finished (valid or not)
     MEASURED = "measured"  # panel attempts done
@@ -214,6 +220,8 @@ class Candidate(models.Model):
     validation_ledger = models.JSONField(default=list, blank=True)
     valid = models.BooleanField(null=True)
     repairs_used = models.PositiveIntegerField(default=0)
+    spec_repairs = models.PositiveIntegerField(default=0)
+    test_repairs = models.PositiveIntegerField(default=0)
     # {"endpoint name": {"passes": n, "attempts": k, "verdicts": {...}}}
     panel_results = models.JSONField(default=dict, blank=True)
     passes = models.PositiveIntegerField(null=True, blank=True)

@@ -1,0 +1,113 @@
+"""`make demo`: build the demo world, run the demo campaign for real (replayed model answers,
+live execution), then serve the app with a background worker on the embedded broker."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+from evolution.demo import setup
+from evolution.models.campaigns import CampaignState
+from evolution.services.campaigns import campaign_launch, campaign_pause
+from evolution.services.runner import campaign_run_inline
+
+from ._progress import ProgressBar
+
+
+class Command(BaseCommand):
+    help = "Build the demo data, run the demo campaign, and serve BenchForge."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument("--no-serve", action="store_true", help="build everything, then exit")
+
+    def handle(self, *args, host, port, no_serve, **options):
+        started = time.monotonic()
+        call_command("migrate", interactive=False, verbosity=0)
+        self.stdout.write("Importing seeds (HumanEval and the demo pack)…")
+        world = setup.demo_world()
+        logins = setup.demo_users()
+        admin = get_user_model().objects.get(username="demo-admin")
+
+        campaign = setup.demo_campaign(world, setup.COMPLETED_NAME, created_by=admin)
+        if campaign.state == CampaignState.DRAFT:
+            campaign_launch(campaign_id=campaign.pk)
+        if campaign.state != CampaignState.COMPLETED:
+            self.stdout.write(f"Running '{campaign.name}' (replayed responses, live execution)…")
+            bar = ProgressBar(self.stderr, label="demo campaign")
+            campaign = campaign_run_inline(
+                campaign_id=campaign.pk, workers=2, on_progress=bar.update_campaign
+            )
+            bar.close()
+        self.stdout.write(
+            self.style.SUCCESS(f"'{campaign.name}': {campaign.state} ({campaign.state_reason})")
+        )
+
+        resumable = setup.demo_campaign(world, setup.RESUMABLE_NAME, created_by=admin)
+        if resumable.state == CampaignState.DRAFT:
+            campaign_launch(campaign_id=resumable.pk)
+            campaign_run_inline(campaign_id=resumable.pk, workers=2, max_steps=12)
+            campaign_pause(
+                campaign_id=resumable.pk, reason="paused by the demo: press Resume to continue"
+            )
+
+        for hook in setup.demo_extensions():
+            hook(world=world, stdout=self.stdout, admin=admin)
+
+        self.stdout.write(f"Demo data ready in {time.monotonic() - started:.0f} s.")
+        url = f"http://{host}:{port}/"
+        self.stdout.write(
+            self.style.SUCCESS(f"\nBenchForge demo at {url}  (log in at {url}login/)")
+        )
+        for role, username, password in logins:
+            self.stdout.write(f"  {role:9} {username:16} password: {password}")
+        if no_serve:
+            return
+        self._serve(host, port)
+
+    def _serve(self, host: str, port: int) -> None:
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchapp.settings"}
+        worker = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "benchapp",
+                "worker",
+                "-Q",
+                "default,sandbox",
+                "-c",
+                "2",
+                "--loglevel",
+                "WARNING",
+            ],
+            env=env,
+        )
+        server = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", f"{host}:{port}", "--noreload"],
+            env=env,
+            cwd=settings.BASE_DIR,
+        )
+        try:
+            server.wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            for proc in (server, worker):
+                if proc.poll() is None:
+                    proc.send_signal(signal.SIGTERM)
+            for proc in (server, worker):
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()

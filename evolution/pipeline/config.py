@@ -1,0 +1,231 @@
+"""Algorithm settings of a BenchEvolver campaign (Table 5 of the BenchEvolver paper, LCB column,
+with the SciCode-specific faithfulness settings), validated, plus the difficulty map phi.
+
+Every field is a campaign setting with the paper's default; ``EvolutionSettings.from_dict``
+rejects unknown keys and out-of-range values with a message naming the key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+from django.core.exceptions import ValidationError
+
+# phi: pass rate -> difficulty level 1..5. A pass rate at or above THRESHOLDS[i] maps to level
+# i + 1; below the last threshold is level 5. Level 1 is saturated (almost always solved),
+# level 5 is almost never solved. Configurable per campaign (``level_thresholds``).
+DEFAULT_LEVEL_THRESHOLDS = (0.9, 0.7, 0.4, 0.1)
+
+
+def phi(
+    pass_rate: float, thresholds: tuple[float, ...] | list[float] = DEFAULT_LEVEL_THRESHOLDS
+) -> int:
+    """Map an empirical pass rate in [0, 1] to a difficulty level in 1..len(thresholds)+1."""
+    if not 0.0 <= pass_rate <= 1.0:
+        raise ValueError(f"pass rate must be in [0, 1], got {pass_rate}")
+    for index, threshold in enumerate(thresholds):
+        if pass_rate >= threshold:
+            return index + 1
+    return len(thresholds) + 1
+
+
+@dataclass(frozen=True)
+class EvolutionSettings:
+    # Model and evaluation
+    target_eval_k: int = 4
+    temperature: float = 0.8
+    timeout: float = 600.0
+    # Difficulty and acceptance
+    allowed_seed_levels: list[int] = field(default_factory=lambda: [1, 2])
+    accept_min_level_gain: int = 1
+    accept_target_level: int = 5
+    max_iters_per_seed: int = 10
+    max_accepted_per_seed: int = 3
+    no_improve_patience: int = 4
+    # A mutation family that already succeeded in another lineage must gain this much more.
+    reused_family_extra_gain: int = 1
+    level_thresholds: list[float] = field(default_factory=lambda: list(DEFAULT_LEVEL_THRESHOLDS))
+    # Mutation and repair
+    max_candidate_repairs: int = 3
+    spec_retry_attempts: int = 2
+    enable_test_repair: bool = True
+    test_repair_attempts: int = 2
+    # Function-level (SciCode-style) faithfulness checks
+    faithfulness_check_N: int = 3
+    faithfulness_min_pass_rate: float = 0.5
+    faithfulness_max_repair: int = 2
+    # Test generation and execution
+    program_gen_small_inputs: int = 5
+    program_gen_medium_inputs: int = 5
+    program_gen_large_inputs: int = 5
+    program_gen_stress_inputs: int = 3
+    function_gen_inputs_per_tier: int = 2
+    execution_timeout: float = 6.0
+    max_output_bytes: int = 1_000_000
+    memory_mb: int = 512
+    # Memory and diversity
+    memory_raw_window: int = 10
+    memory_digest_recent_k: int = 3
+    judge_near_duplicate_check: bool = True
+    near_duplicate_threshold: float = 0.85
+    global_memory_max_entries: int = 50
+    global_memory_max_chars: int = 6000
+
+    # (min, max) for numbers; None = unbounded on that side.
+    _BOUNDS = {
+        "target_eval_k": (1, 64),
+        "temperature": (0.0, 2.0),
+        "timeout": (1.0, 7200.0),
+        "accept_min_level_gain": (0, 4),
+        "accept_target_level": (1, 5),
+        "max_iters_per_seed": (1, 1000),
+        "max_accepted_per_seed": (1, 100),
+        "no_improve_patience": (1, 1000),
+        "reused_family_extra_gain": (0, 4),
+        "max_candidate_repairs": (0, 20),
+        "spec_retry_attempts": (0, 10),
+        "test_repair_attempts": (0, 10),
+        "faithfulness_check_N": (1, 32),
+        "faithfulness_min_pass_rate": (0.0, 1.0),
+        "faithfulness_max_repair": (0, 10),
+        "program_gen_small_inputs": (0, 100),
+        "program_gen_medium_inputs": (0, 100),
+        "program_gen_large_inputs": (0, 100),
+        "program_gen_stress_inputs": (0, 100),
+        "function_gen_inputs_per_tier": (0, 100),
+        "execution_timeout": (0.1, 600.0),
+        "max_output_bytes": (1024, 64_000_000),
+        "memory_mb": (32, 16384),
+        "memory_raw_window": (1, 1000),
+        "memory_digest_recent_k": (0, 100),
+        "near_duplicate_threshold": (0.0, 1.0),
+        "global_memory_max_entries": (0, 10_000),
+        "global_memory_max_chars": (0, 1_000_000),
+    }
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+    @classmethod
+    def defaults(cls) -> dict:
+        return asdict(cls())
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> EvolutionSettings:
+        """Validate ``data`` (partial; missing keys take defaults). Raises ValidationError
+        mapping each bad key to a message."""
+        data = dict(data or {})
+        errors: dict[str, str] = {}
+        known = set(cls.field_names())
+        for key in sorted(set(data) - known):
+            errors[key] = "unknown setting"
+        values = cls.defaults()
+        for f in fields(cls):
+            if f.name not in data:
+                continue
+            raw = data[f.name]
+            default = values[f.name]
+            try:
+                values[f.name] = _coerce(raw, default)
+            except (TypeError, ValueError) as exc:
+                errors[f.name] = str(exc)
+                continue
+            bounds = cls._BOUNDS.get(f.name)
+            if bounds and not bounds[0] <= values[f.name] <= bounds[1]:
+                errors[f.name] = f"must be between {bounds[0]} and {bounds[1]}"
+        levels = values["allowed_seed_levels"]
+        if "allowed_seed_levels" not in errors and (
+            not levels or any(not 1 <= lv <= 5 for lv in levels)
+        ):
+            errors["allowed_seed_levels"] = "must be a non-empty list of levels between 1 and 5"
+        thresholds = values["level_thresholds"]
+        if "level_thresholds" not in errors and (
+            len(thresholds) != 4
+            or any(not 0.0 < t <= 1.0 for t in thresholds)
+            or any(a <= b for a, b in zip(thresholds, thresholds[1:], strict=False))
+        ):
+            errors["level_thresholds"] = "must be 4 strictly decreasing pass rates in (0, 1]"
+        if errors:
+            raise ValidationError({k: [v] for k, v in errors.items()})
+        return cls(**values)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def level(self, pass_rate: float) -> int:
+        return phi(pass_rate, self.level_thresholds)
+
+    def tier_counts(self, harness: str) -> dict[str, int]:
+        """How many generated inputs per tier (5/5/5/3 for stdio; 2/2/2 for function-level)."""
+        if harness == "stdio":
+            return {
+                "small": self.program_gen_small_inputs,
+                "medium": self.program_gen_medium_inputs,
+                "large": self.program_gen_large_inputs,
+                "stress": self.program_gen_stress_inputs,
+            }
+        n = self.function_gen_inputs_per_tier
+        return {"small": n, "medium": n, "large": n}
+
+
+def _coerce(raw, default):
+    if isinstance(default, bool):
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.lower() in ("true", "false", "1", "0"):
+            return raw.lower() in ("true", "1")
+        raise TypeError("must be true or false")
+    if isinstance(default, int):
+        if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
+            raise TypeError("must be a whole number")
+        return int(raw)
+    if isinstance(default, float):
+        if isinstance(raw, bool):
+            raise TypeError("must be a number")
+        return float(raw)
+    if isinstance(default, list):
+        if isinstance(raw, str):
+            raw = [part.strip() for part in raw.split(",") if part.strip()]
+        if not isinstance(raw, list | tuple):
+            raise TypeError("must be a list")
+        kind = type(default[0]) if default else int
+        return [kind(item) for item in raw]
+    return raw
+
+
+# Human-readable meaning of each setting, shown on the campaign page and in the README.
+SETTING_HELP = {
+    "target_eval_k": "Attempts per target model (K).",
+    "temperature": "Sampling temperature for generation.",
+    "timeout": "LLM request timeout in seconds.",
+    "allowed_seed_levels": "Seed difficulty levels allowed as starting points.",
+    "accept_min_level_gain": "Minimum difficulty-level gain over the seed (Δ).",
+    "accept_target_level": "Stop once an accepted candidate reaches this level.",
+    "max_iters_per_seed": "Maximum evolution iterations per seed.",
+    "max_accepted_per_seed": "Maximum accepted evolved items per seed.",
+    "no_improve_patience": "Stop after this many consecutive non-accepted iterations.",
+    "reused_family_extra_gain": "Extra level gain required from a mutation family already accepted elsewhere.",
+    "level_thresholds": "φ: pass-rate thresholds for levels 1-4 (below the last is level 5).",
+    "max_candidate_repairs": "Shared repair budget per candidate.",
+    "spec_retry_attempts": "Statement/spec revision attempts.",
+    "enable_test_repair": "Allow regenerating weak or malformed tests.",
+    "test_repair_attempts": "Test repair attempts.",
+    "faithfulness_check_N": "Alt-solver attempts for the statement-faithfulness check.",
+    "faithfulness_min_pass_rate": "Best-of-N pass-rate floor for a faithful statement.",
+    "faithfulness_max_repair": "Statement revisions on faithfulness failure.",
+    "program_gen_small_inputs": "Generated small inputs (stdio).",
+    "program_gen_medium_inputs": "Generated medium inputs (stdio).",
+    "program_gen_large_inputs": "Generated large inputs (stdio).",
+    "program_gen_stress_inputs": "Generated stress inputs (stdio).",
+    "function_gen_inputs_per_tier": "Generated inputs per tier for function-level tasks.",
+    "execution_timeout": "Per-test reference/target execution timeout (s).",
+    "max_output_bytes": "Maximum captured stdout bytes.",
+    "memory_mb": "Memory limit per execution (MB).",
+    "memory_raw_window": "Raw recent iteration records kept in lineage memory.",
+    "memory_digest_recent_k": "Recent raw records shown alongside the digest.",
+    "judge_near_duplicate_check": "Reject near-duplicates within a seed lineage.",
+    "near_duplicate_threshold": "Lexical similarity at or above which a candidate is a near-duplicate.",
+    "global_memory_max_entries": "Max global accepted entries shown to the mutator.",
+    "global_memory_max_chars": "Character cap for the global memory block.",
+}

@@ -1,0 +1,72 @@
+"""Prompt templates are files under evolution/prompts/ with a small front matter (version, role).
+The version used is stored with every model call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from string import Template
+
+PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts"
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    name: str
+    version: str
+    role: str
+    body: str
+
+    def render(self, **values) -> str:
+        # string.Template ($name) so braces in code and JSON need no escaping; a missing
+        # value is a programming error and raises KeyError.
+        return Template(self.body).substitute(**values)
+
+    def messages(self, **values) -> list[dict]:
+        return [{"role": "user", "content": self.render(**values)}]
+
+
+@cache
+def load(name: str) -> PromptTemplate:
+    path = PROMPT_DIR / f"{name}.md"
+    text = path.read_text(encoding="utf-8")
+    meta: dict[str, str] = {}
+    body = text
+    if text.startswith("---\n"):
+        header, _, body = text[4:].partition("\n---\n")
+        for line in header.splitlines():
+            key, _, value = line.partition(":")
+            meta[key.strip()] = value.strip()
+    if "version" not in meta:
+        raise ValueError(f"prompt {name} has no version in its front matter")
+    return PromptTemplate(
+        name=name, version=meta["version"], role=meta.get("role", name), body=body.strip() + "\n"
+    )
+
+
+HARNESS_DESCRIPTIONS = {
+    "stdio": "a complete Python 3 program that reads the input from stdin and writes the answer to stdout.",
+    "function": "a Python 3 module defining the function `{entry_point}`; each test calls it with JSON arguments and compares the JSON-encoded return value.",
+    "assert": "a Python 3 module defining the function `{entry_point}`; tests are assertion programs calling it.",
+}
+
+CODE_CONTRACTS = {
+    "stdio": "Read from standard input and print to standard output; no prompts, no extra output.",
+    "function": "Define `{entry_point}` at module level (no I/O, no test code).",
+    "assert": "Define `{entry_point}` at module level (no I/O, no test code).",
+}
+
+EXAMPLE_FORMATS = {
+    "stdio": "the exact stdin text",
+    "function": "the call's arguments, one JSON value per line",
+    "assert": "the call's arguments, one JSON value per line",
+}
+
+
+def harness_description(harness: str, entry_point: str = "") -> str:
+    return HARNESS_DESCRIPTIONS[harness].format(entry_point=entry_point or "solve")
+
+
+def code_contract(harness: str, entry_point: str = "") -> str:
+    return CODE_CONTRACTS[harness].format(entry_point=entry_point or "solve")

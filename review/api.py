@@ -8,7 +8,7 @@ from datetime import datetime
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
-from ninja import Router, Schema
+from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
 from benchapp.roles import ADMIN, CURATOR, REVIEWER, user_roles
@@ -199,7 +199,7 @@ def reviewer_submit(request, opaque_id: str, payload: GroupAnswersIn):
         "errors": {k: dict(f.errors) for k, f in result.forms.items() if f.errors},
         "certify_error": result.certify_error,
     }
-    return (200 if result.ok else 400), body
+    return Status(200 if result.ok else 400, body)
 
 
 @router.get("/review/tags/suggest", response=list[ReviewerTagOut])
@@ -383,7 +383,7 @@ def round_create(request, payload: RoundIn):
         )
     except ValidationError as exc:
         raise HttpError(400, _messages(exc))
-    return 201, review_round
+    return Status(201, review_round)
 
 
 @router.get("/review/rounds/{round_id}", response=RoundOut)
@@ -461,7 +461,7 @@ def score_override(request, round_id: int, payload: OverrideIn):
         )
     except ValidationError as exc:
         raise HttpError(400, _messages(exc))
-    return 201, override
+    return Status(201, override)
 
 
 @router.get("/review/tags", response=list[TagOut])

@@ -165,9 +165,11 @@ def lease_seconds() -> float:
 
 
 def campaign_tick(*, campaign_id: int, reschedule: bool = True) -> str:
-    """Start a queued campaign, (re)issue step tickets for lineages that have none or whose
-    ticket went quiet past the lease, finish the campaign when no lineage is active."""
+    """Start a queued campaign, let its kind's driver dispatch work that has none in flight,
+    finish the campaign when the driver reports no work left, and come back later."""
     from evolution import tasks
+
+    from .kinds import driver_for
 
     now = timezone.now()
     Campaign.objects.filter(pk=campaign_id, state=CampaignState.QUEUED).update(
@@ -176,15 +178,28 @@ def campaign_tick(*, campaign_id: int, reschedule: bool = True) -> str:
     campaign = Campaign.objects.get(pk=campaign_id)
     if campaign.state != CampaignState.RUNNING:
         return campaign.state
-    active = Lineage.objects.filter(campaign_id=campaign_id, state__in=ACTIVE_LINEAGE_STATES)
-    if not active.exists():
+    if driver_for(campaign.kind).dispatch(campaign):
         Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
             state=CampaignState.COMPLETED,
-            state_reason="every lineage finished",
+            state_reason="all work finished",
             finished_at=now,
             updated_at=now,
         )
         return CampaignState.COMPLETED
+    if reschedule:
+        tasks.campaign_tick.apply_async((campaign_id,), countdown=tick_seconds())
+    return CampaignState.RUNNING
+
+
+def lineages_dispatch(campaign: Campaign) -> bool:
+    """BenchEvolver's dispatch: (re)issue step tickets for lineages that have none or whose
+    ticket went quiet past the lease. True when no lineage is active."""
+    from evolution import tasks
+
+    now = timezone.now()
+    active = Lineage.objects.filter(campaign=campaign, state__in=ACTIVE_LINEAGE_STATES)
+    if not active.exists():
+        return True
     stale_before = now - timedelta(seconds=lease_seconds())
     quiet = active.filter(
         Q(ticket="") | Q(ticket_issued_at__lt=stale_before),
@@ -193,9 +208,7 @@ def campaign_tick(*, campaign_id: int, reschedule: bool = True) -> str:
         ticket = lineage_issue_ticket(lineage_id=lineage_id, only_if_quiet_before=stale_before)
         if ticket:
             tasks.enqueue_lineage_step(lineage_id, ticket, queue="default")
-    if reschedule:
-        tasks.campaign_tick.apply_async((campaign_id,), countdown=tick_seconds())
-    return CampaignState.RUNNING
+    return False
 
 
 def lineage_issue_ticket(*, lineage_id: int, only_if_quiet_before=None) -> str | None:

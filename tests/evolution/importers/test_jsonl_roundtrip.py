@@ -202,3 +202,14 @@ def test_export_of_an_unknown_set_names_the_known_ones():
     ProblemSetFactory(name="known")
     with pytest.raises(CommandError, match=r"no problem set named 'nope' \(known: known\)"):
         call_command("export_problems", "--set", "nope", "--out", "-")
+
+
+def test_a_line_that_would_steal_another_problems_origin_is_refused():
+    first = ProblemFactory(origin_dataset="hand", origin_id="one")
+    ProblemFactory(origin_dataset="hand", origin_id="two")
+    line = json.loads(next(export_problems(Problem.objects.filter(pk=first.pk))))
+    line["origin_id"] = "two"
+    with pytest.raises(SeedImportError, match="the database refused the problem") as caught:
+        import_seeds(source="jsonl", content=json.dumps(line), set_name="hand")
+    assert caught.value.line == 1
+    assert Problem.objects.get(pk=first.pk).origin_id == "one"

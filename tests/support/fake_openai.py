@@ -252,6 +252,9 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+    # Headers and body go out in separate writes; with Nagle on, the client's delayed ACK
+    # would add ~40 ms to every answer and swamp the latencies under test.
+    disable_nagle_algorithm = True
 
     def log_message(self, format, *args):  # noqa: A002 - quiet: tests read counters, not logs
         pass

@@ -52,10 +52,19 @@ def sort_tests(tests: Iterable[dict]) -> list[dict]:
     return sorted(tests, key=lambda t: (t["tier"], t["ordinal"]))
 
 
-def problem_record(problem, *, set_name: str | None = None, tests=None) -> dict:
+def problem_record(
+    problem, *, set_name: str | None = None, member: bool = True, tests=None
+) -> dict:
     """The JSON-ready dict for one problem. ``tests`` defaults to ``problem.tests.all()``
-    (prefetch them when exporting many problems)."""
-    record = {"format": FORMAT, "public_id": problem.public_id, "problem_set": set_name}
+    (prefetch them when exporting many problems). ``member=False`` marks an ancestor carried
+    only so that its descendants can link to it: the importer stores it but leaves it out
+    of the set."""
+    record = {
+        "format": FORMAT,
+        "public_id": problem.public_id,
+        "problem_set": set_name,
+        "member": member,
+    }
     for field in PROBLEM_FIELDS:
         record[field] = getattr(problem, field)
     record["time_limit_s"] = float(problem.time_limit_s)
@@ -68,17 +77,41 @@ def problem_record(problem, *, set_name: str | None = None, tests=None) -> dict:
     return record
 
 
-def export_problems(queryset, *, set_name: str | None = None) -> Iterator[str]:
+def export_problems(
+    queryset, *, set_name: str | None = None, include_ancestors: bool = False
+) -> Iterator[str]:
     """Yield one ``benchforge-problem/1`` line (with its trailing newline) per problem, in id
     order. Parents sort before their children (they are created first), so a file holding a
     whole lineage imports in one pass. ``set_name`` is written as each line's
-    ``problem_set``, the set the importer puts the problems in unless told otherwise."""
+    ``problem_set``, the set the importer puts the problems in unless told otherwise.
+
+    With ``include_ancestors`` the parents and lineage roots of the problems, transitively,
+    are written too (``"member": false``), so that evolved problems import into a database
+    that lacks their seeds."""
+    from evolution.models import Problem
+
+    member_ids = set(queryset.values_list("id", flat=True))
+    all_ids = member_ids | (_ancestor_ids(member_ids) if include_ancestors else set())
     problems = (
-        queryset.select_related("parent", "lineage_root")
+        Problem.objects.filter(id__in=all_ids)
+        .select_related("parent", "lineage_root")
         .prefetch_related("tests")
         .order_by("id")
         .iterator(chunk_size=200)
     )
     for problem in problems:
-        record = problem_record(problem, set_name=set_name)
+        record = problem_record(problem, set_name=set_name, member=problem.id in member_ids)
         yield json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def _ancestor_ids(ids: set[int]) -> set[int]:
+    """Every parent and lineage root above ``ids``, not including ``ids`` themselves."""
+    from evolution.models import Problem
+
+    found: set[int] = set()
+    frontier = set(ids)
+    while frontier:
+        links = Problem.objects.filter(id__in=frontier).values_list("parent_id", "lineage_root_id")
+        frontier = {pk for pair in links for pk in pair if pk is not None} - found - ids
+        found |= frontier
+    return found

@@ -14,7 +14,7 @@ from evolution.models.problems import Harness, ProblemKind, TestTier
 from .errors import SeedImportError
 from .reading import Fields, iter_jsonl
 
-_LINE_KEYS = {"format", "public_id", "problem_set", "parent", "lineage_root", "tests"}
+_LINE_KEYS = {"format", "public_id", "problem_set", "member", "parent", "lineage_root", "tests"}
 _LINE_KEYS |= set(PROBLEM_FIELDS)
 
 
@@ -35,6 +35,7 @@ def jsonl_record(obj: dict, *, line: int | None) -> dict:
     record = {
         "public_id": fields.optional_text("public_id"),
         "problem_set": fields.optional_text("problem_set"),
+        "member": fields.boolean("member", True),
         "title": fields.required_text("title"),
         "statement": fields.required_text("statement"),
         "reference_solution": fields.text("reference_solution"),

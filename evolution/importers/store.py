@@ -24,7 +24,7 @@ from evolution.models import Problem, ProblemSet, TestCase
 from .errors import SeedImportError
 
 # Keys of a record that are about where it goes, not what the problem is.
-_NOT_COMPARED = ("format", "public_id", "problem_set")
+_NOT_COMPARED = ("format", "public_id", "problem_set", "member")
 
 
 class RecordWriter:
@@ -55,7 +55,9 @@ class RecordWriter:
             outcome = "updated"
         if outcome != "unchanged":
             self._write(line, problem, record)
-        self._member_ids.append(problem.pk)
+        # An ancestor carried only for its descendants' links stays out of the set.
+        if record.get("member", True):
+            self._member_ids.append(problem.pk)
         self.counts[outcome] += 1
         return outcome
 

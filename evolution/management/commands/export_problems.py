@@ -12,13 +12,20 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--set", dest="set_name", required=True, help="problem set name")
         parser.add_argument("--out", required=True, help="output file, or - for stdout")
+        parser.add_argument(
+            "--with-ancestors",
+            action="store_true",
+            help="also write the parents and lineage roots the problems link to (not set members)",
+        )
 
-    def handle(self, *args, set_name, out, **options):
+    def handle(self, *args, set_name, out, with_ancestors, **options):
         problem_set = ProblemSet.objects.filter(name=set_name).first()
         if problem_set is None:
             known = ", ".join(ProblemSet.objects.values_list("name", flat=True)) or "none"
             raise CommandError(f"no problem set named {set_name!r} (known: {known})")
-        lines = export_problems(problem_set.problems.all(), set_name=set_name)
+        lines = export_problems(
+            problem_set.problems.all(), set_name=set_name, include_ancestors=with_ancestors
+        )
         if out == "-":
             for line in lines:
                 self.stdout.write(line, ending="")

@@ -213,3 +213,36 @@ def test_a_line_that_would_steal_another_problems_origin_is_refused():
         import_seeds(source="jsonl", content=json.dumps(line), set_name="hand")
     assert caught.value.line == 1
     assert Problem.objects.get(pk=first.pk).origin_id == "one"
+
+
+def _evolved_only_set() -> ProblemSet:
+    seed = ProblemFactory()
+    child = EvolvedProblemFactory(parent=seed)
+    grandchild = EvolvedProblemFactory(parent=child)
+    return ProblemSetFactory(name="evolved", problems=[grandchild])
+
+
+def test_an_evolved_set_without_its_ancestors_names_the_missing_parent():
+    lines = _export(_evolved_only_set().name)
+    _empty_database()
+    with pytest.raises(SeedImportError, match="export the ancestors too") as caught:
+        import_seeds(source="jsonl", content="".join(lines))
+    assert (caught.value.line, caught.value.field) == (1, "parent")
+    assert Problem.objects.count() == 0
+
+
+def test_with_ancestors_an_evolved_set_imports_into_an_empty_database(tmp_path):
+    _evolved_only_set()
+    out = tmp_path / "evolved.jsonl"
+    call_command("export_problems", "--set", "evolved", "--out", str(out), "--with-ancestors")
+    exported = out.read_text(encoding="utf-8")
+    assert [json.loads(line)["member"] for line in exported.splitlines()] == [False, False, True]
+    _empty_database()
+
+    report = import_seeds(source="jsonl", path=str(out))
+
+    assert report.created == 3
+    assert [p.lineage_depth for p in report.problem_set.problems.all()] == [2]
+    again = tmp_path / "again.jsonl"
+    call_command("export_problems", "--set", "evolved", "--out", str(again), "--with-ancestors")
+    assert again.read_text(encoding="utf-8") == exported

@@ -3,6 +3,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from django.conf import settings
@@ -238,7 +239,10 @@ def test_manage_py_exits_nonzero_with_the_message_on_stderr(lcb_sample, tmp_path
     db = settings.DATABASES["default"]
     env = {
         **os.environ,
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "DATABASE_URL": (
+            f"postgres://{quote(db['USER'])}:{quote(db['PASSWORD'])}@{db['HOST']}:{db['PORT']}"
+            f"/{quote(db['NAME'])}"
+        ),
     }
     result = subprocess.run(
         [sys.executable, "manage.py", "import_seeds", "lcb", str(path)],

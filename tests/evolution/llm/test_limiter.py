@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from django.conf import settings as django_settings
@@ -71,7 +72,10 @@ def test_it_holds_the_limit_across_two_worker_processes_sharing_redis(fake, sett
     db = django_settings.DATABASES["default"]
     env = {
         **os.environ,
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "DATABASE_URL": (
+            f"postgres://{quote(db['USER'])}:{quote(db['PASSWORD'] or '')}"
+            f"@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+        ),
         "REDIS_URL": django_settings.REDIS_URL,
         "CELERY_BROKER": "redis",
         "LLM_LIMITER": "redis",

@@ -147,6 +147,10 @@ CELERY_TASK_ROUTES = {
     "evolution.tasks.sandbox_*": {"queue": "sandbox"},
 }
 CELERY_TASK_DEFAULT_QUEUE = "default"
+# How often a running campaign re-checks for work that went quiet, and how long a lineage step
+# may hold its lease before another worker may take the lineage over.
+CAMPAIGN_TICK_SECONDS = env_float("CAMPAIGN_TICK_SECONDS", 15.0, minimum=0.1)
+LINEAGE_LEASE_SECONDS = env_float("LINEAGE_LEASE_SECONDS", 1800.0, minimum=1.0)
 
 # --- Sandbox -----------------------------------------------------------------
 SANDBOX_BACKEND = env_choice("SANDBOX_BACKEND", "bwrap", ("bwrap", "docker", "unsafe"))

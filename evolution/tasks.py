@@ -7,6 +7,7 @@ reject_on_worker_lost is safe: a redelivered message either does the next step o
 from __future__ import annotations
 
 from celery import shared_task
+from celery.signals import worker_ready
 from django.db import transaction
 
 from .services import campaigns as campaign_services
@@ -16,8 +17,8 @@ TASK_OPTIONS = {"acks_late": True, "reject_on_worker_lost": True, "ignore_result
 
 
 @shared_task(**TASK_OPTIONS)
-def campaign_tick(campaign_id: int) -> str:
-    return campaign_services.campaign_tick(campaign_id=campaign_id)
+def campaign_tick(campaign_id: int, token: str | None = None) -> str:
+    return campaign_services.campaign_tick(campaign_id=campaign_id, token=token)
 
 
 @shared_task(**TASK_OPTIONS)
@@ -39,4 +40,17 @@ def enqueue_lineage_step(lineage_id: int, ticket: str | None, *, queue: str) -> 
 
 
 def enqueue_campaign_tick(campaign_id: int) -> None:
-    transaction.on_commit(lambda: campaign_tick.apply_async((campaign_id,)))
+    """A one-off tick: it does its work but does not continue a chain ("" matches no token)."""
+    transaction.on_commit(lambda: campaign_tick.apply_async((campaign_id, "")))
+
+
+@worker_ready.connect
+def resume_campaigns_on_worker_start(sender=None, **kwargs) -> None:
+    """A worker (re)started: running campaigns get a fresh tick chain, so work held by a
+    killed worker is taken over once its leases expire (nothing waits for broker redelivery)."""
+    from .models import Campaign
+    from .models.campaigns import CampaignState
+
+    running = Campaign.objects.filter(state__in=[CampaignState.QUEUED, CampaignState.RUNNING])
+    for campaign_id in running.values_list("pk", flat=True):
+        campaign_services.campaign_start_ticking(campaign_id=campaign_id)

@@ -86,6 +86,9 @@ class Campaign(models.Model):
     cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
 
     replayed = models.BooleanField(default=False, help_text="model responses come from a cassette")
+    # Only the tick chain carrying this token reschedules itself; a new chain (a worker came
+    # back, a resume) replaces the token so chains never multiply.
+    tick_token = models.CharField(max_length=40, blank=True)
     created_by = models.ForeignKey(
         django_settings.AUTH_USER_MODEL,
         null=True,

@@ -30,12 +30,17 @@ class TransitionError(Exception):
     """The campaign is not in a state that allows this action."""
 
 
-def _enqueue_tick(campaign_id: int, countdown: float | None = None) -> None:
+def campaign_start_ticking(*, campaign_id: int) -> None:
+    """Start a new tick chain for the campaign (replacing any older chain) after commit."""
     from evolution import tasks
 
-    transaction.on_commit(
-        lambda: tasks.campaign_tick.apply_async((campaign_id,), countdown=countdown)
-    )
+    token = secrets.token_hex(8)
+    Campaign.objects.filter(pk=campaign_id).update(tick_token=token)
+    transaction.on_commit(lambda: tasks.campaign_tick.apply_async((campaign_id, token)))
+
+
+def _enqueue_tick(campaign_id: int) -> None:
+    campaign_start_ticking(campaign_id=campaign_id)
 
 
 @transaction.atomic
@@ -164,9 +169,10 @@ def lease_seconds() -> float:
     return float(getattr(django_settings, "LINEAGE_LEASE_SECONDS", 1800))
 
 
-def campaign_tick(*, campaign_id: int, reschedule: bool = True) -> str:
+def campaign_tick(*, campaign_id: int, token: str | None = None, reschedule: bool = True) -> str:
     """Start a queued campaign, let its kind's driver dispatch work that has none in flight,
-    finish the campaign when the driver reports no work left, and come back later."""
+    finish the campaign when the driver reports no work left, and come back later. A tick
+    whose ``token`` is not the campaign's current one belongs to a replaced chain and stops."""
     from evolution import tasks
 
     from .kinds import driver_for
@@ -178,6 +184,8 @@ def campaign_tick(*, campaign_id: int, reschedule: bool = True) -> str:
     campaign = Campaign.objects.get(pk=campaign_id)
     if campaign.state != CampaignState.RUNNING:
         return campaign.state
+    if token and token != campaign.tick_token:
+        return "superseded"
     if driver_for(campaign.kind).dispatch(campaign):
         Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
             state=CampaignState.COMPLETED,
@@ -186,8 +194,8 @@ def campaign_tick(*, campaign_id: int, reschedule: bool = True) -> str:
             updated_at=now,
         )
         return CampaignState.COMPLETED
-    if reschedule:
-        tasks.campaign_tick.apply_async((campaign_id,), countdown=tick_seconds())
+    if reschedule and token:  # only a chain (a token) comes back; a one-off tick does not
+        tasks.campaign_tick.apply_async((campaign_id, token), countdown=tick_seconds())
     return CampaignState.RUNNING
 
 

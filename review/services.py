@@ -208,6 +208,21 @@ def round_set_status(*, review_round: ReviewRound, status: str) -> ReviewRound:
 # --- tags ---------------------------------------------------------------------------------
 
 
+@transaction.atomic
+def tag_vocabulary_load() -> int:
+    """Add the starting vocabulary (review/vocabulary.py) where missing. Idempotent; returns
+    the number of tags created. Migration 0002 loads the same list on a fresh database."""
+    from .vocabulary import VOCABULARY
+
+    created = 0
+    for name, synonyms in VOCABULARY.items():
+        tag, made = Tag.objects.get_or_create(name=name, defaults={"status": TagStatus.APPROVED})
+        created += made
+        for key in {normalize_tag_key(name), *(normalize_tag_key(s) for s in synonyms)}:
+            TagSynonym.objects.get_or_create(key=key, defaults={"tag": tag})
+    return created
+
+
 def _canonical(tag: Tag) -> Tag:
     seen = set()
     while tag.status == TagStatus.MERGED and tag.merged_into_id and tag.pk not in seen:

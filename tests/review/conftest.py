@@ -24,6 +24,20 @@ def answers(opaque_id: str, **overrides) -> dict[str, str]:
     return {f"{opaque_id}-{k}": v for k, v in values.items()}
 
 
+@pytest.fixture(autouse=True)
+def _tag_vocabulary(request):
+    """The vocabulary comes from a data migration, which a transactional test (the browser
+    test) truncates; reload it for every database test so test order never matters."""
+    names = set(request.fixturenames)
+    if "transactional_db" in names or "live_server" in names:
+        request.getfixturevalue("transactional_db")
+    elif "db" in names or request.node.get_closest_marker("django_db"):
+        request.getfixturevalue("db")
+    else:
+        return
+    services.tag_vocabulary_load()
+
+
 @pytest.fixture
 def make_reviewer(db):
     def make(username: str):

@@ -20,6 +20,12 @@ def pytest_configure(config):
         )
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # PBKDF2 at production strength costs ~0.3 s per user; tests need correctness, not cost.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @dataclass
 class Persona:
     user: object | None

@@ -13,6 +13,7 @@ class UserFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = get_user_model()
         django_get_or_create = ("username",)
+        skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"user{n}")
     password = factory.PostGenerationMethodCall("set_password", "pw-123456")
@@ -66,6 +67,7 @@ class TestCaseFactory(factory.django.DjangoModelFactory):
 class ProblemSetFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = m.ProblemSet
+        skip_postgeneration_save = True
 
     name = factory.Sequence(lambda n: f"set-{n}")
 

@@ -13,10 +13,9 @@ class UserFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = get_user_model()
         django_get_or_create = ("username",)
-        skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"user{n}")
-    password = factory.PostGenerationMethodCall("set_password", "pw-123456")
+    password = factory.django.Password("pw-123456")
 
 
 class APITokenFactory(factory.django.DjangoModelFactory):

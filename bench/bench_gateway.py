@@ -189,8 +189,6 @@ def _throughput(quick: bool) -> list[dict]:
 
 
 def _overhead(quick: bool) -> list[dict]:
-    import httpx  # noqa: F401 - the raw baseline uses the gateway's own pooled client
-
     from evolution.llm import CallContext, LLMClient
     from evolution.llm.cassette import canonical_json
     from evolution.llm.limiter import limiter_for

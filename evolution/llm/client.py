@@ -75,6 +75,10 @@ class LLMClient:
         Raises BudgetExhausted before sending if the campaign's budget is reached, LLMError
         if the endpoint's key variable is unset (nothing sent, nothing recorded), and
         LLMTransportError when retries run out (recorded with status "error").
+
+        Call it outside ``transaction.atomic()``: the budget reservation locks the campaign
+        row until the surrounding transaction ends (serialising the campaign's calls for the
+        whole request), and a rollback would erase the call's log row and charges.
         """
         _check_length("role", role, ROLE_MAX_LENGTH, required=True)
         _check_length("template", template, TEMPLATE_MAX_LENGTH)

@@ -90,6 +90,10 @@ class LLMClient:
         headers = {}
         if not endpoint.is_replay:
             headers = {**auth_headers(endpoint), "X-BenchForge-Role": role}
+            if replay_key:
+                # Harmless to real servers; lets a recording proxy or the loopback test server
+                # key scripted answers exactly as a replay cassette does.
+                headers["X-BenchForge-Key"] = replay_key
         if self.context.campaign_id is not None:
             campaign_budget_reserve(campaign_id=self.context.campaign_id)
 

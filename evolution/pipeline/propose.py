@@ -85,8 +85,14 @@ def parse_written(text: str) -> Written:
         or not all(isinstance(e, str) for e in examples)
     ):
         raise StageError("writer answer needs 'examples': a non-empty list of input strings")
+    entry_point = str(meta.get("entry_point", "")).strip()
+    if entry_point and not entry_point.isidentifier():
+        raise StageError(f"writer answer names an invalid entry point {entry_point!r}")
     return Written(
-        title=title[:300], statement=statement, examples=[_with_newline(e) for e in examples]
+        title=title[:300],
+        statement=statement,
+        examples=[_with_newline(e) for e in examples],
+        entry_point=entry_point,
     )
 
 

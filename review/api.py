@@ -104,7 +104,7 @@ class ReviewItemIn(Schema):
     cf_rating: int | None = None
     tags: list[str] = []
     justification: str = ""
-    elapsed: int = 0
+    elapsed: float = 0
 
 
 class GroupAnswersIn(Schema):
@@ -246,7 +246,7 @@ class ProgressOut(Schema):
     submitted: int
     problems: int
     drafted: int
-    seconds: int
+    seconds: float
 
 
 class AgreementOut(Schema):

@@ -27,7 +27,7 @@ class ItemReviewForm(forms.Form):
     cf_rating = forms.IntegerField(min_value=CF_MIN, max_value=CF_MAX, step_size=CF_STEP)
     tags = forms.CharField(max_length=1000, help_text="comma-separated")
     justification = forms.CharField(max_length=JUSTIFICATION_MAX)
-    elapsed = forms.IntegerField(required=False, min_value=0)
+    elapsed = forms.FloatField(required=False, min_value=0)
 
     def clean(self):
         data = super().clean()

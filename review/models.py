@@ -234,7 +234,8 @@ class Review(models.Model):
     # Raw tag text as typed, kept while drafting so nothing typed is lost.
     tags_text = models.CharField(max_length=1000, blank=True)
     justification = models.TextField(blank=True)
-    seconds_spent = models.PositiveIntegerField(default=0)
+    # Active seconds on this problem (measured in the page; wall-clock share without JS).
+    seconds_spent = models.FloatField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
 

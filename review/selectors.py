@@ -296,7 +296,7 @@ class ReviewerProgress:
     submitted: int
     problems: int
     drafted: int
-    seconds: int
+    seconds: float
 
 
 def round_progress(*, review_round: ReviewRound) -> list[ReviewerProgress]:
@@ -318,7 +318,7 @@ def round_progress(*, review_round: ReviewRound) -> list[ReviewerProgress]:
         )
     )
     review_stats = {r["assignment__reviewer__username"]: r for r in per_review}
-    seconds: dict[str, int] = defaultdict(int)
+    seconds: dict[str, float] = defaultdict(float)
     for username, secs in Review.objects.filter(assignment__group__round=review_round).values_list(
         "assignment__reviewer__username", "seconds_spent"
     ):

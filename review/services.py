@@ -302,12 +302,15 @@ def _item_forms(assignment: Assignment, data: Mapping) -> list[tuple[Review, Ite
     return [(r, ItemReviewForm(data, prefix=r.item.opaque_id)) for r in reviews]
 
 
-def _elapsed(form: ItemReviewForm) -> int:
+def _elapsed(form: ItemReviewForm) -> float:
     raw = form.data.get(form.add_prefix("elapsed"), "")
     try:
-        return max(0, min(int(raw), MAX_ELAPSED_PER_SAVE))
+        seconds = float(raw)
     except (TypeError, ValueError):
-        return 0
+        return 0.0
+    if seconds != seconds:  # NaN
+        return 0.0
+    return max(0.0, min(seconds, MAX_ELAPSED_PER_SAVE))
 
 
 def _apply(review: Review, form: ItemReviewForm, *, values: Mapping) -> None:
@@ -401,7 +404,7 @@ def assignment_submit(*, assignment: Assignment, data: Mapping) -> SubmitResult:
         review.tags.set(tags_resolve(text=review.tags_text, proposed_by=assignment.reviewer))
     # Without JavaScript nothing measured active time: fall back to wall-clock time, split evenly.
     if assignment.opened_at and not any(r.seconds_spent for r, _ in pairs):
-        share = int((now - assignment.opened_at).total_seconds()) // max(1, len(pairs))
+        share = (now - assignment.opened_at).total_seconds() / max(1, len(pairs))
         Review.objects.filter(assignment=assignment).update(seconds_spent=share)
     assignment.certified_no_ai = True
     assignment.submitted_at = now

@@ -36,13 +36,17 @@
 
   // Active time per problem: counted only while the page is visible; sent with each autosave.
   const elapsed = new Map(problems.map((p) => [p.dataset.item, 0]));
+  let lastTick = performance.now();
   setInterval(() => {
+    const now = performance.now();
+    const delta = (now - lastTick) / 1000;
+    lastTick = now;
     if (document.visibilityState !== "visible" || !problems.length) return;
     const item = problems[active].dataset.item;
-    elapsed.set(item, elapsed.get(item) + 1);
+    elapsed.set(item, elapsed.get(item) + delta);
     const input = problems[active].querySelector("input.elapsed");
-    if (input) input.value = String(elapsed.get(item));
-  }, 1000);
+    if (input) input.value = elapsed.get(item).toFixed(3);
+  }, 250);
   form.addEventListener("htmx:afterRequest", (ev) => {
     if (ev.detail.elt !== form || !ev.detail.successful) return;
     // The server has added what it received; count again from zero.

@@ -358,6 +358,10 @@ class ItemAggregate:
     tags: list[str] = field(default_factory=list)
     validity_votes: dict[str, int] = field(default_factory=dict)
     open_adjudications: int = 0
+    # (dimension, override, the automatic value it replaced), for display.
+    override_notes: list[tuple[str, ScoreOverride, float | str | None]] = field(
+        default_factory=list
+    )
 
 
 def _submitted_reviews(review_round: ReviewRound) -> QuerySet[Review]:
@@ -408,11 +412,12 @@ def round_item_aggregates(*, review_round: ReviewRound) -> list[ItemAggregate]:
                 votes[r.validity] += 1
         majority = max(votes, key=lambda v: (votes[v], v == "invalid")) if votes else None
         final: dict[str, float | str | None] = {**means, "cf_rating": cf, "validity": majority}
-        overrides = {}
+        overrides, notes = {}, []
         for dim in final:
             o = latest.get((item.pk, dim))
             if o is not None:
                 overrides[dim] = o
+                notes.append((dim, o, final[dim]))
                 final[dim] = o.value if dim == "validity" else float(o.value)
         tags = sorted({t.name for r in reviews for t in r.tags.all()})
         out.append(
@@ -428,6 +433,7 @@ def round_item_aggregates(*, review_round: ReviewRound) -> list[ItemAggregate]:
                 tags=tags,
                 validity_votes=dict(votes),
                 open_adjudications=open_adj[item.pk],
+                override_notes=notes,
             )
         )
     return out

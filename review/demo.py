@@ -1,0 +1,87 @@
+"""Demo content for `make demo`: a round with one group already rated by two reviewers (so
+agreement and aggregates show) and one group waiting in the demo reviewer's queue.
+
+The ratings below are illustrative answers typed by the demo, labelled as such in each
+justification; they are never mixed with real reviews (the round is named "Demo round").
+"""
+
+from __future__ import annotations
+
+import random
+
+from django.db import transaction
+
+from evolution.models import Problem
+
+from . import selectors, services
+from .models import ReviewRound
+
+DEMO_ROUND = "Demo round (illustrative ratings)"
+# (clarity, novelty, difficulty, quality, cf) by lineage position, for the two reviewers.
+_DEMO_RATINGS = {
+    0: [(5, 2, 2, 4, 1100), (4, 2, 1, 4, 1000)],
+    1: [(4, 3, 3, 4, 1700), (5, 3, 4, 4, 1900)],
+    2: [(4, 4, 4, 4, 2100), (4, 3, 2, 3, 1800)],
+    3: [(4, 4, 5, 5, 2400), (4, 5, 4, 4, 2300)],
+}
+_DEMO_TAGS = ["implementation", "prefix sums, binary search", "segment tree, HLD", "dp, bitmask dp"]
+
+
+def _sources(limit: int) -> tuple[list, list[Problem]]:
+    lineages = [
+        lin
+        for lin in selectors.lineage_choice_list()
+        if len(selectors.lineage_problem_list(lineage=lin)) >= 2
+    ][:limit]
+    if len(lineages) >= limit:
+        return lineages, []
+    roots = [
+        p
+        for p in Problem.objects.filter(kind="seed", lineage_members__isnull=False).distinct()
+        if p.pk not in {lin.seed_id for lin in lineages}
+    ][: limit - len(lineages)]
+    return lineages, roots
+
+
+@transaction.atomic
+def review_demo_round(*, curator, reviewers: list) -> ReviewRound | None:
+    """Create the demo round once (idempotent by name). Needs two reviewers and at least one
+    lineage with an accepted problem; returns None when there is nothing to review yet."""
+    existing = ReviewRound.objects.filter(name=DEMO_ROUND).first()
+    if existing:
+        return existing
+    lineages, roots = _sources(2)
+    if not lineages and not roots:
+        return None
+    review_round = services.round_create(
+        name=DEMO_ROUND,
+        created_by=curator,
+        reviewers=reviewers[:2],
+        lineages=lineages,
+        roots=roots,
+        exclude_creators=False,
+        instructions="Rate each problem on its own; the order inside a group is random.",
+        rng=random.Random(2024),
+    )
+    first = review_round.groups.order_by("position").first()
+    for index, assignment in enumerate(first.assignments.order_by("reviewer__username")):
+        data = {"certify_no_ai": "on"}
+        for review in assignment.reviews.select_related("item"):
+            pos = review.item.lineage_position
+            c, n, d, q, cf = _DEMO_RATINGS[pos][index % 2]
+            prefix = review.item.opaque_id
+            data.update(
+                {
+                    f"{prefix}-clarity": c,
+                    f"{prefix}-novelty": n,
+                    f"{prefix}-difficulty": d,
+                    f"{prefix}-quality": q,
+                    f"{prefix}-validity": "valid",
+                    f"{prefix}-cf_rating": cf,
+                    f"{prefix}-tags": _DEMO_TAGS[pos],
+                    f"{prefix}-justification": "Demo rating (illustrative).",
+                    f"{prefix}-elapsed": 60 + 30 * pos,
+                }
+            )
+        services.assignment_submit(assignment=assignment, data={k: str(v) for k, v in data.items()})
+    return review_round

@@ -105,10 +105,17 @@ def campaign_create(
 
 
 def _transition(
-    campaign_id: int, target: str, *, reason: str = "", extra: dict | None = None
+    campaign_id: int,
+    target: str,
+    *,
+    reason: str = "",
+    extra: dict | None = None,
+    only_from: tuple[str, ...] | None = None,
 ) -> Campaign:
     campaign = Campaign.objects.get(pk=campaign_id)
     allowed_from = [s for s, targets in CAMPAIGN_TRANSITIONS.items() if target in targets]
+    if only_from is not None:
+        allowed_from = [s for s in allowed_from if s in only_from]
     fields = {
         "state": target,
         "state_reason": reason[:300],
@@ -127,7 +134,9 @@ def _transition(
 
 @transaction.atomic
 def campaign_launch(*, campaign_id: int) -> Campaign:
-    campaign = _transition(campaign_id, CampaignState.QUEUED, reason="launched")
+    campaign = _transition(
+        campaign_id, CampaignState.QUEUED, reason="launched", only_from=(CampaignState.DRAFT,)
+    )
     _enqueue_tick(campaign.pk)
     return campaign
 
@@ -139,7 +148,9 @@ def campaign_pause(*, campaign_id: int, reason: str = "paused by an admin") -> C
 
 @transaction.atomic
 def campaign_resume(*, campaign_id: int) -> Campaign:
-    campaign = _transition(campaign_id, CampaignState.QUEUED, reason="resumed")
+    campaign = _transition(
+        campaign_id, CampaignState.QUEUED, reason="resumed", only_from=(CampaignState.PAUSED,)
+    )
     # Messages issued before the pause may still sit in a queue: new tickets make them stale.
     Lineage.objects.filter(campaign_id=campaign_id, state__in=ACTIVE_LINEAGE_STATES).update(
         ticket=""

@@ -1,0 +1,36 @@
+"""Real Chromium for browser tests (Debian's, never a downloaded one)."""
+
+from __future__ import annotations
+
+import os
+import re
+from contextlib import contextmanager
+
+from playwright.sync_api import sync_playwright
+
+LAUNCH = {
+    "executable_path": "/usr/bin/chromium",
+    "args": ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+}
+
+
+@contextmanager
+def chromium_page():
+    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are
+    # still synchronous, so Django's async-safety guard is lifted for the test's duration.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(**LAUNCH)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            yield page
+        finally:
+            browser.close()
+
+
+def log_in(page, base_url: str, username: str, password: str, next_url: str = "/") -> None:
+    page.goto(f"{base_url}/login/?next={next_url}")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(re.escape(next_url) + "$"))

@@ -104,3 +104,30 @@ def test_exports_hold_every_review_in_csv_and_jsonl(personas, review_round):
         p.public_id for p in review_round.problems
     }
     assert client.get(f"/review/rounds/{review_round.pk}/export.xml").status_code == 404
+
+
+def test_a_curator_creates_a_round_from_the_form(personas):
+    from review.models import ReviewRound
+
+    from .factories import lineage_with_problems
+
+    lineage, _ = lineage_with_problems(n_evolved=1, tag="form")
+    client = personas.curator.client
+    page = client.get(reverse("review:round_create")).content.decode()
+    assert "Seed title SECRET form" in page  # curators see provenance
+    response = client.post(
+        reverse("review:round_create"),
+        {
+            "name": "Form round",
+            "lineages": [lineage.pk],
+            "reviewers": [personas.reviewer_a.user.pk, personas.reviewer_b.user.pk],
+            "reviewers_per_group": 2,
+            "exclude_creators": "on",
+        },
+    )
+    review_round = ReviewRound.objects.get(name="Form round")
+    assert response.status_code == 302
+    assert response["Location"] == reverse("review:round_detail", args=[review_round.pk])
+    assert review_round.groups.get().assignments.count() == 2
+    empty = client.post(reverse("review:round_create"), {"name": "x", "reviewers_per_group": 2})
+    assert empty.status_code == 200 and "Choose at least one lineage." in empty.content.decode()

@@ -19,11 +19,11 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
+
+from bench.support import LoopbackServer, throwaway_database
 
 NAME = "Model gateway (bench_gateway)"
 
@@ -32,44 +32,6 @@ LIMIT = 16
 LATENCY_S = 0.25
 PROCESSES = 2
 THREADS = 16
-
-
-class _Server:
-    """The loopback server as a child process."""
-
-    def __init__(self, latency_ms: float):
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tests.support.fake_openai",
-                "--port=0",
-                f"--latency-ms={latency_ms}",
-                "--content=def f(x):\n    return x\n",
-            ],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        line = self.process.stdout.readline().strip()
-        if not line.startswith("listening on "):
-            self.process.kill()
-            raise RuntimeError(f"loopback server did not start: {line!r}")
-        self.base_url = line.removeprefix("listening on ")
-
-    def stats(self) -> dict:
-        import httpx
-
-        return httpx.get(f"{self.base_url}/_stats", timeout=5).json()
-
-    def reset(self) -> None:
-        import httpx
-
-        httpx.post(f"{self.base_url}/_reset", timeout=5)
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
 
 
 def _worker(endpoint_id: int, campaign_id: int, start_at: float, stop_at: float, results) -> None:
@@ -120,7 +82,7 @@ def _throughput(quick: bool) -> list[dict]:
 
     from evolution.models import Campaign, LLMCall, ModelEndpoint
 
-    server = _Server(LATENCY_S * 1000)
+    server = LoopbackServer(LATENCY_S * 1000)
     try:
         endpoint = ModelEndpoint.objects.create(
             name="bench-throughput",
@@ -197,7 +159,7 @@ def _overhead(quick: bool) -> list[dict]:
     from evolution.models import Campaign, ModelEndpoint
 
     calls = 100 if quick else 400
-    server = _Server(0)
+    server = LoopbackServer(0)
     try:
         endpoint = ModelEndpoint.objects.create(
             name="bench-overhead",
@@ -287,25 +249,15 @@ def _overhead(quick: bool) -> list[dict]:
 
 def run(args) -> list[dict]:
     from django.conf import settings
-    from django.db import connection
 
     quick = bool(getattr(args, "quick", False))
     # The throughput figure is about the cross-process limiter, which only Redis provides.
     previous_limiter = settings.LLM_LIMITER
     settings.LLM_LIMITER = "redis"
-    old_name = connection.settings_dict["NAME"]
-    test_settings = connection.settings_dict.setdefault("TEST", {})
-    previous_test_name = test_settings.get("NAME")
-    test_settings["NAME"] = f"bf_bench_gateway_{os.getpid()}"
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     try:
-        rows = _throughput(quick)
-        rows += _overhead(quick)
+        with throwaway_database("gateway"):
+            rows = _throughput(quick)
+            rows += _overhead(quick)
     finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0)
-        if previous_test_name is None:
-            test_settings.pop("NAME", None)
-        else:
-            test_settings["NAME"] = previous_test_name
         settings.LLM_LIMITER = previous_limiter
     return rows

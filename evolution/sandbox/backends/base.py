@@ -1,0 +1,218 @@
+"""What every backend provides: a Session speaking the runner's framed protocol."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import selectors
+import struct
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from ..types import Limits, SandboxError
+
+RUNNER_SOURCE = (Path(__file__).resolve().parent.parent / "runner.py").read_text()
+# Interpreter flags inside every backend: isolated mode (no user site, no PYTHON* variables,
+# no script directory on sys.path), no site module, no .pyc writes, UTF-8 everywhere.
+PYTHON_FLAGS = ["-I", "-S", "-B", "-X", "utf8"]
+
+
+def encode_frame(obj: dict) -> bytes:
+    data = json.dumps(obj).encode()
+    return struct.pack(">I", len(data)) + data
+
+
+class Session:
+    """One sandbox instance for one submission. Subclasses provide the byte transport."""
+
+    backend_name = ""
+    info: dict
+
+    def send(self, obj: dict) -> None:
+        raise NotImplementedError
+
+    def recv(self, timeout: float) -> dict:
+        """The next frame from the runner; SandboxError on timeout, EOF or garbage."""
+        raise NotImplementedError
+
+    def oom_kills(self) -> int:
+        return 0
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Backend:
+    name = ""
+
+    def open(self, *, limits: Limits) -> Session:
+        raise NotImplementedError
+
+    def describe(self) -> dict:
+        return {"backend": self.name}
+
+
+class FrameReader:
+    """Incremental decoder of ``<u32 length><json>`` frames from a byte stream."""
+
+    MAX_FRAME = 1 << 30
+
+    def __init__(self):
+        self.buffer = bytearray()
+
+    def feed(self, data: bytes) -> None:
+        self.buffer += data
+
+    def next_frame(self) -> dict | None:
+        if len(self.buffer) < 4:
+            return None
+        (length,) = struct.unpack(">I", self.buffer[:4])
+        if length > self.MAX_FRAME:
+            raise SandboxError(f"runner sent an oversized frame ({length} bytes)")
+        if len(self.buffer) < 4 + length:
+            return None
+        payload = bytes(self.buffer[4 : 4 + length])
+        del self.buffer[: 4 + length]
+        try:
+            return json.loads(payload)
+        except ValueError as exc:
+            raise SandboxError(f"runner sent a malformed frame: {exc}") from exc
+
+
+class ProcessSession(Session):
+    """A runner started as a local process tree (bwrap, or the unsafe backend)."""
+
+    def __init__(self, argv: list[str], *, popen_kwargs: dict, cgroups=None, on_started=None):
+        self.cgroups = cgroups
+        self._reader = FrameReader()
+        self._stderr = bytearray()
+        self._outbox: queue.Queue = queue.Queue()
+        self._closed = False
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                **popen_kwargs,
+            )
+        except OSError as exc:
+            if cgroups is not None:
+                cgroups.close()
+            raise SandboxError(f"could not start the sandbox: {exc}") from exc
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self.proc.stdout, selectors.EVENT_READ, "out")
+        self._selector.register(self.proc.stderr, selectors.EVENT_READ, "err")
+        # Frames to the runner go through a thread: the runner reads its next input only when
+        # it is ready, and a full pipe must never block the reader of its results.
+        self._writer = threading.Thread(target=self._write_loop, daemon=True)
+        self._writer.start()
+        try:
+            if on_started is not None:
+                on_started(self)
+            self.info = self.recv(timeout=30.0)
+            if not self.info.get("ready"):
+                raise SandboxError(f"runner did not announce itself: {self.info!r}")
+            if cgroups is not None and cgroups.active:
+                for pid in self.tree_pids():
+                    cgroups.add(pid)
+        except BaseException:
+            self.close()
+            raise
+
+    def tree_pids(self) -> list[int]:
+        """The host PIDs of the process tree (read before any untrusted code runs)."""
+        pids = [self.proc.pid]
+        index = 0
+        while index < len(pids):
+            parent = pids[index]
+            index += 1
+            with contextlib.suppress(OSError):
+                for task in os.listdir(f"/proc/{parent}/task"):
+                    text = Path(f"/proc/{parent}/task/{task}/children").read_text()
+                    pids += [int(p) for p in text.split()]
+        return pids
+
+    def _write_loop(self) -> None:
+        while True:
+            data = self._outbox.get()
+            if data is None:
+                break
+            try:
+                self.proc.stdin.write(data)
+                self.proc.stdin.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                break
+        with contextlib.suppress(OSError, ValueError):
+            self.proc.stdin.close()
+
+    def send(self, obj: dict) -> None:
+        self._outbox.put(encode_frame(obj))
+
+    def recv(self, timeout: float) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            frame = self._reader.next_frame()
+            if frame is not None:
+                return frame
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise SandboxError(f"sandbox did not answer within {timeout:.1f} s")
+            events = self._selector.select(remaining)
+            for key, _ in events:
+                chunk = os.read(key.fileobj.fileno(), 1 << 20)
+                if key.data == "err":
+                    if not chunk:
+                        self._selector.unregister(key.fileobj)
+                    elif len(self._stderr) < 65536:
+                        self._stderr += chunk
+                    continue
+                if not chunk:
+                    self._selector.unregister(key.fileobj)
+                    frame = self._reader.next_frame()
+                    if frame is not None:
+                        return frame
+                    raise SandboxError(self._death_message())
+                self._reader.feed(chunk)
+
+    def _death_message(self) -> str:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=2)
+        # Whatever the process wrote last on stderr explains a failure to start.
+        with contextlib.suppress(OSError, ValueError):
+            os.set_blocking(self.proc.stderr.fileno(), False)
+            while chunk := os.read(self.proc.stderr.fileno(), 65536):
+                self._stderr += chunk
+        detail = self._stderr.decode("utf-8", "replace").strip()[-2000:]
+        return f"sandbox exited unexpectedly (status {self.proc.returncode}): {detail}"
+
+    def oom_kills(self) -> int:
+        return self.cgroups.oom_kills() if self.cgroups is not None else 0
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._outbox.put(None)
+        if self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                self.proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=10)
+        self._selector.close()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError):
+                stream.close()
+        self._writer.join(timeout=5)
+        if self.cgroups is not None:
+            self.cgroups.close()

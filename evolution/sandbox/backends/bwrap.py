@@ -1,0 +1,185 @@
+"""The default backend: bubblewrap namespaces + rlimits + cgroups + seccomp.
+
+What one sandbox gets (see README, "Security model"):
+- new user, PID, network, IPC, UTS, mount and cgroup namespaces (``--unshare-all``), further
+  user namespaces disabled, all capabilities dropped, a new session (no terminal injection);
+- a root filesystem that holds ONLY the interpreter binary, its standard library and the shared
+  libraries it links, bound read-only, plus a PID-namespace-private ``/proc``, a minimal
+  ``/dev`` and a size-capped tmpfs at ``/tmp`` that is the working directory;
+- an empty environment (``--clearenv``) with PATH, HOME and LANG only;
+- uid/gid 65534 inside; when the host process is root, the sandbox also runs as a fresh,
+  random, unprivileged host uid, so RLIMIT_NPROC counts this sandbox alone and even a
+  namespace escape would land without privileges;
+- ``--die-with-parent``: the sandbox cannot outlive the process that judges it.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import random
+import shutil
+import subprocess
+from functools import cache
+
+from django.conf import settings
+
+from .. import cgroups
+from ..types import Limits, SandboxUnavailable
+from .base import PYTHON_FLAGS, RUNNER_SOURCE, Backend, ProcessSession
+
+SANDBOX_UID = 65534
+# Processes one sandbox may hold at once (pids cgroup and, with a private host uid, NPROC).
+PIDS_MAX = 64
+# Host uids handed to sandboxes when we run as root: far above system and subuid ranges.
+HOST_UID_RANGE = (1_500_000, 1_999_999)
+# Memory the runner itself (a warm interpreter) needs beside the test process.
+RUNNER_OVERHEAD_MB = 96
+
+
+@cache
+def _bwrap_features(bwrap: str) -> frozenset[str]:
+    try:
+        text = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    return frozenset(f for f in ("--disable-userns", "--size") if f in text)
+
+
+@cache
+def interpreter_layout(python: str) -> dict:
+    """The paths the interpreter needs: its binary, stdlib dirs and shared-library dirs."""
+    probe = (
+        "import json, os, sys, sysconfig; print(json.dumps({'exe': os.path.realpath(sys.executable),"
+        " 'path': [p for p in sys.path if os.path.isdir(p)],"
+        " 'dynload': sysconfig.get_path('platstdlib')}))"
+    )
+    try:
+        out = subprocess.run(
+            [python, *PYTHON_FLAGS, "-c", probe], capture_output=True, text=True, timeout=30
+        )
+        layout = json.loads(out.stdout)
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        raise SandboxUnavailable(f"cannot run SANDBOX_PYTHON={python!r}: {exc}") from exc
+    objects = [layout["exe"], *glob.glob(os.path.join(layout["dynload"], "lib-dynload", "*.so"))]
+    lib_dirs: set[str] = set()
+    try:
+        ldd = subprocess.run(["ldd", *objects], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        ldd = ""
+    for line in ldd.splitlines():
+        for token in line.split():
+            if token.startswith("/") and os.path.exists(token):
+                lib_dirs.add(os.path.dirname(os.path.realpath(token)))
+                # The ELF interpreter is looked up by its literal path (/lib64/ld-linux...).
+                lib_dirs.add(os.path.realpath(os.path.dirname(token)))
+    layout["lib_dirs"] = sorted(lib_dirs)
+    return layout
+
+
+class BwrapBackend(Backend):
+    name = "bwrap"
+
+    def __init__(self, *, python: str | None = None, bwrap: str | None = None):
+        self.python = python or settings.SANDBOX_PYTHON
+        self.bwrap = bwrap or shutil.which("bwrap") or ""
+        if not self.bwrap:
+            raise SandboxUnavailable(
+                "bubblewrap (bwrap) is not installed; install it (apt-get install bubblewrap), "
+                "or choose SANDBOX_BACKEND=docker; the unsafe backend is never chosen for you"
+            )
+
+    def _mount_args(self, limits: Limits) -> list[str]:
+        layout = interpreter_layout(self.python)
+        args: list[str] = []
+        bound: list[str] = []
+
+        def bind(path: str) -> None:
+            real = os.path.realpath(path)
+            if any(real == b or real.startswith(b + "/") for b in bound):
+                return
+            bound.append(real)
+            args.extend(["--ro-bind", real, real])
+
+        bind(layout["exe"])
+        for path in layout["path"]:
+            bind(path)
+        for path in layout["lib_dirs"]:
+            if os.path.islink(path) or os.path.realpath(path) != path:
+                continue
+            bind(path)
+        # Merged-/usr systems: /lib64 -> usr/lib64 must exist as a symlink for the ELF
+        # interpreter's literal path to resolve.
+        for top in ("/lib", "/lib64", "/bin"):
+            if os.path.islink(top):
+                args.extend(["--symlink", os.readlink(top), top])
+        if os.path.exists("/etc/ld.so.cache"):
+            args.extend(["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"])
+        features = _bwrap_features(self.bwrap)
+        if "--size" in features:
+            args.extend(["--size", str(limits.memory_mb * 1024 * 1024)])
+        args.extend(["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--chdir", "/tmp"])
+        return args
+
+    def argv(self, limits: Limits) -> list[str]:
+        layout = interpreter_layout(self.python)
+        args = [
+            self.bwrap,
+            "--unshare-all",
+            "--unshare-user",
+            "--uid",
+            str(SANDBOX_UID),
+            "--gid",
+            str(SANDBOX_UID),
+            "--hostname",
+            "sandbox",
+            "--as-pid-1",
+            "--die-with-parent",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+            "--clearenv",
+            "--setenv",
+            "PATH",
+            "/usr/bin:/bin",
+            "--setenv",
+            "HOME",
+            "/tmp",
+            "--setenv",
+            "LANG",
+            "C.UTF-8",
+        ]
+        if "--disable-userns" in _bwrap_features(self.bwrap):
+            args.append("--disable-userns")
+        args += self._mount_args(limits)
+        args += [layout["exe"], *PYTHON_FLAGS, "-c", RUNNER_SOURCE]
+        return args
+
+    def popen_kwargs(self) -> dict:
+        kwargs: dict = {"cwd": "/", "env": {}, "start_new_session": True, "close_fds": True}
+        if os.geteuid() == 0:
+            uid = random.randint(*HOST_UID_RANGE)
+            kwargs.update(user=uid, group=uid, extra_groups=[])
+        return kwargs
+
+    def open(self, *, limits: Limits) -> ProcessSession:
+        cgroup_set = cgroups.CgroupSet(
+            memory_bytes=(limits.memory_mb + RUNNER_OVERHEAD_MB) * 1024 * 1024, pids_max=PIDS_MAX
+        )
+        session = ProcessSession(
+            self.argv(limits), popen_kwargs=self.popen_kwargs(), cgroups=cgroup_set
+        )
+        session.backend_name = self.name
+        # With a private host uid, RLIMIT_NPROC bounds this sandbox alone.
+        session.nproc = PIDS_MAX if os.geteuid() == 0 else None
+        return session
+
+    def describe(self) -> dict:
+        return {
+            "backend": self.name,
+            "bwrap": self.bwrap,
+            "python": self.python,
+            "cgroups": cgroups.available(),
+            "features": sorted(_bwrap_features(self.bwrap)),
+        }

@@ -1,0 +1,214 @@
+"""Per-sandbox memory and pids limits through cgroups, where a writable hierarchy exists.
+
+Each sandbox gets its own cgroup nested UNDER the cgroup this process already lives in (never
+beside it: a sandbox must stay inside whatever limits the operator gave the application).
+cgroup v1 (separate ``memory`` and ``pids`` hierarchies) and v2 (one unified hierarchy with
+the controllers delegated) are both supported. When neither is writable the rlimits inside the
+sandbox still apply; ``available()`` says which case holds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+PREFIX = "bf-sandbox-"
+_counter = itertools.count()
+
+
+@dataclass(frozen=True)
+class _Hierarchy:
+    version: int
+    controller: str  # "memory", "pids", or "unified"
+    base: Path  # the directory of our own cgroup in this hierarchy
+
+
+def _own_paths() -> dict[str, str]:
+    paths: dict[str, str] = {}
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return paths
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controllers == "":
+            paths["unified"] = path
+        for name in controllers.split(","):
+            paths[name] = path
+    return paths
+
+
+def _mounts() -> list[tuple[str, str, set[str]]]:
+    found = []
+    try:
+        lines = Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        parts = line.split()
+        if len(parts) >= 4 and parts[2] in ("cgroup", "cgroup2"):
+            found.append((parts[1], parts[2], set(parts[3].split(","))))
+    return found
+
+
+def _writable(base: Path) -> bool:
+    probe = base / f"{PREFIX}probe-{os.getpid()}-{next(_counter)}"
+    try:
+        probe.mkdir()
+        probe.rmdir()
+        return True
+    except OSError:
+        return False
+
+
+def _sweep(base: Path) -> None:
+    """Remove cgroups left by sandboxes of processes that no longer exist (killed hosts)."""
+    with contextlib.suppress(OSError):
+        for entry in base.iterdir():
+            if not entry.name.startswith(PREFIX) or entry.name.startswith(PREFIX + "probe"):
+                continue
+            owner = entry.name[len(PREFIX) :].split("-", 1)[0]
+            if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                _remove(entry)
+
+
+@cache
+def _hierarchies() -> tuple[_Hierarchy, ...]:
+    own = _own_paths()
+    result: list[_Hierarchy] = []
+    for mount, kind, options in _mounts():
+        if kind == "cgroup":
+            for controller in ("memory", "pids"):
+                if controller in options and controller in own:
+                    base = Path(mount) / own[controller].lstrip("/")
+                    if _writable(base):
+                        _sweep(base)
+                        result.append(_Hierarchy(1, controller, base))
+        elif kind == "cgroup2" and "unified" in own:
+            base = Path(mount) / own["unified"].lstrip("/")
+            try:
+                delegated = set((base / "cgroup.subtree_control").read_text().split())
+            except OSError:
+                continue
+            if {"memory", "pids"} <= delegated and _writable(base):
+                _sweep(base)
+                result.append(_Hierarchy(2, "unified", base))
+    # v2 carries both controllers; when it is usable, prefer it alone.
+    unified = [h for h in result if h.version == 2]
+    return tuple(unified or result)
+
+
+def available() -> list[str]:
+    """Names of the cgroup controllers sandboxes get, e.g. ["memory (v1)", "pids (v1)"]."""
+    out = []
+    for h in _hierarchies():
+        out += ["memory (v2)", "pids (v2)"] if h.version == 2 else [f"{h.controller} (v1)"]
+    return out
+
+
+def _write(path: Path, value: str) -> None:
+    with contextlib.suppress(OSError):
+        path.write_text(value)
+
+
+def _read_int(path: Path, key: str | None = None) -> int | None:
+    try:
+        text = path.read_text()
+    except OSError:
+        return None
+    if key is None:
+        text = text.strip()
+        return int(text) if text.isdigit() else None
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == key and parts[1].isdigit():
+            return int(parts[1])
+    return None
+
+
+def _remove(path: Path) -> None:
+    for _ in range(50):
+        try:
+            pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            pids = []
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        try:
+            path.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.01)
+
+
+class CgroupSet:
+    """The cgroups of one sandbox. ``add`` moves a process in; ``close`` removes them."""
+
+    _lock = threading.Lock()
+
+    def __init__(self, *, memory_bytes: int, pids_max: int):
+        self.dirs: list[tuple[_Hierarchy, Path]] = []
+        name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
+        for h in _hierarchies():
+            path = h.base / name
+            try:
+                path.mkdir()
+            except OSError:
+                continue
+            self.dirs.append((h, path))
+            if h.version == 2:
+                _write(path / "memory.max", str(memory_bytes))
+                _write(path / "memory.swap.max", "0")
+                _write(path / "pids.max", str(pids_max))
+            elif h.controller == "memory":
+                _write(path / "memory.limit_in_bytes", str(memory_bytes))
+                # memsw must be set after (and at least) limit_in_bytes; absent without swap
+                # accounting, in which case the plain limit already covers everything.
+                _write(path / "memory.memsw.limit_in_bytes", str(memory_bytes))
+            else:
+                _write(path / "pids.max", str(pids_max))
+
+    @property
+    def active(self) -> bool:
+        return bool(self.dirs)
+
+    def add(self, pid: int) -> None:
+        for _, path in self.dirs:
+            _write(path / "cgroup.procs", str(pid))
+
+    def oom_kills(self) -> int:
+        total = 0
+        for h, path in self.dirs:
+            if h.version == 2:
+                total += _read_int(path / "memory.events", "oom_kill") or 0
+            elif h.controller == "memory":
+                count = _read_int(path / "memory.oom_control", "oom_kill")
+                total += count if count is not None else (_read_int(path / "memory.failcnt") or 0)
+        return total
+
+    def peak_kb(self) -> int | None:
+        for h, path in self.dirs:
+            if h.version == 2:
+                value = _read_int(path / "memory.peak")
+            elif h.controller == "memory":
+                value = _read_int(path / "memory.max_usage_in_bytes")
+            else:
+                continue
+            if value is not None:
+                return value // 1024
+        return None
+
+    def close(self) -> None:
+        for _, path in self.dirs:
+            _remove(path)
+        self.dirs = []

@@ -1,0 +1,585 @@
+"""The program that runs INSIDE the sandbox: a warm interpreter that forks once per test.
+
+This file is executed by the sandbox interpreter as ``python3 -I -S -c <this source>``; it must
+use the standard library only and must not import anything from the project. Nothing from the
+host is bound into the sandbox to run it: the host passes the source text on the command line.
+
+Protocol (all integers big-endian):
+- runner -> host, on fd 1: frames ``<u32 length><json>``. The first frame is ``{"ready": ...}``
+  (the host may now place the process tree into cgroups), then ``{"compiled": true}`` or
+  ``{"ce": message}``, then one ``{"i": index, "status": ...}`` frame per test, then
+  ``{"done": true}``.
+- host -> runner, on fd 0: frames of the same shape. The first frame is the job header
+  (``code``, ``harness``, limits, ...), then one frame per test holding ``{"input": str}``,
+  then a frame ``{"end": true}``. Inputs are streamed one at a time so that a test's process
+  never holds the inputs of later tests in memory.
+
+Process model: this runner compiles the submission once, pre-imports the modules solutions
+commonly use, then for every test forks a child that lowers its limits, installs a seccomp
+filter, and executes the compiled code against fresh stdin/stdout/stderr memfds. When the
+runner is PID 1 of its own PID namespace (bwrap and docker backends) it is immune to signals
+from its children, and after every test it kills every other process in the namespace with
+``kill(-1, SIGKILL)``: nothing a test starts (daemons included) survives into the next test.
+"""
+
+import builtins
+import contextlib
+import io
+import json
+import os
+import select
+import signal
+import struct
+import sys
+import time
+import traceback
+
+# Exit codes the child uses to tell the runner why it stopped (a solution that fakes one of
+# them only misreports its own failure).
+EXIT_ASSERT = 112
+EXIT_MEMORY = 113
+EXIT_INTERNAL = 114
+
+# LiveCodeBench runs every stdio and call-based solution after this prelude (testing_util.py
+# ``import_string``); solutions written for it rely on these names being present.
+LCB_PRELUDE = (
+    "from string import *\nfrom re import *\nfrom datetime import *\n"
+    "from collections import *\nfrom heapq import *\nfrom bisect import *\n"
+    "from copy import *\nfrom math import *\nfrom random import *\n"
+    "from statistics import *\nfrom itertools import *\nfrom functools import *\n"
+    "from operator import *\nfrom io import *\nfrom sys import *\nfrom json import *\n"
+    "from builtins import *\nfrom typing import *\nimport string\nimport re\n"
+    "import datetime\nimport collections\nimport heapq\nimport bisect\nimport copy\n"
+    "import math\nimport random\nimport statistics\nimport itertools\nimport functools\n"
+    "import operator\nimport io\nimport sys\nimport json\nsys.setrecursionlimit(50000)\n"
+)
+WARM_MODULES = [
+    "string",
+    "re",
+    "datetime",
+    "collections",
+    "heapq",
+    "bisect",
+    "copy",
+    "math",
+    "random",
+    "statistics",
+    "itertools",
+    "functools",
+    "operator",
+    "typing",
+    "decimal",
+    "fractions",
+    "array",
+    "dataclasses",
+    "enum",
+]
+
+STDERR_KEEP = 8192
+
+
+def _read_exact(fd, n):
+    chunks = []
+    while n:
+        chunk = os.read(fd, n)
+        if not chunk:
+            raise EOFError("host closed the job stream")
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def _recv(fd):
+    (length,) = struct.unpack(">I", _read_exact(fd, 4))
+    return json.loads(_read_exact(fd, length))
+
+
+def _send(fd, obj):
+    data = json.dumps(obj).encode()
+    data = struct.pack(">I", len(data)) + data
+    while data:
+        written = os.write(fd, data)
+        data = data[written:]
+
+
+def _libc():
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+# --- seccomp -------------------------------------------------------------------------------
+# Defence in depth behind the namespaces: calls that could reach the kernel's larger attack
+# surface, inspect or alter other processes, or open non-local sockets fail with EPERM.
+_X86_64_DENY = {
+    "ptrace": 101,
+    "syslog": 103,
+    "personality": 135,
+    "vhangup": 153,
+    "pivot_root": 155,
+    "chroot": 161,
+    "acct": 163,
+    "settimeofday": 164,
+    "mount": 165,
+    "umount2": 166,
+    "swapon": 167,
+    "swapoff": 168,
+    "reboot": 169,
+    "sethostname": 170,
+    "setdomainname": 171,
+    "init_module": 175,
+    "delete_module": 176,
+    "quotactl": 179,
+    "lookup_dcookie": 212,
+    "clock_settime": 227,
+    "kexec_load": 246,
+    "add_key": 248,
+    "request_key": 249,
+    "keyctl": 250,
+    "unshare": 272,
+    "perf_event_open": 298,
+    "name_to_handle_at": 303,
+    "open_by_handle_at": 304,
+    "setns": 308,
+    "process_vm_readv": 310,
+    "process_vm_writev": 311,
+    "finit_module": 313,
+    "kexec_file_load": 320,
+    "bpf": 321,
+    "userfaultfd": 323,
+    "io_uring_setup": 425,
+    "io_uring_enter": 426,
+    "io_uring_register": 427,
+    "open_tree": 428,
+    "move_mount": 429,
+    "fsopen": 430,
+    "fsconfig": 431,
+    "fsmount": 432,
+    "fspick": 433,
+    "pidfd_getfd": 438,
+    "mount_setattr": 442,
+}
+_SYS_SOCKET = 41
+_AF_UNIX = 1
+
+
+def seccomp_program():
+    """Return the BPF program (list of (code, jt, jf, k)) or None when unsupported here."""
+    if os.uname().machine != "x86_64":
+        return None
+    ld_w_abs, jeq_k, jge_k, ret_k = 0x20, 0x15, 0x35, 0x06
+    allow, errno_eperm, kill_process = 0x7FFF0000, 0x00050000 | 1, 0x80000000
+    arch_x86_64 = 0xC000003E
+    prog = [
+        (ld_w_abs, 0, 0, 4),  # seccomp_data.arch
+        (jeq_k, 1, 0, arch_x86_64),
+        (ret_k, 0, 0, kill_process),
+        (ld_w_abs, 0, 0, 0),  # seccomp_data.nr
+        (jge_k, 0, 1, 0x40000000),  # the x32 ABI: refuse wholesale
+        (ret_k, 0, 0, errno_eperm),
+    ]
+    for nr in sorted(_X86_64_DENY.values()):
+        prog.append((jeq_k, 0, 1, nr))
+        prog.append((ret_k, 0, 0, errno_eperm))
+    # socket(domain, ...): only AF_UNIX (multiprocessing, asyncio self-pipes) is allowed.
+    prog.append((jeq_k, 0, 3, _SYS_SOCKET))
+    prog.append((ld_w_abs, 0, 0, 16))  # seccomp_data.args[0], low 32 bits
+    prog.append((jeq_k, 1, 0, _AF_UNIX))
+    prog.append((ret_k, 0, 0, errno_eperm))
+    prog.append((ret_k, 0, 0, allow))
+    return prog
+
+
+def prepare_seccomp(libc, prog):
+    """Build the filter in the runner once; the returned callable installs it in a child."""
+    import ctypes
+
+    class SockFilter(ctypes.Structure):
+        _fields_ = [
+            ("code", ctypes.c_ushort),
+            ("jt", ctypes.c_ubyte),
+            ("jf", ctypes.c_ubyte),
+            ("k", ctypes.c_uint),
+        ]
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
+
+    filters = (SockFilter * len(prog))(*[SockFilter(*ins) for ins in prog])
+    fprog = SockFprog(len(prog), filters)
+    pointer = ctypes.byref(fprog)
+    pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
+
+    def install():
+        if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0:
+            return False
+        return libc.prctl(pr_set_seccomp, seccomp_mode_filter, pointer, 0, 0) == 0
+
+    install.keep = (filters, fprog)  # the buffers must outlive the pointer
+    return install
+
+
+# --- the child --------------------------------------------------------------------------------
+
+
+def _set_limits(job):
+    import resource
+
+    mem = int(job["memory_mb"]) * 1024 * 1024
+    cpu = int(job["time_s"]) + 1
+    caps = [
+        (resource.RLIMIT_CPU, cpu, cpu + 1),
+        (resource.RLIMIT_AS, mem, mem),
+        (resource.RLIMIT_FSIZE, job["max_output_bytes"] + 1, job["max_output_bytes"] + 1),
+        (resource.RLIMIT_NOFILE, 64, 64),
+        (resource.RLIMIT_CORE, 0, 0),
+        (resource.RLIMIT_STACK, min(mem, 256 * 1024 * 1024), min(mem, 256 * 1024 * 1024)),
+    ]
+    if job.get("nproc"):
+        caps.append((resource.RLIMIT_NPROC, job["nproc"], job["nproc"]))
+    for which, soft, hard in caps:
+        try:
+            _, old_hard = resource.getrlimit(which)
+            if old_hard != resource.RLIM_INFINITY:
+                soft, hard = min(soft, old_hard), min(hard, old_hard)
+            resource.setrlimit(which, (soft, hard))
+        except (ValueError, OSError):
+            pass
+
+
+def _fresh_std_streams():
+    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(1, "w", closefd=False), 1 << 16), write_through=False
+    )
+    sys.stderr = io.TextIOWrapper(
+        io.FileIO(2, "w", closefd=False), errors="backslashreplace", write_through=True
+    )
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
+
+
+def _flush():
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+
+
+def _to_jsonable(value):
+    if isinstance(value, tuple):
+        return [_to_jsonable(v) for v in value]
+    if isinstance(value, list):
+        return [_to_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_jsonable(v) for k, v in value.items()}
+    return value
+
+
+def _run_child(job, compiled, test_input, result_fd):
+    """Executed in the forked child: returns the process exit code."""
+    harness = job["harness"]
+    _fresh_std_streams()
+    sys.argv = ["solution.py", *job.get("argv", [])]
+    try:
+        if harness == "assert":
+            namespace = {"__name__": "__candidate__", "__builtins__": builtins}
+            exec(compiled, namespace)
+            exec(compile(test_input, "<test>", "exec"), namespace)
+            entry = job.get("entry_point") or ""
+            if entry:
+                if "check" not in namespace:
+                    raise NameError("the test program does not define check(candidate)")
+                namespace["check"](namespace[entry])
+        elif harness == "function":
+            namespace = {"__name__": "__solution__", "__builtins__": builtins}
+            exec(LCB_PRELUDE, namespace)
+            exec(compiled, namespace)
+            entry = job["entry_point"]
+            if "class Solution" in job["code"]:
+                target = namespace["Solution"]()
+                method = getattr(target, entry)
+            else:
+                method = namespace[entry]
+            args = [json.loads(line) for line in test_input.split("\n") if line.strip()]
+            value = _to_jsonable(method(*args))
+            try:
+                encoded = json.dumps(value)
+            except (TypeError, ValueError):
+                encoded = json.dumps({"__unserializable__": repr(value)[:1000]})
+            os.write(result_fd, encoded.encode())
+        else:
+            namespace = {"__name__": "__main__", "__builtins__": builtins}
+            exec(LCB_PRELUDE, namespace)
+            exec(compiled, namespace)
+    except SystemExit as exc:
+        _flush()
+        code = exc.code
+        if code is None:
+            return 0
+        if isinstance(code, int):
+            return code & 0xFF
+        print(code, file=sys.stderr)
+        return 1
+    except AssertionError:
+        _flush()
+        if harness != "assert":
+            traceback.print_exc()
+            return 1
+        traceback.print_exc()
+        return EXIT_ASSERT
+    except MemoryError:
+        _flush()
+        with contextlib.suppress(Exception):
+            sys.stderr.write("MemoryError\n")
+        return EXIT_MEMORY
+    except BaseException:
+        _flush()
+        try:
+            traceback.print_exc()
+        except MemoryError:
+            return EXIT_MEMORY
+        except Exception:
+            pass
+        return 1
+    _flush()
+    return 0
+
+
+def _child_main(job, compiled, test_input, fds, seccomp):
+    stdin_fd, stdout_fd, stderr_fd, result_fd = fds
+    try:
+        os.setsid()
+        os.dup2(stdin_fd, 0)
+        os.dup2(stdout_fd, 1)
+        os.dup2(stderr_fd, 2)
+        os.dup2(result_fd, 3)
+        os.closerange(4, 1 << 16)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        _set_limits(job)
+        if seccomp is not None and not seccomp():
+            os._exit(EXIT_INTERNAL)
+        code = _run_child(job, compiled, test_input, 3)
+    except BaseException:
+        code = EXIT_INTERNAL
+    os._exit(code)
+
+
+# --- the runner -------------------------------------------------------------------------------
+
+
+def _memfd(name, data=b""):
+    fd = os.memfd_create(name, 0)
+    if data:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _read_capped(fd, cap):
+    size = os.fstat(fd).st_size
+    os.lseek(fd, 0, os.SEEK_SET)
+    data = b""
+    want = min(size, cap)
+    while len(data) < want:
+        chunk = os.read(fd, want - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data, size
+
+
+def _clip_stderr(data):
+    text = data.decode("utf-8", "replace")
+    if len(text) > STDERR_KEEP:
+        text = text[:2048] + "\n...[truncated]...\n" + text[-(STDERR_KEEP - 2048) :]
+    return text
+
+
+def _reap_everything(is_pid1, pgid):
+    """Kill what the test left behind (daemons included) and wait until it is all gone."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+    while True:
+        if is_pid1:
+            # PID 1 of a namespace: -1 reaches every other process in it, never us.
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(-1, signal.SIGKILL)
+        else:
+            for pid in _children_of(os.getpid()):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+        try:
+            pid, _ = os.waitpid(-1, 0 if is_pid1 else os.WNOHANG)
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+        if pid == 0:
+            time.sleep(0.001)
+
+
+def _children_of(parent):
+    """PIDs whose parent is ``parent`` (orphans adopted by a subreaper included)."""
+    found = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == parent:
+            found.append(int(name))
+    return found
+
+
+def _clean_scratch(scratch):
+    import shutil
+
+    try:
+        entries = list(os.scandir(scratch))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
+        except OSError:
+            pass
+
+
+def run_one(job, compiled, test_input, seccomp, is_pid1, scratch):
+    cap = int(job["max_output_bytes"])
+    fds = (
+        _memfd("stdin", test_input.encode() if job["harness"] == "stdio" else b""),
+        _memfd("stdout"),
+        _memfd("stderr"),
+        _memfd("result"),
+    )
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        _child_main(job, compiled, test_input, fds, seccomp)
+    status = None
+    timed_out = False
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        pidfd = None
+    deadline = started + float(job["time_s"])
+    while status is None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            timed_out = True
+            break
+        if pidfd is not None:
+            poller = select.poll()
+            poller.register(pidfd, select.POLLIN)
+            poller.poll(max(1, int(remaining * 1000) + 1))
+            done_pid, raw, usage = os.wait4(pid, os.WNOHANG)
+        else:
+            done_pid, raw, usage = os.wait4(pid, os.WNOHANG)
+            if done_pid == 0:
+                time.sleep(min(0.002, remaining))
+        if done_pid == pid:
+            status = raw
+    elapsed = time.monotonic() - started
+    if timed_out:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+        _, status, usage = os.wait4(pid, 0)
+    if pidfd is not None:
+        os.close(pidfd)
+    _reap_everything(is_pid1, pid)
+    _clean_scratch(scratch)
+
+    stdout, out_size = _read_capped(fds[1], cap)
+    stderr, err_size = _read_capped(fds[2], STDERR_KEEP * 4)
+    result, _ = _read_capped(fds[3], cap)
+    for fd in fds:
+        os.close(fd)
+
+    exit_code = os.waitstatus_to_exitcode(status)
+    term_signal = -exit_code if exit_code < 0 else 0
+    cpu_s = usage.ru_utime + usage.ru_stime
+    if timed_out or term_signal == signal.SIGXCPU:
+        state = "TLE"
+    elif out_size > cap or err_size > cap or term_signal == signal.SIGXFSZ:
+        state = "OLE"
+    elif exit_code == EXIT_MEMORY or (
+        term_signal == signal.SIGABRT and b"memory" in stderr.lower()
+    ):
+        state = "MLE"
+    elif exit_code != 0:
+        state = "RE"
+    else:
+        state = "OK"
+    return {
+        "status": state,
+        "stdout": (result if job["harness"] == "function" else stdout).decode("utf-8", "replace"),
+        "stderr": _clip_stderr(stderr),
+        "time_ms": round(elapsed * 1000, 3),
+        "cpu_ms": round(cpu_s * 1000, 3),
+        "memory_kb": usage.ru_maxrss,
+        "exit_code": exit_code,
+        "signal": term_signal,
+        "internal": exit_code == EXIT_INTERNAL,
+    }
+
+
+def main():
+    in_fd, out_fd = 0, 1
+    is_pid1 = os.getpid() == 1
+    # The host's signals still arrive (it kills the whole sandbox); the children's do not: as
+    # PID 1 with default dispositions, the kernel drops signals they send us.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    libc = None
+    try:
+        libc = _libc()
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE=0: children may not ptrace or read our memory
+    except Exception:
+        libc = None
+    seccomp = None
+    program = seccomp_program() if libc is not None else None
+    if program is not None:
+        try:
+            seccomp = prepare_seccomp(libc, program)
+        except Exception:
+            seccomp = None
+    if not is_pid1 and libc is not None:
+        # Outside a PID namespace (unsafe backend) orphans of a test are re-parented to us,
+        # so that they can still be found and killed after the test.
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    _send(out_fd, {"ready": True, "pid1": is_pid1, "seccomp": seccomp is not None})
+    job = _recv(in_fd)
+    for name in WARM_MODULES:
+        with contextlib.suppress(ImportError):
+            __import__(name)
+    scratch = os.getcwd()
+    try:
+        compiled = compile(job["code"], "<solution>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError) as exc:
+        message = "".join(traceback.format_exception_only(type(exc), exc))
+        _send(out_fd, {"ce": message[-4000:]})
+        return
+    _send(out_fd, {"compiled": True})
+    index = 0
+    while True:
+        frame = _recv(in_fd)
+        if frame.get("end"):
+            break
+        outcome = run_one(job, compiled, frame["input"], seccomp, is_pid1, scratch)
+        outcome["i"] = index
+        _send(out_fd, outcome)
+        index += 1
+    _send(out_fd, {"done": True})
+
+
+if __name__ == "__main__":
+    main()

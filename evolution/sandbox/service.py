@@ -1,0 +1,382 @@
+"""judge() and run_batch(): the sandbox's service interface for the pipeline and commands.
+
+One sandbox instance (one bwrap process tree or container) serves one submission: the code is
+compiled once and every test is a fork of the warm runner. Many tests are split into contiguous
+shards that run in parallel sandboxes; the number of sandboxes open at once in this process is
+bounded by ``SANDBOX_MAX_PARALLEL``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from django.conf import settings
+
+from . import compare
+from .backends.base import Backend
+from .types import (
+    AC,
+    CE,
+    HARNESSES,
+    MLE,
+    OLE,
+    RE,
+    SE,
+    TLE,
+    WA,
+    JudgeResult,
+    Limits,
+    RunOutcome,
+    SandboxError,
+    SandboxUnavailable,
+    TestSpec,
+    TestVerdict,
+)
+
+EXIT_ASSERT = 112  # runner.py: an AssertionError escaped the assert harness
+# Tests per shard below which a second sandbox costs more than it saves.
+MIN_SHARD = 24
+# Host-side grace on top of a test's own wall limit (fork, cleanup, a loaded machine).
+HOST_GRACE_S = 15.0
+
+_slots_lock = threading.Lock()
+_slots: threading.BoundedSemaphore | None = None
+_slots_size = 0
+
+
+def max_parallel() -> int:
+    return _slots_size or settings.SANDBOX_MAX_PARALLEL
+
+
+def set_max_parallel(n: int) -> None:
+    """Resize the bound on concurrently open sandboxes (judge_batch --workers)."""
+    global _slots, _slots_size
+    with _slots_lock:
+        _slots, _slots_size = threading.BoundedSemaphore(max(1, n)), max(1, n)
+
+
+def _slot() -> threading.BoundedSemaphore:
+    global _slots, _slots_size
+    with _slots_lock:
+        if _slots is None:
+            _slots_size = settings.SANDBOX_MAX_PARALLEL
+            _slots = threading.BoundedSemaphore(_slots_size)
+        return _slots
+
+
+def get_backend(name: str | None = None) -> Backend:
+    """The backend named, or the configured one. Raises SandboxUnavailable with the reason;
+    never substitutes another backend."""
+    name = name or settings.SANDBOX_BACKEND
+    if name == "bwrap":
+        from .backends.bwrap import BwrapBackend
+
+        return BwrapBackend()
+    if name == "docker":
+        from .backends.docker import DockerBackend
+
+        return DockerBackend()
+    if name == "unsafe":
+        from .backends.unsafe import UnsafeBackend
+
+        return UnsafeBackend()
+    raise SandboxUnavailable(f"unknown sandbox backend {name!r} (bwrap, docker, unsafe)")
+
+
+def _check_call(harness: str, entry_point: str) -> None:
+    if harness not in HARNESSES:
+        raise ValueError(f"harness must be one of {', '.join(HARNESSES)}, got {harness!r}")
+    if harness == "function" and not entry_point:
+        raise ValueError("the function harness needs entry_point (the function or method name)")
+
+
+def _outcome(frame: dict) -> RunOutcome:
+    return RunOutcome(
+        status=frame["status"] if not frame.get("internal") else SE,
+        stdout=frame.get("stdout", ""),
+        stderr=frame.get("stderr", "")
+        if not frame.get("internal")
+        else "the sandbox failed to set up the test process",
+        time_ms=frame.get("time_ms", 0.0),
+        exit_code=frame.get("exit_code"),
+        cpu_ms=frame.get("cpu_ms", 0.0),
+        memory_kb=frame.get("memory_kb"),
+        signal=frame.get("signal", 0),
+    )
+
+
+def _run_session(
+    backend: Backend,
+    code: str,
+    inputs: list[str],
+    *,
+    harness: str,
+    limits: Limits,
+    entry_point: str,
+    argv: list[str],
+    keep_going: Callable[[int, RunOutcome], bool] | None = None,
+) -> tuple[str | None, list[RunOutcome | None]]:
+    """Run ``inputs`` in ONE sandbox. Returns (compile error or None, outcomes); outcomes after
+    a stop requested by ``keep_going`` are None."""
+    outcomes: list[RunOutcome | None] = [None] * len(inputs)
+    if not inputs:
+        return None, outcomes
+    index = 0
+    with _slot():
+        try:
+            session = backend.open(limits=limits)
+        except SandboxError as exc:
+            return None, [RunOutcome(status=SE, stderr=str(exc)) for _ in inputs]
+        try:
+            session.send(
+                {
+                    "code": code,
+                    "harness": harness,
+                    "entry_point": entry_point,
+                    "argv": list(argv),
+                    "time_s": limits.time_s,
+                    "memory_mb": limits.memory_mb,
+                    "max_output_bytes": limits.max_output_bytes,
+                    "nproc": getattr(session, "nproc", None),
+                }
+            )
+            for text in inputs:
+                session.send({"input": text})
+            session.send({"end": True})
+            first = session.recv(timeout=60.0 + limits.time_s)
+            if "ce" in first:
+                return first["ce"], outcomes
+            if not first.get("compiled"):
+                raise SandboxError(f"unexpected first frame from the runner: {first!r}")
+            ooms = session.oom_kills()
+            for index in range(len(inputs)):
+                frame = session.recv(timeout=limits.time_s + HOST_GRACE_S)
+                if frame.get("i") != index:
+                    raise SandboxError(f"runner answered out of order: {frame!r}")
+                outcome = _outcome(frame)
+                if outcome.status in (RE, TLE) and outcome.signal == 9:
+                    now = session.oom_kills()
+                    if now > ooms:
+                        outcome.status, ooms = MLE, now
+                outcomes[index] = outcome
+                if keep_going is not None and not keep_going(index, outcome):
+                    return None, outcomes
+        except SandboxError as exc:
+            for rest in range(index, len(inputs)):
+                if outcomes[rest] is None:
+                    outcomes[rest] = RunOutcome(status=SE, stderr=str(exc))
+        finally:
+            session.close()
+    return None, outcomes
+
+
+def _run_sharded(backend, code, inputs, **kwargs) -> tuple[str | None, list[RunOutcome | None]]:
+    shards = min(max_parallel(), max(1, len(inputs) // MIN_SHARD))
+    if shards <= 1:
+        return _run_session(backend, code, inputs, **kwargs)
+    size = math.ceil(len(inputs) / shards)
+    chunks = [inputs[i : i + size] for i in range(0, len(inputs), size)]
+    with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+        results = list(pool.map(lambda c: _run_session(backend, code, c, **kwargs), chunks))
+    for error, _ in results:
+        if error is not None:
+            return error, [None] * len(inputs)
+    return None, [o for _, chunk in results for o in chunk]
+
+
+def run_batch(
+    code: str,
+    inputs: list[str],
+    *,
+    harness: str,
+    limits: Limits,
+    entry_point: str = "",
+    argv: list[str] | None = None,
+    backend: Backend | None = None,
+) -> list[RunOutcome]:
+    """Execute ``code`` on every input and return the raw outcomes, in order.
+
+    For the function harness ``stdout`` is the JSON-encoded return value. A compile error
+    gives status CE for every input (the message in ``stderr``); a sandbox failure SE.
+    """
+    _check_call(harness, entry_point)
+    backend = backend or get_backend()
+    error, outcomes = _run_sharded(
+        backend,
+        code,
+        list(inputs),
+        harness=harness,
+        limits=limits,
+        entry_point=entry_point,
+        argv=list(argv or []),
+    )
+    if error is not None:
+        return [RunOutcome(status=CE, stderr=error) for _ in inputs]
+    return [o if o is not None else RunOutcome(status=SE, stderr="not run") for o in outcomes]
+
+
+_STATUS_VERDICT = {"TLE": TLE, "MLE": MLE, "RE": RE, "OLE": OLE, "CE": CE, "SE": SE}
+
+
+def _failure_text(verdict: str, outcome: RunOutcome, limits: Limits, detail: str) -> str:
+    if verdict == TLE:
+        text = f"time limit exceeded: {limits.time_s:g} s wall (ran {outcome.time_ms:.0f} ms)"
+    elif verdict == MLE:
+        text = f"memory limit exceeded: {limits.memory_mb} MB"
+    elif verdict == OLE:
+        text = f"output limit exceeded: more than {limits.max_output_bytes} bytes"
+    elif verdict == SE:
+        text = f"sandbox failure: {outcome.stderr.strip()[-800:]}"
+    elif verdict == RE or (verdict == WA and not detail):
+        text = f"exit code {outcome.exit_code}\n{outcome.stderr.strip()[-800:]}"
+    else:
+        text = detail
+    return compare.truncate(text)
+
+
+def _run_checker(checker: str, jobs: list[dict], limits: Limits, backend: Backend) -> list:
+    """Run the problem's checker (sandboxed) on each {input, expected, actual} document; each
+    result is (AC|WA|SE, message). Contract: the checker reads that JSON document on stdin and
+    prints a first line starting with AC or WA (a message may follow); anything else is SE."""
+    check_limits = Limits(time_s=max(limits.time_s, 10.0), memory_mb=max(limits.memory_mb, 256))
+    outcomes = run_batch(
+        checker,
+        [json.dumps(job) for job in jobs],
+        harness="stdio",
+        limits=check_limits,
+        backend=backend,
+    )
+    results = []
+    for outcome in outcomes:
+        words = outcome.stdout.strip().split(None, 1)
+        head = words[0].upper() if words else ""
+        message = words[1] if len(words) > 1 else ""
+        if outcome.status == "OK" and head in (AC, WA):
+            results.append((head, message))
+        else:
+            results.append((SE, f"checker failed ({outcome.status}): {outcome.stderr[-500:]}"))
+    return results
+
+
+def judge(
+    code: str,
+    tests: list[TestSpec],
+    *,
+    harness: str,
+    limits: Limits,
+    entry_point: str = "",
+    comparison: dict | None = None,
+    stop_on_first_failure: bool = False,
+    backend: Backend | None = None,
+) -> JudgeResult:
+    """Judge ``code`` against ``tests``. Raises ValueError for bad arguments (unknown harness,
+    missing entry point, expected output that is not JSON for the function harness, a bad
+    comparison dict); every failure of the sandbox itself is reported as verdict SE."""
+    _check_call(harness, entry_point)
+    options = compare.validate_comparison(comparison)
+    tests = list(tests)
+    if not tests:
+        raise ValueError("judge needs at least one test")
+    if harness == "function":
+        for number, test in enumerate(tests, 1):
+            try:
+                json.loads(test.output)
+            except ValueError as exc:
+                raise ValueError(f"test {number}: expected output is not JSON ({exc})") from exc
+    try:
+        backend = backend or get_backend()
+    except SandboxUnavailable as exc:
+        return JudgeResult(
+            verdict=SE,
+            passed=0,
+            total=len(tests),
+            tests=[TestVerdict(verdict=SE, diff=str(exc)) for _ in tests],
+        )
+
+    def verdict_of(index: int, outcome: RunOutcome) -> tuple[str, str]:
+        if outcome.status != "OK":
+            if harness == "assert" and outcome.status == RE and outcome.exit_code == EXIT_ASSERT:
+                return WA, ""
+            return _STATUS_VERDICT.get(outcome.status, SE), ""
+        if harness == "assert":
+            return AC, ""
+        if options["checker"]:
+            return AC, ""  # decided below, in one sandboxed checker batch
+        tolerances = {k: options[k] for k in ("mode", "rel_tol", "abs_tol")}
+        if harness == "function":
+            ok, detail = compare.compare_function(outcome.stdout, tests[index].output, **tolerances)
+        else:
+            ok, detail = compare.compare_stdio(outcome.stdout, tests[index].output, **tolerances)
+        return (AC, "") if ok else (WA, detail)
+
+    def keep_going(index: int, outcome: RunOutcome) -> bool:
+        return verdict_of(index, outcome)[0] == AC
+
+    run_kwargs = dict(harness=harness, limits=limits, entry_point=entry_point, argv=[])
+    inputs = [t.input for t in tests]
+    if stop_on_first_failure and not options["checker"]:
+        error, outcomes = _run_session(backend, code, inputs, keep_going=keep_going, **run_kwargs)
+    else:
+        error, outcomes = _run_sharded(backend, code, inputs, **run_kwargs)
+    if error is not None:
+        return JudgeResult(
+            verdict=CE,
+            passed=0,
+            total=len(tests),
+            tests=[TestVerdict(verdict=CE, diff=compare.truncate(error)) for _ in tests],
+            compile_error=error,
+            backend=backend.name,
+        )
+
+    verdicts: list[tuple[str, str] | None] = [
+        verdict_of(i, o) if o is not None else None for i, o in enumerate(outcomes)
+    ]
+    if options["checker"]:
+        pending = [i for i, o in enumerate(outcomes) if o is not None and o.status == "OK"]
+        if pending and harness != "assert":
+            documents = [
+                {"input": tests[i].input, "expected": tests[i].output, "actual": outcomes[i].stdout}
+                for i in pending
+            ]
+            for i, result in zip(
+                pending, _run_checker(options["checker"], documents, limits, backend), strict=True
+            ):
+                verdicts[i] = result
+
+    result_tests: list[TestVerdict] = []
+    first_failure_seen = False
+    for outcome, decided in zip(outcomes, verdicts, strict=True):
+        if outcome is None or decided is None:
+            break
+        verdict, detail = decided
+        entry = TestVerdict(
+            verdict=verdict,
+            time_ms=outcome.time_ms,
+            cpu_ms=outcome.cpu_ms,
+            memory_kb=outcome.memory_kb,
+        )
+        if verdict == SE or (verdict != AC and not first_failure_seen):
+            first_failure_seen = True
+            entry.diff = _failure_text(verdict, outcome, limits, detail)
+        result_tests.append(entry)
+        if stop_on_first_failure and verdict != AC:
+            break
+
+    passed = sum(1 for t in result_tests if t.verdict == AC)
+    if any(t.verdict == SE for t in result_tests):
+        overall = SE
+    elif passed == len(tests):
+        overall = AC
+    else:
+        overall = next((t.verdict for t in result_tests if t.verdict != AC), SE)
+    return JudgeResult(
+        verdict=overall,
+        passed=passed,
+        total=len(tests),
+        tests=result_tests,
+        backend=backend.name,
+    )

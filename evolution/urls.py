@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import views, views_analytics
 
 app_name = "evolution"
 urlpatterns = [
@@ -9,6 +9,34 @@ urlpatterns = [
     path("campaigns/", views.campaign_list, name="campaign_list"),
     path("campaigns/new/", views.campaign_new, name="campaign_new"),
     path("campaigns/<int:pk>/", views.campaign_detail, name="campaign_detail"),
+    # Analytics (views_analytics): before campaign_control, whose <str:action>/ would match them.
+    path("campaigns/<int:pk>/heatmap/", views_analytics.campaign_heatmap, name="campaign_heatmap"),
+    path(
+        "campaigns/<int:pk>/heatmap.json",
+        views_analytics.campaign_heatmap_json,
+        name="campaign_heatmap_json",
+    ),
+    path(
+        "campaigns/<int:pk>/heatmap.csv",
+        views_analytics.campaign_heatmap_csv,
+        name="campaign_heatmap_csv",
+    ),
+    path(
+        "campaigns/<int:pk>/analytics/",
+        views_analytics.campaign_analytics,
+        name="campaign_analytics",
+    ),
+    path(
+        "campaigns/<int:pk>/analytics/<slug:chart>.json",
+        views_analytics.campaign_chart_json,
+        name="campaign_chart_json",
+    ),
+    path(
+        "campaigns/<int:pk>/analytics/<slug:chart>.csv",
+        views_analytics.campaign_chart_csv,
+        name="campaign_chart_csv",
+    ),
+    path("assets/plotly-<str:version>.min.js", views_analytics.plotly_js, name="plotly_js"),
     path("campaigns/<int:pk>/<str:action>/", views.campaign_control, name="campaign_control"),
     path("lineages/<int:pk>/", views.lineage_detail, name="lineage_detail"),
     path("candidates/<int:pk>/", views.candidate_detail, name="candidate_detail"),

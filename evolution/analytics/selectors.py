@@ -1,0 +1,362 @@
+"""Reads for the heatmap and the campaign charts, cached on the campaign's fingerprint.
+
+Query budget (whatever the campaign's size): ``campaign_for_analytics`` is one query (the
+campaign and its fingerprint); a chart computed on a cache miss adds a fixed number (listed per
+chart in ``CHARTS``); a cache hit adds none. Rows are read with ``values()`` so ten thousand
+candidates cost one round trip and no model instantiation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.db.models import Count, F, Func, OuterRef, Q, Subquery
+from django.db.models.functions import Left
+
+from evolution.models import Campaign, Candidate, Lineage, LLMCall, SolverAttempt
+
+from . import charts, heatmap
+from .reviews import problem_review_aggregates, review_fingerprint_annotations
+
+CACHE_VERSION = 1
+CACHE_SECONDS = 6 * 3600
+
+# --------------------------------------------------------------------------- fingerprint
+
+
+def _scalar(qs, expression) -> Subquery:
+    """A correlated aggregate without GROUP BY: ``SELECT COUNT(id) FROM … WHERE campaign = …``."""
+    return Subquery(qs.order_by().values(v=expression)[:1])
+
+
+def _count(field: str) -> Func:
+    return Func(F(field), function="COUNT")
+
+
+def _max(field: str) -> Func:
+    return Func(F(field), function="MAX")
+
+
+def _sum(field: str) -> Func:
+    return Func(F(field), function="SUM")
+
+
+def campaign_for_analytics(*, pk: int, reviews: bool = True) -> Campaign:
+    """The campaign with ``fp_*`` attributes that change whenever it advances: lineages
+    calibrated or stepped (``steps_done`` grows with every step, also those that update rows
+    without ``updated_at``), candidates proposed or decided, model calls logged, and (with
+    ``reviews``) any review activity. One query; raises Campaign.DoesNotExist."""
+    lineages = Lineage.objects.filter(campaign=OuterRef("pk"))
+    candidates = Candidate.objects.filter(lineage__campaign=OuterRef("pk"))
+    annotations = {
+        "fp_lineages": _scalar(lineages, _count("id")),
+        "fp_steps": _scalar(lineages, _sum("steps_done")),
+        "fp_calibrated": _scalar(lineages, _count("seed_attempts")),
+        "fp_lineage_updated": _scalar(lineages, _max("updated_at")),
+        "fp_candidates": _scalar(candidates, _count("id")),
+        "fp_decided": _scalar(candidates, _count("decided_at")),
+        "fp_decided_at": _scalar(candidates, _max("decided_at")),
+    }
+    if reviews:
+        annotations.update(review_fingerprint_annotations())
+    return (
+        Campaign.objects.select_related("panel", "evolver", "seed_set")
+        .annotate(**annotations)
+        .get(pk=pk)
+    )
+
+
+def fingerprint(campaign: Campaign) -> str:
+    parts = [
+        campaign.pk,
+        campaign.updated_at.isoformat() if campaign.updated_at else "",
+        campaign.state,
+        campaign.calls_made,
+        str(campaign.cost),
+    ]
+    parts += [
+        f"{name}={getattr(campaign, name)}"
+        for name in sorted(vars(campaign))
+        if name.startswith("fp_")
+    ]
+    return hashlib.sha1("|".join(map(str, parts)).encode()).hexdigest()[:20]
+
+
+def _cached(campaign: Campaign, name: str, build: Callable[[], dict]) -> dict:
+    key = f"bf:analytics:{CACHE_VERSION}:{name}:{campaign.pk}:{fingerprint(campaign)}"
+    data = cache.get(key)
+    if data is None:
+        data = build()
+        cache.set(key, data, CACHE_SECONDS)
+    return data
+
+
+# --------------------------------------------------------------------------- rows
+
+
+def _lineage_rows(campaign: Campaign) -> list[dict]:
+    return list(
+        Lineage.objects.filter(campaign=campaign)
+        .order_by("position", "id")
+        .values(
+            "id",
+            "position",
+            "state",
+            "stop_reason",
+            "seed_passes",
+            "seed_attempts",
+            "seed_level",
+            seed_pk=F("seed_id"),
+            seed_public_id=F("seed__public_id"),
+            seed_title=F("seed__title"),
+            seed_difficulty=F("seed__origin_difficulty"),
+        )
+    )
+
+
+def _candidate_rows(campaign: Campaign, *fields: str, **expressions) -> list[dict]:
+    return list(
+        Candidate.objects.filter(lineage__campaign=campaign)
+        .order_by()
+        .values("id", "lineage_id", "round", "decision", *fields, **expressions)
+    )
+
+
+def _accepted_rows(campaign: Campaign) -> list[dict]:
+    return list(
+        Candidate.objects.filter(lineage__campaign=campaign, decision="accepted")
+        .order_by()
+        .values(
+            "id",
+            "lineage_id",
+            "round",
+            "passes",
+            "attempts",
+            "level",
+            "panel_results",
+            "accepted_problem_id",
+        )
+    )
+
+
+def _reviews_for(lineages: list[dict], accepted: list[dict]) -> dict:
+    ids = {lin["seed_pk"] for lin in lineages}
+    ids |= {c["accepted_problem_id"] for c in accepted if c["accepted_problem_id"]}
+    return problem_review_aggregates(ids)
+
+
+# --------------------------------------------------------------------------- heatmap
+
+
+def heatmap_data(*, campaign: Campaign) -> dict:
+    """Unfiltered heatmap rows and the filters' choices (2 queries on a miss)."""
+
+    def build() -> dict:
+        lineages = _lineage_rows(campaign)
+        candidates = _candidate_rows(
+            campaign,
+            "passes",
+            "attempts",
+            "level",
+            "family",
+            idea_short=Left("idea", heatmap.IDEA_CHARS),
+            reason=Left("decision_reason", heatmap.REASON_CHARS),
+        )
+        for c in candidates:
+            c["idea"] = c.pop("idea_short")
+        rows = heatmap.build_rows(lineages, candidates)
+        return {"rows": rows, "options": heatmap.filter_options(rows)}
+
+    return _cached(campaign, "heatmap", build)
+
+
+@dataclass(frozen=True)
+class HeatmapQuery:
+    difficulty: str = ""
+    family: str = ""
+    outcome: str = ""
+    sort: str = "position"
+    offset: int = 0
+    limit: int = 200  # 0 = every row
+
+
+def heatmap_page(*, campaign: Campaign, query: HeatmapQuery) -> dict:
+    """The rows a heatmap request asks for: filtered, sorted, then one page of them."""
+    data = heatmap_data(campaign=campaign)
+    rows = heatmap.sort_rows(
+        heatmap.filter_rows(
+            data["rows"],
+            difficulty=query.difficulty,
+            family=query.family,
+            outcome=query.outcome,
+        ),
+        query.sort,
+    )
+    total = len(rows)
+    page = rows[query.offset : query.offset + query.limit] if query.limit else rows[query.offset :]
+    return {
+        "campaign": {"id": campaign.pk, "name": campaign.name, "replayed": campaign.replayed},
+        "total": total,
+        "all_rows": len(data["rows"]),
+        "offset": query.offset,
+        "limit": query.limit,
+        "max_round": heatmap.max_round(page),
+        "options": data["options"],
+        "rows": page,
+    }
+
+
+# --------------------------------------------------------------------------- charts
+
+
+def _pass_rates(campaign: Campaign) -> dict:
+    seed_model_stats = list(
+        SolverAttempt.objects.filter(lineage__campaign=campaign, candidate__isnull=True)
+        .order_by()
+        .values(difficulty=F("lineage__seed__origin_difficulty"), model=F("endpoint__name"))
+        .annotate(
+            passes=Count("id", filter=Q(verdict="AC")),
+            attempts=Count("id"),
+            seeds=Count("lineage_id", distinct=True),
+        )
+    )
+    return charts.pass_rates(
+        lineages=_lineage_rows(campaign),
+        accepted=_accepted_rows(campaign),
+        seed_model_stats=seed_model_stats,
+    )
+
+
+def _yield(campaign: Campaign) -> dict:
+    lineages = _lineage_rows(campaign)
+    candidates = _candidate_rows(campaign, "valid", "accepted_problem_id")
+    accepted = [c for c in candidates if c["decision"] == "accepted"]
+    return charts.yield_table(
+        lineages=lineages, candidates=candidates, reviews=_reviews_for(lineages, accepted)
+    )
+
+
+def _funnel(campaign: Campaign) -> dict:
+    candidates = _candidate_rows(campaign, reason=Left("decision_reason", 300))
+    return charts.rejection_funnel(candidates=candidates)
+
+
+def _cost(campaign: Campaign) -> dict:
+    by_role = list(
+        LLMCall.objects.filter(campaign=campaign)
+        .order_by()
+        .values("role")
+        .annotate(
+            calls=Count("id"),
+            cost=Func(F("cost"), function="SUM"),
+            tokens_in=Func(F("tokens_in"), function="SUM"),
+            tokens_out=Func(F("tokens_out"), function="SUM"),
+        )
+    )
+    accepted = Candidate.objects.filter(lineage__campaign=campaign, decision="accepted").count()
+    totals = {
+        "calls": campaign.calls_made,
+        "tokens_in": campaign.tokens_in,
+        "tokens_out": campaign.tokens_out,
+        "cost": campaign.cost,
+    }
+    return charts.cost_summary(totals=totals, by_role=by_role, accepted=accepted)
+
+
+def _families(campaign: Campaign) -> dict:
+    return charts.families_over_time(candidates=_candidate_rows(campaign, "family"))
+
+
+def _review_inputs(campaign: Campaign) -> dict:
+    lineages = _lineage_rows(campaign)
+    accepted = _accepted_rows(campaign)
+    return {"lineages": lineages, "accepted": accepted, "reviews": _reviews_for(lineages, accepted)}
+
+
+def _categories(campaign: Campaign) -> dict:
+    return charts.category_shift(**_review_inputs(campaign))
+
+
+def _ratings(campaign: Campaign) -> dict:
+    return charts.rating_distributions(**_review_inputs(campaign))
+
+
+def _new_categories(campaign: Campaign) -> dict:
+    return charts.new_categories(**_review_inputs(campaign))
+
+
+@dataclass(frozen=True)
+class Chart:
+    name: str
+    title: str
+    description: str
+    build: Callable[[Campaign], dict]
+    uses_reviews: bool = False
+
+
+CHARTS: dict[str, Chart] = {
+    c.name: c
+    for c in (
+        Chart(
+            "pass_rates",
+            "Pass rate: seeds vs evolved",
+            "Per target model and seed difficulty (Figures 2 and 4); 3 queries.",
+            _pass_rates,
+        ),
+        Chart(
+            "yield",
+            "Yield and validity by seed difficulty",
+            "Completed seeds with at least one accepted problem (Table 1); 2 + 4 queries.",
+            _yield,
+            uses_reviews=True,
+        ),
+        Chart(
+            "funnel",
+            "Rejection funnel",
+            "Decided candidates through each filter, and rejections by reason; 1 query.",
+            _funnel,
+        ),
+        Chart(
+            "cost",
+            "Cost and calls per accepted problem",
+            "Campaign counters and the call log by role; 2 queries.",
+            _cost,
+        ),
+        Chart(
+            "families",
+            "Mutation families over rounds",
+            "Proposed and accepted candidates per family and round; 1 query.",
+            _families,
+        ),
+        Chart(
+            "categories",
+            "Algorithm categories: seed → evolved",
+            "Reviewed tag shares, ordered by absolute shift (Figures 3 and 9); 2 + 4 queries.",
+            _categories,
+            uses_reviews=True,
+        ),
+        Chart(
+            "ratings",
+            "Review ratings: seed vs evolved",
+            "Clarity, novelty, difficulty and Codeforces estimate (Figure 8 a-d); 2 + 4 queries.",
+            _ratings,
+            uses_reviews=True,
+        ),
+        Chart(
+            "new_categories",
+            "New categories per lineage",
+            "Categories the evolved problems add to their seed (Figure 8 f); 2 + 4 queries.",
+            _new_categories,
+            uses_reviews=True,
+        ),
+    )
+}
+
+
+def chart_data(*, campaign: Campaign, name: str) -> dict:
+    """One chart's data (KeyError for an unknown chart name)."""
+    chart = CHARTS[name]
+    return _cached(campaign, f"chart-{name}", lambda: chart.build(campaign))

@@ -1,0 +1,256 @@
+"""The trajectory heatmap and campaign analytics: HTML shells plus cached JSON / CSV data.
+
+Every page and data endpoint is for curators and admins. The data endpoints send an ETag made
+of the campaign's fingerprint, so a browser that already holds the current data gets a 304
+without the chart being rebuilt or even read from the cache.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from functools import cache
+from pathlib import Path
+
+import plotly
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseNotModified
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_GET
+
+from benchapp.roles import ADMIN, CURATOR, role_required
+
+from .analytics import heatmap, selectors, tables
+from .models import Campaign
+
+PLOTLY_VERSION = plotly.__version__
+_ID_PLACEHOLDER = 987654321
+
+
+def _campaign(pk: int, *, reviews: bool = True) -> Campaign:
+    try:
+        return selectors.campaign_for_analytics(pk=pk, reviews=reviews)
+    except Campaign.DoesNotExist:
+        raise Http404("No such campaign.")
+
+
+def _etag(campaign: Campaign, request, name: str) -> str:
+    raw = f"{name}|{selectors.fingerprint(campaign)}|{request.META.get('QUERY_STRING', '')}"
+    return '"' + hashlib.sha1(raw.encode()).hexdigest()[:24] + '"'
+
+
+def _not_modified(request, etag: str) -> HttpResponseNotModified | None:
+    if etag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
+        response = HttpResponseNotModified()
+        response["ETag"] = etag
+        return response
+    return None
+
+
+def _json(data: dict, etag: str) -> HttpResponse:
+    body = json.dumps(data, cls=DjangoJSONEncoder, separators=(",", ":"))
+    response = HttpResponse(body, content_type="application/json")
+    response["ETag"] = etag
+    # Revalidate every time: the ETag makes that cheap, and a campaign may advance any second.
+    response["Cache-Control"] = "private, no-cache"
+    return response
+
+
+def _csv(text: str, filename: str) -> HttpResponse:
+    response = HttpResponse(text, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _url_template(name: str) -> str:
+    """A URL with ``{id}`` where the object's pk goes, for the page's JavaScript."""
+    return reverse(name, args=[_ID_PLACEHOLDER]).replace(str(_ID_PLACEHOLDER), "{id}")
+
+
+def _plotly_url() -> str:
+    return reverse("evolution:plotly_js", args=[PLOTLY_VERSION])
+
+
+# --------------------------------------------------------------------------- heatmap
+
+
+class BadQuery(ValueError):
+    pass
+
+
+def _int_param(request, name: str, default: int, *, maximum: int) -> int:
+    raw = request.GET.get(name, "")
+    if raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadQuery(f"{name} must be a whole number, got {raw[:20]!r}")
+    if not 0 <= value <= maximum:
+        raise BadQuery(f"{name} must be between 0 and {maximum}, got {value}")
+    return value
+
+
+def heatmap_query(request) -> selectors.HeatmapQuery:
+    """The heatmap filters from the query string; BadQuery names the offending parameter."""
+    sort = request.GET.get("sort", "") or "position"
+    if sort not in heatmap.SORTS:
+        raise BadQuery(f"sort must be one of {', '.join(heatmap.SORTS)}")
+    outcome = request.GET.get("outcome", "")
+    if outcome and outcome not in heatmap.OUTCOMES:
+        raise BadQuery(f"outcome must be one of {', '.join(heatmap.OUTCOMES)}")
+    return selectors.HeatmapQuery(
+        difficulty=request.GET.get("difficulty", "")[:60],
+        family=request.GET.get("family", "")[:120],
+        outcome=outcome,
+        sort=sort,
+        offset=_int_param(request, "offset", 0, maximum=10_000_000),
+        limit=_int_param(request, "limit", 200, maximum=100_000),
+    )
+
+
+@role_required(ADMIN, CURATOR)
+@require_GET
+def campaign_heatmap(request, pk: int):
+    campaign = _campaign(pk, reviews=False)
+    config = {
+        "dataUrl": reverse("evolution:campaign_heatmap_json", args=[pk]),
+        "csvUrl": reverse("evolution:campaign_heatmap_csv", args=[pk]),
+        "candidateUrl": _url_template("evolution:candidate_detail"),
+        "lineageUrl": _url_template("evolution:lineage_detail"),
+    }
+    return render(
+        request,
+        "evolution/analytics/heatmap.html",
+        {
+            "campaign": campaign,
+            "config": config,
+            "plotly_url": _plotly_url(),
+            "query": request.GET,
+        },
+    )
+
+
+@role_required(ADMIN, CURATOR)
+@require_GET
+def campaign_heatmap_json(request, pk: int):
+    campaign = _campaign(pk, reviews=False)
+    try:
+        query = heatmap_query(request)
+    except BadQuery as exc:
+        return HttpResponseBadRequest(str(exc))
+    etag = _etag(campaign, request, "heatmap")
+    if (response := _not_modified(request, etag)) is not None:
+        return response
+    return _json(selectors.heatmap_page(campaign=campaign, query=query), etag)
+
+
+@role_required(ADMIN, CURATOR)
+@require_GET
+def campaign_heatmap_csv(request, pk: int):
+    campaign = _campaign(pk, reviews=False)
+    try:
+        query = heatmap_query(request)
+    except BadQuery as exc:
+        return HttpResponseBadRequest(str(exc))
+    # The download holds every row that matches the filters, not one page.
+    query = selectors.HeatmapQuery(**{**query.__dict__, "offset": 0, "limit": 0})
+    page = selectors.heatmap_page(campaign=campaign, query=query)
+    return _csv(tables.to_csv(heatmap.csv_rows(page["rows"])), f"campaign-{pk}-heatmap.csv")
+
+
+# --------------------------------------------------------------------------- analytics
+
+
+@role_required(ADMIN, CURATOR)
+@require_GET
+def campaign_analytics(request, pk: int):
+    campaign = _campaign(pk)
+    chart_list = [
+        {
+            "name": c.name,
+            "title": c.title,
+            "description": c.description,
+            "uses_reviews": c.uses_reviews,
+            "json_url": reverse("evolution:campaign_chart_json", args=[pk, c.name]),
+            "csv_url": reverse("evolution:campaign_chart_csv", args=[pk, c.name]),
+        }
+        for c in selectors.CHARTS.values()
+    ]
+    return render(
+        request,
+        "evolution/analytics/analytics.html",
+        {
+            "campaign": campaign,
+            "charts": chart_list,
+            # Table 1 and the cost summary are rendered on the page itself (cached data too),
+            # so the headline numbers read without JavaScript.
+            "yield_table": selectors.chart_data(campaign=campaign, name="yield"),
+            "cost": selectors.chart_data(campaign=campaign, name="cost"),
+            "plotly_url": _plotly_url(),
+            "config": {
+                "candidateUrl": _url_template("evolution:candidate_detail"),
+                "heatmapUrl": reverse("evolution:campaign_heatmap", args=[pk]),
+            },
+        },
+    )
+
+
+def _chart_name(name: str) -> str:
+    if name not in selectors.CHARTS:
+        raise Http404("No such chart.")
+    return name
+
+
+@role_required(ADMIN, CURATOR)
+@require_GET
+def campaign_chart_json(request, pk: int, chart: str):
+    name = _chart_name(chart)
+    campaign = _campaign(pk, reviews=selectors.CHARTS[name].uses_reviews)
+    etag = _etag(campaign, request, name)
+    if (response := _not_modified(request, etag)) is not None:
+        return response
+    return _json(selectors.chart_data(campaign=campaign, name=name), etag)
+
+
+@role_required(ADMIN, CURATOR)
+@require_GET
+def campaign_chart_csv(request, pk: int, chart: str):
+    name = _chart_name(chart)
+    campaign = _campaign(pk, reviews=selectors.CHARTS[name].uses_reviews)
+    data = selectors.chart_data(campaign=campaign, name=name)
+    return _csv(tables.to_csv(tables.ROWS[name](data)), f"campaign-{pk}-{name}.csv")
+
+
+# --------------------------------------------------------------------------- plotly.js
+
+
+@cache
+def _plotly_bytes() -> tuple[bytes, bytes, str]:
+    path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    raw = path.read_bytes()
+    return raw, gzip.compress(raw, compresslevel=6), hashlib.sha1(raw).hexdigest()[:16]
+
+
+@require_GET
+def plotly_js(request, version: str):
+    """plotly.js from the installed plotly package (never a CDN). The URL carries the package
+    version, so the file may be cached for a year; gzip when the browser accepts it."""
+    if version != PLOTLY_VERSION:
+        raise Http404("Unknown plotly version.")
+    raw, zipped, digest = _plotly_bytes()
+    etag = f'"plotly-{digest}"'
+    if (response := _not_modified(request, etag)) is not None:
+        return response
+    if "gzip" in request.headers.get("Accept-Encoding", ""):
+        response = HttpResponse(zipped, content_type="text/javascript; charset=utf-8")
+        response["Content-Encoding"] = "gzip"
+    else:
+        response = HttpResponse(raw, content_type="text/javascript; charset=utf-8")
+    patch_vary_headers(response, ["Accept-Encoding"])
+    response["ETag"] = etag
+    response["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response

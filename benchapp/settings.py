@@ -44,6 +44,8 @@ INSTALLED_APPS = [
     "benchapp",
     "evolution",
     "review",
+    "releases",
+    "reasoning",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,300 @@
+"""Settings of a reasoning campaign (design document 004), validated.
+
+Every field is a campaign setting with the document's default; ``ReasoningSettings.from_dict``
+rejects unknown keys and bad values with a ValidationError naming the key. The evolution
+engine's ``EvolutionSettings`` is never used for this kind.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field, fields
+
+from django.core.exceptions import ValidationError
+
+# Section 10: the default reasoning types and what each one covers.
+DEFAULT_REASONING_TYPES: tuple[tuple[str, str], ...] = (
+    ("logical_deduction", "Formal logic, syllogisms, puzzles"),
+    ("mathematical_reasoning", "Numerical problems, proofs"),
+    ("commonsense_reasoning", "Everyday knowledge, intuition"),
+    ("reading_comprehension", "Text analysis, inference"),
+    ("abstraction_analogy", "Pattern recognition, metaphors"),
+    ("scientific_reasoning", "Hypothesis, experimentation"),
+    ("data_interpretation", "Charts, statistics, trends"),
+    ("computer_programming", "Code analysis, algorithms"),
+)
+
+# Section 4.3: difficulty level -> descriptor put into the generation prompt.
+DIFFICULTY_DESCRIPTORS = {
+    1: "Very easy, suitable for beginners",
+    2: "Very easy, suitable for beginners",
+    3: "Easy to moderate",
+    4: "Easy to moderate",
+    5: "Moderate, requiring solid understanding",
+    6: "Moderate, requiring solid understanding",
+    7: "Challenging, requiring deep reasoning",
+    8: "Challenging, requiring deep reasoning",
+    9: "Very hard, expert-level complexity",
+    10: "Very hard, expert-level complexity",
+}
+DIFFICULTY_CHARACTERISTICS = {
+    1: "Basic recall, simple logic",
+    3: "Multi-step but straightforward",
+    5: "Requires domain knowledge",
+    7: "Complex logic, edge cases",
+    9: "Multi-domain synthesis, subtle constraints",
+}
+MIN_DIFFICULTY, MAX_DIFFICULTY = 1, 10
+TYPE_NAME = re.compile(r"^[a-z][a-z0-9_]{1,59}$")
+AGGREGATIONS = ("majority", "mean")
+
+
+def difficulty_descriptor(level: int) -> str:
+    return DIFFICULTY_DESCRIPTORS[level]
+
+
+def difficulty_characteristics(level: int) -> str:
+    return DIFFICULTY_CHARACTERISTICS[level - (1 - level % 2)]
+
+
+def default_reasoning_types() -> list[dict]:
+    return [{"name": n, "description": d} for n, d in DEFAULT_REASONING_TYPES]
+
+
+SETTING_HELP = {
+    "reasoning_types": "reasoning types ({name, description}), in round-robin order",
+    "difficulty_start": "first difficulty of every run (1-10)",
+    "difficulty_end": "last difficulty of every run (1-10)",
+    "num_questions": "questions per type x difficulty cell",
+    "runs": "runs in this campaign; the EMAs carry from run to run",
+    "alpha": "EMA smoothing factor: EMA = alpha x score + (1 - alpha) x previous EMA",
+    "generation_temperature": "generation model temperature",
+    "generation_max_tokens": "generation model max tokens",
+    "answering_temperature": "answering model temperature",
+    "answering_max_tokens": "answering model max tokens",
+    "evaluation_temperature": "judge temperature",
+    "evaluation_max_tokens": "judge max tokens",
+    "history_window": "last N questions of the type (other difficulties) shown to avoid repetition",
+    "similarity_threshold": "a new question more similar than this to a prior one is regenerated",
+    "max_regenerations": "regenerations per question (novelty or quality rejections)",
+    "judge_aggregation": "ensemble rule over the judges: majority or mean",
+    "quality_filter": "ask the quality model to validate each question before answering",
+    "adaptive_difficulty": "skip a mastered level, stop a run after levels the model keeps failing",
+    "adaptive_mastery": "difficulty EMA at or above which the next level is skipped",
+    "adaptive_floor": "difficulty EMA at or below which a level counts as failed",
+    "adaptive_patience": "consecutive failed levels that end a run early",
+    "weak_area_focus": "give the lowest-EMA reasoning types extra questions per cell",
+    "weak_area_types": "how many lowest-EMA types get extra questions",
+    "weak_area_extra": "extra questions per cell for those types",
+}
+
+
+@dataclass(frozen=True)
+class ReasoningSettings:
+    reasoning_types: list[dict] = field(default_factory=default_reasoning_types)
+    difficulty_start: int = 1
+    difficulty_end: int = 10
+    num_questions: int = 1
+    runs: int = 1
+    alpha: float = 0.3
+    # Section 5: the three roles' sampling settings.
+    generation_temperature: float = 0.8
+    generation_max_tokens: int = 500
+    answering_temperature: float = 0.5
+    answering_max_tokens: int = 700
+    evaluation_temperature: float = 0.3
+    evaluation_max_tokens: int = 250
+    # Section 4.2 and the measured novelty check.
+    history_window: int = 10
+    similarity_threshold: float = 0.5
+    max_regenerations: int = 3
+    # Section 12 extensions.
+    judge_aggregation: str = "majority"
+    quality_filter: bool = False
+    adaptive_difficulty: bool = False
+    adaptive_mastery: float = 0.8
+    adaptive_floor: float = 0.2
+    adaptive_patience: int = 2
+    weak_area_focus: bool = False
+    weak_area_types: int = 2
+    weak_area_extra: int = 1
+
+    _BOUNDS = {
+        "difficulty_start": (MIN_DIFFICULTY, MAX_DIFFICULTY),
+        "difficulty_end": (MIN_DIFFICULTY, MAX_DIFFICULTY),
+        "num_questions": (1, 50),
+        "runs": (1, 1000),
+        "alpha": (0.0, 1.0),
+        "generation_temperature": (0.0, 2.0),
+        "generation_max_tokens": (16, 32000),
+        "answering_temperature": (0.0, 2.0),
+        "answering_max_tokens": (16, 32000),
+        "evaluation_temperature": (0.0, 2.0),
+        "evaluation_max_tokens": (16, 32000),
+        "history_window": (0, 200),
+        "similarity_threshold": (0.0, 1.0),
+        "max_regenerations": (0, 20),
+        "adaptive_mastery": (0.0, 1.0),
+        "adaptive_floor": (0.0, 1.0),
+        "adaptive_patience": (1, 10),
+        "weak_area_types": (1, 50),
+        "weak_area_extra": (1, 20),
+    }
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> ReasoningSettings:
+        """Validate ``data`` (missing keys take defaults). Raises ValidationError naming each
+        bad key."""
+        data = dict(data or {})
+        errors: dict[str, list[str]] = {}
+        known = {f.name: f for f in fields(cls)}
+        for key in data:
+            if key not in known:
+                errors.setdefault(key, []).append(f"unknown reasoning setting {key!r}")
+        values = {}
+        defaults = cls()
+        for name in known:
+            if name not in data:
+                continue
+            raw = data[name]
+            default = getattr(defaults, name)
+            try:
+                values[name] = _coerce(name, raw, default)
+            except (TypeError, ValueError) as exc:
+                errors.setdefault(name, []).append(str(exc))
+        if errors:
+            raise ValidationError(errors)
+        result = cls(**values)
+        result._check(errors)
+        if errors:
+            raise ValidationError(errors)
+        return result
+
+    def _check(self, errors: dict[str, list[str]]) -> None:
+        for name, (low, high) in self._BOUNDS.items():
+            value = getattr(self, name)
+            if not low <= value <= high:
+                errors.setdefault(name, []).append(f"{name} must be in [{low}, {high}]")
+        if self.alpha == 0:
+            errors.setdefault("alpha", []).append("alpha must be greater than 0")
+        if self.difficulty_start > self.difficulty_end:
+            errors.setdefault("difficulty_end", []).append(
+                "difficulty_end must not be below difficulty_start"
+            )
+        if self.judge_aggregation not in AGGREGATIONS:
+            errors.setdefault("judge_aggregation", []).append(
+                f"judge_aggregation must be one of {', '.join(AGGREGATIONS)}"
+            )
+        if self.adaptive_floor >= self.adaptive_mastery:
+            errors.setdefault("adaptive_floor", []).append(
+                "adaptive_floor must be below adaptive_mastery"
+            )
+        seen: set[str] = set()
+        if not self.reasoning_types:
+            errors.setdefault("reasoning_types", []).append("name at least one reasoning type")
+        for entry in self.reasoning_types:
+            name = entry.get("name", "") if isinstance(entry, dict) else ""
+            if not TYPE_NAME.match(name):
+                errors.setdefault("reasoning_types", []).append(
+                    f"type name {name!r} must be lower_snake_case (2-60 characters)"
+                )
+            elif name in seen:
+                errors.setdefault("reasoning_types", []).append(f"type {name!r} appears twice")
+            seen.add(name)
+            if not str(entry.get("description", "") if isinstance(entry, dict) else "").strip():
+                errors.setdefault("reasoning_types", []).append(
+                    f"type {name!r} needs a description (it goes into the generation prompt)"
+                )
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def type_names(self) -> list[str]:
+        return [t["name"] for t in self.reasoning_types]
+
+    def type_description(self, name: str) -> str:
+        for entry in self.reasoning_types:
+            if entry["name"] == name:
+                return entry["description"]
+        return ""
+
+    @property
+    def difficulties(self) -> list[int]:
+        return list(range(self.difficulty_start, self.difficulty_end + 1))
+
+
+def _coerce(name: str, raw, default):
+    if name == "reasoning_types":
+        if not isinstance(raw, list):
+            raise ValueError("reasoning_types must be a list of {name, description} objects")
+        out = []
+        for entry in raw:
+            if isinstance(entry, str):
+                # A bare default name takes the document's description.
+                described = dict(DEFAULT_REASONING_TYPES).get(entry)
+                if described is None:
+                    raise ValueError(f"custom type {entry!r} needs a description")
+                entry = {"name": entry, "description": described}
+            if not isinstance(entry, dict):
+                raise ValueError("each reasoning type must be an object {name, description}")
+            out.append(
+                {
+                    "name": str(entry.get("name", "")).strip(),
+                    "description": str(entry.get("description", "")).strip(),
+                }
+            )
+        return out
+    if isinstance(default, bool):
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.lower() in ("true", "false", "1", "0", "on", "off"):
+            return raw.lower() in ("true", "1", "on")
+        raise ValueError(f"{name} must be true or false")
+    if isinstance(default, int):
+        if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
+            raise ValueError(f"{name} must be an integer")
+        try:
+            return int(raw)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be an integer")
+    if isinstance(default, float):
+        if isinstance(raw, bool):
+            raise ValueError(f"{name} must be a number")
+        try:
+            return float(raw)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a number")
+    if isinstance(default, str):
+        if not isinstance(raw, str):
+            raise ValueError(f"{name} must be a string")
+        return raw.strip()
+    return raw
+
+
+def settings_table(raw: dict) -> list[dict]:
+    """Rows for the campaign page: name, value, default, changed, help."""
+    current = ReasoningSettings.from_dict(raw)
+    defaults = ReasoningSettings()
+    rows = []
+    for name in ReasoningSettings.names():
+        value = getattr(current, name)
+        if name == "reasoning_types":
+            value = ", ".join(current.type_names)
+            default = ", ".join(defaults.type_names)
+        else:
+            default = getattr(defaults, name)
+        rows.append(
+            {
+                "name": name,
+                "value": value,
+                "default": default,
+                "changed": value != default,
+                "help": SETTING_HELP.get(name, ""),
+            }
+        )
+    return rows

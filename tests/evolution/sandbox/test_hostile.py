@@ -1,0 +1,304 @@
+"""Hostile programs, each run through the real default backend (bwrap).
+
+Every case checks three things: the attack is contained (what it tried did not happen, seen
+from the host), the verdict is not AC where an honest judge would refuse it, and nothing the
+program started is left running on the host.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from evolution.sandbox import Limits, TestSpec, judge, run_batch
+
+from .helpers import host_processes_with
+
+pytestmark = pytest.mark.slow
+
+
+def _run(backend, code, inputs=("",), limits=None):
+    return run_batch(
+        textwrap.dedent(code),
+        list(inputs),
+        harness="stdio",
+        limits=limits or Limits(time_s=2.0, memory_mb=256),
+        backend=backend,
+    )
+
+
+def test_it_cannot_connect_to_a_listener_on_the_host_loopback(backend):
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.5)
+    port = listener.getsockname()[1]
+    code = f"""
+        import socket
+        s = socket.create_connection(("127.0.0.1", {port}), timeout=1)
+        s.sendall(b"escaped")
+        print("connected")
+    """
+    try:
+        result = judge(
+            textwrap.dedent(code),
+            [TestSpec("", "connected")],
+            harness="stdio",
+            limits=Limits(time_s=3.0),
+            backend=backend,
+        )
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    finally:
+        listener.close()
+    assert result.verdict == "RE"
+    assert "connected" not in result.tests[0].diff.splitlines()[0]
+
+
+def test_it_cannot_read_canary_files_outside_scratch(backend, tmp_path):
+    secret = "canary-" + uuid.uuid4().hex
+    outside = Path("/tmp") / f"bf-canary-{uuid.uuid4().hex}.txt"
+    in_project = Path(settings.BASE_DIR) / f".bf-canary-{uuid.uuid4().hex}.txt"
+    outside.write_text(secret)
+    in_project.write_text(secret)
+    try:
+        code = f"""
+            import os
+            found = []
+            for path in {[str(outside), str(in_project), str(Path(settings.BASE_DIR) / "benchapp" / "settings.py"), "/etc/passwd", "/root"]!r}:
+                try:
+                    with open(path) as fh:
+                        found.append(fh.read())
+                except OSError as exc:
+                    print("blocked", path, type(exc).__name__)
+            print("\\n".join(found))
+        """
+        outcome = _run(backend, code)[0]
+    finally:
+        outside.unlink()
+        in_project.unlink()
+    assert outcome.status == "OK"
+    assert secret not in outcome.stdout
+    assert "SECRET_KEY" not in outcome.stdout
+    assert outcome.stdout.count("blocked") == 5
+    # The sandbox's root holds the interpreter and its libraries only.
+    listing = _run(backend, "import os; print(sorted(os.listdir('/')))")[0].stdout
+    assert listing.strip() == "['bin', 'dev', 'etc', 'lib', 'lib64', 'proc', 'tmp', 'usr']"
+
+
+def test_it_cannot_write_outside_scratch(backend):
+    token = uuid.uuid4().hex
+    targets = [
+        Path(settings.BASE_DIR) / f"pwned-{token}",
+        Path("/usr/lib/python3.11") / f"pwned_{token}.py",
+        Path("/etc") / f"pwned-{token}",
+        Path("/") / f"pwned-{token}",
+        Path("/dev/shm") / f"pwned-{token}",
+    ]
+    code = f"""
+        import os
+        for path in {[str(t) for t in targets]!r}:
+            try:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as fh:
+                    fh.write("x")
+                print("wrote", path)
+            except OSError as exc:
+                print("blocked", path, type(exc).__name__)
+        with open("scratch-file", "w") as fh:
+            fh.write("fine")
+        print("scratch ok")
+    """
+    outcome = _run(backend, code)[0]
+    for target in targets:
+        assert not target.exists(), target
+    assert outcome.stdout.count("blocked") + outcome.stdout.count("wrote") == len(targets)
+    assert "scratch ok" in outcome.stdout
+
+
+def test_a_fork_bomb_is_contained_and_leaves_nothing_behind(backend, marker):
+    code = f"""
+        import ctypes, os
+        ctypes.CDLL(None).prctl(15, b"{marker[:15]}", 0, 0, 0)
+        while True:
+            try:
+                os.fork()
+            except OSError:
+                pass
+    """
+    outcomes = _run(backend, code, inputs=["", ""])
+    assert [o.status for o in outcomes] == ["TLE", "TLE"]
+    assert host_processes_with(marker) == []
+    # The host is still able to start sandboxes afterwards.
+    assert _run(backend, "print('after')")[0].stdout == "after\n"
+
+
+def test_a_memory_bomb_is_mle(backend):
+    grab_at_once = "x = bytearray(8 * 1024 ** 3)"
+    grab_slowly = "a = []\nwhile True:\n    a.append(bytearray(10 ** 7))"
+    results = [
+        judge(
+            c,
+            [TestSpec("", "")],
+            harness="stdio",
+            limits=Limits(time_s=5.0, memory_mb=128),
+            backend=backend,
+        )
+        for c in (grab_at_once, grab_slowly)
+    ]
+    assert [r.verdict for r in results] == ["MLE", "MLE"]
+
+
+def test_an_output_flood_is_ole(backend):
+    result = judge(
+        "while True:\n    print('y' * 1000)",
+        [TestSpec("", "y")],
+        harness="stdio",
+        limits=Limits(time_s=5.0, max_output_bytes=100_000),
+        backend=backend,
+    )
+    assert result.verdict == "OLE"
+    stderr_flood = run_batch(
+        "import sys\nwhile True:\n    sys.stderr.write('z' * 1000)",
+        [""],
+        harness="stdio",
+        limits=Limits(time_s=5.0, max_output_bytes=100_000),
+        backend=backend,
+    )[0]
+    assert stderr_flood.status == "OLE"
+    assert len(stderr_flood.stderr) < 40_000
+
+
+def test_an_infinite_loop_and_a_long_sleep_are_tle_at_the_wall_limit(backend):
+    limits = Limits(time_s=1.0)
+    loop, sleep = (
+        run_batch(code, [""], harness="stdio", limits=limits, backend=backend)[0]
+        for code in ("while True:\n    pass", "import time\ntime.sleep(100)")
+    )
+    assert loop.status == sleep.status == "TLE"
+    assert 900 <= loop.time_ms < 2500
+    assert 900 <= sleep.time_ms < 2500
+    assert sleep.cpu_ms < 500  # the wall clock, not CPU, caught the sleeper
+
+
+def test_a_daemonized_child_does_not_outlive_its_test(backend, marker):
+    code = f"""
+        import os, sys
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(60)", "{marker}"])
+            os._exit(0)
+        print("parent done")
+    """
+    outcomes = _run(backend, code, inputs=["", "", ""])
+    assert [o.stdout for o in outcomes] == ["parent done\n"] * 3
+    assert host_processes_with(marker) == []
+
+
+def test_killing_or_signalling_the_parent_does_not_disturb_the_judge(backend):
+    attacks = [
+        "import os, signal\nos.kill(1, signal.SIGKILL)\nprint('still here')",
+        "import os, signal\nos.kill(os.getppid(), signal.SIGTERM)\nprint('still here')",
+        "import os, signal\nos.kill(1, signal.SIGSTOP)\nprint('still here')",
+        "import os, signal\nos.kill(-1, signal.SIGKILL)\nprint('unreachable')",
+    ]
+    for attack in attacks:
+        result = judge(
+            attack + "\nimport sys\nprint(sys.stdin.read().strip())",
+            [TestSpec("one", "still here\none"), TestSpec("two", "still here\ntwo")],
+            harness="stdio",
+            limits=Limits(time_s=2.0),
+            backend=backend,
+        )
+        if "unreachable" in attack:
+            # kill(-1) reaches the attacker itself; the runner survives and judges test 2.
+            assert [t.verdict for t in result.tests] == ["RE", "RE"]
+        else:
+            assert result.verdict == "AC", (attack, result.to_dict())
+
+
+def test_it_cannot_read_host_environment_variables(backend, monkeypatch):
+    secret = "env-secret-" + uuid.uuid4().hex
+    monkeypatch.setenv("BF_HOST_SECRET", secret)
+    monkeypatch.setenv("SECRET_KEY", secret + "-key")
+    code = """
+        import os
+        print(dict(os.environ))
+        for path in ("/proc/self/environ", "/proc/1/environ"):
+            try:
+                print(open(path, "rb").read())
+            except OSError as exc:
+                print("blocked", path, type(exc).__name__)
+    """
+    outcome = _run(backend, code)[0]
+    assert secret not in outcome.stdout
+    assert "DATABASE_URL" not in outcome.stdout
+    environment = eval(outcome.stdout.splitlines()[0])  # noqa: S307 - our own repr of a dict
+    assert set(environment) <= {"PATH", "HOME", "LANG", "LC_CTYPE", "PWD"}
+
+
+def test_it_sees_only_its_own_processes_in_proc(backend):
+    code = """
+        import os
+        pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+        print(pids)
+        for pid in pids:
+            try:
+                print(pid, open(f"/proc/{pid}/cmdline", "rb").read()[:60])
+            except OSError as exc:
+                print(pid, type(exc).__name__)
+    """
+    outcome = _run(backend, code)[0]
+    pids = eval(outcome.stdout.splitlines()[0])  # noqa: S307
+    assert pids[0] == 1 and len(pids) <= 3
+    assert str(os.getpid()) not in outcome.stdout.splitlines()[0]
+    assert "pytest" not in outcome.stdout
+
+
+def test_deep_recursion_is_a_runtime_error_and_the_runner_survives(backend):
+    plain = "def f(n):\n    return f(n + 1)\nf(0)"
+    unbounded = (
+        "import sys\nsys.setrecursionlimit(10 ** 8)\ndef f(n):\n    return f(n + 1) + 1\nf(0)"
+    )
+    outcomes = run_batch(
+        plain, [""], harness="stdio", limits=Limits(time_s=5.0, memory_mb=256), backend=backend
+    ) + run_batch(
+        unbounded,
+        ["", ""],
+        harness="stdio",
+        limits=Limits(time_s=5.0, memory_mb=256),
+        backend=backend,
+    )
+    assert outcomes[0].status == "RE" and "RecursionError" in outcomes[0].stderr
+    # Unbounded recursion ends by a crash or a memory error, never by hurting the judge:
+    # the second test still runs.
+    assert [o.status in ("RE", "MLE") for o in outcomes[1:]] == [True, True]
+
+
+def test_ctypes_calls_into_libc_are_contained(backend):
+    code = """
+        import ctypes, socket
+        libc = ctypes.CDLL(None, use_errno=True)
+        results = {
+            "unshare_user": libc.unshare(0x10000000),
+            "mount": libc.mount(b"none", b"/tmp", b"tmpfs", 0, None),
+            "ptrace_attach_1": libc.ptrace(16, 1, None, None),
+            "setuid_0": libc.setuid(0),
+            "socket_inet": libc.socket(socket.AF_INET, socket.SOCK_STREAM, 0),
+            "system": libc.system(b"id > /tmp/x"),
+            "chroot": libc.chroot(b"/tmp"),
+        }
+        print(results)
+    """
+    outcome = _run(backend, code)[0]
+    assert outcome.status == "OK", outcome.stderr
+    results = eval(outcome.stdout)  # noqa: S307
+    assert results.pop("system") != 0
+    assert all(value == -1 for value in results.values()), results

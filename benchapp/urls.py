@@ -14,4 +14,5 @@ urlpatterns = [
     path("api/", api.urls),
     path("", include("evolution.urls")),
     path("", include("review.urls")),
+    path("", include("reasoning.urls")),
 ]

@@ -1,0 +1,258 @@
+"""Pages of reasoning campaigns: list, creation, the live campaign page (matrix heatmap and EMA
+charts: an HTML shell plus a JSON data endpoint), items with the curator's override, run
+reports and the result log as downloads."""
+
+from __future__ import annotations
+
+import json
+
+import plotly
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import Http404, HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from benchapp.roles import ADMIN, CURATOR, has_role, role_required
+from evolution.services import campaigns as campaign_services
+
+from . import selectors, services
+from .config import settings_table
+from .forms import OverrideForm, ReasoningCampaignForm
+from .models import ItemStatus, ReasoningCampaign
+
+
+def _plotly_url() -> str:
+    # The analytics pages serve plotly.js from the installed package; reuse that route.
+    try:
+        return reverse("evolution:plotly_js", args=[plotly.__version__])
+    except NoReverseMatch:
+        return reverse("reasoning:plotly_js")
+
+
+def _get(pk: int) -> ReasoningCampaign:
+    try:
+        return selectors.reasoning_get(campaign_id=pk)
+    except ReasoningCampaign.DoesNotExist:
+        raise Http404("No reasoning campaign with this id.")
+
+
+@role_required(ADMIN, CURATOR)
+def campaign_list(request):
+    return render(request, "reasoning/campaign_list.html", {"campaigns": selectors.campaign_list()})
+
+
+@role_required(ADMIN)
+def campaign_new(request):
+    form = ReasoningCampaignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            campaign = services.reasoning_campaign_create(
+                name=data["name"],
+                generation_endpoint=data["generation_endpoint"],
+                answering_endpoint=data["answering_endpoint"],
+                judge_endpoints=list(data["judge_endpoints"]),
+                quality_endpoint=data["quality_endpoint"],
+                settings=form.settings_dict(),
+                budget_max_calls=data["budget_max_calls"],
+                budget_max_tokens=data["budget_max_tokens"],
+                budget_max_cost=data["budget_max_cost"],
+                created_by=request.user,
+            )
+        except ValidationError as exc:
+            for key, errors in exc.message_dict.items():
+                field = f"setting_{key}" if f"setting_{key}" in form.fields else key
+                form.add_error(field if field in form.fields else None, errors)
+        else:
+            messages.success(request, f"Campaign {campaign.name} created. Launch it when ready.")
+            return redirect("reasoning:campaign_detail", campaign.pk)
+    return render(request, "reasoning/campaign_new.html", {"form": form})
+
+
+def _detail_context(rc: ReasoningCampaign) -> dict:
+    return {
+        "rc": rc,
+        "campaign": rc.campaign,
+        "progress": selectors.progress(rc),
+        "state": selectors.run_state(rc),
+        "runs": selectors.run_list(rc),
+    }
+
+
+@role_required(ADMIN, CURATOR)
+def campaign_detail(request, pk: int):
+    rc = _get(pk)
+    context = _detail_context(rc)
+    if request.htmx:
+        return render(request, "reasoning/campaign_detail.html#live", context)
+    context.update(
+        settings_table=settings_table(rc.campaign.settings),
+        judges=selectors.judge_names(rc),
+        can_control=has_role(request.user, ADMIN),
+        plotly_url=_plotly_url(),
+        settings=selectors.settings_of(rc),
+    )
+    return render(request, "reasoning/campaign_detail.html", context)
+
+
+@role_required(ADMIN, CURATOR)
+@require_GET
+def campaign_charts(request, pk: int):
+    """The data behind the page's charts: the matrix (all runs or ``?run=N``) and EMA series."""
+    rc = _get(pk)
+    run_number = _int_param(request, "run")
+    return JsonResponse(
+        {
+            "matrix": selectors.matrix(rc, run_number=run_number),
+            "ema": selectors.ema_series(rc),
+            "state": selectors.run_state(rc),
+        },
+        encoder=DjangoJSONEncoder,
+    )
+
+
+_ACTIONS = {
+    "launch": campaign_services.campaign_launch,
+    "pause": campaign_services.campaign_pause,
+    "resume": campaign_services.campaign_resume,
+    "cancel": campaign_services.campaign_cancel,
+}
+
+
+@role_required(ADMIN)
+@require_POST
+def campaign_control(request, pk: int, action: str):
+    _get(pk)
+    service = _ACTIONS.get(action)
+    if service is None:
+        return HttpResponseNotAllowed(list(_ACTIONS))
+    try:
+        campaign = service(campaign_id=pk)
+    except campaign_services.TransitionError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Campaign {campaign.name}: {campaign.state}.")
+    return redirect("reasoning:campaign_detail", pk)
+
+
+def _int_param(request, name: str) -> int | None:
+    value = request.GET.get(name, "")
+    if not value:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise Http404(f"{name} must be a number")
+
+
+@role_required(ADMIN, CURATOR)
+def item_list(request, pk: int):
+    rc = _get(pk)
+    filters = {
+        "run_number": _int_param(request, "run"),
+        "reasoning_type": request.GET.get("type") or None,
+        "difficulty": _int_param(request, "difficulty"),
+        "status": request.GET.get("status") or None,
+        "flagged": request.GET.get("flagged") or None,
+    }
+    items = selectors.item_list(rc, **filters)
+    page = Paginator(items, 40).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "reasoning/item_list.html",
+        {
+            "rc": rc,
+            "campaign": rc.campaign,
+            "page": page,
+            "filters": filters,
+            "query": query.urlencode(),
+            "settings": selectors.settings_of(rc),
+            "runs": selectors.run_list(rc),
+            "statuses": ItemStatus.values,
+        },
+    )
+
+
+@role_required(ADMIN, CURATOR)
+def item_detail(request, pk: int):
+    try:
+        item = selectors.item_get(item_id=pk)
+    except services.ReasoningItem.DoesNotExist:
+        raise Http404("No such item.")
+    form = OverrideForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.item_override_score(
+                item_id=item.pk,
+                score=form.score_value(),
+                reason=form.cleaned_data["reason"],
+                user=request.user,
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc.messages)
+        else:
+            messages.success(request, "Score overridden; the EMAs were recomputed.")
+            return redirect("reasoning:item_detail", item.pk)
+    return render(
+        request,
+        "reasoning/item_detail.html",
+        {
+            "item": item,
+            "campaign": item.reasoning.campaign,
+            "form": form,
+            "history": item.log.order_by("id"),
+        },
+    )
+
+
+@role_required(ADMIN, CURATOR)
+def run_report(request, pk: int, number: int):
+    rc = _get(pk)
+    run = get_object_or_404(rc.runs, number=number)
+    if not run.report:
+        raise Http404("The report is written when the run finishes.")
+    response = HttpResponse(run.report, content_type="text/markdown; charset=utf-8")
+    if request.GET.get("inline") != "1":
+        response["Content-Disposition"] = (
+            f'attachment; filename="report_campaign_{pk}_run_{number}.md"'
+        )
+    return response
+
+
+@role_required(ADMIN, CURATOR)
+def result_log(request, pk: int):
+    """The append-only result log as JSONL (the document's runs.jsonl)."""
+    rc = _get(pk)
+    lines = [
+        json.dumps(
+            {
+                "event": e.event,
+                "run": e.run.number if e.run else None,
+                "at": e.created_at.isoformat(),
+                **e.payload,
+            },
+            cls=DjangoJSONEncoder,
+            ensure_ascii=False,
+        )
+        for e in selectors.log_entries(rc)
+    ]
+    response = HttpResponse("\n".join(lines) + "\n", content_type="application/x-ndjson")
+    response["Content-Disposition"] = f'attachment; filename="runs_campaign_{pk}.jsonl"'
+    return response
+
+
+@require_GET
+def plotly_js(request):
+    """Fallback when the analytics route is absent: plotly.js from the installed package."""
+    from pathlib import Path
+
+    path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    response = HttpResponse(path.read_bytes(), content_type="text/javascript; charset=utf-8")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response

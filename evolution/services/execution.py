@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from evolution import sandbox
+from evolution.sandbox.compare import compare_stdio
 from evolution.pipeline.config import EvolutionSettings
 
 
@@ -26,5 +27,15 @@ def judge(code: str, tests: list[tuple[str, str]], **kwargs):
 
 
 def same_output(expected: str, actual: str, comparison: dict | None = None) -> bool:
-    """LiveCodeBench's comparison (or the problem's own mode) between two outputs."""
-    return sandbox.outputs_match(expected, actual, comparison or {})
+    """LiveCodeBench's stdio comparison (or the problem's own mode) between two outputs."""
+    c = comparison or {}
+    equal, _ = compare_stdio(
+        actual,
+        expected,
+        mode=c.get("mode", "exact")
+        if c.get("mode") in ("exact", "float", "unordered")
+        else "exact",
+        rel_tol=float(c.get("rel_tol", 1e-6)),
+        abs_tol=float(c.get("abs_tol", 1e-6)),
+    )
+    return equal

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ReleasesConfig(AppConfig):
+    name = "releases"
+    verbose_name = "Releases and leaderboard"

@@ -1,0 +1,251 @@
+"""The curation gate: declarative rules over plain facts, no database.
+
+Defaults follow the LiveCodeBench-Plus selection (BenchEvolver, Section 4.2): an evolved
+problem needs a mean review quality of at least 3 on 1-5, must not be judged invalid, and its
+combined pass@1 over the evaluation panel must lie in [0.05, 0.75]; original seed problems
+supplement the set when their pass@1 is at most 0.75. On top: a minimum number of reviews and
+no near-duplicate of another item or of the seed set (the engine's lexical similarity).
+
+``GateRules.from_dict`` validates a rule set and names the bad key; ``evaluate`` returns, for
+every candidate, each rule with passed/failed and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+from evolution.pipeline.judge import near_duplicate
+
+
+class RulesError(ValueError):
+    """A rule set is malformed; ``field`` names the offending key."""
+
+    def __init__(self, field_name: str, message: str):
+        super().__init__(f"{field_name}: {message}")
+        self.field = field_name
+
+
+@dataclass(frozen=True)
+class GateRules:
+    min_quality: float = 3.0
+    # The paper's "quality and novelty" score; off unless a release asks for it.
+    min_novelty: float | None = None
+    reject_invalid: bool = True
+    min_reviews: int = 1
+    min_pass_at_1: float = 0.05
+    max_pass_at_1: float = 0.75
+    duplicate_threshold: float = 0.85
+    include_originals: bool = True
+    original_max_pass_at_1: float = 0.75
+    originals_need_review: bool = False
+
+    _RANGES = {
+        "min_quality": (1.0, 5.0),
+        "min_novelty": (1.0, 5.0),
+        "min_reviews": (0, 20),
+        "min_pass_at_1": (0.0, 1.0),
+        "max_pass_at_1": (0.0, 1.0),
+        "duplicate_threshold": (0.0, 1.0),
+        "original_max_pass_at_1": (0.0, 1.0),
+    }
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> GateRules:
+        """Defaults overlaid with ``data``; RulesError on unknown keys, wrong types or ranges."""
+        data = dict(data or {})
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise RulesError(unknown[0], f"unknown rule; known rules: {', '.join(known)}")
+        values = {}
+        for name, value in data.items():
+            default = getattr(cls, name)
+            if isinstance(default, bool):
+                if not isinstance(value, bool):
+                    raise RulesError(name, f"must be true or false, got {value!r}")
+            elif value is None:
+                if name != "min_novelty":
+                    raise RulesError(name, "must not be empty")
+            elif isinstance(value, bool) or not isinstance(value, int | float):
+                raise RulesError(name, f"must be a number, got {value!r}")
+            elif name == "min_reviews" and value != int(value):
+                raise RulesError(name, f"must be a whole number, got {value!r}")
+            if value is not None and name in cls._RANGES and not isinstance(value, bool):
+                low, high = cls._RANGES[name]
+                if not low <= value <= high:
+                    raise RulesError(name, f"must be between {low} and {high}, got {value}")
+            values[name] = int(value) if name == "min_reviews" else value
+        rules = cls(**values)
+        if rules.min_pass_at_1 > rules.max_pass_at_1:
+            raise RulesError("min_pass_at_1", "must not exceed max_pass_at_1")
+        return rules
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class CandidateFacts:
+    """What the gate knows about one candidate problem."""
+
+    problem_id: int
+    public_id: str
+    title: str
+    origin: str  # "evolved" | "original"
+    statement: str
+    n_reviews: int = 0
+    mean_quality: float | None = None
+    mean_novelty: float | None = None
+    invalid: bool = False
+    pass_at_1: float | None = None
+    panel_passes: int | None = None
+    panel_attempts: int | None = None
+
+
+@dataclass
+class RuleResult:
+    rule: str
+    passed: bool
+    detail: str
+
+
+@dataclass
+class CandidateReport:
+    facts: CandidateFacts
+    rules: list[RuleResult] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.rules)
+
+    def failures(self) -> list[RuleResult]:
+        return [r for r in self.rules if not r.passed]
+
+    def to_dict(self) -> dict:
+        return {
+            "problem_id": self.facts.problem_id,
+            "public_id": self.facts.public_id,
+            "title": self.facts.title,
+            "origin": self.facts.origin,
+            "passed": self.passed,
+            "facts": {k: v for k, v in asdict(self.facts).items() if k != "statement"},
+            "rules": [asdict(r) for r in self.rules],
+        }
+
+
+def _fmt(value: float | None) -> str:
+    return "none" if value is None else f"{value:.3g}"
+
+
+def _review_rules(facts: CandidateFacts, rules: GateRules) -> list[RuleResult]:
+    out = [
+        RuleResult(
+            "reviews",
+            facts.n_reviews >= rules.min_reviews,
+            f"{facts.n_reviews} submitted review(s); at least {rules.min_reviews} required",
+        ),
+        RuleResult(
+            "quality",
+            facts.mean_quality is not None and facts.mean_quality >= rules.min_quality,
+            f"mean quality {_fmt(facts.mean_quality)}; at least {rules.min_quality} required",
+        ),
+    ]
+    if rules.min_novelty is not None:
+        out.append(
+            RuleResult(
+                "novelty",
+                facts.mean_novelty is not None and facts.mean_novelty >= rules.min_novelty,
+                f"mean novelty {_fmt(facts.mean_novelty)}; at least {rules.min_novelty} required",
+            )
+        )
+    return out
+
+
+def _validity_rule(facts: CandidateFacts, rules: GateRules) -> RuleResult:
+    if not rules.reject_invalid:
+        return RuleResult("validity", True, "validity not checked by this release")
+    return RuleResult(
+        "validity",
+        not facts.invalid,
+        "judged invalid by review" if facts.invalid else "not judged invalid",
+    )
+
+
+def _panel(facts: CandidateFacts) -> str:
+    if facts.panel_attempts:
+        return f"pass@1 {facts.pass_at_1:.3f} ({facts.panel_passes}/{facts.panel_attempts})"
+    return "no panel measurement"
+
+
+def _difficulty_rule(facts: CandidateFacts, rules: GateRules) -> RuleResult:
+    if facts.pass_at_1 is None:
+        return RuleResult("difficulty", False, "no panel measurement")
+    if facts.origin == "original":
+        ceiling = rules.original_max_pass_at_1
+        return RuleResult(
+            "difficulty",
+            facts.pass_at_1 <= ceiling,
+            f"{_panel(facts)}; originals need at most {ceiling}",
+        )
+    low, high = rules.min_pass_at_1, rules.max_pass_at_1
+    return RuleResult(
+        "difficulty",
+        low <= facts.pass_at_1 <= high,
+        f"{_panel(facts)}; must lie within [{low}, {high}]",
+    )
+
+
+def evaluate(
+    candidates: list[CandidateFacts],
+    rules: GateRules,
+    *,
+    seed_statements: dict[str, str] | None = None,
+) -> list[CandidateReport]:
+    """Apply ``rules`` to every candidate, in order (evolved ones first is the caller's job).
+
+    Near-duplicates: an evolved candidate is compared with the seed set
+    (``seed_statements``: label -> statement, its own seed included: a reskin of its seed is
+    a duplicate too); every candidate with the earlier candidates that passed all their
+    other rules, so of two near-identical problems the first is kept and the second is
+    reported as its duplicate.
+    """
+    seed_statements = seed_statements or {}
+    kept: dict[str, str] = {}
+    reports = []
+    for facts in candidates:
+        report = CandidateReport(facts=facts)
+        if facts.origin == "original":
+            report.rules.append(
+                RuleResult(
+                    "supplement",
+                    rules.include_originals,
+                    "original seeds supplement the release"
+                    if rules.include_originals
+                    else "this release takes no original seeds",
+                )
+            )
+            if rules.originals_need_review:
+                report.rules.extend(_review_rules(facts, rules))
+        else:
+            report.rules.extend(_review_rules(facts, rules))
+        report.rules.append(_validity_rule(facts, rules))
+        report.rules.append(_difficulty_rule(facts, rules))
+
+        against = dict(kept)
+        if facts.origin == "evolved":
+            against.update({f"seed {label}": text for label, text in seed_statements.items()})
+        dup = near_duplicate(facts.statement, against, rules.duplicate_threshold)
+        report.rules.append(
+            RuleResult(
+                "duplicate",
+                not dup.duplicate,
+                f"near-duplicate of {dup.against} (similarity {dup.score:.2f} >= "
+                f"{rules.duplicate_threshold})"
+                if dup.duplicate
+                else f"closest: {dup.against or 'nothing'} (similarity {dup.score:.2f})",
+            )
+        )
+        if report.passed:
+            kept[facts.public_id] = facts.statement
+        reports.append(report)
+    return reports

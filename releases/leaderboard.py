@@ -1,0 +1,384 @@
+"""Leaderboard evaluation: a model (an endpoint, or uploaded solutions) on a frozen release.
+
+``run_execute`` is idempotent per (run, item, sample): phase 1 asks the model for every
+missing sample and stores its code with an empty verdict; phase 2 judges every unjudged
+sample on ALL the item's tests (hidden included) in the sandbox. A killed worker loses at
+most the samples in flight; a rerun does only what is missing. ``run_summary`` turns the
+samples into pass@1 / pass@k with seeded bootstrap intervals, breakdowns and contamination.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, close_old_connections, transaction
+from django.utils import timezone
+
+from evolution.llm import CallContext, LLMClient, LLMError
+from evolution.pipeline.difficulty import solver_code, solver_messages
+
+from .models import (
+    LeaderboardRun,
+    LeaderboardSample,
+    Release,
+    ReleaseItem,
+    ReleaseState,
+    ReleaseTest,
+    RunSource,
+    RunState,
+)
+from .stats import bootstrap_mean, pass_at_k
+
+log = logging.getLogger(__name__)
+MAX_UPLOAD_SAMPLES = 100
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox itself failed (verdict SE): not the model's fault, so the run fails."""
+
+
+# --- creating runs -------------------------------------------------------------------------------
+
+
+def _require_frozen(release: Release) -> None:
+    if release.state == ReleaseState.DRAFT:
+        raise ValidationError("Freeze the release before evaluating models on it.")
+
+
+def run_create(
+    *,
+    release: Release,
+    endpoint,
+    samples: int = 4,
+    label: str = "",
+    bootstrap_seed: int = 0,
+    by=None,
+) -> LeaderboardRun:
+    """A queued evaluation of ``endpoint``; the caller enqueues ``tasks.leaderboard_run``."""
+    _require_frozen(release)
+    if not 1 <= samples <= 100:
+        raise ValidationError({"samples": "Samples per problem must be between 1 and 100."})
+    return LeaderboardRun.objects.create(
+        release=release,
+        endpoint=endpoint,
+        source=RunSource.ENDPOINT,
+        label=(label or endpoint.name).strip()[:200],
+        model_release_date=endpoint.release_date,
+        samples_per_problem=samples,
+        bootstrap_seed=bootstrap_seed,
+        created_by=by,
+    )
+
+
+def _parse_upload(release: Release, content: str) -> dict[int, list[str]]:
+    """{item id: [code, ...]} from JSONL lines ``{"question_id", "code_list"}`` (LiveCodeBench's
+    own output form) or ``{"question_id", "output_list"}`` (raw answers, code extracted).
+    ``question_id`` is the item's public id (the LiveCodeBench export uses the same)."""
+    items = {i.public_id: i.pk for i in release.items.only("pk", "public_id")}
+    out: dict[int, list[str]] = {}
+    for number, line in enumerate(content.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValidationError(f"line {number}: not JSON ({exc.msg})")
+        if not isinstance(row, dict):
+            raise ValidationError(f"line {number}: must be an object")
+        qid = row.get("question_id")
+        if qid not in items:
+            raise ValidationError(f"line {number}: question_id {qid!r} is not in this release")
+        if items[qid] in out:
+            raise ValidationError(f"line {number}: question_id {qid!r} appears twice")
+        if "code_list" in row:
+            codes = row["code_list"]
+            raw = False
+        elif "output_list" in row:
+            codes = row["output_list"]
+            raw = True
+        else:
+            raise ValidationError(f"line {number}: needs code_list or output_list")
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ValidationError(f"line {number}: code_list/output_list must be a list of strings")
+        if not 1 <= len(codes) <= MAX_UPLOAD_SAMPLES:
+            raise ValidationError(f"line {number}: give 1 to {MAX_UPLOAD_SAMPLES} solutions")
+        out[items[qid]] = [solver_code(c)[0] if raw else c for c in codes]
+    if not out:
+        raise ValidationError("The file holds no solutions.")
+    return out
+
+
+@transaction.atomic
+def run_create_from_upload(
+    *,
+    release: Release,
+    label: str,
+    content: str,
+    model_release_date: date | None = None,
+    bootstrap_seed: int = 0,
+    by=None,
+) -> LeaderboardRun:
+    """A run whose samples are externally produced solutions; judging still happens here.
+    A problem missing from the file scores 0 (its samples count as absent)."""
+    _require_frozen(release)
+    if not label.strip():
+        raise ValidationError({"label": "Name the model these solutions come from."})
+    codes = _parse_upload(release, content)
+    n = max(len(c) for c in codes.values())
+    run = LeaderboardRun.objects.create(
+        release=release,
+        source=RunSource.UPLOAD,
+        label=label.strip()[:200],
+        model_release_date=model_release_date,
+        samples_per_problem=n,
+        bootstrap_seed=bootstrap_seed,
+        created_by=by,
+    )
+    LeaderboardSample.objects.bulk_create(
+        LeaderboardSample(
+            run=run, item_id=item_id, sample_index=i, code=code, verdict="" if code else "NC"
+        )
+        for item_id, item_codes in codes.items()
+        for i, code in enumerate(item_codes)
+    )
+    return run
+
+
+# --- executing runs ---------------------------------------------------------------------------
+
+
+def _claim(run_id: int) -> LeaderboardRun | None:
+    claimed = LeaderboardRun.objects.filter(
+        pk=run_id, state__in=[RunState.QUEUED, RunState.RUNNING, RunState.FAILED]
+    ).update(state=RunState.RUNNING, error="")
+    return (
+        LeaderboardRun.objects.select_related("release", "endpoint").get(pk=run_id)
+        if claimed
+        else None
+    )
+
+
+def _replay_key(item: ReleaseItem, model: str, index: int) -> str:
+    """For a replayed endpoint, the key under which the evolution engine recorded this
+    model's attempt at the same problem, so a demo leaderboard replays those answers."""
+    prov = item.provenance or {}
+    record = item.record
+    seed = item.problem.lineage_root or item.problem
+    seed_key = seed.origin_id or seed.public_id
+    round_no = (prov.get("candidate") or {}).get("round", 0) if record.get("kind") != "seed" else 0
+    return f"seed={seed_key};round={round_no};model={model};attempt={index};role=solver"
+
+
+def _generate(run: LeaderboardRun, item: ReleaseItem, index: int) -> None:
+    endpoint = run.endpoint
+    record = item.record
+    messages, template = solver_messages(
+        statement=record["statement"], harness=record["harness"], entry_point=record["entry_point"]
+    )
+    if endpoint.is_replay:
+        key = _replay_key(item, endpoint.model, index)
+    else:
+        key = f"release={run.release_id};item={item.public_id};sample={index}"
+    details: dict = {}
+    try:
+        answer = LLMClient(endpoint, CallContext()).chat(
+            messages,
+            role="solver",
+            template=template.name,
+            template_version=template.version,
+            replay_key=key,
+        )
+        code, problem = solver_code(answer.content)
+        details["call_id"] = answer.call_id
+        if problem:
+            details["parse_error"] = problem
+    except LLMError as exc:
+        code, details = "", {"llm_error": str(exc)[:500]}
+    with contextlib.suppress(IntegrityError), transaction.atomic():
+        LeaderboardSample.objects.create(
+            run=run,
+            item=item,
+            sample_index=index,
+            code=code,
+            # No code (unparsable answer or failed call) is a failed sample, judged "NC".
+            verdict="" if code else "NC",
+            details=details,
+        )
+
+
+def _judge(sample: LeaderboardSample, tests_by_item: dict[int, list], items: dict) -> None:
+    from evolution import sandbox
+
+    item = items[sample.item_id]
+    record = item.record
+    specs = [sandbox.TestSpec(input=t.input, output=t.output) for t in tests_by_item[item.pk]]
+    result = sandbox.judge(
+        sample.code,
+        specs,
+        harness=record["harness"],
+        limits=sandbox.Limits(
+            time_s=float(record["time_limit_s"]),
+            memory_mb=int(record["memory_mb"]),
+            max_output_bytes=settings.SANDBOX_MAX_OUTPUT_BYTES,
+        ),
+        entry_point=record["entry_point"],
+        comparison=record.get("comparison") or {},
+        stop_on_first_failure=True,
+    )
+    if result.verdict == "SE":
+        raise SandboxUnavailable(f"sandbox failure while judging sample {sample.pk}")
+    LeaderboardSample.objects.filter(pk=sample.pk, verdict="").update(
+        verdict=result.verdict, passed_tests=result.passed, total_tests=result.total
+    )
+
+
+def _parallel(jobs, width: int) -> None:
+    def wrap(job):
+        try:
+            return job()
+        finally:
+            close_old_connections()
+
+    with ThreadPoolExecutor(max_workers=max(1, width)) as pool:
+        for future in [pool.submit(wrap, job) for job in jobs]:
+            future.result()  # re-raise the first failure
+
+
+def run_execute(*, run_id: int) -> LeaderboardRun:
+    """Generate and judge whatever is missing, then summarise. Safe to call again at any
+    point; a completed run is returned as is."""
+    run = _claim(run_id)
+    if run is None:
+        return LeaderboardRun.objects.get(pk=run_id)
+    items = {i.pk: i for i in run.release.items.select_related("problem__lineage_root")}
+    try:
+        if run.source == RunSource.ENDPOINT:
+            done = set(
+                LeaderboardSample.objects.filter(run=run).values_list("item_id", "sample_index")
+            )
+            jobs = [
+                (lambda item=item, i=i: _generate(run, item, i))
+                for item in items.values()
+                for i in range(run.samples_per_problem)
+                if (item.pk, i) not in done
+            ]
+            _parallel(jobs, width=run.endpoint.concurrency_limit)
+        pending = list(LeaderboardSample.objects.filter(run=run, verdict=""))
+        tests_by_item: dict[int, list] = defaultdict(list)
+        for t in ReleaseTest.objects.filter(item_id__in={s.item_id for s in pending}).order_by(
+            "item_id", "tier", "ordinal"
+        ):
+            tests_by_item[t.item_id].append(t)
+        width = int(getattr(settings, "SANDBOX_MAX_PARALLEL", 2))
+        _parallel([lambda s=s: _judge(s, tests_by_item, items) for s in pending], width=width)
+    except Exception as exc:
+        log.exception("leaderboard run %s failed", run_id)
+        LeaderboardRun.objects.filter(pk=run_id).update(
+            state=RunState.FAILED, error=f"{exc.__class__.__name__}: {exc}"[:2000]
+        )
+        return LeaderboardRun.objects.get(pk=run_id)
+    summary = run_summary(run=run)
+    LeaderboardRun.objects.filter(pk=run_id).update(
+        state=RunState.COMPLETED, summary=summary, finished_at=timezone.now()
+    )
+    return LeaderboardRun.objects.get(pk=run_id)
+
+
+# --- summarising -----------------------------------------------------------------------------------
+
+
+def k_values(n: int) -> list[int]:
+    """1, then powers of two up to n, then n itself."""
+    ks, k = [1], 2
+    while k <= n:
+        ks.append(k)
+        k *= 2
+    if n not in ks:
+        ks.append(n)
+    return ks
+
+
+def contaminated(created_on, model_release_date: date | None) -> bool | None:
+    """True when the model came out after the task existed (it may have trained on it);
+    None when the model's date is unknown. A task without a date counts as contaminated:
+    no date window can vouch for it."""
+    if model_release_date is None:
+        return None
+    if created_on is None:
+        return True
+    return model_release_date > created_on.date()
+
+
+def run_summary(*, run: LeaderboardRun) -> dict:
+    """Scores of a run from its judged samples (see the module docstring)."""
+    counts: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for item_id, verdict in (
+        LeaderboardSample.objects.filter(run=run)
+        .exclude(verdict="")
+        .values_list("item_id", "verdict")
+    ):
+        counts[item_id][0] += 1
+        counts[item_id][1] += verdict == "AC"
+    items = list(run.release.items.order_by("position"))
+    n_target = run.samples_per_problem
+    ks = k_values(n_target)
+    per_item = []
+    for item in items:
+        n, c = counts.get(item.pk, [0, 0])
+        scores = {str(k): (pass_at_k(n, c, k) if n >= k else (0.0 if n == 0 else None)) for k in ks}
+        per_item.append(
+            {
+                "public_id": item.public_id,
+                "origin": item.origin,
+                "difficulty": item.difficulty or "unlabelled",
+                "tags": item.tags,
+                "n": n,
+                "c": c,
+                "pass": scores,
+                "contaminated": contaminated(item.created_on, run.model_release_date),
+            }
+        )
+    seed = run.bootstrap_seed
+
+    def estimate(rows, k="1"):
+        values = [r["pass"][k] for r in rows if r["pass"][k] is not None]
+        return bootstrap_mean(values, seed=seed).to_dict() if values else None
+
+    breakdown: dict[str, dict] = {"origin": {}, "difficulty": {}, "tag": {}}
+    for key in ("origin", "difficulty"):
+        groups = defaultdict(list)
+        for r in per_item:
+            groups[r[key]].append(r)
+        breakdown[key] = {name: estimate(rows) for name, rows in sorted(groups.items())}
+    tag_groups = defaultdict(list)
+    for r in per_item:
+        for tag in r["tags"] or ["untagged"]:
+            tag_groups[tag].append(r)
+    breakdown["tag"] = {name: estimate(rows) for name, rows in sorted(tag_groups.items())}
+    flagged = [r for r in per_item if r["contaminated"]]
+    clean = [r for r in per_item if r["contaminated"] is False]
+    return {
+        "samples_per_problem": n_target,
+        "k": ks,
+        "problems": len(items),
+        "missing": sum(1 for r in per_item if r["n"] == 0),
+        "pass": {str(k): estimate(per_item, str(k)) for k in ks},
+        "breakdown": breakdown,
+        "contamination": {
+            "model_release_date": run.model_release_date.isoformat()
+            if run.model_release_date
+            else None,
+            "flagged": len(flagged),
+            "flagged_items": [r["public_id"] for r in flagged],
+            # The date-window filter: only items created after the model's release.
+            "clean_pass1": estimate(clean),
+        },
+        "per_item": per_item,
+    }

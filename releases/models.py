@@ -1,0 +1,414 @@
+"""Benchmarks, their versioned releases, the curation gate, errata and the leaderboard.
+
+Immutability: a release's items and tests are SNAPSHOTS (``ReleaseItem`` / ``ReleaseTest``),
+not links to the living ``evolution.Problem`` rows, so fixing a problem later never changes
+a frozen release. Once a release leaves "draft", its snapshot rows refuse every INSERT,
+UPDATE and DELETE twice over: the ``save()`` / ``delete()`` guards below, and database
+triggers created by migration 0002 (PostgreSQL and SQLite) for code that bypasses models
+(``QuerySet.update``, raw SQL, admin bulk actions).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from evolution.models.fields import pack_text, unpack_text
+
+
+class FrozenReleaseError(Exception):
+    """A write touched a release that is no longer a draft."""
+
+
+class ReleaseState(models.TextChoices):
+    DRAFT = "draft"
+    FROZEN = "frozen"
+    PUBLISHED = "published"
+
+
+class Benchmark(models.Model):
+    name = models.CharField(max_length=120, unique=True, help_text='e.g. "LiveCodeBench-Plus"')
+    slug = models.SlugField(max_length=120, unique=True)
+    description = models.TextField(blank=True)
+    license = models.CharField(max_length=60, default="cc-by-4.0")
+    # Rule overrides applied to every new release (see releases.gate.GateRules).
+    default_rules = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class Release(models.Model):
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="releases")
+    major = models.PositiveIntegerField(default=1)
+    minor = models.PositiveIntegerField(default=0)
+    patch = models.PositiveIntegerField(default=0)
+    state = models.CharField(
+        max_length=10, choices=ReleaseState.choices, default=ReleaseState.DRAFT
+    )
+    notes = models.TextField(blank=True, help_text="Markdown shown on the release card")
+    # The gate's rules for this release (complete, validated; see releases.gate.GateRules).
+    gate_rules = models.JSONField(default=dict, blank=True)
+    # Where the gate's candidates come from.
+    campaigns = models.ManyToManyField("evolution.Campaign", related_name="+", blank=True)
+    problem_sets = models.ManyToManyField("evolution.ProblemSet", related_name="+", blank=True)
+    previous = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="successors"
+    )
+    content_hash = models.CharField(max_length=64, blank=True)
+    item_count = models.PositiveIntegerField(default=0)
+    test_count = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    frozen_at = models.DateTimeField(null=True, blank=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["benchmark_id", "-major", "-minor", "-patch"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["benchmark", "major", "minor", "patch"], name="release_unique_version"
+            ),
+            models.CheckConstraint(
+                condition=Q(state__in=["draft", "frozen", "published"]),
+                name="release_state_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(state="draft") | (~Q(content_hash="") & Q(frozen_at__isnull=False)),
+                name="release_frozen_has_hash",
+            ),
+            models.CheckConstraint(
+                condition=~Q(state="published") | Q(published_at__isnull=False),
+                name="release_published_has_date",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.benchmark.name} v{self.version}"
+
+    # Columns that may still change once frozen: only the frozen -> published step.
+    _MUTABLE_WHEN_FROZEN = frozenset({"state", "published_at"})
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            stored = (
+                Release.objects.filter(pk=self.pk)
+                .values(*[f.attname for f in self._meta.concrete_fields])
+                .first()
+            )
+            if stored is not None and stored["state"] != ReleaseState.DRAFT:
+                changed = {
+                    f.attname
+                    for f in self._meta.concrete_fields
+                    if getattr(self, f.attname) != stored[f.attname]
+                }
+                if changed - self._MUTABLE_WHEN_FROZEN or self.state == ReleaseState.DRAFT:
+                    raise FrozenReleaseError(
+                        f"v{self.version} is {stored['state']}: only publishing may change it "
+                        f"(tried to change {', '.join(sorted(changed)) or 'state'})"
+                    )
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        if Release.objects.filter(pk=self.pk).exclude(state=ReleaseState.DRAFT).exists():
+            raise FrozenReleaseError(f"v{self.version} is frozen and cannot be deleted")
+        return super().delete(*args, **kwargs)
+
+    @property
+    def version(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}"
+
+    @property
+    def version_key(self) -> tuple[int, int, int]:
+        return (self.major, self.minor, self.patch)
+
+    @property
+    def is_draft(self) -> bool:
+        return self.state == ReleaseState.DRAFT
+
+    @property
+    def is_published(self) -> bool:
+        return self.state == ReleaseState.PUBLISHED
+
+
+def _release_is_draft(release_id: int | None) -> bool:
+    if release_id is None:
+        return True
+    state = Release.objects.filter(pk=release_id).values_list("state", flat=True).first()
+    return state in (None, ReleaseState.DRAFT)
+
+
+class Origin(models.TextChoices):
+    EVOLVED = "evolved"
+    ORIGINAL = "original"
+
+
+class ReleaseItem(models.Model):
+    """One problem as the release froze it. ``record`` holds the problem's columns in the
+    ``benchforge-problem/1`` form (without tests); ``provenance`` how it got here."""
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="items")
+    problem = models.ForeignKey("evolution.Problem", on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveIntegerField()
+    public_id = models.CharField(max_length=24)
+    title = models.CharField(max_length=300)
+    origin = models.CharField(max_length=10, choices=Origin.choices)
+    difficulty = models.CharField(max_length=30, blank=True)
+    tags = models.JSONField(default=list, blank=True)
+    record = models.JSONField(default=dict)
+    # Lineage, validation ledger, panel results, review aggregate, gate outcome.
+    provenance = models.JSONField(default=dict, blank=True)
+    # When the task came into existence (contest date for originals): contamination windows.
+    created_on = models.DateTimeField(null=True, blank=True)
+    content_hash = models.CharField(max_length=64)
+    # The gate's verdict and, when the curator went against it, why.
+    gate_passed = models.BooleanField(default=True)
+    curator_note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["release_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["release", "public_id"], name="releaseitem_unique_id"),
+            models.UniqueConstraint(
+                fields=["release", "position"], name="releaseitem_unique_position"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.public_id} in release {self.release_id}"
+
+    def save(self, *args, **kwargs):
+        if not _release_is_draft(self.release_id):
+            raise FrozenReleaseError("items of a frozen release cannot change")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        if not _release_is_draft(self.release_id):
+            raise FrozenReleaseError("items of a frozen release cannot be removed")
+        return super().delete(*args, **kwargs)
+
+
+class ReleaseTest(models.Model):
+    __test__ = False  # not a pytest class
+
+    item = models.ForeignKey(ReleaseItem, on_delete=models.CASCADE, related_name="tests")
+    tier = models.CharField(max_length=10)
+    ordinal = models.PositiveIntegerField()
+    hidden = models.BooleanField(default=True)
+    input_text = models.TextField(blank=True)
+    input_blob = models.BinaryField(null=True, blank=True)
+    output_text = models.TextField(blank=True)
+    output_blob = models.BinaryField(null=True, blank=True)
+    provenance = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["item_id", "tier", "ordinal"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "tier", "ordinal"], name="releasetest_unique_position"
+            ),
+            models.CheckConstraint(
+                condition=~Q(tier="public") | Q(hidden=False), name="releasetest_public_not_hidden"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.item_id} {self.tier}#{self.ordinal}"
+
+    def save(self, *args, **kwargs):
+        if not _release_is_draft(self._release_id()):
+            raise FrozenReleaseError("tests of a frozen release cannot change")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        if not _release_is_draft(self._release_id()):
+            raise FrozenReleaseError("tests of a frozen release cannot be removed")
+        return super().delete(*args, **kwargs)
+
+    def _release_id(self) -> int | None:
+        return (
+            ReleaseItem.objects.filter(pk=self.item_id).values_list("release_id", flat=True).first()
+        )
+
+    @property
+    def input(self) -> str:
+        return unpack_text(self.input_text, self.input_blob)
+
+    @input.setter
+    def input(self, value: str) -> None:
+        self.input_text, self.input_blob = pack_text(value)
+
+    @property
+    def output(self) -> str:
+        return unpack_text(self.output_text, self.output_blob)
+
+    @output.setter
+    def output(self, value: str) -> None:
+        self.output_text, self.output_blob = pack_text(value)
+
+
+class GateRun(models.Model):
+    """One evaluation of the gate over a draft's candidates: the full report is kept."""
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="gate_runs")
+    rules = models.JSONField(default=dict)
+    # [{"problem_id", "public_id", "title", "origin", "passed", "facts", "rules": [...]}]
+    report = models.JSONField(default=list)
+    candidates = models.PositiveIntegerField(default=0)
+    passed = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["release_id", "-created_at", "-id"]
+
+    def __str__(self):
+        return f"gate run {self.pk}: {self.passed}/{self.candidates}"
+
+
+class CurationDecision(models.Model):
+    """A curator including or excluding a candidate against the gate; newest wins."""
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="decisions")
+    problem = models.ForeignKey("evolution.Problem", on_delete=models.PROTECT, related_name="+")
+    include = models.BooleanField()
+    justification = models.TextField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["release_id", "problem_id", "-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(justification=""), name="curationdecision_has_justification"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{'include' if self.include else 'exclude'} {self.problem_id}"
+
+
+class ErratumKind(models.TextChoices):
+    TESTS = "tests", "wrong or missing tests"
+    STATEMENT = "statement", "statement wrong or ambiguous"
+    REFERENCE = "reference", "reference solution wrong"
+    OTHER = "other", "other"
+
+
+class Erratum(models.Model):
+    """A defect found in a frozen release's item. Fixed by a later version of the benchmark:
+    freezing that version records it in ``fixed_in`` (changed or removed item)."""
+
+    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="errata")
+    item_public_id = models.CharField(max_length=24)
+    kind = models.CharField(max_length=10, choices=ErratumKind.choices)
+    description = models.TextField()
+    fixed_in = models.ForeignKey(
+        Release, null=True, blank=True, on_delete=models.SET_NULL, related_name="fixed_errata"
+    )
+    resolution = models.CharField(max_length=20, blank=True)  # "changed" | "removed"
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["release_id", "created_at", "id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(description=""), name="erratum_has_description"),
+        ]
+
+    def __str__(self):
+        return f"erratum {self.pk} on {self.item_public_id}"
+
+
+class RunState(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+class RunSource(models.TextChoices):
+    ENDPOINT = "endpoint", "model endpoint"
+    UPLOAD = "upload", "uploaded solutions (JSONL)"
+
+
+class LeaderboardRun(models.Model):
+    """A model evaluated on a frozen release: n samples per item, judged on all its tests."""
+
+    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="runs")
+    endpoint = models.ForeignKey(
+        "evolution.ModelEndpoint", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    source = models.CharField(max_length=10, choices=RunSource.choices, default=RunSource.ENDPOINT)
+    label = models.CharField(max_length=200, help_text="the model's name on the leaderboard")
+    model_release_date = models.DateField(null=True, blank=True)
+    samples_per_problem = models.PositiveSmallIntegerField(default=4)
+    bootstrap_seed = models.PositiveIntegerField(default=0)
+    state = models.CharField(max_length=10, choices=RunState.choices, default=RunState.QUEUED)
+    error = models.TextField(blank=True)
+    # Computed when the run completes (releases.leaderboard.run_summary).
+    summary = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["release_id", "-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(samples_per_problem__gte=1) & Q(samples_per_problem__lte=100),
+                name="leaderboardrun_samples_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(source="upload") | Q(endpoint__isnull=False),
+                name="leaderboardrun_endpoint_needs_endpoint",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.label} on release {self.release_id}"
+
+
+class LeaderboardSample(models.Model):
+    """One judged solution; unique per (run, item, sample) so a redelivered task never
+    duplicates work."""
+
+    run = models.ForeignKey(LeaderboardRun, on_delete=models.CASCADE, related_name="samples")
+    item = models.ForeignKey(ReleaseItem, on_delete=models.PROTECT, related_name="+")
+    sample_index = models.PositiveSmallIntegerField()
+    code = models.TextField(blank=True)
+    verdict = models.CharField(max_length=4)
+    passed_tests = models.PositiveIntegerField(default=0)
+    total_tests = models.PositiveIntegerField(default=0)
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run_id", "item_id", "sample_index"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "item", "sample_index"], name="leaderboardsample_unique"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.run_id}/{self.item_id}#{self.sample_index}: {self.verdict}"
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "AC"

@@ -1,0 +1,250 @@
+"""Reads for releases. ``public_*`` selectors serve anonymous visitors: they return only
+published releases and, for items, only public statements and public examples (never a
+hidden test, never a reference solution, never an unpublished problem)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Q, QuerySet
+
+from .models import (
+    Benchmark,
+    Erratum,
+    LeaderboardRun,
+    Release,
+    ReleaseItem,
+    ReleaseState,
+    RunState,
+)
+
+# --- curator side ---------------------------------------------------------------------------
+
+
+def benchmark_list() -> QuerySet[Benchmark]:
+    return Benchmark.objects.annotate(n_releases=Count("releases")).order_by("name")
+
+
+def release_list() -> QuerySet[Release]:
+    return Release.objects.select_related("benchmark").order_by(
+        "benchmark__name", "-major", "-minor", "-patch"
+    )
+
+
+def release_latest_gate_run(*, release: Release):
+    return release.gate_runs.order_by("-created_at", "-id").first()
+
+
+def release_runs(*, release: Release) -> QuerySet[LeaderboardRun]:
+    return release.runs.select_related("endpoint").order_by("-created_at")
+
+
+# --- changelog and errata ------------------------------------------------------------------
+
+
+@dataclass
+class Changelog:
+    previous: Release | None
+    added: list[ReleaseItem] = field(default_factory=list)
+    removed: list[ReleaseItem] = field(default_factory=list)
+    changed: list[ReleaseItem] = field(default_factory=list)
+    unchanged: int = 0
+    fixed_errata: list[Erratum] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "previous": self.previous.version if self.previous else None,
+            "added": [i.public_id for i in self.added],
+            "removed": [i.public_id for i in self.removed],
+            "changed": [i.public_id for i in self.changed],
+            "unchanged": self.unchanged,
+            "fixed_errata": [
+                {"item": e.item_public_id, "kind": e.kind, "resolution": e.resolution}
+                for e in self.fixed_errata
+            ],
+        }
+
+
+def release_previous(*, release: Release) -> Release | None:
+    """The version this one is compared with: its recorded predecessor, else the newest
+    frozen or published version below it."""
+    if release.previous_id:
+        return release.previous
+    older = [
+        r
+        for r in Release.objects.filter(benchmark_id=release.benchmark_id).exclude(
+            state=ReleaseState.DRAFT
+        )
+        if r.version_key < release.version_key
+    ]
+    return max(older, key=lambda r: r.version_key, default=None)
+
+
+def release_changelog(*, release: Release) -> Changelog:
+    """Items added, removed and changed (different content hash) against the previous
+    version, and the errata this version fixed."""
+    previous = release_previous(release=release)
+    log = Changelog(previous=previous)
+    log.fixed_errata = list(release.fixed_errata.order_by("id"))
+    current = {i.public_id: i for i in release.items.order_by("position")}
+    if previous is None:
+        log.added = list(current.values())
+        return log
+    before = {i.public_id: i for i in previous.items.order_by("position")}
+    for pid, item in current.items():
+        old = before.get(pid)
+        if old is None:
+            log.added.append(item)
+        elif old.content_hash != item.content_hash:
+            log.changed.append(item)
+        else:
+            log.unchanged += 1
+    log.removed = [i for pid, i in before.items() if pid not in current]
+    return log
+
+
+def release_errata(*, release: Release) -> QuerySet[Erratum]:
+    return release.errata.select_related("fixed_in").order_by("created_at", "id")
+
+
+def release_counts(*, release: Release) -> dict:
+    rows = release.items.values("origin").annotate(n=Count("id"))
+    by_origin = {r["origin"]: r["n"] for r in rows}
+    return {
+        "items": release.item_count,
+        "tests": release.test_count,
+        "evolved": by_origin.get("evolved", 0),
+        "original": by_origin.get("original", 0),
+    }
+
+
+# --- public side ----------------------------------------------------------------------------
+
+
+def public_release_list() -> QuerySet[Release]:
+    return (
+        Release.objects.filter(state=ReleaseState.PUBLISHED)
+        .select_related("benchmark")
+        .annotate(
+            n_evolved=Count("items", filter=Q(items__origin="evolved")),
+            n_original=Count("items", filter=Q(items__origin="original")),
+        )
+        .order_by("benchmark__name", "-major", "-minor", "-patch")
+    )
+
+
+def public_release_get(*, slug: str, version: str) -> Release:
+    """A published release or Release.DoesNotExist (drafts and frozen ones look the same)."""
+    parts = version.split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        raise Release.DoesNotExist
+    major, minor, patch = (int(p) for p in parts)
+    return Release.objects.select_related("benchmark").get(
+        benchmark__slug=slug,
+        major=major,
+        minor=minor,
+        patch=patch,
+        state=ReleaseState.PUBLISHED,
+    )
+
+
+@dataclass(frozen=True)
+class PublicExample:
+    input: str
+    output: str
+
+
+@dataclass(frozen=True)
+class PublicItem:
+    public_id: str
+    title: str
+    origin: str
+    difficulty: str
+    tags: list
+    statement: str
+    harness: str
+    entry_point: str
+    starter_code: str
+    time_limit_s: float
+    memory_mb: int
+    examples: list[PublicExample]
+    hidden_tests: int
+
+
+def _public_item(item: ReleaseItem, *, with_examples: bool) -> PublicItem:
+    record = item.record
+    tests = list(item.tests.all()) if with_examples else []
+    return PublicItem(
+        public_id=item.public_id,
+        title=item.title,
+        origin=item.origin,
+        difficulty=item.difficulty,
+        tags=list(item.tags or []),
+        statement=record.get("statement", ""),
+        harness=record.get("harness", ""),
+        entry_point=record.get("entry_point", ""),
+        starter_code=record.get("starter_code", ""),
+        time_limit_s=float(record.get("time_limit_s", 0)),
+        memory_mb=int(record.get("memory_mb", 0)),
+        examples=[
+            PublicExample(input=t.input, output=t.output)
+            for t in tests
+            if not t.hidden and t.tier == "public"
+        ],
+        hidden_tests=sum(1 for t in tests if t.hidden),
+    )
+
+
+def public_release_items(*, release: Release) -> list[PublicItem]:
+    if release.state != ReleaseState.PUBLISHED:
+        return []
+    items = release.items.order_by("position")
+    return [_public_item(i, with_examples=False) for i in items]
+
+
+def public_release_item(*, release: Release, public_id: str) -> PublicItem:
+    if release.state != ReleaseState.PUBLISHED:
+        raise ReleaseItem.DoesNotExist
+    item = release.items.prefetch_related("tests").get(public_id=public_id)
+    return _public_item(item, with_examples=True)
+
+
+SORT_KEYS = ("pass1", "passk", "clean", "model")
+
+
+def public_leaderboard(*, release: Release, sort: str = "pass1", descending: bool = True):
+    """Completed runs on a published release as rows for the leaderboard table."""
+    if release.state != ReleaseState.PUBLISHED:
+        return []
+    rows = []
+    for run in release.runs.filter(state=RunState.COMPLETED):
+        s = run.summary or {}
+        ks = s.get("k", [1])
+        top_k = str(ks[-1])
+        rows.append(
+            {
+                "run_id": run.pk,
+                "model": run.label,
+                "source": run.get_source_display(),
+                "model_release_date": run.model_release_date,
+                "samples": run.samples_per_problem,
+                "pass1": (s.get("pass") or {}).get("1"),
+                "k": top_k,
+                "passk": (s.get("pass") or {}).get(top_k),
+                "clean": (s.get("contamination") or {}).get("clean_pass1"),
+                "flagged": (s.get("contamination") or {}).get("flagged", 0),
+                "breakdown": s.get("breakdown", {}),
+                "finished_at": run.finished_at,
+            }
+        )
+    if sort not in SORT_KEYS:
+        sort = "pass1"
+
+    def key(row):
+        if sort == "model":
+            return row["model"].lower()
+        value = row[sort]
+        return -1.0 if value is None else value["value"]
+
+    rows.sort(key=key, reverse=descending)
+    return rows

@@ -1,0 +1,557 @@
+"""Writes for benchmarks, releases, the gate, curation, errata and leaderboard runs.
+
+Release life: ``release_create`` (draft) -> ``gate_run_create`` (report) ->
+``curation_decide`` (optional, justified) -> ``release_freeze`` (snapshot, hash, immutable)
+-> ``release_publish`` (public). A defect found later: ``erratum_create`` on the frozen
+release, fix the problem, ``release_next`` (a patch draft that starts from the previous
+items), gate, freeze: the erratum is recorded as fixed in that version.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.text import slugify
+
+from evolution.models import Campaign, Candidate, Lineage, Problem, ProblemSet, SolverAttempt
+
+from . import content
+from .gate import CandidateFacts, GateRules, RulesError, evaluate
+from .models import (
+    Benchmark,
+    CurationDecision,
+    Erratum,
+    ErratumKind,
+    GateRun,
+    Origin,
+    Release,
+    ReleaseItem,
+    ReleaseState,
+    ReleaseTest,
+)
+from .reviews import problem_reviews
+
+VERSION = re.compile(r"^(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})$")
+
+
+def parse_version(text: str) -> tuple[int, int, int]:
+    match = VERSION.match((text or "").strip())
+    if not match:
+        raise ValidationError(f"Version must look like 1.0.0 (major.minor.patch), got {text!r}.")
+    return tuple(int(g) for g in match.groups())  # type: ignore[return-value]
+
+
+def _validated_rules(data: dict | None) -> dict:
+    try:
+        return GateRules.from_dict(data).to_dict()
+    except RulesError as exc:
+        raise ValidationError({"rules": str(exc)})
+
+
+def _require_draft(release: Release) -> None:
+    if release.state != ReleaseState.DRAFT:
+        raise ValidationError(f"v{release.version} is {release.state}; only a draft can change.")
+
+
+# --- benchmarks and drafts -------------------------------------------------------------------
+
+
+def benchmark_create(
+    *,
+    name: str,
+    slug: str = "",
+    description: str = "",
+    license: str = "cc-by-4.0",
+    default_rules: dict | None = None,
+) -> Benchmark:
+    name = name.strip()
+    if not name:
+        raise ValidationError({"name": "A benchmark needs a name."})
+    slug = slugify(slug or name)
+    if not slug:
+        raise ValidationError({"slug": "The name gives no usable URL slug; give one."})
+    if Benchmark.objects.filter(Q(name=name) | Q(slug=slug)).exists():
+        raise ValidationError({"name": f"A benchmark named {name!r} or slug {slug!r} exists."})
+    return Benchmark.objects.create(
+        name=name,
+        slug=slug,
+        description=description,
+        license=license.strip() or "cc-by-4.0",
+        default_rules=_validated_rules(default_rules),
+    )
+
+
+@transaction.atomic
+def release_create(
+    *,
+    benchmark: Benchmark,
+    version: str = "1.0.0",
+    campaigns=(),
+    problem_sets=(),
+    notes: str = "",
+    rules: dict | None = None,
+    previous: Release | None = None,
+    created_by=None,
+) -> Release:
+    """A new draft. Its gate candidates are the accepted problems and seeds of ``campaigns``,
+    the problems of ``problem_sets`` and, for a follow-up version, ``previous``'s items."""
+    major, minor, patch = parse_version(version)
+    if Release.objects.filter(benchmark=benchmark, major=major, minor=minor, patch=patch).exists():
+        raise ValidationError({"version": f"{benchmark.name} already has v{version}."})
+    newest = (
+        Release.objects.filter(benchmark=benchmark)
+        .exclude(state=ReleaseState.DRAFT)
+        .order_by("-major", "-minor", "-patch")
+        .first()
+    )
+    if newest is not None and (major, minor, patch) <= newest.version_key:
+        raise ValidationError(
+            {"version": f"v{version} must be newer than the frozen v{newest.version}."}
+        )
+    merged_rules = {**(benchmark.default_rules or {}), **(rules or {})}
+    release = Release.objects.create(
+        benchmark=benchmark,
+        major=major,
+        minor=minor,
+        patch=patch,
+        notes=notes,
+        gate_rules=_validated_rules(merged_rules),
+        previous=previous,
+        created_by=created_by,
+    )
+    release.campaigns.set(campaigns)
+    release.problem_sets.set(problem_sets)
+    return release
+
+
+def release_next(*, release: Release, bump: str = "patch", created_by=None) -> Release:
+    """The next version's draft after a frozen ``release``: same sources and rules, and the
+    previous items as candidates (fixed problems are re-snapshotted at freeze)."""
+    if release.state == ReleaseState.DRAFT:
+        raise ValidationError("Freeze this release before starting the next version.")
+    major, minor, patch = release.version_key
+    if bump == "patch":
+        version = f"{major}.{minor}.{patch + 1}"
+    elif bump == "minor":
+        version = f"{major}.{minor + 1}.0"
+    elif bump == "major":
+        version = f"{major + 1}.0.0"
+    else:
+        raise ValidationError(f"bump must be patch, minor or major, got {bump!r}.")
+    return release_create(
+        benchmark=release.benchmark,
+        version=version,
+        campaigns=list(release.campaigns.all()),
+        problem_sets=list(release.problem_sets.all()),
+        notes=release.notes,
+        rules=release.gate_rules,
+        previous=release,
+        created_by=created_by,
+    )
+
+
+def release_update(*, release: Release, rules: dict | None = None, notes: str | None = None):
+    """Edit a draft's rules (validated, complete) and card notes."""
+    _require_draft(release)
+    if rules is not None:
+        release.gate_rules = _validated_rules(rules)
+    if notes is not None:
+        release.notes = notes
+    release.save()
+    return release
+
+
+# --- the gate -------------------------------------------------------------------------------
+
+
+def _pooled(pairs: list[tuple[int | None, int | None]]) -> tuple[int | None, int | None]:
+    measured = [(p or 0, a) for p, a in pairs if a]
+    if not measured:
+        return None, None
+    return sum(p for p, _ in measured), sum(a for _, a in measured)
+
+
+def _candidate_pool(release: Release) -> tuple[list[Problem], dict[int, dict], dict[str, str]]:
+    """(problems in gate order, panel facts per problem id, seed statements by label)."""
+    campaigns = list(release.campaigns.all())
+    accepted = Candidate.objects.filter(
+        lineage__campaign__in=campaigns, decision="accepted", accepted_problem__isnull=False
+    ).values_list("accepted_problem_id", flat=True)
+    seeds = Lineage.objects.filter(campaign__in=campaigns).values_list("seed_id", flat=True)
+    ids = set(accepted) | set(seeds)
+    ids |= set(
+        Problem.objects.filter(problem_sets__in=release.problem_sets.all()).values_list(
+            "id", flat=True
+        )
+    )
+    if release.previous_id:
+        ids |= set(
+            ReleaseItem.objects.filter(release=release.previous_id).values_list(
+                "problem_id", flat=True
+            )
+        )
+    problems = list(Problem.objects.filter(id__in=ids).select_related("lineage_root"))
+    problems.sort(key=lambda p: (p.kind == "seed", p.id))
+
+    panel: dict[int, dict] = {}
+    campaign_filter = Q(lineage__campaign__in=campaigns) if campaigns else Q()
+    by_problem: dict[int, list[Candidate]] = defaultdict(list)
+    for cand in Candidate.objects.filter(
+        campaign_filter, accepted_problem_id__in=ids
+    ).select_related("lineage__campaign"):
+        by_problem[cand.accepted_problem_id].append(cand)
+    if campaigns:
+        # A problem from a set or an earlier release may have been measured elsewhere.
+        for cand in Candidate.objects.filter(accepted_problem_id__in=ids).exclude(
+            accepted_problem_id__in=list(by_problem)
+        ):
+            by_problem[cand.accepted_problem_id].append(cand)
+    for pid, cands in by_problem.items():
+        passes, attempts = _pooled([(c.passes, c.attempts) for c in cands])
+        panel[pid] = {"passes": passes, "attempts": attempts, "candidates": cands}
+    lineage_filter = Q(campaign__in=campaigns) if campaigns else Q()
+    lineages: dict[int, list[Lineage]] = defaultdict(list)
+    for lin in Lineage.objects.filter(lineage_filter, seed_id__in=ids):
+        lineages[lin.seed_id].append(lin)
+    if campaigns:
+        for lin in Lineage.objects.filter(seed_id__in=ids).exclude(seed_id__in=list(lineages)):
+            lineages[lin.seed_id].append(lin)
+    for pid, lins in lineages.items():
+        if pid in panel:
+            continue
+        passes, attempts = _pooled([(lin.seed_passes, lin.seed_attempts) for lin in lins])
+        panel[pid] = {"passes": passes, "attempts": attempts, "lineages": lins}
+
+    seed_statements: dict[str, str] = {}
+    seed_sets = [c.seed_set_id for c in campaigns if c.seed_set_id]
+    for p in Problem.objects.filter(
+        Q(problem_sets__in=seed_sets) | Q(id__in=[p.id for p in problems if p.kind == "seed"])
+    ).distinct():
+        seed_statements[p.origin_id or p.public_id] = p.statement
+    return problems, panel, seed_statements
+
+
+@transaction.atomic
+def gate_run_create(*, release: Release, by=None) -> GateRun:
+    """Evaluate the draft's rules over its candidates and store the full report."""
+    _require_draft(release)
+    rules = GateRules.from_dict(release.gate_rules)
+    problems, panel, seed_statements = _candidate_pool(release)
+    reviews = problem_reviews(problem_ids=[p.id for p in problems])
+    facts = []
+    for p in problems:
+        measured = panel.get(p.id, {})
+        passes, attempts = measured.get("passes"), measured.get("attempts")
+        agg = reviews[p.id]
+        facts.append(
+            CandidateFacts(
+                problem_id=p.id,
+                public_id=p.public_id,
+                title=p.title,
+                origin=Origin.ORIGINAL if p.kind == "seed" else Origin.EVOLVED,
+                statement=p.statement,
+                n_reviews=agg.n_reviews,
+                mean_quality=agg.final.get("quality"),
+                mean_novelty=agg.final.get("novelty"),
+                invalid=agg.invalid,
+                pass_at_1=(passes / attempts) if attempts else None,
+                panel_passes=passes,
+                panel_attempts=attempts,
+            )
+        )
+    reports = evaluate(facts, rules, seed_statements=seed_statements)
+    return GateRun.objects.create(
+        release=release,
+        rules=rules.to_dict(),
+        report=[r.to_dict() for r in reports],
+        candidates=len(reports),
+        passed=sum(r.passed for r in reports),
+        created_by=by,
+    )
+
+
+def curation_decide(
+    *, release: Release, problem: Problem, include: bool, justification: str, by=None
+) -> CurationDecision:
+    """Include or exclude a candidate against the gate; the justification is required."""
+    _require_draft(release)
+    if not justification.strip():
+        raise ValidationError({"justification": "Say why you go against the gate."})
+    return CurationDecision.objects.create(
+        release=release,
+        problem=problem,
+        include=include,
+        justification=justification.strip(),
+        created_by=by,
+    )
+
+
+def _latest_decisions(release: Release) -> dict[int, CurationDecision]:
+    latest: dict[int, CurationDecision] = {}
+    for d in release.decisions.order_by("-created_at", "-id"):
+        latest.setdefault(d.problem_id, d)
+    return latest
+
+
+def release_selection(*, release: Release) -> list[dict]:
+    """The latest gate report's entries, each with ``included`` and the curator's decision
+    (None when the gate's verdict stands). Empty when the gate never ran."""
+    run = release.gate_runs.order_by("-created_at", "-id").first()
+    if run is None:
+        return []
+    decisions = _latest_decisions(release)
+    out = []
+    for entry in run.report:
+        decision = decisions.get(entry["problem_id"])
+        included = decision.include if decision else entry["passed"]
+        out.append({**entry, "included": included, "decision": decision})
+    return out
+
+
+# --- freezing ---------------------------------------------------------------------------------
+
+
+def _lineage_chain(problem: Problem) -> list[str]:
+    chain, node, guard = [], problem, 0
+    while node is not None and guard < 100:
+        chain.append(node.public_id)
+        node = node.parent
+        guard += 1
+    return list(reversed(chain))
+
+
+def _seed_panel_results(lineages: list[Lineage]) -> dict:
+    rows: dict[str, dict] = {}
+    for a in SolverAttempt.objects.filter(
+        lineage__in=lineages, candidate__isnull=True
+    ).select_related("endpoint"):
+        row = rows.setdefault(a.endpoint.name, {"passes": 0, "attempts": 0, "verdicts": {}})
+        row["attempts"] += 1
+        row["passes"] += a.verdict == "AC"
+        row["verdicts"][a.verdict] = row["verdicts"].get(a.verdict, 0) + 1
+    return rows
+
+
+def _provenance(problem: Problem, entry: dict, measured: dict, review: dict) -> dict:
+    cands = measured.get("candidates") or []
+    cand = cands[0] if cands else None
+    lineages = measured.get("lineages") or []
+    prov = {
+        "lineage": {
+            "root": problem.lineage_root.public_id if problem.lineage_root_id else None,
+            "parent": problem.parent.public_id if problem.parent_id else None,
+            "depth": problem.lineage_depth,
+            "chain": _lineage_chain(problem),
+        },
+        "review": review,
+        "gate": {"passed": entry["passed"], "rules": entry["rules"]},
+        "panel": {"passes": measured.get("passes"), "attempts": measured.get("attempts")},
+    }
+    if cand is not None:
+        prov["campaign"] = {"id": cand.lineage.campaign_id, "name": cand.lineage.campaign.name}
+        prov["candidate"] = {
+            "id": cand.pk,
+            "round": cand.round,
+            "level": cand.level,
+            "family": cand.family,
+            "idea": cand.idea,
+            "decision_reason": cand.decision_reason,
+        }
+        prov["validation_ledger"] = cand.validation_ledger
+        prov["panel_results"] = cand.panel_results
+    elif lineages:
+        prov["campaign"] = {"id": lineages[0].campaign_id}
+        prov["seed_calibration"] = {"level": lineages[0].seed_level}
+        prov["validation_ledger"] = []
+        prov["panel_results"] = _seed_panel_results(lineages)
+    else:
+        prov["validation_ledger"] = []
+        prov["panel_results"] = {}
+    return prov
+
+
+def _difficulty(problem: Problem) -> str:
+    return problem.origin_difficulty or (
+        problem.lineage_root.origin_difficulty if problem.lineage_root_id else ""
+    )
+
+
+@transaction.atomic
+def release_freeze(*, release: Release, by=None) -> Release:
+    """Snapshot the selected problems and their tests, hash them, and make the release
+    immutable. Errata of earlier versions whose item changed or left are marked fixed here."""
+    release = Release.objects.select_for_update().get(pk=release.pk)
+    _require_draft(release)
+    selection = release_selection(release=release)
+    if not selection:
+        raise ValidationError("Run the gate before freezing.")
+    chosen = [e for e in selection if e["included"]]
+    if not chosen:
+        raise ValidationError("Nothing passed the gate or was included: an empty release.")
+    # Sources may have changed since the gate ran: the report must cover today's rules.
+    latest_run = release.gate_runs.order_by("-created_at", "-id").first()
+    if latest_run.rules != GateRules.from_dict(release.gate_rules).to_dict():
+        raise ValidationError("The rules changed since the gate ran; run the gate again.")
+
+    problems = {
+        p.id: p
+        for p in Problem.objects.filter(id__in=[e["problem_id"] for e in chosen])
+        .select_related("parent", "lineage_root")
+        .prefetch_related("tests")
+    }
+    _, panel, _ = _candidate_pool(release)
+    reviews = problem_reviews(problem_ids=list(problems))
+    release.items.all().delete()  # a draft may hold a stale snapshot from an aborted freeze
+    hashes = []
+    test_total = 0
+    ordered = sorted(chosen, key=lambda e: (e["origin"] != Origin.EVOLVED, e["public_id"]))
+    for position, entry in enumerate(ordered):
+        problem = problems[entry["problem_id"]]
+        record = content.problem_content_record(problem)
+        tests = [
+            {
+                "tier": t.tier,
+                "ordinal": t.ordinal,
+                "hidden": t.hidden,
+                "input": t.input,
+                "output": t.output,
+                "provenance": t.provenance,
+            }
+            for t in problem.tests.all()
+        ]
+        digest = content.item_hash(record, tests)
+        hashes.append((problem.public_id, digest))
+        agg = reviews[problem.id]
+        decision = entry["decision"]
+        item = ReleaseItem.objects.create(
+            release=release,
+            problem=problem,
+            position=position,
+            public_id=problem.public_id,
+            title=problem.title,
+            origin=entry["origin"],
+            difficulty=_difficulty(problem),
+            tags=agg.tags,
+            record=record,
+            provenance=_provenance(problem, entry, panel.get(problem.id, {}), agg.to_dict()),
+            created_on=problem.contest_date if problem.kind == "seed" else problem.created_at,
+            content_hash=digest,
+            gate_passed=entry["passed"],
+            curator_note=decision.justification if decision else "",
+        )
+        rows = []
+        for t in tests:
+            row = ReleaseTest(
+                item=item,
+                tier=t["tier"],
+                ordinal=t["ordinal"],
+                hidden=t["hidden"],
+                provenance=t["provenance"],
+            )
+            row.input, row.output = t["input"], t["output"]
+            rows.append(row)
+        # bulk_create skips save(); the database triggers still guard these rows.
+        ReleaseTest.objects.bulk_create(rows)
+        test_total += len(rows)
+
+    release.content_hash = content.release_hash(hashes)
+    release.item_count = len(hashes)
+    release.test_count = test_total
+    release.state = ReleaseState.FROZEN
+    release.frozen_at = timezone.now()
+    if release.previous_id is None:
+        release.previous = _previous_frozen(release)
+    release.save()
+    _mark_fixed_errata(release, dict(hashes))
+    return release
+
+
+def _previous_frozen(release: Release) -> Release | None:
+    older = [
+        r
+        for r in Release.objects.filter(benchmark=release.benchmark).exclude(
+            state=ReleaseState.DRAFT
+        )
+        if r.version_key < release.version_key and r.pk != release.pk
+    ]
+    return max(older, key=lambda r: r.version_key, default=None)
+
+
+def _mark_fixed_errata(release: Release, hashes: dict[str, str]) -> None:
+    open_errata = Erratum.objects.filter(
+        release__benchmark=release.benchmark, fixed_in__isnull=True
+    ).exclude(release=release)
+    for erratum in open_errata.select_related("release"):
+        if erratum.release.version_key >= release.version_key:
+            continue
+        old = ReleaseItem.objects.filter(
+            release=erratum.release, public_id=erratum.item_public_id
+        ).first()
+        new_hash = hashes.get(erratum.item_public_id)
+        if new_hash is None:
+            erratum.resolution = "removed"
+        elif old is not None and old.content_hash != new_hash:
+            erratum.resolution = "changed"
+        else:
+            continue  # still the same content: the defect is not fixed yet
+        erratum.fixed_in = release
+        erratum.save(update_fields=["fixed_in", "resolution"])
+
+
+def release_publish(*, release: Release) -> Release:
+    """Make a frozen release public (its card, items' public statements and leaderboard)."""
+    release = Release.objects.get(pk=release.pk)
+    if release.state == ReleaseState.PUBLISHED:
+        return release
+    if release.state != ReleaseState.FROZEN:
+        raise ValidationError("Freeze the release before publishing it.")
+    release.state = ReleaseState.PUBLISHED
+    release.published_at = timezone.now()
+    release.save()
+    return release
+
+
+def release_delete_draft(*, release: Release) -> None:
+    _require_draft(release)
+    release.delete()
+
+
+# --- errata -------------------------------------------------------------------------------------
+
+
+def erratum_create(
+    *, release: Release, item_public_id: str, kind: str, description: str, by=None
+) -> Erratum:
+    """Record a defect in an item of a frozen or published release."""
+    if release.state == ReleaseState.DRAFT:
+        raise ValidationError("A draft has no errata: fix the problem before freezing.")
+    if not release.items.filter(public_id=item_public_id).exists():
+        raise ValidationError(
+            {"item_public_id": f"v{release.version} has no item {item_public_id}."}
+        )
+    if kind not in ErratumKind.values:
+        raise ValidationError({"kind": f"Kind must be one of {', '.join(ErratumKind.values)}."})
+    if not description.strip():
+        raise ValidationError({"description": "Describe what is wrong."})
+    return Erratum.objects.create(
+        release=release,
+        item_public_id=item_public_id,
+        kind=kind,
+        description=description.strip(),
+        created_by=by,
+    )
+
+
+def release_sources(*, release: Release, campaigns=None, problem_sets=None) -> Release:
+    """Replace a draft's candidate sources."""
+    _require_draft(release)
+    if campaigns is not None:
+        release.campaigns.set(Campaign.objects.filter(pk__in=[c.pk for c in campaigns]))
+    if problem_sets is not None:
+        release.problem_sets.set(ProblemSet.objects.filter(pk__in=[s.pk for s in problem_sets]))
+    return release

@@ -1,0 +1,30 @@
+from django.urls import path
+
+from . import views
+
+app_name = "releases"
+V = "releases/<slug:slug>/v<str:version>/"
+urlpatterns = [
+    # public (no login): published releases only
+    path("releases/", views.public_list, name="public_list"),
+    path(V, views.public_detail, name="public_detail"),
+    path(V + "card.md", views.public_card, name="public_card"),
+    path(V + "leaderboard/", views.public_leaderboard, name="public_leaderboard"),
+    path(V + "items/<str:public_id>/", views.public_item, name="public_item"),
+    # curator
+    path("curate/releases/", views.curate_list, name="curate_list"),
+    path("curate/benchmarks/new/", views.benchmark_new, name="benchmark_new"),
+    path("curate/releases/new/", views.release_new, name="release_new"),
+    path("curate/releases/<int:pk>/", views.curate_detail, name="curate_detail"),
+    path("curate/releases/<int:pk>/rules/", views.release_rules, name="release_rules"),
+    path("curate/releases/<int:pk>/gate/", views.release_gate, name="release_gate"),
+    path("curate/releases/<int:pk>/decide/", views.release_decide, name="release_decide"),
+    path("curate/releases/<int:pk>/freeze/", views.release_freeze, name="release_freeze"),
+    path("curate/releases/<int:pk>/publish/", views.release_publish, name="release_publish"),
+    path("curate/releases/<int:pk>/next/", views.release_next, name="release_next"),
+    path("curate/releases/<int:pk>/errata/", views.release_erratum, name="release_erratum"),
+    path("curate/releases/<int:pk>/runs/", views.release_run, name="release_run"),
+    path("curate/releases/<int:pk>/upload/", views.release_upload, name="release_upload"),
+    path("curate/releases/<int:pk>/export/<str:fmt>/", views.release_export, name="release_export"),
+    path("curate/runs/<int:pk>/", views.run_detail, name="run_detail"),
+]

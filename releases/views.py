@@ -1,0 +1,357 @@
+"""Release pages. Public views (no login) read only ``selectors.public_*``: published releases,
+public statements and examples, completed leaderboard runs. Curator views are thin: read a
+selector, call one service, report its ValidationError as a message."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from benchapp.roles import ADMIN, CURATOR, role_required
+from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
+
+from . import exporters, leaderboard, selectors, services
+from .models import Benchmark, ErratumKind, LeaderboardRun, Release, ReleaseItem
+from .tasks import enqueue_leaderboard_run
+
+NOT_PUBLISHED = "No such published release."
+
+
+def _errors(request, exc: ValidationError) -> None:
+    for message in exc.messages:
+        messages.error(request, message)
+
+
+# --- public ------------------------------------------------------------------------------------
+
+
+@require_GET
+def public_list(request):
+    return render(
+        request, "releases/public_list.html", {"releases": selectors.public_release_list()}
+    )
+
+
+def _published(slug: str, version: str) -> Release:
+    try:
+        return selectors.public_release_get(slug=slug, version=version)
+    except Release.DoesNotExist:
+        raise Http404(NOT_PUBLISHED)
+
+
+@require_GET
+def public_detail(request, slug: str, version: str):
+    release = _published(slug, version)
+    return render(
+        request,
+        "releases/public_detail.html",
+        {
+            "release": release,
+            "counts": selectors.release_counts(release=release),
+            "changelog": selectors.release_changelog(release=release),
+            "errata": selectors.release_errata(release=release),
+            "items": selectors.public_release_items(release=release),
+            "card": exporters.card_markdown(release, yaml_header=False),
+        },
+    )
+
+
+@require_GET
+def public_item(request, slug: str, version: str, public_id: str):
+    release = _published(slug, version)
+    try:
+        item = selectors.public_release_item(release=release, public_id=public_id)
+    except ReleaseItem.DoesNotExist:
+        raise Http404("No such problem in this release.")
+    return render(request, "releases/public_item.html", {"release": release, "item": item})
+
+
+@require_GET
+def public_leaderboard(request, slug: str, version: str):
+    release = _published(slug, version)
+    sort = request.GET.get("sort", "pass1")
+    descending = request.GET.get("dir", "desc") != "asc"
+    rows = selectors.public_leaderboard(release=release, sort=sort, descending=descending)
+    origins = sorted({o for r in rows for o in r["breakdown"].get("origin", {})})
+    return render(
+        request,
+        "releases/leaderboard.html",
+        {
+            "release": release,
+            "rows": rows,
+            "sort": sort if sort in selectors.SORT_KEYS else "pass1",
+            "descending": descending,
+            "origins": origins,
+        },
+    )
+
+
+@require_GET
+def public_card(request, slug: str, version: str):
+    release = _published(slug, version)
+    return HttpResponse(
+        exporters.card_markdown(release), content_type="text/markdown; charset=utf-8"
+    )
+
+
+# --- curator -----------------------------------------------------------------------------------
+
+CURATORS = (ADMIN, CURATOR)
+
+
+@role_required(*CURATORS)
+@require_GET
+def curate_list(request):
+    return render(
+        request,
+        "releases/curate_list.html",
+        {
+            "benchmarks": selectors.benchmark_list(),
+            "releases": selectors.release_list(),
+            "campaigns": Campaign.objects.order_by("-created_at"),
+            "problem_sets": ProblemSet.objects.order_by("name"),
+        },
+    )
+
+
+@role_required(*CURATORS)
+@require_POST
+def benchmark_new(request):
+    try:
+        services.benchmark_create(
+            name=request.POST.get("name", ""),
+            slug=request.POST.get("slug", ""),
+            description=request.POST.get("description", ""),
+            license=request.POST.get("license", "cc-by-4.0"),
+        )
+        messages.success(request, "Benchmark created.")
+    except ValidationError as exc:
+        _errors(request, exc)
+    return redirect("releases:curate_list")
+
+
+@role_required(*CURATORS)
+@require_POST
+def release_new(request):
+    benchmark = get_object_or_404(Benchmark, pk=request.POST.get("benchmark") or 0)
+    try:
+        release = services.release_create(
+            benchmark=benchmark,
+            version=request.POST.get("version", "1.0.0"),
+            campaigns=Campaign.objects.filter(pk__in=request.POST.getlist("campaigns")),
+            problem_sets=ProblemSet.objects.filter(pk__in=request.POST.getlist("problem_sets")),
+            notes=request.POST.get("notes", ""),
+            created_by=request.user,
+        )
+    except ValidationError as exc:
+        _errors(request, exc)
+        return redirect("releases:curate_list")
+    return redirect("releases:curate_detail", pk=release.pk)
+
+
+@role_required(*CURATORS)
+@require_GET
+def curate_detail(request, pk: int):
+    release = get_object_or_404(Release.objects.select_related("benchmark"), pk=pk)
+    run = selectors.release_latest_gate_run(release=release)
+    return render(
+        request,
+        "releases/curate_detail.html",
+        {
+            "release": release,
+            "gate_run": run,
+            "selection": services.release_selection(release=release),
+            "rules_json": json.dumps(release.gate_rules, indent=2),
+            "counts": selectors.release_counts(release=release),
+            "changelog": selectors.release_changelog(release=release)
+            if not release.is_draft
+            else None,
+            "errata": selectors.release_errata(release=release),
+            "erratum_kinds": ErratumKind.choices,
+            "items": release.items.order_by("position"),
+            "runs": selectors.release_runs(release=release),
+            "endpoints": ModelEndpoint.objects.order_by("name"),
+            "formats": exporters.FORMATS,
+            "manifest": exporters.export_manifest(release) if not release.is_draft else None,
+        },
+    )
+
+
+def _draft_action(request, pk: int, action) -> HttpResponse:
+    release = get_object_or_404(Release, pk=pk)
+    try:
+        note = action(release)
+        if note:
+            messages.success(request, note)
+    except ValidationError as exc:
+        _errors(request, exc)
+    return redirect("releases:curate_detail", pk=pk)
+
+
+@role_required(*CURATORS)
+@require_POST
+def release_rules(request, pk: int):
+    def act(release):
+        try:
+            rules = json.loads(request.POST.get("rules") or "{}")
+        except json.JSONDecodeError as exc:
+            raise ValidationError(f"Rules must be a JSON object: {exc.msg}.")
+        if not isinstance(rules, dict):
+            raise ValidationError("Rules must be a JSON object.")
+        services.release_update(release=release, rules=rules, notes=request.POST.get("notes"))
+        return "Rules saved. Run the gate again to apply them."
+
+    return _draft_action(request, pk, act)
+
+
+@role_required(*CURATORS)
+@require_POST
+def release_gate(request, pk: int):
+    def act(release):
+        run = services.gate_run_create(release=release, by=request.user)
+        return f"Gate: {run.passed} of {run.candidates} candidates pass."
+
+    return _draft_action(request, pk, act)
+
+
+@role_required(*CURATORS)
+@require_POST
+def release_decide(request, pk: int):
+    def act(release):
+        problem = get_object_or_404(Problem, pk=request.POST.get("problem") or 0)
+        include = request.POST.get("include") == "1"
+        services.curation_decide(
+            release=release,
+            problem=problem,
+            include=include,
+            justification=request.POST.get("justification", ""),
+            by=request.user,
+        )
+        return f"{'Included' if include else 'Excluded'} {problem.public_id}."
+
+    return _draft_action(request, pk, act)
+
+
+@role_required(*CURATORS)
+@require_POST
+def release_freeze(request, pk: int):
+    def act(release):
+        frozen = services.release_freeze(release=release, by=request.user)
+        return f"Frozen: {frozen.item_count} problems, hash {frozen.content_hash[:12]}."
+
+    return _draft_action(request, pk, act)
+
+
+@role_required(*CURATORS)
+@require_POST
+def release_publish(request, pk: int):
+    def act(release):
+        services.release_publish(release=release)
+        return "Published."
+
+    return _draft_action(request, pk, act)
+
+
+@role_required(*CURATORS)
+@require_POST
+def release_next(request, pk: int):
+    release = get_object_or_404(Release, pk=pk)
+    try:
+        draft = services.release_next(
+            release=release, bump=request.POST.get("bump", "patch"), created_by=request.user
+        )
+    except ValidationError as exc:
+        _errors(request, exc)
+        return redirect("releases:curate_detail", pk=pk)
+    return redirect("releases:curate_detail", pk=draft.pk)
+
+
+@role_required(*CURATORS)
+@require_POST
+def release_erratum(request, pk: int):
+    def act(release):
+        services.erratum_create(
+            release=release,
+            item_public_id=request.POST.get("item", ""),
+            kind=request.POST.get("kind", ""),
+            description=request.POST.get("description", ""),
+            by=request.user,
+        )
+        return "Erratum recorded; fix the problem, then freeze the next patch version."
+
+    return _draft_action(request, pk, act)
+
+
+@role_required(*CURATORS)
+@require_POST
+def release_run(request, pk: int):
+    def act(release):
+        endpoint = get_object_or_404(ModelEndpoint, pk=request.POST.get("endpoint") or 0)
+        try:
+            samples = int(request.POST.get("samples") or 4)
+        except ValueError:
+            raise ValidationError("Samples per problem must be a whole number.")
+        run = leaderboard.run_create(
+            release=release, endpoint=endpoint, samples=samples, by=request.user
+        )
+        enqueue_leaderboard_run(run.pk)
+        return f"Evaluation of {run.label} queued."
+
+    return _draft_action(request, pk, act)
+
+
+@role_required(*CURATORS)
+@require_POST
+def release_upload(request, pk: int):
+    def act(release):
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise ValidationError("Choose a JSONL file of solutions.")
+        try:
+            text = upload.read().decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValidationError("The file is not UTF-8 text.")
+        released = request.POST.get("model_release_date") or None
+        try:
+            released = date.fromisoformat(released) if released else None
+        except ValueError:
+            raise ValidationError("The model's release date must be YYYY-MM-DD.")
+        run = leaderboard.run_create_from_upload(
+            release=release,
+            label=request.POST.get("label", ""),
+            content=text,
+            model_release_date=released,
+            by=request.user,
+        )
+        enqueue_leaderboard_run(run.pk)
+        return f"Judging the uploaded solutions of {run.label}."
+
+    return _draft_action(request, pk, act)
+
+
+@role_required(*CURATORS)
+@require_GET
+def release_export(request, pk: int, fmt: str):
+    release = get_object_or_404(Release.objects.select_related("benchmark"), pk=pk)
+    if release.is_draft:
+        raise Http404("A draft has no exports; freeze it first.")
+    if fmt not in exporters.FORMATS:
+        raise Http404("Unknown export format.")
+    content_type, suffix = exporters.FORMATS[fmt]
+    response = HttpResponse(exporters.export_bytes(release, fmt), content_type=content_type)
+    name = f"{release.benchmark.slug}-v{release.version}-{suffix}"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@role_required(*CURATORS)
+@require_GET
+def run_detail(request, pk: int):
+    run = get_object_or_404(LeaderboardRun.objects.select_related("release__benchmark"), pk=pk)
+    return render(request, "releases/run_detail.html", {"run": run, "summary": run.summary})

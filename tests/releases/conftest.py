@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+import pytest
+
+from releases import services
+
+from .builders import crafted_world
+
+
+def frozen_release(*, publish: bool = False, name: str = "LiveCodeBench-Plus"):
+    """The crafted world gated and frozen (3 items: E-OK, E-OVERRIDE, S2)."""
+    world = crafted_world()
+    bench = services.benchmark_create(name=name, description="Harder problems, verified.")
+    release = services.release_create(
+        benchmark=bench, campaigns=[world.campaign], notes="First cut."
+    )
+    services.gate_run_create(release=release)
+    release = services.release_freeze(release=release)
+    if publish:
+        release = services.release_publish(release=release)
+    return world, release
+
+
+@pytest.fixture
+def frozen(db):
+    return frozen_release()
+
+
+@pytest.fixture
+def published(db):
+    return frozen_release(publish=True)

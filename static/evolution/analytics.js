@@ -97,10 +97,13 @@
         const top = data.reasons.slice(0, 12).reverse();
         plotInto(body, [{
           type: "bar", orientation: "h", x: top.map(function (r) { return r.count; }),
-          y: top.map(function (r) { return r.decision + ": " + r.reason.slice(0, 60); }),
+          y: top.map(function (r) {
+            const text = r.decision + ": " + r.reason;
+            return text.length > 58 ? text.slice(0, 57) + "…" : text;
+          }),
           marker: { color: top.map(function (r) { return DECISION_COLORS[r.decision] || "#888"; }) },
           hovertemplate: "%{y}<br>%{x} candidates<extra></extra>",
-        }], { margin: { l: 360, r: 10, t: 30, b: 30 }, height: 80 + top.length * 26, title: { text: "Rejections by reason", font: { size: 13 } } });
+        }], { margin: { l: 10, r: 10, t: 30, b: 30 }, yaxis: { automargin: true }, height: 80 + top.length * 26, title: { text: "Rejections by reason", font: { size: 13 } } });
         const details = el("details");
         details.appendChild(el("summary", {}, "All " + data.reasons_total + " rejection reasons"));
         details.appendChild(table([
@@ -119,8 +122,8 @@
       if (!data.roles.length) return empty(body, "No model call has been logged for this campaign.");
       const roles = data.roles.map(function (r) { return r.role; });
       plotInto(body, [
-        { type: "bar", name: "cost per accepted ($)", x: roles, y: data.roles.map(function (r) { return r.cost_per_accepted; }), marker: { color: "#2457c5" } },
-        { type: "bar", name: "calls per accepted", x: roles, y: data.roles.map(function (r) { return r.calls_per_accepted; }), yaxis: "y2", marker: { color: "#9ca3af" } },
+        { type: "bar", name: "cost per accepted ($)", x: roles, y: data.roles.map(function (r) { return r.cost_per_accepted; }), marker: { color: "#2457c5" }, offsetgroup: 1 },
+        { type: "bar", name: "calls per accepted", x: roles, y: data.roles.map(function (r) { return r.calls_per_accepted; }), yaxis: "y2", marker: { color: "#9ca3af" }, offsetgroup: 2 },
       ], {
         barmode: "group", yaxis: { title: { text: "$ per accepted" } },
         yaxis2: { title: { text: "calls per accepted" }, overlaying: "y", side: "right" },
@@ -223,6 +226,10 @@
       .then(function (data) {
         body.replaceChildren();
         render(body, data);
+        // Plots laid out in a grid were sized before their siblings existed; fit them now.
+        body.querySelectorAll(".js-plotly-plot").forEach(function (div) {
+          Plotly.Plots.resize(div);
+        });
       })
       .catch(function (error) {
         empty(body, "Could not load this chart: " + error.message);

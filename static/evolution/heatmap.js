@@ -13,8 +13,13 @@
   const statusLine = document.getElementById("heatmap-status");
   const pager = document.getElementById("heatmap-pager");
   const csvLink = document.getElementById("heatmap-csv");
-  const COLORSCALE = "RdYlGn"; // 0 = red (hard), 1 = green (easy)
-  const ROW_PX = 24;
+  // Red (hard, rarely solved) through yellow to green (easy); plotly.js has no RdYlGn built in.
+  const COLORSCALE = [
+    [0, "#a50026"], [0.1, "#d73027"], [0.3, "#f46d43"], [0.45, "#fdae61"], [0.55, "#fee08b"],
+    [0.7, "#d9ef8b"], [0.85, "#66bd63"], [1, "#1a9850"],
+  ];
+  const ROW_PX = 26;
+  const PATH_OFFSET = 0.3;
   const TEXT_ROWS_MAX = 150; // beyond this, cell text is unreadable; hover still works
   let current = null;
 
@@ -73,15 +78,17 @@
   }
 
   function matrices(rows, columns) {
-    const empty = function () {
+    // z is null where a layer has no cell (transparent); text must be "" there, or plotly
+    // prints "null" through the layers above.
+    const empty = function (fill) {
       return rows.map(function () {
-        return new Array(columns).fill(null);
+        return new Array(columns).fill(fill);
       });
     };
     const m = {
-      none: empty(), flat: empty(), faint: empty(), main: empty(),
-      noneText: empty(), flatText: empty(), faintText: empty(), mainText: empty(),
-      noneHover: empty(), flatHover: empty(), faintHover: empty(), mainHover: empty(),
+      none: empty(null), flat: empty(null), faint: empty(null), main: empty(null),
+      noneText: empty(""), flatText: empty(""), faintText: empty(""), mainText: empty(""),
+      noneHover: empty(""), flatHover: empty(""), faintHover: empty(""), mainHover: empty(""),
     };
     rows.forEach(function (row, y) {
       const seed = row.seed;
@@ -182,16 +189,17 @@
     const py = [];
     rows.forEach(function (row, y) {
       if (row.path.length < 2) return;
+      // Along the lower edge of the cells, so the passes / attempts text stays readable.
       row.path.forEach(function (x) {
         px.push(x);
-        py.push(y);
+        py.push(y + PATH_OFFSET);
       });
       px.push(null);
       py.push(null);
     });
     traces.push({
       type: "scatter", mode: "lines+markers", x: px, y: py, name: "accepted lineage",
-      line: { color: "#111827", width: 3 }, marker: { color: "#111827", size: 7 },
+      line: { color: "#111827", width: 3 }, marker: { color: "#111827", size: 6 },
       hoverinfo: "skip", showlegend: false,
     });
     const height = Math.max(260, rows.length * ROW_PX + 110);

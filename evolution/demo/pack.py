@@ -951,10 +951,7 @@ def responses() -> dict[tuple[str, str], str]:
     panel(
         s,
         2,
-        {
-            m: [DISTINCT_DESC, DISTINCT_DESC_BRUTE, DISTINCT_DESC, DISTINCT_DESC]
-            for m in SOLVER_MODELS
-        },
+        {m: [DISTINCT_DESC] * 4 for m in SOLVER_MODELS},
     )
 
     # ---- HumanEval/0 R1: function-level, faithful, level 5

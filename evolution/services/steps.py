@@ -203,19 +203,30 @@ def lineage_advance(
             report = StepReport(
                 "error", action=action.name, detail=f"{exc.__class__.__name__}: {exc}"
             )
-            _record_error(ctx, action, report.detail)
+            infrastructure = isinstance(exc, SandboxFailure)
+            _record_error(ctx, action, report.detail, infrastructure=infrastructure)
     finally:
         _release(lineage_id, token)
     _schedule_next(lineage_id, queue_hint=queue)
     return report
 
 
-def _record_error(ctx: Ctx, action: Action, detail: str) -> None:
+def _record_error(ctx: Ctx, action: Action, detail: str, *, infrastructure: bool = False) -> None:
+    """Count a failed action. After MAX_CONSECUTIVE_ERRORS: a failure of the sandbox itself
+    pauses the campaign (it is never blamed on a candidate or a seed); any other failure ends
+    the candidate as an error, or fails the lineage when there is no candidate."""
     Lineage.objects.filter(pk=ctx.lineage.pk).update(
         consecutive_errors=F("consecutive_errors") + 1, last_error=f"{action.name}: {detail}"[:4000]
     )
     errors = Lineage.objects.values_list("consecutive_errors", flat=True).get(pk=ctx.lineage.pk)
     if errors < MAX_CONSECUTIVE_ERRORS:
+        return
+    if infrastructure:
+        Lineage.objects.filter(pk=ctx.lineage.pk).update(consecutive_errors=0)
+        with contextlib.suppress(campaign_services.TransitionError):
+            campaign_services.campaign_pause(
+                campaign_id=ctx.campaign.pk, reason=f"the sandbox keeps failing: {detail}"[:300]
+            )
         return
     if action.candidate_id:
         cand = Candidate.objects.get(pk=action.candidate_id)

@@ -18,7 +18,7 @@ from datetime import date
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, close_old_connections, transaction
+from django.db import IntegrityError, connections, transaction
 from django.utils import timezone
 
 from evolution.llm import CallContext, LLMClient, LLMError
@@ -244,7 +244,8 @@ def _parallel(jobs, width: int) -> None:
         try:
             return job()
         finally:
-            close_old_connections()
+            # Pool threads die with the pool: their connections must not outlive them.
+            connections.close_all()
 
     with ThreadPoolExecutor(max_workers=max(1, width)) as pool:
         for future in [pool.submit(wrap, job) for job in jobs]:

@@ -29,3 +29,10 @@ def frozen(db):
 @pytest.fixture
 def published(db):
     return frozen_release(publish=True)
+
+
+@pytest.fixture
+def frozen_tx(transactional_db):
+    """Like ``frozen`` but committed: leaderboard evaluation works from worker threads, which
+    have their own database connections."""
+    return frozen_release()

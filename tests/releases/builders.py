@@ -82,15 +82,14 @@ class World:
         return self.evolved.get(key) or self.seeds[key]
 
 
-def _seed(campaign, key: str, passes: int | None, attempts: int | None, **kw) -> Problem:
+def _seed(campaign, key: str, passes: int | None, attempts: int | None, tag: str = "") -> Problem:
     problem = ProblemFactory(
         title=f"Seed {key}",
         statement=statement(key),
         reference_solution=SUM_CODE + f"# {HIDDEN_MARKER}\n",
         origin_dataset="livecodebench",
-        origin_id=f"lcb-{key}",
+        origin_id=f"lcb-{key}{tag}",
         origin_difficulty="hard",
-        **kw,
     )
     add_tests(problem, seed=len(key))
     campaign.seed_set.problems.add(problem)
@@ -151,17 +150,19 @@ def review(world: World, problem: Problem, *ratings: tuple[int, str]) -> None:
         )
 
 
-def crafted_world() -> World:
+def crafted_world(tag: str = "") -> World:
     """Seeds S1 (pass 8/8: too easy to supplement), S2 (2/8: supplements), S3 (unmeasured);
     evolved E-OK (passes every rule), E-LOWQ (quality 2.5), E-INVALID (one invalid vote),
     E-UNSOLVED (0/8), E-EASY (7/8), E-UNREVIEWED, E-DUP (copy of E-OK's statement),
     E-RESKIN (copy of seed S1's statement), E-OVERRIDE (quality 2, overridden to 4)."""
-    campaign = CampaignFactory(name="gate campaign", seed_set=ProblemSetFactory(name="seeds"))
+    campaign = CampaignFactory(
+        name=f"gate campaign{tag}", seed_set=ProblemSetFactory(name=f"seeds{tag}")
+    )
     world = World(campaign=campaign, seeds={}, evolved={})
     world.reviewers = [UserFactory(username="rev-one"), UserFactory(username="rev-two")]
-    s1 = world.seeds["S1"] = _seed(campaign, "S1", 8, 8)
-    s2 = world.seeds["S2"] = _seed(campaign, "S2", 2, 8)
-    world.seeds["S3"] = _seed(campaign, "S3", None, None)
+    s1 = world.seeds["S1"] = _seed(campaign, "S1", 8, 8, tag=tag)
+    s2 = world.seeds["S2"] = _seed(campaign, "S2", 2, 8, tag=tag)
+    world.seeds["S3"] = _seed(campaign, "S3", None, None, tag=tag)
     spec = {
         "E-OK": (s1, 3, 8, None),
         "E-LOWQ": (s1, 3, 8, None),

@@ -9,7 +9,7 @@ from .builders import crafted_world
 
 def frozen_release(*, publish: bool = False, name: str = "LiveCodeBench-Plus"):
     """The crafted world gated and frozen (3 items: E-OK, E-OVERRIDE, S2)."""
-    world = crafted_world()
+    world = crafted_world(tag="" if name == "LiveCodeBench-Plus" else f"-{name}")
     bench = services.benchmark_create(name=name, description="Harder problems, verified.")
     release = services.release_create(
         benchmark=bench, campaigns=[world.campaign], notes="First cut."

@@ -36,6 +36,7 @@ def _mount() -> None:
     api.add_router("/", evolution_router)
     api.add_router("/", "evolution.problem_api.router")
     api.add_router("/", review_router)
+    api.add_router("/", "releases.api.router")
     api.add_router("/", "reasoning.api.router")
 
 

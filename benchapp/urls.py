@@ -14,5 +14,6 @@ urlpatterns = [
     path("api/", api.urls),
     path("", include("evolution.urls")),
     path("", include("review.urls")),
+    path("", include("releases.urls")),
     path("", include("reasoning.urls")),
 ]

@@ -186,6 +186,16 @@ class CgroupSet:
         for _, path in self.dirs:
             _write(path / "cgroup.procs", str(pid))
 
+    def set_memory(self, memory_bytes: int) -> None:
+        """Change the memory limit between two submissions of a reused sandbox."""
+        for h, path in self.dirs:
+            if h.version == 2:
+                _write(path / "memory.max", str(memory_bytes))
+            elif h.controller == "memory":
+                # Raising needs memsw first, lowering needs the plain limit first.
+                for name in ("memory.memsw.limit_in_bytes", "memory.limit_in_bytes") * 2:
+                    _write(path / name, str(memory_bytes))
+
     def oom_kills(self) -> int:
         total = 0
         for h, path in self.dirs:

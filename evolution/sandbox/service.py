@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -46,6 +47,7 @@ HOST_GRACE_S = 15.0
 _slots_lock = threading.Lock()
 _slots: threading.BoundedSemaphore | None = None
 _slots_size = 0
+_bwrap_backends: dict = {}
 
 
 def max_parallel() -> int:
@@ -75,7 +77,12 @@ def get_backend(name: str | None = None) -> Backend:
     if name == "bwrap":
         from .backends.bwrap import BwrapBackend
 
-        return BwrapBackend()
+        # One instance per process and interpreter: it owns the pool of warm factories.
+        key = (os.getpid(), settings.SANDBOX_PYTHON)
+        with _slots_lock:
+            if _bwrap_backends.get("key") != key:
+                _bwrap_backends.update(key=key, backend=BwrapBackend())
+            return _bwrap_backends["backend"]
     if name == "docker":
         from .backends.docker import DockerBackend
 
@@ -142,6 +149,7 @@ def _run_session(
                     "memory_mb": limits.memory_mb,
                     "max_output_bytes": limits.max_output_bytes,
                     "nproc": getattr(session, "nproc", None),
+                    "warm": len(inputs) > 1,
                 }
             )
             for text in inputs:
@@ -149,6 +157,8 @@ def _run_session(
             session.send({"end": True})
             first = session.recv(timeout=60.0 + limits.time_s)
             if "ce" in first:
+                if session.recv(timeout=HOST_GRACE_S).get("done"):
+                    session.reusable = True
                 return first["ce"], outcomes
             if not first.get("compiled"):
                 raise SandboxError(f"unexpected first frame from the runner: {first!r}")
@@ -164,7 +174,9 @@ def _run_session(
                         outcome.status, ooms = MLE, now
                 outcomes[index] = outcome
                 if keep_going is not None and not keep_going(index, outcome):
-                    return None, outcomes
+                    return None, outcomes  # the runner is mid-job: never reused
+            if session.recv(timeout=HOST_GRACE_S).get("done"):
+                session.reusable = True
         except SandboxError as exc:
             for rest in range(index, len(inputs)):
                 if outcomes[rest] is None:

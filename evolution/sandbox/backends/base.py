@@ -11,6 +11,7 @@ import struct
 import subprocess
 import threading
 import time
+from functools import cache
 from pathlib import Path
 
 from ..types import Limits, SandboxError
@@ -19,6 +20,88 @@ RUNNER_SOURCE = (Path(__file__).resolve().parent.parent / "runner.py").read_text
 # Interpreter flags inside every backend: isolated mode (no user site, no PYTHON* variables,
 # no script directory on sys.path), no site module, no .pyc writes, UTF-8 everywhere.
 PYTHON_FLAGS = ["-I", "-S", "-B", "-X", "utf8"]
+
+
+# Compiling the runner's source costs ~7 ms per sandbox; instead the sandbox interpreter
+# compiles it ONCE (per host process), and every sandbox starts from this bootstrap, which reads
+# the marshalled code object (written by the host first on stdin) and executes it.
+BOOTSTRAP = (
+    "import marshal, os\n"
+    "n = {size}\nb = b''\n"
+    "while len(b) < n:\n"
+    "    c = os.read(0, n - len(b))\n"
+    "    if not c:\n"
+    "        raise SystemExit(3)\n"
+    "    b += c\n"
+    "exec(marshal.loads(b))\n"
+)
+
+
+@cache
+def compiled_runner(python: str) -> bytes:
+    """The runner compiled and marshalled BY the sandbox interpreter (marshal is only stable
+    within one Python version, so the host never marshals code for it)."""
+    script = (
+        "import marshal, sys; sys.stdout.buffer.write(marshal.dumps("
+        "compile(sys.stdin.read(), '<runner>', 'exec')))"
+    )
+    done = subprocess.run(
+        [python, *PYTHON_FLAGS, "-c", script],
+        input=RUNNER_SOURCE.encode(),
+        capture_output=True,
+        timeout=60,
+    )
+    if done.returncode != 0 or not done.stdout:
+        raise SandboxError(f"{python} could not compile the runner: {done.stderr[-500:]!r}")
+    return done.stdout
+
+
+def bootstrap_command(python: str) -> tuple[list[str], bytes]:
+    """(argv tail, bytes to write first on stdin) that start the runner under ``python``."""
+    code = compiled_runner(python)
+    return [python, *PYTHON_FLAGS, "-c", BOOTSTRAP.format(size=len(code))], code
+
+
+class _Spawner:
+    """Starts every sandbox process from ONE long-lived thread.
+
+    bwrap's --die-with-parent uses PR_SET_PDEATHSIG, which fires when the parent THREAD
+    exits: a sandbox started from a short-lived worker thread (a thread pool, a shard) would be
+    killed with it, pooled or not. Children of this thread live as long as the process."""
+
+    def __init__(self):
+        self._queue: queue.Queue = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._pid = 0
+
+    def _loop(self) -> None:
+        while True:
+            fn, done = self._queue.get()
+            try:
+                done["value"] = fn()
+            except BaseException as exc:
+                done["error"] = exc
+            done["event"].set()
+
+    def call(self, fn):
+        with self._lock:
+            if self._thread is None or self._pid != os.getpid():
+                self._pid = os.getpid()
+                self._queue = queue.Queue()
+                self._thread = threading.Thread(
+                    target=self._loop, name="sandbox-spawner", daemon=True
+                )
+                self._thread.start()
+        done = {"event": threading.Event()}
+        self._queue.put((fn, done))
+        done["event"].wait()
+        if "error" in done:
+            raise done["error"]
+        return done["value"]
+
+
+spawner = _Spawner()
 
 
 def encode_frame(obj: dict) -> bytes:
@@ -92,19 +175,21 @@ class FrameReader:
 class ProcessSession(Session):
     """A runner started as a local process tree (bwrap, or the unsafe backend)."""
 
-    def __init__(self, argv: list[str], *, popen_kwargs: dict, cgroups=None, on_started=None):
+    def __init__(self, argv: list[str], *, popen_kwargs: dict, cgroups=None, preamble: bytes = b""):
         self.cgroups = cgroups
         self._reader = FrameReader()
         self._stderr = bytearray()
         self._outbox: queue.Queue = queue.Queue()
         self._closed = False
         try:
-            self.proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                **popen_kwargs,
+            self.proc = spawner.call(
+                lambda: subprocess.Popen(
+                    argv,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    **popen_kwargs,
+                )
             )
         except OSError as exc:
             if cgroups is not None:
@@ -117,9 +202,9 @@ class ProcessSession(Session):
         # it is ready, and a full pipe must never block the reader of its results.
         self._writer = threading.Thread(target=self._write_loop, daemon=True)
         self._writer.start()
+        if preamble:
+            self._outbox.put(preamble)
         try:
-            if on_started is not None:
-                on_started(self)
             self.info = self.recv(timeout=30.0)
             if not self.info.get("ready"):
                 raise SandboxError(f"runner did not announce itself: {self.info!r}")

@@ -15,25 +15,31 @@ What one sandbox gets (see README, "Security model"):
 
 from __future__ import annotations
 
+import atexit
 import glob
 import json
 import os
 import random
 import shutil
 import subprocess
+import threading
 from functools import cache
 
 from django.conf import settings
 
 from .. import cgroups
-from ..types import Limits, SandboxUnavailable
-from .base import PYTHON_FLAGS, RUNNER_SOURCE, Backend, ProcessSession
+from ..types import Limits, SandboxError, SandboxUnavailable
+from .base import PYTHON_FLAGS, Backend, ProcessSession, Session, bootstrap_command
 
 SANDBOX_UID = 65534
 # Processes one sandbox may hold at once (pids cgroup and, with a private host uid, NPROC).
 PIDS_MAX = 64
 # Host uids handed to sandboxes when we run as root: far above system and subuid ranges.
 HOST_UID_RANGE = (1_500_000, 1_999_999)
+# A warm factory serves at most this many submissions before it is replaced.
+MAX_USES = 500
+# Idle factories kept per process (more are started on demand, up to SANDBOX_MAX_PARALLEL).
+MAX_IDLE = 8
 # Memory the runner itself (a warm interpreter) needs beside the test process.
 RUNNER_OVERHEAD_MB = 96
 
@@ -78,12 +84,45 @@ def interpreter_layout(python: str) -> dict:
     return layout
 
 
+class _Lease(Session):
+    """One submission's use of a pooled factory session."""
+
+    def __init__(self, backend: BwrapBackend, session: ProcessSession):
+        self.backend, self.session = backend, session
+        self.backend_name, self.info = session.backend_name, session.info
+        self.nproc = session.nproc
+        self.reusable = False
+        self._closed = False
+
+    def send(self, obj: dict) -> None:
+        self.session.send(obj)
+
+    def recv(self, timeout: float) -> dict:
+        frame = self.session.recv(timeout)
+        if "lost" in frame:
+            raise SandboxError(f"the submission's runner died (status {frame['lost']})")
+        return frame
+
+    def oom_kills(self) -> int:
+        return self.session.oom_kills()
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.backend._release(self.session, self.reusable)
+
+
 class BwrapBackend(Backend):
     name = "bwrap"
 
     def __init__(self, *, python: str | None = None, bwrap: str | None = None):
         self.python = python or settings.SANDBOX_PYTHON
         self.bwrap = bwrap or shutil.which("bwrap") or ""
+        self.setpriv = shutil.which("setpriv") or ""
+        self._lock = threading.Lock()
+        self._idle: list[ProcessSession] = []
+        self._pid = os.getpid()
+        atexit.register(self.shutdown)
         if not self.bwrap:
             raise SandboxUnavailable(
                 "bubblewrap (bwrap) is not installed; install it (apt-get install bubblewrap), "
@@ -150,30 +189,73 @@ class BwrapBackend(Backend):
             "LANG",
             "C.UTF-8",
         ]
-        if "--disable-userns" in _bwrap_features(self.bwrap):
-            args.append("--disable-userns")
+        # No --disable-userns: the runner creates a fresh user namespace per submission. Test
+        # processes cannot: seccomp refuses unshare, setns, clone with namespace flags, clone3.
         args += self._mount_args(limits)
-        args += [layout["exe"], *PYTHON_FLAGS, "-c", RUNNER_SOURCE]
+        args += [*bootstrap_command(layout["exe"])[0], "factory"]
+        if os.geteuid() == 0 and self.setpriv:
+            # Drop to a fresh unprivileged host uid before bwrap starts. setpriv does it rather
+            # than Popen(user=...), which would force a full fork() of this (large) process.
+            uid = str(random.randint(*HOST_UID_RANGE))
+            args = [self.setpriv, "--reuid", uid, "--regid", uid, "--clear-groups", "--", *args]
         return args
 
     def popen_kwargs(self) -> dict:
         kwargs: dict = {"cwd": "/", "env": {}, "start_new_session": True, "close_fds": True}
-        if os.geteuid() == 0:
+        if os.geteuid() == 0 and not self.setpriv:
             uid = random.randint(*HOST_UID_RANGE)
             kwargs.update(user=uid, group=uid, extra_groups=[])
         return kwargs
 
-    def open(self, *, limits: Limits) -> ProcessSession:
+    def _start(self) -> ProcessSession:
         cgroup_set = cgroups.CgroupSet(
-            memory_bytes=(limits.memory_mb + RUNNER_OVERHEAD_MB) * 1024 * 1024, pids_max=PIDS_MAX
+            memory_bytes=(512 + RUNNER_OVERHEAD_MB) * 1024 * 1024, pids_max=PIDS_MAX
         )
         session = ProcessSession(
-            self.argv(limits), popen_kwargs=self.popen_kwargs(), cgroups=cgroup_set
+            self.argv(Limits()),
+            popen_kwargs=self.popen_kwargs(),
+            cgroups=cgroup_set,
+            preamble=bootstrap_command(interpreter_layout(self.python)["exe"])[1],
         )
         session.backend_name = self.name
         # With a private host uid, RLIMIT_NPROC bounds this sandbox alone.
         session.nproc = PIDS_MAX if os.geteuid() == 0 else None
         return session
+
+    def open(self, *, limits: Limits) -> Session:
+        """A sandbox for ONE submission. Its namespaces, scratch and processes are fresh; the
+        bwrap process and warm interpreter that create them come from a pool (see runner.py,
+        factory mode) and return to it only after a clean, complete job."""
+        with self._lock:
+            if self._pid != os.getpid():  # a forked worker must not share its parent's pool
+                self._idle, self._pid = [], os.getpid()
+            session = None
+            while self._idle and session is None:
+                candidate = self._idle.pop()
+                if candidate.proc.poll() is None:
+                    session = candidate
+                else:
+                    candidate.close()
+        if session is None:
+            session = self._start()
+        if session.cgroups is not None:
+            session.cgroups.set_memory((limits.memory_mb + RUNNER_OVERHEAD_MB) * 1024 * 1024)
+        return _Lease(self, session)
+
+    def _release(self, session: ProcessSession, reusable: bool) -> None:
+        session.uses = getattr(session, "uses", 0) + 1
+        if reusable and session.uses < MAX_USES and session.proc.poll() is None:
+            with self._lock:
+                if self._pid == os.getpid() and len(self._idle) < MAX_IDLE:
+                    self._idle.append(session)
+                    return
+        session.close()
+
+    def shutdown(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for session in idle:
+            session.close()
 
     def describe(self) -> dict:
         return {

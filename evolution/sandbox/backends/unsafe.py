@@ -13,7 +13,7 @@ import tempfile
 from django.conf import settings
 
 from ..types import Limits, SandboxUnavailable
-from .base import PYTHON_FLAGS, RUNNER_SOURCE, Backend, ProcessSession
+from .base import Backend, ProcessSession, bootstrap_command
 
 
 class _ScratchSession(ProcessSession):
@@ -43,8 +43,10 @@ class UnsafeBackend(Backend):
     def open(self, *, limits: Limits) -> ProcessSession:
         scratch = tempfile.mkdtemp(prefix="bf-unsafe-")
         try:
+            argv, preamble = bootstrap_command(self.python)
             session = _ScratchSession(
-                [self.python, *PYTHON_FLAGS, "-c", RUNNER_SOURCE],
+                argv,
+                preamble=preamble,
                 popen_kwargs={
                     "cwd": scratch,
                     "env": {"PATH": "/usr/bin:/bin", "HOME": scratch, "LANG": "C.UTF-8"},

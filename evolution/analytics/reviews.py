@@ -15,7 +15,7 @@ import statistics
 from collections import defaultdict
 
 from django.apps import apps
-from django.db.models import F, Func, Subquery
+from django.db.models import F, Func, Q, QuerySet, Subquery
 
 DIMENSIONS = ("clarity", "novelty", "difficulty", "quality")
 
@@ -49,18 +49,25 @@ def review_fingerprint_annotations() -> dict:
     }
 
 
-def problem_review_aggregates(problem_ids) -> dict[int, dict]:
+def problem_review_aggregates(*problem_ids) -> dict[int, dict]:
     """{problem pk: {"clarity", "novelty", "difficulty", "quality", "cf_rating", "validity",
-    "n_reviews", "tags": [...]}} for the problems with at least one submitted review."""
+    "n_reviews", "tags": [...]}} for the problems with at least one submitted review.
+
+    Each argument names problems: an iterable of pks or a ``values()`` queryset of them
+    (used as a subquery)."""
     if not review_app_available():
         return {}
     from review.models import Review, ScoreOverride, Tag
 
-    ids = list(problem_ids)
-    if not ids:
+    sources = [s if isinstance(s, QuerySet) else list(s) for s in problem_ids]
+    sources = [s for s in sources if isinstance(s, QuerySet) or s]
+    if not sources:
         return {}
+    in_problems = Q()
+    for source in sources:
+        in_problems |= Q(item__problem_id__in=source)
     reviews = list(
-        Review.objects.filter(submitted_at__isnull=False, item__problem_id__in=ids).values_list(
+        Review.objects.filter(in_problems, submitted_at__isnull=False).values_list(
             "id", "item__problem_id", *DIMENSIONS, "cf_rating", "validity"
         )
     )
@@ -77,7 +84,7 @@ def problem_review_aggregates(problem_ids) -> dict[int, dict]:
         for pk, name, merged in Tag.objects.values_list("id", "name", "merged_into_id")
     }
     overrides = list(
-        ScoreOverride.objects.filter(item__problem_id__in=ids)
+        ScoreOverride.objects.filter(in_problems)
         .order_by("created_at", "id")
         .values_list("item__problem_id", "dimension", "value")
     )

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db.models import Count, F, Func, OuterRef, Q, Subquery, Sum
-from django.db.models.functions import Left
+from django.db.models import Count, F, Func, OuterRef, Q, Subquery, Sum, TextField, Value
+from django.db.models.functions import Cast, Concat, Left
 
 from evolution.models import Campaign, Candidate, Lineage, LLMCall, SolverAttempt
 
@@ -27,38 +27,42 @@ CACHE_SECONDS = 6 * 3600
 # --------------------------------------------------------------------------- fingerprint
 
 
-def _scalar(qs, expression) -> Subquery:
-    """A correlated aggregate without GROUP BY: ``SELECT COUNT(id) FROM … WHERE campaign = …``."""
-    return Subquery(qs.order_by().values(v=expression)[:1])
+def _stamp(qs, *parts: Func) -> Subquery:
+    """One correlated subquery aggregating several columns into one text value, e.g.
+    ``SELECT CONCAT(COUNT(id), ':', MAX(decided_at)) FROM … WHERE campaign = …``: one scan of
+    the table per fingerprint instead of one per column."""
+    pieces: list = []
+    for part in parts:
+        if pieces:
+            pieces.append(Value(":"))
+        pieces.append(Cast(part, output_field=TextField()))
+    return Subquery(qs.order_by().values(v=Concat(*pieces, output_field=TextField()))[:1])
 
 
-def _count(field: str) -> Func:
-    return Func(F(field), function="COUNT")
-
-
-def _max(field: str) -> Func:
-    return Func(F(field), function="MAX")
-
-
-def _sum(field: str) -> Func:
-    return Func(F(field), function="SUM")
+def _agg(function: str, field: str) -> Func:
+    # A bare SQL aggregate: Django's Count/Max would add a GROUP BY to the subquery.
+    return Func(F(field), function=function)
 
 
 def campaign_for_analytics(*, pk: int, reviews: bool = True) -> Campaign:
     """The campaign with ``fp_*`` attributes that change whenever it advances: lineages
     calibrated or stepped (``steps_done`` grows with every step, also those that update rows
-    without ``updated_at``), candidates proposed or decided, model calls logged, and (with
-    ``reviews``) any review activity. One query; raises Campaign.DoesNotExist."""
+    without ``updated_at``), candidates proposed or decided, and (with ``reviews``) any review
+    activity; the campaign's own counters (calls, cost, state) come with the row. One query;
+    raises Campaign.DoesNotExist."""
     lineages = Lineage.objects.filter(campaign=OuterRef("pk"))
     candidates = Candidate.objects.filter(lineage__campaign=OuterRef("pk"))
     annotations = {
-        "fp_lineages": _scalar(lineages, _count("id")),
-        "fp_steps": _scalar(lineages, _sum("steps_done")),
-        "fp_calibrated": _scalar(lineages, _count("seed_attempts")),
-        "fp_lineage_updated": _scalar(lineages, _max("updated_at")),
-        "fp_candidates": _scalar(candidates, _count("id")),
-        "fp_decided": _scalar(candidates, _count("decided_at")),
-        "fp_decided_at": _scalar(candidates, _max("decided_at")),
+        "fp_lineages": _stamp(
+            lineages,
+            _agg("COUNT", "id"),
+            _agg("SUM", "steps_done"),
+            _agg("COUNT", "seed_attempts"),
+            _agg("MAX", "updated_at"),
+        ),
+        "fp_candidates": _stamp(
+            candidates, _agg("COUNT", "id"), _agg("COUNT", "decided_at"), _agg("MAX", "decided_at")
+        ),
     }
     if reviews:
         annotations.update(review_fingerprint_annotations())
@@ -142,10 +146,16 @@ def _accepted_rows(campaign: Campaign) -> list[dict]:
     )
 
 
-def _reviews_for(lineages: list[dict], accepted: list[dict]) -> dict:
-    ids = {lin["seed_pk"] for lin in lineages}
-    ids |= {c["accepted_problem_id"] for c in accepted if c["accepted_problem_id"]}
-    return problem_review_aggregates(ids)
+def _reviews_for(campaign: Campaign) -> dict:
+    """Review aggregates of the campaign's seeds and accepted problems. The problems are named
+    by subqueries, not by a list of ids: thousands of bound parameters cost more to plan than
+    the join."""
+    return problem_review_aggregates(
+        Lineage.objects.filter(campaign=campaign).values("seed_id"),
+        Candidate.objects.filter(lineage__campaign=campaign, accepted_problem__isnull=False).values(
+            "accepted_problem_id"
+        ),
+    )
 
 
 # --------------------------------------------------------------------------- heatmap
@@ -233,9 +243,8 @@ def _pass_rates(campaign: Campaign) -> dict:
 def _yield(campaign: Campaign) -> dict:
     lineages = _lineage_rows(campaign)
     candidates = _candidate_rows(campaign, "valid", "accepted_problem_id")
-    accepted = [c for c in candidates if c["decision"] == "accepted"]
     return charts.yield_table(
-        lineages=lineages, candidates=candidates, reviews=_reviews_for(lineages, accepted)
+        lineages=lineages, candidates=candidates, reviews=_reviews_for(campaign)
     )
 
 
@@ -273,7 +282,7 @@ def _families(campaign: Campaign) -> dict:
 def _review_inputs(campaign: Campaign) -> dict:
     lineages = _lineage_rows(campaign)
     accepted = _accepted_rows(campaign)
-    return {"lineages": lineages, "accepted": accepted, "reviews": _reviews_for(lineages, accepted)}
+    return {"lineages": lineages, "accepted": accepted, "reviews": _reviews_for(campaign)}
 
 
 def _categories(campaign: Campaign) -> dict:

@@ -1,0 +1,82 @@
+"""Demo content for `make demo`: a gate report over the demo campaign, a published v1.0.0
+with its card, changelog and exports, and a leaderboard for the demo panel.
+
+The gate runs with the paper's default rules, for real. The demo campaign is tiny and only
+some of its problems were reviewed, so the demo curator includes the accepted problems that
+the gate held back for missing reviews or difficulty, each with a justification that says
+so; those items show up as "included against the gate" everywhere. The leaderboard runs the
+demo panel's replayed endpoints on the release (their recorded answers), judged live.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+
+from evolution.models import Campaign, Problem
+
+from . import leaderboard, services
+from .models import Benchmark, LeaderboardRun, Release, ReleaseState, RunState
+
+DEMO_BENCHMARK = "BenchForge-Demo-Plus"
+DEMO_NOTE = (
+    "Demo curator: the demo campaign is tiny and partly unreviewed; included against the gate "
+    "so the demo release has content. Not a quality judgement."
+)
+
+
+def releases_demo(*, world, stdout, admin) -> Release | None:
+    from evolution.demo.setup import COMPLETED_NAME
+
+    campaign = Campaign.objects.filter(name=COMPLETED_NAME, state="completed").first()
+    if campaign is None:
+        stdout.write("Releases demo skipped: the demo campaign has not completed.")
+        return None
+    curator = get_user_model().objects.filter(username="demo-curator").first() or admin
+    bench = Benchmark.objects.filter(name=DEMO_BENCHMARK).first() or services.benchmark_create(
+        name=DEMO_BENCHMARK,
+        description="Evolved problems from the demo campaign plus hard original seeds, "
+        "selected by the LiveCodeBench-Plus gate (replayed model responses).",
+    )
+    release = Release.objects.filter(benchmark=bench, major=1, minor=0, patch=0).first()
+    if release is None:
+        release = services.release_create(
+            benchmark=bench,
+            campaigns=[campaign],
+            notes="Built by `make demo` from replayed model responses and live execution.",
+            created_by=curator,
+        )
+    if release.state == ReleaseState.DRAFT:
+        run = services.gate_run_create(release=release, by=curator)
+        for entry in services.release_selection(release=release):
+            failed = {r["rule"] for r in entry["rules"] if not r["passed"]}
+            held_back = failed and failed <= {"reviews", "quality", "difficulty"}
+            if entry["origin"] == "evolved" and not entry["included"] and held_back:
+                services.curation_decide(
+                    release=release,
+                    problem=Problem.objects.get(pk=entry["problem_id"]),
+                    include=True,
+                    justification=DEMO_NOTE,
+                    by=curator,
+                )
+        stdout.write(f"Gate: {run.passed} of {run.candidates} candidates pass the default rules.")
+        try:
+            release = services.release_freeze(release=release, by=curator)
+        except Exception as exc:  # an empty demo campaign: say so, keep the demo running
+            stdout.write(f"Releases demo: could not freeze v1.0.0 ({exc}).")
+            return None
+    if release.state == ReleaseState.FROZEN:
+        release = services.release_publish(release=release)
+    for member in world.panel.members.select_related("endpoint"):
+        done = LeaderboardRun.objects.filter(
+            release=release, endpoint=member.endpoint, state=RunState.COMPLETED
+        ).exists()
+        if not done:
+            run = leaderboard.run_create(
+                release=release, endpoint=member.endpoint, samples=member.attempts, by=curator
+            )
+            leaderboard.run_execute(run_id=run.pk)
+    stdout.write(
+        f"Release {bench.name} v{release.version} published ({release.item_count} problems, "
+        f"hash {release.content_hash[:12]}), leaderboard for {world.panel.name}."
+    )
+    return release

@@ -166,8 +166,7 @@ class ReasoningSettings:
                 values[name] = _coerce(name, raw, default)
             except (TypeError, ValueError) as exc:
                 errors.setdefault(name, []).append(str(exc))
-        if errors:
-            raise ValidationError(errors)
+        # Range checks run on the values that did parse, so one answer names every bad key.
         result = cls(**values)
         result._check(errors)
         if errors:

@@ -117,6 +117,7 @@ def demo_extensions():
     """Later capabilities (review rounds, releases, reasoning campaigns) add themselves to the
     demo here: each hook gets the world, the console and the demo admin, and runs in order
     after the demo campaign completed."""
+    from reasoning.demo.setup import reasoning_demo
     from releases.demo import releases_demo
 
-    return [demo_review_round, releases_demo]
+    return [demo_review_round, releases_demo, reasoning_demo]

@@ -327,11 +327,34 @@ def _to_jsonable(value):
     return value
 
 
+_PRELUDE_CACHE = {}
+
+
+def _prelude_namespace(name):
+    """A module namespace after LiveCodeBench's prelude. The prelude runs once in the runner
+    (when warm) and each test copies the result; names bound to the standard streams by
+    ``from sys import *`` are re-pointed at this test's fresh streams."""
+    template = _PRELUDE_CACHE.get("template")
+    if template is None:
+        template = {"__builtins__": builtins}
+        exec(LCB_PRELUDE, template)
+        _PRELUDE_CACHE["template"] = template
+    namespace = dict(template)
+    for stream in ("stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__"):
+        namespace[stream] = getattr(sys, stream)
+    namespace["__name__"] = name
+    sys.setrecursionlimit(50000)
+    return namespace
+
+
 def _run_child(job, compiled, test_input, result_fd):
     """Executed in the forked child: returns the process exit code."""
     harness = job["harness"]
     _fresh_std_streams()
     sys.argv = ["solution.py", *job.get("argv", [])]
+    if "random" in sys.modules:
+        # Forked from one runner, every test would otherwise replay the same random stream.
+        sys.modules["random"].seed()
     try:
         if harness == "assert":
             namespace = {"__name__": "__candidate__", "__builtins__": builtins}
@@ -343,8 +366,7 @@ def _run_child(job, compiled, test_input, result_fd):
                     raise NameError("the test program does not define check(candidate)")
                 namespace["check"](namespace[entry])
         elif harness == "function":
-            namespace = {"__name__": "__solution__", "__builtins__": builtins}
-            exec(LCB_PRELUDE, namespace)
+            namespace = _prelude_namespace("__solution__")
             exec(compiled, namespace)
             entry = job["entry_point"]
             if "class Solution" in job["code"]:
@@ -360,8 +382,7 @@ def _run_child(job, compiled, test_input, result_fd):
                 encoded = json.dumps({"__unserializable__": repr(value)[:1000]})
             os.write(result_fd, encoded.encode())
         else:
-            namespace = {"__name__": "__main__", "__builtins__": builtins}
-            exec(LCB_PRELUDE, namespace)
+            namespace = _prelude_namespace("__main__")
             exec(compiled, namespace)
     except SystemExit as exc:
         _flush()
@@ -610,6 +631,8 @@ def serve_job(in_fd, out_fd, seccomp, is_pid1):
                 __import__(name)
             except ImportError:
                 pass
+        if job["harness"] != "assert":
+            _prelude_namespace("__main__")
     scratch = os.getcwd()
     try:
         compiled = compile(job["code"], "<solution>", "exec", dont_inherit=True)

@@ -303,3 +303,14 @@ def test_missing_bwrap_is_unavailable_not_a_fallback(settings, monkeypatch):
     settings.SANDBOX_ALLOW_UNSAFE = True
     with pytest.raises(SandboxUnavailable, match="bubblewrap"):
         BwrapBackend()
+
+
+def test_each_test_gets_its_own_random_state(backend, limits):
+    outcomes = run_batch(
+        "import random\nprint(random.random())",
+        ["", "", ""],
+        harness="stdio",
+        limits=limits,
+        backend=backend,
+    )
+    assert len({o.stdout for o in outcomes}) == 3

@@ -158,7 +158,12 @@ class BwrapBackend(Backend):
         features = _bwrap_features(self.bwrap)
         if "--size" in features:
             args.extend(["--size", str(limits.memory_mb * 1024 * 1024)])
-        args.extend(["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--chdir", "/tmp"])
+        # /dev read-only: it is shared by the submissions a factory serves (each gets its own
+        # /tmp, /dev/shm and /proc, mounted by the runner).
+        args.extend(["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"])
+        # The root itself is a tmpfs that bwrap builds (owned by the sandbox's uid): read-only
+        # too, or it would be scratch that outlives a submission.
+        args.extend(["--remount-ro", "/", "--chdir", "/tmp"])
         return args
 
     def argv(self, limits: Limits) -> list[str]:

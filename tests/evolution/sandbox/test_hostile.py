@@ -100,6 +100,8 @@ def test_it_cannot_write_outside_scratch(backend):
         Path("/etc") / f"pwned-{token}",
         Path("/") / f"pwned-{token}",
         Path("/dev/shm") / f"pwned-{token}",
+        Path("/usr") / f"pwned-{token}",
+        Path("/dev") / f"pwned-{token}",
     ]
     code = f"""
         import os
@@ -118,7 +120,12 @@ def test_it_cannot_write_outside_scratch(backend):
     outcome = _run(backend, code)[0]
     for target in targets:
         assert not target.exists(), target
-    assert outcome.stdout.count("blocked") + outcome.stdout.count("wrote") == len(targets)
+    # Outside its scratch the sandbox's own filesystem is read-only too, except /dev/shm (a
+    # tmpfs of its own, like /tmp): nothing there outlives the submission.
+    blocked = {
+        line.split()[1] for line in outcome.stdout.splitlines() if line.startswith("blocked")
+    }
+    assert blocked == {str(t) for t in targets if not str(t).startswith("/dev/shm")}
     assert "scratch ok" in outcome.stdout
 
 
@@ -302,3 +309,36 @@ def test_ctypes_calls_into_libc_are_contained(backend):
     results = eval(outcome.stdout)  # noqa: S307
     assert results.pop("system") != 0
     assert all(value == -1 for value in results.values()), results
+
+
+def test_each_submission_gets_fresh_namespaces_and_scratch(backend):
+    # Submissions share a warm factory (the pool) but never its state: scratch files, shared
+    # memory files, SysV segments and processes of one are gone for the next.
+    leave_traces = """
+        import ctypes, os, subprocess, sys
+        open("/tmp/left-behind", "w").write("x")
+        open("/dev/shm/left-behind", "w").write("x")
+        libc = ctypes.CDLL(None)
+        print("shmget", libc.shmget(0x5EED, 4096, 0o1666))
+        print("pid", os.getpid(), "uid", os.getuid())
+    """
+    look = """
+        import ctypes, os
+        print(os.path.exists("/tmp/left-behind"), os.path.exists("/dev/shm/left-behind"))
+        print(ctypes.CDLL(None).shmget(0x5EED, 4096, 0o666))
+        print(sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
+        try:
+            open("/dev/planted", "w")
+            print("dev writable")
+        except OSError:
+            print("dev read-only")
+    """
+    first = _run(backend, leave_traces)[0]
+    assert first.status == "OK", first.stderr
+    assert "uid 65534" in first.stdout
+    second = _run(backend, look)[0]
+    lines = second.stdout.splitlines()
+    assert lines[0] == "False False"
+    assert lines[1] == "-1"  # the SysV segment died with the first submission's namespace
+    assert lines[2] == "[1, 2]"
+    assert lines[3] == "dev read-only"

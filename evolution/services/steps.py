@@ -423,7 +423,11 @@ def _solve_attempts(
                     )
 
             jobs.append(job)
-    _parallel(jobs, width=16)
+    # No more threads than the panel can serve at once: each thread holds a DB connection.
+    limit = sum(
+        m.endpoint.concurrency_limit for m in ctx.campaign.panel.members.select_related("endpoint")
+    )
+    _parallel(jobs, width=max(1, min(16, limit)))
     if budget_errors:
         raise budget_errors[0]
 

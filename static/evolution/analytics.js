@@ -91,7 +91,7 @@
       plotInto(body, [{
         type: "funnel", y: data.stages.map(function (s) { return s.label; }),
         x: data.stages.map(function (s) { return s.count; }), textinfo: "value+percent initial",
-        marker: { color: ["#64748b", "#6b7280", "#c0392b", "#b7791f", "#8e44ad", "#1f8a4c"] },
+        marker: { color: ["#1e3a8a", "#1d4ed8", "#2563eb", "#3b82f6", "#60a5fa", "#1f8a4c"] },
       }], { margin: { l: 150, r: 10, t: 10, b: 20 }, height: 280 });
       if (data.reasons.length) {
         const top = data.reasons.slice(0, 12).reverse();

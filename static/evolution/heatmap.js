@@ -19,7 +19,7 @@
     [0.7, "#d9ef8b"], [0.85, "#66bd63"], [1, "#1a9850"],
   ];
   const ROW_PX = 26;
-  const PATH_OFFSET = 0.3;
+  const PATH_OFFSET = 0.38;
   const TEXT_ROWS_MAX = 150; // beyond this, cell text is unreadable; hover still works
   let current = null;
 

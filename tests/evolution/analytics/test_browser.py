@@ -65,7 +65,9 @@ def test_curator_hovers_a_heatmap_cell_and_clicks_through_to_the_candidate(
         page.wait_for_selector("#heatmap[data-ready='1']", timeout=20_000)
         expect(page.locator("#heatmap-status")).to_contain_text("Seeds 1–8 of 8")
         # One heatmap row per seed, with the seed's label on the axis.
-        expect(page.locator("#heatmap g.ytick text").first).to_contain_text(built.lineages[0].seed.title)
+        expect(page.locator("#heatmap g.ytick text").first).to_contain_text(
+            built.lineages[0].seed.title
+        )
         page.screenshot(path=str(ARTIFACTS / "heatmap.png"), full_page=True)
 
         x, y = _cell_center(page, cell.round, lineage_index)

@@ -16,7 +16,9 @@ from tests.support.fake_openai import FakeOpenAI
 
 from .conftest import KeyedResponder, build_world, truncate_engine_tables
 
-pytestmark = pytest.mark.slow
+# Read-only tests over data the module fixture committed (the db mark also makes pytest-django
+# create the test database for this module).
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,7 @@ def worker_env() -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     env.update(
         DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
-        CELERY_BROKER="redis",
+        BROKER_KIND="redis",
         REDIS_URL=settings.REDIS_URL,
         CAMPAIGN_TICK_SECONDS="0.5",
         LINEAGE_LEASE_SECONDS="4",

@@ -8,12 +8,13 @@ import io
 import pytest
 from django.core.cache import cache
 from django.db import connection
+from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
 from evolution.analytics.selectors import CHARTS
-from evolution.models import Candidate
+from evolution.models import Candidate, Lineage
 from evolution.views_analytics import PLOTLY_VERSION
 
 from .data import build_campaign
@@ -277,3 +278,14 @@ def test_query_count_is_pinned_whatever_the_campaign_size(
     heatmap = client.get(_endpoints(built.campaign.pk)["heatmap"], {"limit": 0}).json()
     assert heatmap["total"] == len(built.lineages)
     assert sum(len(r["cells"]) for r in heatmap["rows"]) == len(built.candidates)
+
+
+def test_heatmap_follows_engine_updates_that_bypass_updated_at(personas, built):
+    """The engine records a calibration with a conditional UPDATE (no auto_now) and counts the
+    step in steps_done; the cached heatmap must still change."""
+    client = personas.curator.client
+    url = reverse("evolution:campaign_heatmap_json", args=[built.campaign.pk])
+    lineage = built.lineages[0]
+    assert client.get(url).json()["rows"][0]["seed"]["p"] == lineage.seed_passes
+    Lineage.objects.filter(pk=lineage.pk).update(seed_passes=0, steps_done=F("steps_done") + 1)
+    assert client.get(url).json()["rows"][0]["seed"]["p"] == 0

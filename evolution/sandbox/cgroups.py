@@ -158,6 +158,7 @@ class CgroupSet:
 
     def __init__(self, *, memory_bytes: int, pids_max: int):
         self.dirs: list[tuple[_Hierarchy, Path]] = []
+        self._memory = memory_bytes
         name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
         for h in _hierarchies():
             path = h.base / name
@@ -188,6 +189,9 @@ class CgroupSet:
 
     def set_memory(self, memory_bytes: int) -> None:
         """Change the memory limit between two submissions of a reused sandbox."""
+        if getattr(self, "_memory", None) == memory_bytes:
+            return  # a write to the limit makes the kernel reclaim; skip when unchanged
+        self._memory = memory_bytes
         for h, path in self.dirs:
             if h.version == 2:
                 _write(path / "memory.max", str(memory_bytes))

@@ -1,25 +1,30 @@
 """The program that runs INSIDE the sandbox: a warm interpreter that forks once per test.
 
-This file is executed by the sandbox interpreter as ``python3 -I -S -c <this source>``; it must
-use the standard library only and must not import anything from the project. Nothing from the
-host is bound into the sandbox to run it: the host passes the source text on the command line.
+This file is executed by the sandbox interpreter (as a marshalled code object compiled by that
+same interpreter, see backends/base.py, or as ``-c`` source in docker); it must use the standard
+library only and must not import anything from the project. Nothing from the host is bound into
+the sandbox to run it.
 
-Protocol (all integers big-endian):
-- runner -> host, on fd 1: frames ``<u32 length><json>``. The first frame is ``{"ready": ...}``
-  (the host may now place the process tree into cgroups), then ``{"compiled": true}`` or
-  ``{"ce": message}``, then one ``{"i": index, "status": ...}`` frame per test, then
-  ``{"done": true}``.
-- host -> runner, on fd 0: frames of the same shape. The first frame is the job header
-  (``code``, ``harness``, limits, ...), then one frame per test holding ``{"input": str}``,
-  then a frame ``{"end": true}``. Inputs are streamed one at a time so that a test's process
-  never holds the inputs of later tests in memory.
+Protocol (all integers big-endian), frames ``<u32 length><json>``:
+- runner -> host on fd 1: ``{"ready": ...}`` first (the host may now place the process tree
+  into cgroups); then per submission ``{"compiled": true}`` or ``{"ce": message}``, one
+  ``{"i": index, "status": ...}`` frame per test, and ``{"done": true}``. In factory mode a
+  ``{"lost": status}`` frame says the submission's runner died (the host discards the sandbox).
+- host -> runner on fd 0: per submission the job header (``code``, ``harness``, limits, ...),
+  one ``{"input": str}`` frame per test, then ``{"end": true}``. Inputs are streamed one at a
+  time so that a test's process never holds the inputs of later tests in memory.
 
-Process model: this runner compiles the submission once, pre-imports the modules solutions
-commonly use, then for every test forks a child that lowers its limits, installs a seccomp
-filter, and executes the compiled code against fresh stdin/stdout/stderr memfds. When the
-runner is PID 1 of its own PID namespace (bwrap and docker backends) it is immune to signals
-from its children, and after every test it kills every other process in the namespace with
-``kill(-1, SIGKILL)``: nothing a test starts (daemons included) survives into the next test.
+Modes:
+- single job (docker, unsafe): serve one submission and exit.
+- factory (bwrap, ``factory`` argument): serve submissions one after another, each in fresh
+  user/PID/mount/IPC/UTS namespaces with fresh /tmp, /dev/shm and /proc (see ``factory``).
+
+Per submission the runner compiles the code once, pre-imports common modules when several tests
+will share them, then for every test forks a child that lowers its limits, installs a seccomp
+filter and executes the compiled code against fresh stdin/stdout/stderr memfds. The runner is PID
+1 of its PID namespace (bwrap, docker), so the kernel drops signals its children send it, and
+after every test it kills every other process in the namespace with ``kill(-1, SIGKILL)``:
+nothing a test starts (daemons included) survives into the next test.
 """
 
 # ruff: noqa: SIM105 - contextlib.suppress would cost an import in every sandbox start.

@@ -104,6 +104,7 @@ def pass_rates(*, lineages: list[dict], accepted: list[dict], seed_model_stats: 
                     "difficulty": difficulty,
                     "seed_passes": c["seed_p"],
                     "seed_attempts": c["seed_a"],
+                    "seeds": c["seed_n"],
                     "seed_rate": _ratio(c["seed_p"], c["seed_a"]),
                     "evolved_passes": c["evo_p"],
                     "evolved_attempts": c["evo_a"],

@@ -125,8 +125,8 @@
         { type: "bar", name: "cost per accepted ($)", x: roles, y: data.roles.map(function (r) { return r.cost_per_accepted; }), marker: { color: "#2457c5" }, offsetgroup: 1 },
         { type: "bar", name: "calls per accepted", x: roles, y: data.roles.map(function (r) { return r.calls_per_accepted; }), yaxis: "y2", marker: { color: "#9ca3af" }, offsetgroup: 2 },
       ], {
-        barmode: "group", yaxis: { title: { text: "$ per accepted" } },
-        yaxis2: { title: { text: "calls per accepted" }, overlaying: "y", side: "right" },
+        barmode: "group", yaxis: { title: { text: "$ per accepted" }, rangemode: "tozero" },
+        yaxis2: { title: { text: "calls per accepted" }, overlaying: "y", side: "right", rangemode: "tozero" },
         margin: { l: 60, r: 60, t: 20, b: 60 },
       });
       body.appendChild(table([

@@ -20,7 +20,9 @@
   ];
   const ROW_PX = 26;
   const PATH_OFFSET = 0.38;
-  const TEXT_ROWS_MAX = 150; // beyond this, cell text is unreadable; hover still works
+  // Rows keep their height however many there are, so text stays legible; beyond a few
+  // hundred rows (limit=0) it is left out to keep drawing fast. Hover always works.
+  const TEXT_ROWS_MAX = 400;
   let current = null;
 
   function escapeHtml(text) {

@@ -71,6 +71,7 @@ def test_pass_rates_compare_seeds_and_evolved_per_model_and_difficulty():
     assert data["difficulties"] == ["easy", "hard"]
     by = {(r["model"], r["difficulty"]): r for r in data["rows"]}
     assert by[(charts.POOLED, "easy")]["seed_rate"] == round(11 / 12, 4)
+    assert by[(charts.POOLED, "easy")]["seeds"] == 1 and by[("b", "easy")]["seeds"] == 1
     assert by[(charts.POOLED, "easy")]["evolved_rate"] == 0.25
     assert by[("a", "easy")]["seed_rate"] == 1.0 and by[("a", "easy")]["evolved_rate"] == 0.25
     assert by[("b", "easy")]["evolved_rate"] == 0.25

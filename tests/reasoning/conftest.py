@@ -14,12 +14,59 @@ from evolution.services.campaigns import campaign_launch
 from reasoning.services import reasoning_campaign_create
 from tests.support.fake_openai import FakeOpenAI
 
-WORDS = (
-    "amber basalt cinder delta ember fjord garnet harbor indigo juniper kelp lagoon marble "
-    "nectar obsidian pebble quartz raven saffron tundra umber velvet willow xenon yarrow zephyr "
-    "anchor bramble canyon dune estuary falcon glacier heron islet jasper kestrel lichen mesa "
-    "nimbus orchid prairie quiver ridge sierra thistle upland vale wharf yucca zinnia"
-).split()
+WORDS = [
+    "amber",
+    "basalt",
+    "cinder",
+    "delta",
+    "ember",
+    "fjord",
+    "garnet",
+    "harbor",
+    "indigo",
+    "juniper",
+    "kelp",
+    "lagoon",
+    "marble",
+    "nectar",
+    "obsidian",
+    "pebble",
+    "quartz",
+    "raven",
+    "saffron",
+    "tundra",
+    "umber",
+    "velvet",
+    "willow",
+    "xenon",
+    "yarrow",
+    "zephyr",
+    "anchor",
+    "bramble",
+    "canyon",
+    "dune",
+    "estuary",
+    "falcon",
+    "glacier",
+    "heron",
+    "islet",
+    "jasper",
+    "kestrel",
+    "lichen",
+    "mesa",
+    "nimbus",
+    "orchid",
+    "prairie",
+    "quiver",
+    "ridge",
+    "sierra",
+    "thistle",
+    "upland",
+    "vale",
+    "wharf",
+    "yucca",
+    "zinnia",
+]
 
 
 def fresh_question(n: int) -> str:

@@ -1,0 +1,125 @@
+"""kill -9 of a real Celery worker in the middle of a reasoning run: a new worker resumes at
+the saved difficulty once the lease expires, and no item is made twice."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import redis
+from django.conf import settings
+from django.db import connection
+
+from evolution.models import Campaign
+from reasoning.models import ReasoningCampaign, ReasoningItem
+
+from .conftest import World, make_campaign
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def worker_env() -> dict:
+    db = connection.settings_dict
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.pop("CELERY_BROKER", None)  # never a Celery setting: the broker kind has its own name
+    env.update(
+        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        BROKER_KIND="redis",
+        REDIS_URL=settings.REDIS_URL,
+        CAMPAIGN_TICK_SECONDS="0.5",
+        LINEAGE_LEASE_SECONDS="3",
+        SECRET_KEY="test",
+        DEBUG="0",
+        DJANGO_SETTINGS_MODULE="benchapp.settings",
+    )
+    if db.get("PASSWORD"):
+        env["PGPASSWORD"] = db["PASSWORD"]
+    return env
+
+
+def start_worker(name: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "benchapp", "worker", "-Q", "default,sandbox"]
+        + ["-c", "1", "-P", "solo", "-n", f"{name}@%h", "--loglevel", "WARNING"]
+        + ["--without-gossip", "--without-mingle"],
+        cwd=ROOT,
+        env=worker_env(),
+        start_new_session=True,  # its own process group: kill -9 takes everything
+    )
+
+
+def kill_group(proc: subprocess.Popen, sig=signal.SIGKILL) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        return
+    proc.wait(timeout=30)
+
+
+def wait_for(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_a_killed_worker_resumes_at_the_saved_difficulty_without_duplicate_items(fake_server):
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    fake_server.latency = 0.05
+    world = World()
+    fake_server.responder = world
+    types = [{"name": "alpha_type", "description": "a"}, {"name": "beta_type", "description": "b"}]
+    campaign = make_campaign(fake_server, reasoning_types=types, difficulty_end=5)
+
+    first = start_worker("reasoning-first")
+    try:
+        # Well into the run: level 2 closed (state saved), level 3 under way.
+        wait_for(
+            lambda: (
+                ReasoningCampaign.objects.get(pk=campaign.pk).current_difficulty == 3
+                and ReasoningItem.objects.filter(reasoning_id=campaign.pk, difficulty=3).exists()
+            ),
+            120,
+            "difficulty 3 to start",
+        )
+    finally:
+        kill_group(first)
+    rc = ReasoningCampaign.objects.get(pk=campaign.pk)
+    saved_at = rc.current_difficulty
+    before = {
+        item.pk: (item.reasoning_type, item.difficulty, item.question_index, item.question)
+        for item in ReasoningItem.objects.filter(reasoning_id=campaign.pk)
+    }
+    assert Campaign.objects.get(pk=campaign.pk).state == "running"
+    assert saved_at >= 3
+
+    second = start_worker("reasoning-second")
+    try:
+        wait_for(
+            lambda: Campaign.objects.get(pk=campaign.pk).state == "completed",
+            180,
+            "the campaign to complete",
+        )
+    finally:
+        kill_group(second, signal.SIGTERM)
+
+    items = list(ReasoningItem.objects.filter(reasoning_id=campaign.pk))
+    cells = [(i.reasoning_type, i.difficulty, i.question_index) for i in items]
+    assert len(cells) == len(set(cells)) == 2 * 5
+    # Everything made before the kill is still there, unchanged: nothing was redone.
+    after = {i.pk: (i.reasoning_type, i.difficulty, i.question_index, i.question) for i in items}
+    assert all(after[pk] == value for pk, value in before.items())
+    run = ReasoningCampaign.objects.get(pk=campaign.pk).runs.get()
+    assert [level["difficulty"] for level in run.levels] == [1, 2, 3, 4, 5]
+    assert all(i.status == "judged" for i in items)
+    # At most the question in flight at the kill was asked again.
+    assert world.generated <= 2 * 5 + 1

@@ -207,6 +207,11 @@ def test_a_daemonized_child_does_not_outlive_its_test(backend, marker):
     outcomes = _run(backend, code, inputs=["", "", ""])
     assert [o.stdout for o in outcomes] == ["parent done\n"] * 3
     assert host_processes_with(marker) == []
+    # The same, with the parent itself running into the wall-clock limit.
+    stuck = textwrap.dedent(code) + "import time\ntime.sleep(60)\n"
+    outcomes = _run(backend, stuck, inputs=[""], limits=Limits(time_s=1.0))
+    assert outcomes[0].status == "TLE"
+    assert host_processes_with(marker) == []
 
 
 def test_killing_or_signalling_the_parent_does_not_disturb_the_judge(backend):

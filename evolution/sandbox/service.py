@@ -152,11 +152,17 @@ def _run_session(
                     "warm": len(inputs) > 1,
                 }
             )
-            for text in inputs:
+            # With a stop condition, inputs go one at a time: stopping is then just "end", and
+            # the sandbox finishes its job cleanly and can serve the next submission.
+            lazy = keep_going is not None
+            for text in inputs[:1] if lazy else inputs:
                 session.send({"input": text})
-            session.send({"end": True})
+            if not lazy:
+                session.send({"end": True})
             first = session.recv(timeout=60.0 + limits.time_s)
             if "ce" in first:
+                if lazy:
+                    session.send({"end": True})
                 if session.recv(timeout=HOST_GRACE_S).get("done"):
                     session.reusable = True
                 return first["ce"], outcomes
@@ -173,8 +179,12 @@ def _run_session(
                     if now > ooms:
                         outcome.status, ooms = MLE, now
                 outcomes[index] = outcome
-                if keep_going is not None and not keep_going(index, outcome):
-                    return None, outcomes  # the runner is mid-job: never reused
+                stop = lazy and not keep_going(index, outcome)
+                if lazy:
+                    last = stop or index + 1 == len(inputs)
+                    session.send({"end": True} if last else {"input": inputs[index + 1]})
+                if stop:
+                    break
             if session.recv(timeout=HOST_GRACE_S).get("done"):
                 session.reusable = True
         except SandboxError as exc:

@@ -314,3 +314,26 @@ def test_each_test_gets_its_own_random_state(backend, limits):
         backend=backend,
     )
     assert len({o.stdout for o in outcomes}) == 3
+
+
+def test_stopping_early_leaves_the_warm_sandbox_reusable(backend, limits):
+    tests = [TestSpec("1 1", "3"), TestSpec("1 2", "3")]
+    bad = judge(
+        SUM, tests, harness="stdio", limits=limits, backend=backend, stop_on_first_failure=True
+    )
+    assert [t.verdict for t in bad.tests] == ["WA"]
+    idle_before = list(backend._idle)
+    assert idle_before, "the sandbox went back to the pool after a clean early stop"
+    ce = judge(
+        "x = (", tests, harness="stdio", limits=limits, backend=backend, stop_on_first_failure=True
+    )
+    assert ce.verdict == "CE"
+    good = judge(
+        SUM,
+        [TestSpec("1 2", "3")] * 3,
+        harness="stdio",
+        limits=limits,
+        backend=backend,
+        stop_on_first_failure=True,
+    )
+    assert (good.verdict, good.passed) == ("AC", 3)

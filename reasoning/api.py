@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
-from ninja import Router, Schema
+from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
 from benchapp.roles import ADMIN, CURATOR, has_role
@@ -165,7 +165,7 @@ def create_campaign(request, payload: ReasoningCampaignIn):
         )
     except ValidationError as exc:
         raise HttpError(422, "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items()))
-    return 201, _campaign_out(_rc(campaign.pk))
+    return Status(201, _campaign_out(_rc(campaign.pk)))
 
 
 @router.get("/reasoning/campaigns/{campaign_id}", response=ReasoningCampaignOut)

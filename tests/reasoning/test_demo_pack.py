@@ -20,6 +20,7 @@ def test_the_committed_cassette_is_exactly_what_the_pack_writes():
 @pytest.mark.slow
 def test_the_demo_campaign_runs_on_replayed_responses(personas):
     campaign = reasoning_demo(admin=personas.admin.user)
+    campaign.refresh_from_db()
     assert campaign.state == "completed", campaign.state_reason
     assert campaign.replayed
     rc = campaign.reasoning
@@ -38,6 +39,10 @@ def test_the_demo_campaign_runs_on_replayed_responses(personas):
     assert rc.items.filter(parse_failures=1).count() == 2
     assert rc.items.filter(disagreement=True).count() > 5
     assert not rc.items.exclude(status=ItemStatus.JUDGED).exists()
+    # Per item: one question, one quality verdict, one answer, three judges; plus the two
+    # regenerated copies (a question each) and the quality rejection (a question and a verdict).
+    assert rc.items.count() == 280
+    assert campaign.calls_made == 280 * 6 + 2 + 2
     # The scripted answerer gets harder levels wrong more often: the EMA falls with difficulty.
     assert rc.ema_by_difficulty["1"] > rc.ema_by_difficulty["10"]
     assert all(r.report.startswith("# Self-evolving benchmark report") for r in runs)

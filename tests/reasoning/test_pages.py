@@ -63,7 +63,7 @@ def test_the_chart_data_holds_the_matrix_and_the_ema_series(personas, finished):
 
 def test_the_report_and_the_result_log_download(personas, finished):
     report = personas.curator.client.get(f"/reasoning/{finished.pk}/runs/2/report.md")
-    assert report["Content-Disposition"].endswith('report_campaign_%d_run_2.md"' % finished.pk)
+    assert report["Content-Disposition"].endswith(f'report_campaign_{finished.pk}_run_2.md"')
     text = report.content.decode()
     assert "## Performance by reasoning type" in text and "1 judge parse failure(s)" in text
     log = personas.curator.client.get(f"/reasoning/{finished.pk}/log.jsonl").content.decode()

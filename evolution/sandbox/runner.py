@@ -82,6 +82,7 @@ WARM_MODULES = [
 ]
 
 STDERR_KEEP = 8192
+_STATE = {}  # process-wide handles set up once by main()
 
 
 def _ignore(fn, *args):
@@ -425,6 +426,19 @@ def _run_child(job, compiled, test_input, result_fd):
     return 0
 
 
+def _prefer_as_oom_victim(libc):
+    """When the sandbox's cgroup runs out of memory, the kernel must kill a test process, not
+    the runner. /proc/self is writable only while dumpable, so that is switched on briefly."""
+    if libc is None:
+        return
+    libc.prctl(4, 1, 0, 0, 0)
+    try:
+        _write_file("/proc/self/oom_score_adj", b"1000")
+    except OSError:
+        pass
+    libc.prctl(4, 0, 0, 0, 0)
+
+
 def _child_main(job, compiled, test_input, fds, seccomp):
     stdin_fd, stdout_fd, stderr_fd, result_fd = fds
     try:
@@ -436,6 +450,7 @@ def _child_main(job, compiled, test_input, fds, seccomp):
         os.closerange(4, 1 << 16)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         _set_limits(job)
+        _prefer_as_oom_victim(_STATE.get("libc"))
         if seccomp is not None and not seccomp():
             os._exit(EXIT_INTERNAL)
         code = _run_child(job, compiled, test_input, 3)
@@ -738,6 +753,10 @@ def factory(in_fd, out_fd, libc):
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     libc.prctl(4, 0, 0, 0, 0)
     _send(out_fd, {"ready": True, "pid1": True, "seccomp": seccomp_program() is not None})
+    # Fork nothing before the host has moved us into the sandbox's cgroups: a process forked
+    # earlier would stay outside them (its limits and accounting).
+    if not _recv(in_fd).get("go"):
+        return
     while True:
         middle = os.fork()
         if middle == 0:
@@ -781,6 +800,7 @@ def main():
         libc = _libc()
     except Exception:
         libc = None
+    _STATE["libc"] = libc
     if len(sys.argv) > 1 and sys.argv[1] == "factory" and libc is not None:
         factory(in_fd, out_fd, libc)
         return

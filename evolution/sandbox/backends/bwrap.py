@@ -222,6 +222,7 @@ class BwrapBackend(Backend):
             cgroups=cgroup_set,
             preamble=bootstrap_command(interpreter_layout(self.python)["exe"])[1],
         )
+        session.send({"go": True})  # placed in its cgroups: the factory may now fork
         session.backend_name = self.name
         # With a private host uid, RLIMIT_NPROC bounds this sandbox alone.
         session.nproc = PIDS_MAX if os.geteuid() == 0 else None

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from evolution.sandbox import Limits, TestSpec, judge, run_batch
+from evolution.sandbox import Limits, TestSpec, cgroups, judge, run_batch
 
 from .helpers import host_processes_with
 
@@ -347,3 +347,31 @@ def test_each_submission_gets_fresh_namespaces_and_scratch(backend):
     assert lines[1] == "-1"  # the SysV segment died with the first submission's namespace
     assert lines[2] == "[1, 2]"
     assert lines[3] == "dev read-only"
+
+
+def test_processes_together_cannot_exceed_the_sandbox_memory(backend):
+    # Each child stays under its own address-space limit; together they exceed the sandbox's
+    # cgroup limit (memory_mb + runner overhead), so the kernel kills children, not the runner.
+    code = """
+        import os, time
+        kids = []
+        for _ in range(6):
+            pid = os.fork()
+            if pid == 0:
+                block = bytearray(200 * 1024 * 1024)
+                for i in range(0, len(block), 4096):
+                    block[i] = 1
+                time.sleep(3)
+                os._exit(0)
+            kids.append(pid)
+        print([os.waitstatus_to_exitcode(os.waitpid(k, 0)[1]) for k in kids])
+    """
+    outcome = _run(backend, code, limits=Limits(time_s=20.0, memory_mb=256))[0]
+    assert outcome.status == "OK", outcome.stderr
+    statuses = eval(outcome.stdout)  # noqa: S307
+    if cgroups.available():
+        assert statuses.count(-9) >= 4  # at most one 200 MB child fits beside the others
+    else:  # pragma: no cover - hosts without a writable cgroup hierarchy
+        assert statuses == [0] * 6
+    # The runner survived and serves the next submission.
+    assert _run(backend, "print('next')")[0].stdout == "next\n"

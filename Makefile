@@ -6,10 +6,10 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 TEST_ENV := DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/benchforge} \
-	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} CELERY_BROKER=redis \
+	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} BROKER_KIND=redis \
 	SECRET_KEY=test-secret-key DEBUG=0 BENCHFORGE_DATA_DIR=$(CURDIR)/var/test
 
-DEMO_ENV := DEBUG=1 BENCHFORGE_DATA_DIR=$(CURDIR)/var/demo CELERY_BROKER=filesystem
+DEMO_ENV := DEBUG=1 BENCHFORGE_DATA_DIR=$(CURDIR)/var/demo BROKER_KIND=filesystem
 DEMO_HOST ?= 127.0.0.1
 DEMO_PORT ?= 8000
 

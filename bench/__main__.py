@@ -47,7 +47,9 @@ def main() -> int:
     django.setup()
     import bench
 
-    modules = sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.startswith("bench_"))
+    modules = sorted(
+        m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.startswith("bench_")
+    )
     if args.names:
         modules = [m for m in modules if any(n in m for n in args.names)]
     failed = 0
@@ -57,7 +59,9 @@ def main() -> int:
         try:
             rows = module.run(args)
         except Exception as exc:  # one broken benchmark must not hide the others
-            print(f"\n## {getattr(module, 'NAME', name)}\n\nFAILED: {exc.__class__.__name__}: {exc}")
+            print(
+                f"\n## {getattr(module, 'NAME', name)}\n\nFAILED: {exc.__class__.__name__}: {exc}"
+            )
             failed += 1
             continue
         _print_table(getattr(module, "NAME", name), rows)

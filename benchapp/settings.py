@@ -119,22 +119,24 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 # "redis" for production and tests; "filesystem" is the embedded broker used by `make demo`
 # (no server needed; the worker and the web process share a spool directory).
-CELERY_BROKER = env_choice("CELERY_BROKER", "filesystem", ("redis", "filesystem", "memory"))
-if CELERY_BROKER == "redis":
+BROKER_KIND = env_choice("BROKER_KIND", "filesystem", ("redis", "filesystem", "memory"))
+if BROKER_KIND == "redis":
     CELERY_BROKER_URL = REDIS_URL
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         # Longer than the longest step (a panel measurement with a 600 s model timeout).
         "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 7200, minimum=60),
     }
-elif CELERY_BROKER == "filesystem":
+elif BROKER_KIND == "filesystem":
     _spool = DATA_DIR / "broker"
-    for _sub in ("out", "processed"):
+    for _sub in ("out", "processed", "control"):
         (_spool / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_spool / "out"),
         "data_folder_out": str(_spool / "out"),
         "processed_folder": str(_spool / "processed"),
+        # Broadcast (remote control) messages, which kombu would otherwise spool in the cwd.
+        "control_folder": str(_spool / "control"),
         "store_processed": False,
     }
 else:
@@ -171,7 +173,7 @@ LLM_CASSETTE_DIR = Path(
 # Per-endpoint concurrency limit: "redis" holds it across every worker process; "local" is a
 # process-local semaphore for the embedded demo, which runs without a Redis server.
 LLM_LIMITER = env_choice(
-    "LLM_LIMITER", "redis" if CELERY_BROKER == "redis" else "local", ("redis", "local")
+    "LLM_LIMITER", "redis" if BROKER_KIND == "redis" else "local", ("redis", "local")
 )
 # Append every successful exchange of an "openai" endpoint that names a cassette to that cassette.
 LLM_RECORD = env_bool("LLM_RECORD", False)

@@ -77,7 +77,7 @@ def test_it_holds_the_limit_across_two_worker_processes_sharing_redis(fake, sett
             f"@{db['HOST']}:{db['PORT']}/{db['NAME']}"
         ),
         "REDIS_URL": django_settings.REDIS_URL,
-        "CELERY_BROKER": "redis",
+        "BROKER_KIND": "redis",
         "LLM_LIMITER": "redis",
         "LLM_BACKOFF_BASE_S": "0.001",
     }

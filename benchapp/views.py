@@ -5,10 +5,17 @@ from django.http import JsonResponse
 from django.shortcuts import render
 
 from .health import broker_reachable
+from .roles import ADMIN, CURATOR, user_roles
 
 
 def home(request):
-    return render(request, "benchapp/home.html")
+    from evolution.selectors import featured_campaigns
+
+    roles = user_roles(request.user)
+    context = {}
+    if roles & {ADMIN, CURATOR}:
+        context.update(featured_campaigns())
+    return render(request, "benchapp/home.html", context)
 
 
 def healthz(request):

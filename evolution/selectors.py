@@ -123,3 +123,13 @@ def candidate_queryset() -> QuerySet[Candidate]:
     return Candidate.objects.select_related(
         "lineage__campaign", "lineage__seed", "parent", "accepted_problem"
     )
+
+
+def featured_campaigns() -> dict:
+    """For the landing page: the newest completed campaign (its heatmap is the best first
+    picture) and the newest paused one (to resume)."""
+    coding = Campaign.objects.filter(kind="benchevolver")
+    return {
+        "completed_campaign": coding.filter(state="completed").order_by("-finished_at").first(),
+        "paused_campaign": coding.filter(state="paused").order_by("-updated_at").first(),
+    }

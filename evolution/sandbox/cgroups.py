@@ -13,6 +13,8 @@ import contextlib
 import itertools
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -151,6 +153,65 @@ def _remove(path: Path) -> None:
             time.sleep(0.01)
 
 
+# A process killed with SIGKILL (or ending with os._exit, as Celery's pool children do) never
+# removes its sandboxes' cgroups. A detached janitor, started once per process, waits for it to
+# die and removes what it left; a restart in the same cgroup would also sweep them (``_sweep``).
+JANITOR = """
+import os, select, sys, time
+host, prefix, bases = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+try:
+    fd = os.pidfd_open(host)
+    select.select([fd], [], [])
+except OSError:
+    while os.path.exists(f"/proc/{host}"):
+        time.sleep(1)
+deadline = time.time() + 30
+while time.time() < deadline:
+    left = 0
+    for base in bases:
+        try:
+            names = os.listdir(base)
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith(prefix):
+                try:
+                    os.rmdir(os.path.join(base, name))
+                except OSError:
+                    left += 1
+    if not left:
+        break
+    time.sleep(0.2)
+"""
+_janitor_pid = 0
+
+
+def _ensure_janitor() -> None:
+    global _janitor_pid
+    if _janitor_pid == os.getpid() or not _hierarchies():
+        return
+    _janitor_pid = os.getpid()
+    bases = [str(h.base) for h in _hierarchies()]
+    with contextlib.suppress(OSError):
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-I",
+                "-S",
+                "-c",
+                JANITOR,
+                str(os.getpid()),
+                f"{PREFIX}{os.getpid()}-",
+                *bases,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+
+
 class CgroupSet:
     """The cgroups of one sandbox. ``add`` moves a process in; ``close`` removes them."""
 
@@ -159,6 +220,8 @@ class CgroupSet:
     def __init__(self, *, memory_bytes: int, pids_max: int):
         self.dirs: list[tuple[_Hierarchy, Path]] = []
         self._memory = memory_bytes
+        with self._lock:
+            _ensure_janitor()
         name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
         for h in _hierarchies():
             path = h.base / name

@@ -7,9 +7,13 @@ program started is left running on the host.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
+import subprocess
+import sys
 import textwrap
+import time
 import uuid
 from pathlib import Path
 
@@ -375,3 +379,45 @@ def test_processes_together_cannot_exceed_the_sandbox_memory(backend):
         assert statuses == [0] * 6
     # The runner survived and serves the next submission.
     assert _run(backend, "print('next')")[0].stdout == "next\n"
+
+
+def test_a_killed_judge_leaves_no_sandbox_or_cgroup_behind(tmp_path):
+    # A worker killed with SIGKILL mid-submission: bwrap dies with it (--die-with-parent) and the
+    # janitor removes its cgroups.
+    script = tmp_path / "judge_then_hang.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import json, sys, time
+            from django.conf import settings
+            settings.configure(SANDBOX_PYTHON={settings.SANDBOX_PYTHON!r}, SANDBOX_MAX_PARALLEL=1)
+            from evolution.sandbox.backends.bwrap import BwrapBackend
+            from evolution.sandbox import Limits
+            session = BwrapBackend().open(limits=Limits()).session
+            print(json.dumps({{"pids": session.tree_pids(),
+                               "cgroups": [str(p) for _, p in session.cgroups.dirs]}}), flush=True)
+            time.sleep(60)
+            """
+        )
+    )
+    proc = subprocess.Popen(
+        [sys.executable, str(script)],
+        stdout=subprocess.PIPE,
+        cwd=settings.BASE_DIR,
+        text=True,
+    )
+    try:
+        state = json.loads(proc.stdout.readline())
+    finally:
+        proc.kill()
+        proc.wait()
+    assert state["pids"]
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        alive = [p for p in state["pids"] if Path(f"/proc/{p}").exists()]
+        left = [c for c in state["cgroups"] if Path(c).exists()]
+        if not alive and not left:
+            break
+        time.sleep(0.2)
+    assert alive == [] and left == []
+    assert len(state["cgroups"]) == len(cgroups.available())

@@ -49,7 +49,12 @@ def campaign_progress(campaign: Campaign) -> dict:
     active = lineage_counts.get(LineageState.PENDING, 0) + lineage_counts.get(
         LineageState.EVOLVING, 0
     )
-    settings = EvolutionSettings.from_dict(campaign.settings)
+    # Only BenchEvolver campaigns bound their lineages by max_iters_per_seed.
+    max_iters = (
+        EvolutionSettings.from_dict(campaign.settings).max_iters_per_seed
+        if campaign.kind == "benchevolver"
+        else 0
+    )
     remaining_iters = (
         Lineage.objects.filter(
             campaign=campaign, state__in=[LineageState.PENDING, LineageState.EVOLVING]
@@ -58,7 +63,7 @@ def campaign_progress(campaign: Campaign) -> dict:
         .get("done")
         or 0
     )
-    remaining_iters = max(0, active * settings.max_iters_per_seed - remaining_iters)
+    remaining_iters = max(0, active * max_iters - remaining_iters)
     start = campaign.started_at
     end = campaign.finished_at or timezone.now()
     elapsed = (end - start).total_seconds() if start else 0.0

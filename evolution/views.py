@@ -3,8 +3,9 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpResponseNotAllowed
+from django.http import Http404, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_POST
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
@@ -12,6 +13,7 @@ from benchapp.roles import ADMIN, CURATOR, has_role, role_required
 from . import selectors
 from .forms import CampaignForm
 from .models import Campaign, Lineage, SolverAttempt
+from .models.campaigns import CampaignKind
 from .services import campaigns as campaign_services
 
 
@@ -84,6 +86,12 @@ def _campaign_context(campaign: Campaign) -> dict:
 @role_required(ADMIN, CURATOR)
 def campaign_detail(request, pk: int):
     campaign = get_object_or_404(selectors.campaign_list(), pk=pk)
+    if campaign.kind != CampaignKind.BENCHEVOLVER:
+        # Other kinds have their own page (their app's "<kind>:campaign_detail").
+        try:
+            return redirect(reverse(f"{campaign.kind}:campaign_detail", args=[pk]))
+        except NoReverseMatch:
+            raise Http404(f"no page for campaigns of kind {campaign.kind}")
     context = _campaign_context(campaign)
     context["settings_table"] = selectors.campaign_settings_table(campaign)
     context["can_control"] = has_role(request.user, ADMIN)

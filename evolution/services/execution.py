@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from evolution import sandbox
-from evolution.sandbox.compare import compare_stdio
 from evolution.pipeline.config import EvolutionSettings
+from evolution.sandbox.compare import compare_stdio
 
 
 def limits_for(

@@ -198,3 +198,13 @@ def test_the_campaign_page_updates_itself_while_the_campaign_runs(live_server, p
             state=CampaignState.PAUSED, state_reason="paused by an admin"
         )
         expect(page.locator("#campaign-state")).to_have_text("paused", timeout=10_000)
+
+
+@pytest.mark.django_db
+def test_campaigns_of_other_kinds_open_their_own_page(personas):
+    campaign = Campaign.objects.create(name="questions", kind="reasoning")
+    response = personas.curator.client.get(reverse("evolution:campaign_detail", args=[campaign.pk]))
+    assert response.status_code == 302
+    assert response["Location"] == reverse("reasoning:campaign_detail", args=[campaign.pk])
+    progress = personas.curator.client.get(f"/api/campaigns/{campaign.pk}/progress")
+    assert progress.status_code == 200 and progress.json()["lineages"]["total"] == 0

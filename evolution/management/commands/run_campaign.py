@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 from evolution.models import Campaign, ModelEndpoint, Panel, ProblemSet
 from evolution.models.campaigns import CampaignState
 from evolution.services import campaigns as campaign_services
-from evolution.services.runner import campaign_run_inline
+from evolution.services.kinds import driver_for
 
 from ._progress import ProgressBar
 
@@ -60,8 +60,11 @@ class Command(BaseCommand):
         self.stdout.write(f"campaign {campaign.pk} '{campaign.name}': {campaign.state}")
         if o["inline"] and campaign.state in (CampaignState.QUEUED, CampaignState.RUNNING):
             bar = ProgressBar(self.stderr, label=f"campaign {campaign.pk}")
-            campaign = campaign_run_inline(
-                campaign_id=campaign.pk, workers=o["workers"], on_progress=bar.update_campaign
+            campaign = driver_for(campaign.kind).run_inline(
+                campaign_id=campaign.pk,
+                workers=o["workers"],
+                max_steps=None,
+                on_progress=bar.update_campaign,
             )
             bar.close()
         elif o["follow"]:

@@ -1112,29 +1112,16 @@ def act_judge(ctx: Ctx, action: Action) -> None:
 def act_decide(ctx: Ctx, action: Action) -> None:
     cand = _candidate_or_none(action)
     model = cand.judge_report.get("model", {})
+    reasons = "; ".join(model.get("reasons", []))
     if not model.get("parsed", False):
-        _decide(
-            ctx,
-            cand,
-            Decision.ERROR,
-            "judge answer unparsable: " + "; ".join(model.get("reasons", [])),
-        )
+        decision, reason = Decision.ERROR, f"judge answer unparsable: {reasons}"
     elif model.get("duplicate"):
-        _decide(
-            ctx,
-            cand,
-            Decision.DUPLICATE,
-            "judge: near-duplicate reskin — " + "; ".join(model.get("reasons", [])),
-        )
+        decision, reason = Decision.DUPLICATE, f"judge: near-duplicate reskin — {reasons}"
     elif model.get("artificial"):
-        _decide(
-            ctx,
-            cand,
-            Decision.JUDGE_REJECTED,
-            "judge: false difficulty — " + "; ".join(model.get("reasons", [])),
-        )
+        decision, reason = Decision.JUDGE_REJECTED, f"judge: false difficulty — {reasons}"
     else:
-        _decide(ctx, cand, Decision.ACCEPTED, cand.judge_report.get("acceptance", "accepted"))
+        decision, reason = Decision.ACCEPTED, cand.judge_report.get("acceptance", "accepted")
+    _decide(ctx, cand, decision, reason)
 
 
 @transaction.atomic

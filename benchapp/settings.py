@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "review",
     "releases",
     "reasoning",
+    "evosyn",
 ]
 
 MIDDLEWARE = [

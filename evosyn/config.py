@@ -1,0 +1,145 @@
+"""Settings of an EvoSyn campaign (seed 001, EvoSyn), validated.
+
+Defaults are the document's where it gives one: M = N = 16 solutions and tests per problem, 20
+evolutionary iterations, solutions sampled at temperature 1.0 (section 4.2, 4.3). The rest
+(islands, migration, feature bins) follow the MAP-Elites-with-islands search the document
+adopts. ``EvoSynSettings.from_dict`` rejects unknown keys and bad values with a ValidationError
+naming the key; evolution's ``EvolutionSettings`` is never used for this kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+from django.core.exceptions import ValidationError
+
+SETTING_HELP = {
+    "solutions_per_problem": "M: candidate solutions generated per problem",
+    "tests_per_problem": "N: candidate tests generated per problem (the matrix is M x N)",
+    "test_calls": "model calls at most to collect N tests for one problem",
+    "max_iterations": "evolutionary iterations of the filtering strategy",
+    "num_islands": "islands of the MAP-Elites search (each has its own archive)",
+    "migration_interval": "every this many iterations each island's best moves to the next",
+    "exploitation_ratio": "probability of mutating an island's best strategy (else a random elite)",
+    "feature_bins": "bins per MAP-Elites feature dimension",
+    "synth_problems": "new problems synthesized after the search, seeds as in-context examples",
+    "selected_tests": "tests kept per problem at most (strategy order, passed by the top solution)",
+    "solution_temperature": "sampling temperature of the solutions",
+    "test_temperature": "sampling temperature of the test writer",
+    "strategist_temperature": "sampling temperature of the strategy mutator",
+    "synth_temperature": "sampling temperature of the problem synthesizer",
+    "execution_time_s": "wall limit of one test execution (seconds)",
+    "strategy_time_s": "wall limit of one strategy run on one matrix (seconds)",
+    "memory_mb": "memory limit of one execution (MB)",
+    "max_sandbox_executions": "sandbox cost budget: executions the campaign may spend in total",
+    "duplicate_threshold": "a synthesized statement this similar to an earlier one is dropped",
+}
+
+
+@dataclass(frozen=True)
+class EvoSynSettings:
+    solutions_per_problem: int = 16
+    tests_per_problem: int = 16
+    test_calls: int = 3
+    max_iterations: int = 20
+    num_islands: int = 3
+    migration_interval: int = 5
+    exploitation_ratio: float = 0.7
+    feature_bins: int = 4
+    synth_problems: int = 4
+    selected_tests: int = 16
+    solution_temperature: float = 1.0
+    test_temperature: float = 0.8
+    strategist_temperature: float = 0.8
+    synth_temperature: float = 1.0
+    execution_time_s: float = 6.0
+    strategy_time_s: float = 10.0
+    memory_mb: int = 512
+    max_sandbox_executions: int = 200_000
+    duplicate_threshold: float = 0.8
+
+    _BOUNDS = {
+        "solutions_per_problem": (2, 64),
+        "tests_per_problem": (1, 64),
+        "test_calls": (1, 10),
+        "max_iterations": (0, 500),
+        "num_islands": (1, 16),
+        "migration_interval": (1, 500),
+        "exploitation_ratio": (0.0, 1.0),
+        "feature_bins": (1, 10),
+        "synth_problems": (0, 1000),
+        "selected_tests": (1, 64),
+        "solution_temperature": (0.0, 2.0),
+        "test_temperature": (0.0, 2.0),
+        "strategist_temperature": (0.0, 2.0),
+        "synth_temperature": (0.0, 2.0),
+        "execution_time_s": (0.5, 60.0),
+        "strategy_time_s": (0.5, 120.0),
+        "memory_mb": (64, 4096),
+        "max_sandbox_executions": (1, 100_000_000),
+        "duplicate_threshold": (0.0, 1.0),
+    }
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> EvoSynSettings:
+        """Validate ``data`` (missing keys take defaults); ValidationError names each bad key."""
+        data = dict(data or {})
+        errors: dict[str, list[str]] = {}
+        known = {f.name for f in fields(cls)}
+        defaults = cls()
+        values = {}
+        for key, raw in data.items():
+            if key not in known:
+                errors.setdefault(key, []).append(f"unknown EvoSyn setting {key!r}")
+                continue
+            default = getattr(defaults, key)
+            try:
+                values[key] = _coerce(key, raw, default)
+            except ValueError as exc:
+                errors.setdefault(key, []).append(str(exc))
+        result = cls(**values)
+        for name, (low, high) in cls._BOUNDS.items():
+            value = getattr(result, name)
+            if not low <= value <= high:
+                errors.setdefault(name, []).append(f"{name} must be in [{low}, {high}]")
+        if errors:
+            raise ValidationError(errors)
+        return result
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _coerce(name: str, raw, default):
+    if isinstance(raw, bool):
+        raise ValueError(f"{name} must be a number")
+    if isinstance(default, int):
+        if isinstance(raw, float) and not raw.is_integer():
+            raise ValueError(f"{name} must be an integer")
+        try:
+            return int(raw)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be an integer") from None
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number") from None
+
+
+def settings_table(raw: dict) -> list[dict]:
+    """Rows for the campaign page: name, value, default, changed, help."""
+    current, defaults = EvoSynSettings.from_dict(raw), EvoSynSettings()
+    return [
+        {
+            "name": name,
+            "value": getattr(current, name),
+            "default": getattr(defaults, name),
+            "changed": getattr(current, name) != getattr(defaults, name),
+            "help": SETTING_HELP.get(name, ""),
+        }
+        for name in EvoSynSettings.names()
+    ]

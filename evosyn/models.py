@@ -1,0 +1,221 @@
+"""EvoSyn campaigns (seed 001) as a campaign kind.
+
+The evolution ``Campaign`` row carries the lifecycle, budget and tick chain; ``EvoSynCampaign``
+adds the MAP-Elites archive, the sandbox cost spent, and the lease that claims the campaign's
+one sequential stream of work. An ``Instance`` is one problem with its M solutions, N tests and
+M x N pass matrix: human-verified seeds (scoring strategies) and synthesized problems (filtered
+by the best strategy). Unique constraints make every rerun of a step skip what exists.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings as django_settings
+from django.db import models
+from django.db.models import Q
+
+
+class EvoSynCampaign(models.Model):
+    campaign = models.OneToOneField(
+        "evolution.Campaign", primary_key=True, on_delete=models.CASCADE, related_name="evosyn"
+    )
+    # {"islands": [{cell: {"strategy": id, "score": s}}], "migrations": [...]}
+    archive = models.JSONField(default=dict, blank=True)
+    best_strategy = models.ForeignKey(
+        "Strategy", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    sandbox_executions = models.PositiveBigIntegerField(default=0)
+    # Kept problems are collected here so a release can take them as a problem set.
+    output_set = models.ForeignKey(
+        "evolution.ProblemSet", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    lease_token = models.CharField(max_length=40, blank=True)
+    leased_until = models.DateTimeField(null=True, blank=True)
+    ticket = models.CharField(max_length=40, blank=True)
+    ticket_issued_at = models.DateTimeField(null=True, blank=True)
+    ticket_chain = models.CharField(max_length=40, blank=True)
+    steps_done = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+    consecutive_errors = models.PositiveSmallIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"EvoSyn state of campaign {self.campaign_id}"
+
+
+class InstanceRole(models.TextChoices):
+    SEED = "seed", "human-verified seed"
+    SYNTHETIC = "synthetic", "synthesized problem"
+
+
+class InstanceStatus(models.TextChoices):
+    PENDING = "pending"  # solutions / tests being collected
+    READY = "ready"  # matrix computed
+    KEPT = "kept"  # synthetic: passed the filter, a Problem was made
+    PRUNED = "pruned"  # synthetic: discarded, reason recorded
+    UNUSABLE = "unusable"  # seed: too few solutions or tests to score strategies on
+
+
+class Instance(models.Model):
+    evosyn = models.ForeignKey(EvoSynCampaign, on_delete=models.CASCADE, related_name="instances")
+    role = models.CharField(max_length=10, choices=InstanceRole.choices)
+    slot = models.PositiveIntegerField(help_text="position within its role")
+    # Seeds: the seed problem itself. Synthetic: the seed shown as the in-context example.
+    problem = models.ForeignKey(
+        "evolution.Problem", on_delete=models.PROTECT, related_name="evosyn_instances"
+    )
+    title = models.CharField(max_length=300, blank=True)
+    statement = models.TextField(blank=True)
+    entry_point = models.CharField(max_length=200, blank=True)
+    status = models.CharField(
+        max_length=10, choices=InstanceStatus.choices, default=InstanceStatus.PENDING
+    )
+    status_reason = models.TextField(blank=True)
+    test_calls_made = models.PositiveSmallIntegerField(default=0)
+    # matrix[i][j] = 1 when solution i passes test j (ordered by Solution.index, TestItem.index)
+    matrix = models.JSONField(null=True, blank=True)
+    # Seeds: per solution, does it pass the human tests.
+    human = models.JSONField(null=True, blank=True)
+    # Synthetic: the best strategy's ranking, the strongest solution and the selected tests.
+    ranking = models.JSONField(default=dict, blank=True)
+    kept_problem = models.OneToOneField(
+        "evolution.Problem",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="evosyn_source",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["evosyn_id", "role", "slot"]
+        constraints = [
+            models.UniqueConstraint(fields=["evosyn", "role", "slot"], name="evosyn_instance_slot"),
+        ]
+
+    def __str__(self):
+        return f"{self.role} {self.slot} of {self.evosyn_id}"
+
+
+class Solution(models.Model):
+    instance = models.ForeignKey(Instance, on_delete=models.CASCADE, related_name="solutions")
+    index = models.PositiveSmallIntegerField()
+    code = models.TextField(blank=True)
+    code_sha = models.CharField(max_length=24, blank=True)
+    error = models.TextField(blank=True, help_text="why there is no code (call or parse failure)")
+    call_id = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["instance_id", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["instance", "index"], name="evosyn_solution_index"),
+        ]
+
+    def __str__(self):
+        return f"solution {self.index} of instance {self.instance_id}"
+
+
+class TestItem(models.Model):
+    __test__ = False
+
+    instance = models.ForeignKey(Instance, on_delete=models.CASCADE, related_name="tests")
+    index = models.PositiveSmallIntegerField()
+    input = models.TextField()
+    output = models.TextField()
+    call = models.PositiveSmallIntegerField(default=0, help_text="which test-writer call")
+
+    class Meta:
+        ordering = ["instance_id", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["instance", "index"], name="evosyn_test_index"),
+        ]
+
+    def __str__(self):
+        return f"test {self.index} of instance {self.instance_id}"
+
+
+class MatrixRow(models.Model):
+    """The cache of executions: one solution's verdicts on one test suite. A rerun, or the
+    same solution on the same tests in another instance, never executes again."""
+
+    code_sha = models.CharField(max_length=64)
+    suite_sha = models.CharField(max_length=64)
+    verdicts = models.JSONField(help_text="one verdict (AC, WA, TLE, ...) per test")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["code_sha", "suite_sha"], name="evosyn_matrixrow_key"),
+        ]
+
+    def __str__(self):
+        return f"{self.code_sha[:8]} on {self.suite_sha[:8]}"
+
+
+class StrategyStatus(models.TextChoices):
+    OK = "ok"  # ran on every seed instance
+    PARTIAL = "partial"  # failed on some instances (those count as unsatisfied)
+    FAILED = "failed"  # crashed, timed out or printed garbage everywhere: score 0
+    UNPARSABLE = "unparsable"  # the model's answer held no program: score 0
+
+
+class Strategy(models.Model):
+    """One filtering-strategy program, versioned in the order the search made them."""
+
+    evosyn = models.ForeignKey(EvoSynCampaign, on_delete=models.CASCADE, related_name="strategies")
+    version = models.PositiveIntegerField(help_text="1 = the document's initial strategy")
+    iteration = models.PositiveIntegerField(help_text="0 = initial, then 1..max_iterations")
+    island = models.PositiveSmallIntegerField(default=0)
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
+    )
+    code = models.TextField(blank=True)
+    status = models.CharField(max_length=12, choices=StrategyStatus.choices)
+    error = models.TextField(blank=True)
+    score = models.FloatField(default=0.0)
+    criterion1 = models.FloatField(default=0.0)
+    criterion2 = models.FloatField(default=0.0)
+    cell = models.CharField(max_length=20, blank=True, help_text="MAP-Elites cell")
+    placed = models.BooleanField(default=False, help_text="entered its island's archive")
+    best_so_far = models.FloatField(default=0.0)
+    evaluation = models.JSONField(default=dict, blank=True)
+    call_id = models.BigIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["evosyn_id", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["evosyn", "version"], name="evosyn_strategy_version"),
+            models.UniqueConstraint(
+                fields=["evosyn", "iteration"], name="evosyn_strategy_iteration"
+            ),
+            models.CheckConstraint(
+                condition=Q(score__gte=0) & Q(score__lte=1), name="evosyn_strategy_score_range"
+            ),
+        ]
+
+    def __str__(self):
+        return f"strategy v{self.version} ({self.score:.3f})"
+
+
+class ControlSet(models.Model):
+    """The random-test control dataset: the kept problems, each with one test drawn at random
+    from its N candidates instead of the strategy's selection (the document's D^random)."""
+
+    evosyn = models.ForeignKey(EvoSynCampaign, on_delete=models.CASCADE, related_name="controls")
+    rng_seed = models.IntegerField(default=0)
+    items = models.JSONField(default=list)
+    created_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"random-test control of {self.evosyn_id} (seed {self.rng_seed})"

@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "releases",
     "reasoning",
     "evosyn",
+    "xcoder",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,156 @@
+"""Settings of an X-Coder campaign (seed document 003), validated.
+
+Every field is a campaign setting with the document's default where it names one;
+``XcoderSettings.from_dict`` rejects unknown keys and bad values with a ValidationError naming the
+key. BenchEvolver's ``EvolutionSettings`` is never used for this kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+from django.core.exceptions import ValidationError
+
+STYLES = ("codeforces", "atcoder", "leetcode")
+TEST_MODES = ("prompt", "generator", "both")
+WEIGHTINGS = ("semantic", "size")
+
+
+def default_style_mix() -> dict:
+    # Section 2 (i) / B.2: Codeforces, AtCoder and LeetCode styles; the issue's default mix.
+    return {"codeforces": 70, "atcoder": 15, "leetcode": 15}
+
+
+SETTING_HELP = {
+    "evolution_rounds": "rounds of breadth + depth evolution of the feature tree (B.1)",
+    "num_tasks": "tasks to generate from the evolved tree",
+    "subtree_leaves": "leaf features sampled per task before stage-1 selection (B.2)",
+    "subtree_categories": "categories the sampled subtree draws from",
+    "min_selected_features": "stage 1 must keep at least this many features",
+    "style_mix": "percentages of Codeforces / AtCoder / LeetCode tasks",
+    "min_statement_tokens": "statements shorter than this are discarded (C.1: 200 tokens)",
+    "min_samples": "sample I/O pairs, each with an explanation, a statement must show",
+    "test_mode": "prompt (D.1), generator (D.2, run sandboxed with --seed) or both",
+    "prompt_test_count": "test inputs the prompting-based method asks for (D.1: 15)",
+    "generator_seed": "--seed passed to the generator program (D.2: default 42)",
+    "candidates_per_endpoint": "candidate solutions requested from each solver endpoint",
+    "min_candidates": "candidates that must pass the static gates for voting to run",
+    "max_solution_tokens": "answers longer than this are rejected (C.1: 25k tokens)",
+    "weighting": "test weights: semantic (nominal 1 .. stress 4) or size quartiles (E.2)",
+    "holdout_fraction": "share of voted tests held out to confirm the golden solution (E.1: 50%)",
+    "split_seed": "seed of the random golden / hold-out partition",
+    "near_duplicate_threshold": "word-shingle similarity above which a statement is a duplicate",
+    "temperature": "sampling temperature of generation calls",
+    "solver_temperature": "sampling temperature of candidate solutions",
+    "execution_timeout": "seconds per test execution in the sandbox",
+    "memory_mb": "memory limit per execution",
+    "sample_seed": "seed of the subtree sampling and the style draw",
+}
+
+
+@dataclass(frozen=True)
+class XcoderSettings:
+    evolution_rounds: int = 1
+    num_tasks: int = 4
+    subtree_leaves: int = 8
+    subtree_categories: int = 3
+    min_selected_features: int = 2
+    style_mix: dict = field(default_factory=default_style_mix)
+    min_statement_tokens: int = 200
+    min_samples: int = 2
+    test_mode: str = "prompt"
+    prompt_test_count: int = 15
+    generator_seed: int = 42
+    candidates_per_endpoint: int = 2
+    min_candidates: int = 3
+    max_solution_tokens: int = 25000
+    weighting: str = "semantic"
+    holdout_fraction: float = 0.5
+    split_seed: int = 42
+    near_duplicate_threshold: float = 0.6
+    temperature: float = 0.8
+    solver_temperature: float = 0.8
+    execution_timeout: float = 6.0
+    memory_mb: int = 512
+    sample_seed: int = 42
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> XcoderSettings:
+        data = dict(data or {})
+        known = {f.name for f in fields(cls)}
+        errors: dict[str, list[str]] = {}
+        for key in sorted(set(data) - known):
+            errors[key] = [f"unknown setting {key!r}"]
+        values = {}
+        for f in fields(cls):
+            if f.name not in data:
+                continue
+            value = data[f.name]
+            default = getattr(cls(), f.name)
+            try:
+                if isinstance(default, bool):
+                    raise TypeError  # no boolean settings; guard against future ones
+                if isinstance(default, int):
+                    if isinstance(value, bool) or int(value) != float(value):
+                        raise ValueError
+                    value = int(value)
+                elif isinstance(default, float):
+                    value = float(value)
+                elif isinstance(default, str):
+                    value = str(value)
+            except (TypeError, ValueError):
+                errors[f.name] = [f"expected a {type(default).__name__}, got {value!r}"]
+                continue
+            values[f.name] = value
+        if errors:
+            raise ValidationError(errors)
+        settings = cls(**values)
+        settings.check()
+        return settings
+
+    def check(self) -> None:
+        errors: dict[str, list[str]] = {}
+
+        def need(ok: bool, key: str, message: str) -> None:
+            if not ok:
+                errors.setdefault(key, []).append(message)
+
+        need(0 <= self.evolution_rounds <= 5, "evolution_rounds", "must be between 0 and 5")
+        need(1 <= self.num_tasks <= 10000, "num_tasks", "must be between 1 and 10000")
+        need(2 <= self.subtree_leaves <= 64, "subtree_leaves", "must be between 2 and 64")
+        need(1 <= self.subtree_categories <= 6, "subtree_categories", "must be between 1 and 6")
+        need(
+            1 <= self.min_selected_features <= self.subtree_leaves,
+            "min_selected_features",
+            "must be between 1 and subtree_leaves",
+        )
+        mix = self.style_mix
+        if not isinstance(mix, dict) or set(mix) - set(STYLES):
+            need(False, "style_mix", f"keys must be among {', '.join(STYLES)}")
+        else:
+            bad = [k for k, v in mix.items() if not isinstance(v, int | float) or v < 0]
+            need(not bad, "style_mix", "percentages must be non-negative numbers")
+            need(sum(mix.values()) > 0, "style_mix", "at least one style needs a positive share")
+        need(1 <= self.min_statement_tokens <= 5000, "min_statement_tokens", "1 to 5000")
+        need(0 <= self.min_samples <= 10, "min_samples", "must be between 0 and 10")
+        need(self.test_mode in TEST_MODES, "test_mode", f"one of {', '.join(TEST_MODES)}")
+        need(1 <= self.prompt_test_count <= 100, "prompt_test_count", "1 to 100")
+        need(1 <= self.candidates_per_endpoint <= 32, "candidates_per_endpoint", "1 to 32")
+        need(2 <= self.min_candidates <= 128, "min_candidates", "2 to 128 (a vote needs two)")
+        need(100 <= self.max_solution_tokens <= 200000, "max_solution_tokens", "100 to 200000")
+        need(self.weighting in WEIGHTINGS, "weighting", f"one of {', '.join(WEIGHTINGS)}")
+        need(0 < self.holdout_fraction < 1, "holdout_fraction", "must be strictly between 0 and 1")
+        need(0 < self.near_duplicate_threshold <= 1, "near_duplicate_threshold", "in (0, 1]")
+        need(0 <= self.temperature <= 2, "temperature", "0 to 2")
+        need(0 <= self.solver_temperature <= 2, "solver_temperature", "0 to 2")
+        need(0 < self.execution_timeout <= 60, "execution_timeout", "in (0, 60] seconds")
+        need(16 <= self.memory_mb <= 8192, "memory_mb", "16 to 8192")
+        if errors:
+            raise ValidationError(errors)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def rows(self) -> list[tuple[str, object, str]]:
+        """(key, value, help) for the campaign page."""
+        return [(f.name, getattr(self, f.name), SETTING_HELP[f.name]) for f in fields(self)]

@@ -1,0 +1,183 @@
+"""Statement gates (appendix C.1 and the stage-2 prompt's requirements). Each gate refuses with
+its own reason code so a rejected task says exactly which requirement it missed.
+
+Tokens are counted as words and punctuation marks (``\\w+|[^\\w\\s]``): no tokenizer ships
+with the project, and this count is within a few percent of BPE counts for English prose with
+formulas, which is what the 200-token floor is about.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+from .features import norm
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+_EXAMPLE_HEAD = re.compile(r"(?im)^[ \t]*(?:#+[ \t]*)?\**(?:example|sample)[ \t]*\d*\**[ \t]*:?")
+_INPUT_HEAD = re.compile(r"(?im)^[ \t]*(?:#+[ \t]*)?\**input\b")
+_OUTPUT_HEAD = re.compile(r"(?im)^[ \t]*(?:#+[ \t]*)?\**output\b")
+_EXPLANATION = re.compile(r"(?i)\b(explanation|note)\b")
+_CONSTRAINT_HEAD = re.compile(r"(?im)^[ \t]*(?:#+[ \t]*)?\**constraints?\b")
+# A numeric bound: "1 <= n <= 10^5", "1 ≤ n ≤ 2·10^5", "n < 1000", "at most 10^9".
+_BOUND = re.compile(
+    r"(\d[\d\s,^·*e]*\s*(<=|≤|<|\\le|\\leq)\s*\w)|(\w\s*(<=|≤|<|\\le|\\leq)\s*\d)"
+    r"|(\b(at most|at least|up to|no more than)\s+\$?\d)",
+    re.IGNORECASE,
+)
+
+# Names a statement must not show (the stage-2 prompt: "no references to algorithms, data
+# structures, solution strategies"). The task's own selected features are added per task.
+ALGORITHM_NAMES = (
+    "dynamic programming",
+    "dijkstra",
+    "bellman-ford",
+    "floyd-warshall",
+    "binary search",
+    "segment tree",
+    "fenwick tree",
+    "binary indexed tree",
+    "union-find",
+    "disjoint set union",
+    "depth-first search",
+    "breadth-first search",
+    "topological sort",
+    "greedy algorithm",
+    "sliding window",
+    "two pointers",
+    "prefix sum",
+    "knapsack",
+    "memoization",
+    "backtracking",
+    "divide and conquer",
+    "kmp",
+    "rolling hash",
+    "minimum spanning tree",
+    "kruskal",
+    "prim's algorithm",
+    "max flow",
+    "edmonds-karp",
+    "sparse table",
+    "bitmask dp",
+)
+MOTIVATIONAL_PHRASES = (
+    "remember",
+    "good luck",
+    "hint:",
+    "hint ",
+    "tip:",
+    "think carefully",
+    "think about",
+    "you should use",
+    "you can use",
+    "try to use",
+    "the key insight",
+    "the trick is",
+    "have fun",
+    "happy coding",
+)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    gate: str
+    passed: bool
+    detail: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def count_tokens(text: str) -> int:
+    return len(_TOKEN.findall(text or ""))
+
+
+def gate_length(statement: str, *, min_tokens: int) -> GateResult:
+    n = count_tokens(statement)
+    return GateResult(
+        "min_length",
+        n >= min_tokens,
+        f"{n} tokens (minimum {min_tokens})",
+    )
+
+
+def example_sections(statement: str) -> list[str]:
+    """The text of each example, from one "Example"/"Sample" heading to the next."""
+    heads = list(_EXAMPLE_HEAD.finditer(statement or ""))
+    sections = []
+    for i, head in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(statement)
+        sections.append(statement[head.start() : end])
+    return sections
+
+
+def gate_samples(statement: str, *, min_samples: int) -> GateResult:
+    complete = 0
+    for section in example_sections(statement):
+        if (
+            re.search(r"(?i)\binput\b", section)
+            and re.search(r"(?i)\boutput\b", section)
+            and _EXPLANATION.search(section)
+        ):
+            complete += 1
+    return GateResult(
+        "samples",
+        complete >= min_samples,
+        f"{complete} example(s) with input, output and explanation (minimum {min_samples})",
+    )
+
+
+def gate_hints(statement: str, *, features: list[str]) -> GateResult:
+    """No algorithm names (the task's own features included) and no motivational phrases."""
+    text = " " + norm(statement).replace("’", "'") + " "
+    found: list[str] = []
+    names = {norm(n) for n in (*ALGORITHM_NAMES, *features) if len(norm(n)) >= 3}
+    for name in sorted(names):
+        if re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
+            found.append(name)
+    for phrase in MOTIVATIONAL_PHRASES:
+        if phrase in text:
+            found.append(phrase.strip())
+    return GateResult(
+        "hint_leakage",
+        not found,
+        "leaks: " + ", ".join(sorted(set(found))) if found else "no algorithm names or hints",
+    )
+
+
+def gate_io_spec(statement: str, *, style: str) -> GateResult:
+    """Precise I/O and constraints: an Input and an Output section (LeetCode style: a function
+    signature stands for them) and at least one numeric bound."""
+    missing = []
+    body = _strip_examples(statement)
+    if style != "leetcode":
+        if not _INPUT_HEAD.search(body):
+            missing.append("an Input section")
+        if not _OUTPUT_HEAD.search(body):
+            missing.append("an Output section")
+    if not (_CONSTRAINT_HEAD.search(statement) or _BOUND.search(statement)):
+        missing.append("constraints with numeric bounds")
+    elif not _BOUND.search(statement):
+        missing.append("a numeric bound in the constraints")
+    return GateResult(
+        "io_constraints",
+        not missing,
+        "missing " + ", ".join(missing) if missing else "input, output and constraints stated",
+    )
+
+
+def _strip_examples(statement: str) -> str:
+    sections = example_sections(statement)
+    return statement[: statement.find(sections[0])] if sections else statement
+
+
+def run_gates(
+    statement: str, *, style: str, features: list[str], min_tokens: int, min_samples: int
+) -> list[GateResult]:
+    """All gates, in order; the first failure is the task's rejection reason."""
+    return [
+        gate_length(statement, min_tokens=min_tokens),
+        gate_samples(statement, min_samples=min_samples),
+        gate_hints(statement, features=features),
+        gate_io_spec(statement, style=style),
+    ]

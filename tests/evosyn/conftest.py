@@ -1,0 +1,193 @@
+"""An EvoSyn world: the HumanEval seed HumanEval/0 (its check program is the human test), one
+endpoint on the loopback server, and a scripted table of answers keyed like the replay
+cassettes (role, replay key). Every execution is live in the sandbox."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evolution.importers import import_seeds
+from evolution.models import ModelEndpoint, Problem, ProblemSet
+from tests.evolution.engine.conftest import KeyedResponder
+from tests.support.fake_openai import FakeOpenAI
+
+SEED = "HumanEval/0"
+
+CORRECT_A = """from typing import List
+
+
+def has_close_elements(numbers: List[float], threshold: float) -> bool:
+    for i, a in enumerate(numbers):
+        for j, b in enumerate(numbers):
+            if i != j and abs(a - b) < threshold:
+                return True
+    return False
+"""
+CORRECT_B = """def has_close_elements(numbers, threshold):
+    ordered = sorted(numbers)
+    return any(b - a < threshold for a, b in zip(ordered, ordered[1:]))
+"""
+ALWAYS_FALSE = "def has_close_elements(numbers, threshold):\n    return False\n"
+ALWAYS_TRUE = "def has_close_elements(numbers, threshold):\n    return True\n"
+
+# t0 and t1 and t3 are right; t2 expects True where the answer is False (a hallucinated test).
+SEED_TESTS = [
+    {"input": [[1.0, 2.0, 3.0], 0.5], "output": False},
+    {"input": [[1.0, 2.8, 3.0, 4.0], 0.3], "output": True},
+    {"input": [[1.0, 2.0], 0.5], "output": True},
+    {"input": [[1.0, 1.1], 0.5], "output": True},
+]
+
+# The document's Figure 3 strategy, as a complete program.
+FIGURE_3 = """import json, sys
+data = json.load(sys.stdin)
+solution_id_list = data["solution_id_list"]
+testing_id_list = data["testing_id_list"]
+solution_pass_testing = data["solution_pass_testing"]
+testing_accept_solutions = data["testing_accept_solutions"]
+total_testings = len(testing_id_list)
+solution_quality = {s: len(solution_pass_testing[s]) / total_testings for s in solution_id_list}
+testing_quality = {}
+total_quality_all = sum(solution_quality.values())
+total_solutions = len(solution_id_list)
+for t in testing_id_list:
+    passed = testing_accept_solutions[t]
+    total_passed = sum(solution_quality[s] for s in passed)
+    passed_avg = total_passed / len(passed) if passed else 0.0
+    n_failed = total_solutions - len(passed)
+    failed_avg = (total_quality_all - total_passed) / n_failed if n_failed else 0.0
+    testing_quality[t] = passed_avg - failed_avg
+print(json.dumps({
+    "solutions": sorted(solution_id_list, key=lambda x: solution_quality[x], reverse=True),
+    "testings": sorted(testing_id_list, key=lambda x: testing_quality[x], reverse=True),
+    "testing_scores": testing_quality,
+}))
+"""
+CRASHING = "import sys\nraise RuntimeError('this strategy is broken')\n"
+
+SUM_EVENS_STATEMENT = (
+    "Given a list of integers `values`, return the sum of the even numbers in it.\n\n"
+    "```python\ndef sum_evens(values: list[int]) -> int:\n```\n\n"
+    "Example: `sum_evens([1, 2, 3, 4])` returns `6`; an empty list gives `0`."
+)
+SUM_EVENS_SOLUTIONS = [
+    "def sum_evens(values):\n    return sum(v for v in values if v % 2 == 0)\n",
+    "def sum_evens(values):\n    total = 0\n    for v in values:\n"
+    "        if v % 2 == 0:\n            total += v\n    return total\n",
+    "def sum_evens(values):\n    return sum(values)\n",
+    "def sum_evens(values):\n    return sum(v for v in values if v % 2)\n",
+]
+SUM_EVENS_TESTS = [
+    {"input": [[1, 2, 3, 4]], "output": 6},
+    {"input": [[]], "output": 0},
+    {"input": [[2, 4]], "output": 6},
+    {"input": [[1, 3, 5]], "output": 0},
+]
+
+IS_EMPTY_STATEMENT = (
+    "Write `is_blank(text: str) -> bool` returning whether a string holds only spaces, tabs "
+    "and newlines (the empty string counts as blank). Any Unicode text may be given."
+)
+IS_EMPTY_SOLUTIONS = [
+    "def is_blank(text):\n    return text.strip() == ''\n",
+    "def is_blank(text):\n    return not text.strip()\n",
+    "def is_blank(text):\n    return all(c.isspace() for c in text)\n",
+    "def is_blank(text):\n    return len(text.split()) == 0\n",
+]
+IS_EMPTY_TESTS = [
+    {"input": [""], "output": True},
+    {"input": ["  "], "output": True},
+    {"input": ["a"], "output": False},
+    {"input": [" b "], "output": False},
+]
+
+DOUBLE_STATEMENT = (
+    "Implement `triple_it(n: int) -> int` that multiplies an integer by three and returns the "
+    "product; negative numbers and zero included."
+)
+DOUBLE_SOLUTION = "def triple_it(n):\n    return 3 * n\n"
+DOUBLE_TESTS = [
+    {"input": [1], "output": 3},
+    {"input": [0], "output": 0},
+    {"input": [-2], "output": -6},
+]
+
+
+def fenced(code: str) -> str:
+    return f"Here is my answer.\n\n```python\n{code}```\n"
+
+
+def tests_answer(tests: list[dict]) -> str:
+    return "```json\n" + json.dumps(tests, indent=1) + "\n```"
+
+
+def problem_answer(title: str, entry_point: str, statement: str) -> str:
+    return json.dumps({"title": title, "entry_point": entry_point, "statement": statement})
+
+
+def script(*, strategist: list[str]) -> dict:
+    table: dict[tuple[str, str], str] = {}
+    seed_solutions = [CORRECT_A, CORRECT_B, ALWAYS_FALSE, ALWAYS_TRUE]
+    for i, code in enumerate(seed_solutions):
+        table[("solver", f"evosyn;seed={SEED};solution={i};role=solver")] = fenced(code)
+    table[("test_writer", f"evosyn;seed={SEED};tests=0;role=test_writer")] = tests_answer(
+        SEED_TESTS
+    )
+    for number, answer in enumerate(strategist, 1):
+        table[("strategist", f"evosyn;iteration={number};role=strategist")] = answer
+    synthetic = [
+        ("Sum of evens", "sum_evens", SUM_EVENS_STATEMENT, SUM_EVENS_SOLUTIONS, SUM_EVENS_TESTS),
+        ("Blank text", "is_blank", IS_EMPTY_STATEMENT, IS_EMPTY_SOLUTIONS, IS_EMPTY_TESTS),
+        ("Triple", "triple_it", DOUBLE_STATEMENT, [DOUBLE_SOLUTION] * 4, DOUBLE_TESTS),
+    ]
+    for slot, (title, entry, statement, solutions, tests) in enumerate(synthetic):
+        table[("synthesizer", f"evosyn;synth={slot};role=synthesizer")] = problem_answer(
+            title, entry, statement
+        )
+        for i, code in enumerate(solutions):
+            table[("solver", f"evosyn;synth={slot};solution={i};role=solver")] = fenced(code)
+        table[("test_writer", f"evosyn;synth={slot};tests=0;role=test_writer")] = tests_answer(
+            tests
+        )
+    return table
+
+
+SMALL_SETTINGS = {
+    "solutions_per_problem": 4,
+    "tests_per_problem": 4,
+    "test_calls": 1,
+    "max_iterations": 2,
+    "num_islands": 2,
+    "synth_problems": 3,
+}
+
+
+@pytest.fixture
+def fake_server():
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def world(db, fake_server):
+    import_seeds(source="humaneval")
+    seed_set = ProblemSet.objects.create(name="evosyn-seeds")
+    seed_set.problems.add(Problem.objects.get(origin_dataset="humaneval", origin_id=SEED))
+    endpoint = ModelEndpoint.objects.create(
+        name="teacher",
+        provider="openai",
+        base_url=fake_server.base_url,
+        model="teacher",
+        concurrency_limit=4,
+        timeout_s=30,
+        max_retries=0,
+    )
+    return seed_set, endpoint
+
+
+def respond(server: FakeOpenAI, table: dict) -> KeyedResponder:
+    responder = KeyedResponder(table)
+    server.responder = responder
+    return responder

@@ -1,0 +1,172 @@
+"""An EvoSyn campaign end to end against the loopback model server: answers are scripted, every
+matrix, strategy run and filter decision is executed live in the sandbox."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from evolution.models import Problem
+from evolution.models.campaigns import CampaignState
+from evolution.services import campaigns as campaign_services
+from evosyn import services
+from evosyn.engine import strategy as S
+from evosyn.models import (
+    EvoSynCampaign,
+    Instance,
+    InstanceRole,
+    InstanceStatus,
+    MatrixRow,
+    StrategyStatus,
+)
+
+from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, fenced, respond, script
+
+pytestmark = pytest.mark.django_db(transaction=False)
+
+
+def _run(world, server, *, strategist, settings=None):
+    seed_set, endpoint = world
+    respond(server, script(strategist=strategist))
+    campaign = services.evosyn_campaign_create(
+        name="evosyn test",
+        seed_set=seed_set,
+        endpoint=endpoint,
+        settings={**SMALL_SETTINGS, **(settings or {})},
+    )
+    campaign_services.campaign_launch(campaign_id=campaign.pk)
+    campaign = services.evosyn_run_inline(campaign_id=campaign.pk, max_steps=60)
+    return campaign, EvoSynCampaign.objects.get(pk=campaign.pk)
+
+
+def test_it_builds_the_full_matrix_and_ranks_with_the_initial_strategy(world, fake_server):
+    campaign, esc = _run(
+        world, fake_server, strategist=[fenced(CRASHING), fenced(FIGURE_3)], settings={}
+    )
+    seed = esc.instances.get(role=InstanceRole.SEED)
+    assert seed.status == InstanceStatus.READY
+    # Rows: correct, correct, always False, always True; columns: t0..t3 (t2 is a wrong test).
+    assert seed.matrix["rows"] == [[1, 1, 0, 1], [1, 1, 0, 1], [1, 0, 0, 0], [0, 1, 1, 1]]
+    assert seed.human == [True, True, False, False]
+    assert seed.solutions.count() == 4 and seed.tests.count() == 4
+
+    initial = esc.strategies.get(version=1)
+    assert initial.code == S.INITIAL_STRATEGY
+    check = initial.evaluation["checks"][0]
+    # Pass counts 3, 3, 1, 3 (stable sort): s0 first, s2 last; t0 accepts 3 solutions, first.
+    assert (check["top_solution"], check["bottom_solution"], check["top_test"]) == (0, 2, 0)
+    # Criterion-1 holds (s0 is correct); Criterion-2 fails: "always False" passes t0 but not
+    # the human test.
+    assert (initial.criterion1, initial.criterion2, initial.score) == (1.0, 0.0, 0.0)
+    assert campaign.state == CampaignState.COMPLETED
+
+
+def test_a_crashing_strategy_scores_as_failing_and_the_search_goes_on(world, fake_server):
+    _, esc = _run(world, fake_server, strategist=[fenced(CRASHING), fenced(FIGURE_3)])
+    strategies = list(esc.strategies.order_by("version"))
+    assert [s.iteration for s in strategies] == [0, 1, 2]
+    crashed = strategies[1]
+    assert crashed.status == StrategyStatus.FAILED
+    assert crashed.score == 0.0
+    assert "RuntimeError" in crashed.error or "RE" in crashed.error
+    assert not crashed.placed
+    evolved = strategies[2]
+    assert evolved.status == StrategyStatus.OK
+    assert evolved.score == 1.0 and evolved.criterion2 == 1.0
+    assert evolved.parent_id == strategies[0].pk
+    assert esc.best_strategy_id == evolved.pk
+    assert [s.best_so_far for s in strategies] == [0.0, 0.0, 1.0]
+
+
+def test_an_unparsable_strategy_answer_is_recorded_and_the_search_goes_on(world, fake_server):
+    _, esc = _run(world, fake_server, strategist=["I would rather not.", fenced(FIGURE_3)])
+    first, second = esc.strategies.filter(iteration__gte=1).order_by("iteration")
+    assert first.status == StrategyStatus.UNPARSABLE and first.score == 0.0
+    assert "unparsable" in first.error
+    assert second.score == 1.0
+
+
+def test_it_keeps_prunes_and_records_reasons_for_synthesized_problems(world, fake_server):
+    campaign, esc = _run(world, fake_server, strategist=[fenced(CRASHING), fenced(FIGURE_3)])
+    kept, zero_variance, identical = esc.instances.filter(role=InstanceRole.SYNTHETIC).order_by(
+        "slot"
+    )
+    assert zero_variance.status == InstanceStatus.PRUNED
+    assert zero_variance.status_reason.startswith("zero variance: all 4 tests accept")
+    assert identical.status == InstanceStatus.PRUNED
+    assert identical.status_reason.startswith("identical solutions")
+
+    assert kept.status == InstanceStatus.KEPT, kept.status_reason
+    problem = kept.kept_problem
+    assert (problem.kind, problem.method) == ("synthesized", "evosyn")
+    assert problem.parent.origin_id == "HumanEval/0"
+    assert problem.lineage_root_id == problem.parent_id
+    assert kept.ranking["strategy_version"] == esc.best_strategy.version == 3
+    strongest = kept.solutions.get(index=kept.ranking["strongest_solution"])
+    assert problem.reference_solution == strongest.code
+    assert "v % 2 == 0" in strongest.code
+    # The selected tests are the candidate tests the strongest solution passes, in rank order.
+    stored = [(t.input, t.output) for t in problem.tests.order_by("ordinal")]
+    expected = [
+        (kept.tests.get(index=i).input, kept.tests.get(index=i).output)
+        for i in kept.ranking["selected_tests"]
+    ]
+    assert stored == expected and len(stored) == 4
+    assert problem in esc.output_set.problems.all()
+
+
+def test_a_rerun_executes_nothing_again(world, fake_server):
+    _, esc = _run(world, fake_server, strategist=[fenced(CRASHING), fenced(FIGURE_3)])
+    spent = esc.sandbox_executions
+    rows = MatrixRow.objects.count()
+    assert spent > 0 and rows > 0
+    ctx = services._load(esc.pk)
+    seed = esc.instances.get(role=InstanceRole.SEED)
+    code = seed.solutions.get(index=0).code
+    from evolution import sandbox
+
+    specs = [sandbox.TestSpec(input=t.input, output=t.output) for t in seed.tests.all()]
+    verdicts, used = services._verdict_row(
+        ctx, code, specs, harness="function", entry_point="has_close_elements"
+    )
+    assert used == 0 and verdicts == ["AC", "AC", "WA", "AC"]
+    assert services.evosyn_advance(campaign_id=esc.pk).outcome == "skipped"  # completed
+    assert MatrixRow.objects.count() == rows
+
+
+def test_the_sandbox_budget_pauses_the_campaign(world, fake_server):
+    campaign, esc = _run(
+        world,
+        fake_server,
+        strategist=[fenced(FIGURE_3), fenced(FIGURE_3)],
+        settings={"max_sandbox_executions": 10},
+    )
+    assert campaign.state == CampaignState.PAUSED
+    assert "sandbox executions" in campaign.state_reason
+    assert esc.sandbox_executions <= 10
+
+
+def test_the_random_test_control_takes_one_candidate_test_per_kept_problem(world, fake_server):
+    _, esc = _run(world, fake_server, strategist=[fenced(CRASHING), fenced(FIGURE_3)])
+    control = services.evosyn_control_build(campaign_id=esc.pk, rng_seed=7)
+    kept = esc.instances.get(status=InstanceStatus.KEPT)
+    assert len(control.items) == 1
+    (item,) = control.items
+    assert item["public_id"] == kept.kept_problem.public_id
+    assert len(item["tests"]) == 1
+    assert kept.tests.filter(index=item["tests"][0]["index"]).exists()
+
+
+def test_it_rejects_a_seed_set_without_function_level_problems(world):
+    from evolution.models import ProblemSet
+
+    empty = ProblemSet.objects.create(name="nothing")
+    with pytest.raises(ValidationError):
+        services.evosyn_campaign_create(name="x", seed_set=empty, endpoint=world[1])
+    with pytest.raises(ValidationError) as exc:
+        services.evosyn_campaign_create(
+            name="x", seed_set=world[0], endpoint=world[1], settings={"tests_per_problem": 0}
+        )
+    assert "tests_per_problem" in exc.value.message_dict
+    assert not Problem.objects.filter(method="evosyn").exists()
+    assert not Instance.objects.exists()

@@ -3,73 +3,19 @@ the saved difficulty once the lease expires, and no item is made twice."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 import redis
 from django.conf import settings
-from django.db import connection
 
 from evolution.models import Campaign
 from reasoning.models import ReasoningCampaign, ReasoningItem
+from tests.support.workers import kill_group, start_worker, wait_for
 
 from .conftest import World, make_campaign
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def worker_env() -> dict:
-    db = connection.settings_dict
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    env.pop("CELERY_BROKER", None)  # never a Celery setting: the broker kind has its own name
-    env.update(
-        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
-        BROKER_KIND="redis",
-        REDIS_URL=settings.REDIS_URL,
-        CAMPAIGN_TICK_SECONDS="0.5",
-        LINEAGE_LEASE_SECONDS="3",
-        SECRET_KEY="test",
-        DEBUG="0",
-        DJANGO_SETTINGS_MODULE="benchapp.settings",
-    )
-    if db.get("PASSWORD"):
-        env["PGPASSWORD"] = db["PASSWORD"]
-    return env
-
-
-def start_worker(name: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "benchapp", "worker", "-Q", "default,sandbox"]
-        + ["-c", "1", "-P", "solo", "-n", f"{name}@%h", "--loglevel", "WARNING"]
-        + ["--without-gossip", "--without-mingle"],
-        cwd=ROOT,
-        env=worker_env(),
-        start_new_session=True,  # its own process group: kill -9 takes everything
-    )
-
-
-def kill_group(proc: subprocess.Popen, sig=signal.SIGKILL) -> None:
-    try:
-        os.killpg(proc.pid, sig)
-    except ProcessLookupError:
-        return
-    proc.wait(timeout=30)
-
-
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_a_killed_worker_resumes_at_the_saved_difficulty_without_duplicate_items(fake_server):
@@ -80,7 +26,7 @@ def test_a_killed_worker_resumes_at_the_saved_difficulty_without_duplicate_items
     types = [{"name": "alpha_type", "description": "a"}, {"name": "beta_type", "description": "b"}]
     campaign = make_campaign(fake_server, reasoning_types=types, difficulty_end=5)
 
-    first = start_worker("reasoning-first")
+    first = start_worker("reasoning-first", pool_args=("-c", "1", "-P", "solo"), lease_seconds=3)
     try:
         # Well into the run: level 2 closed (state saved), level 3 under way.
         wait_for(
@@ -102,7 +48,7 @@ def test_a_killed_worker_resumes_at_the_saved_difficulty_without_duplicate_items
     assert Campaign.objects.get(pk=campaign.pk).state == "running"
     assert saved_at >= 3
 
-    second = start_worker("reasoning-second")
+    second = start_worker("reasoning-second", pool_args=("-c", "1", "-P", "solo"), lease_seconds=3)
     try:
         wait_for(
             lambda: Campaign.objects.get(pk=campaign.pk).state == "completed",

@@ -3,86 +3,20 @@ a new worker takes over once the leases expire, and nothing is duplicated."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 import redis
 from django.conf import settings
-from django.db import connection
 
 from evolution.demo import pack
 from evolution.models import Campaign, Candidate, Problem, SolverAttempt
 from evolution.services.campaigns import campaign_create, campaign_launch
+from tests.support.workers import kill_group, start_worker, wait_for
 
 from .conftest import KeyedResponder, build_world
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def worker_env() -> dict:
-    db = connection.settings_dict
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    env.update(
-        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
-        BROKER_KIND="redis",
-        REDIS_URL=settings.REDIS_URL,
-        CAMPAIGN_TICK_SECONDS="0.5",
-        LINEAGE_LEASE_SECONDS="4",
-        SECRET_KEY="test",
-        DEBUG="0",
-        DJANGO_SETTINGS_MODULE="benchapp.settings",
-    )
-    return env
-
-
-def start_worker(name: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "benchapp",
-            "worker",
-            "-Q",
-            "default,sandbox",
-            "-c",
-            "2",
-            "-n",
-            f"{name}@%h",
-            "--loglevel",
-            "WARNING",
-            "--without-gossip",
-            "--without-mingle",
-        ],
-        cwd=ROOT,
-        env=worker_env(),
-        start_new_session=True,  # its own process group: kill -9 takes the pool children too
-    )
-
-
-def kill_group(proc: subprocess.Popen, sig=signal.SIGKILL) -> None:
-    try:
-        os.killpg(proc.pid, sig)
-    except ProcessLookupError:
-        return
-    proc.wait(timeout=30)
-
-
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.25)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_a_killed_worker_loses_nothing_and_duplicates_nothing(fake_server):

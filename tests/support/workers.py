@@ -1,0 +1,75 @@
+"""Real Celery worker processes for tests that kill them: each worker runs in its own process
+group against the test database and the test Redis, with short ticks and leases."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def worker_env(*, lease_seconds: float = 4) -> dict:
+    db = connection.settings_dict
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.pop("CELERY_BROKER", None)  # Celery's CLI would read it as a broker URL
+    env.update(
+        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        BROKER_KIND="redis",
+        REDIS_URL=settings.REDIS_URL,
+        CAMPAIGN_TICK_SECONDS="0.5",
+        LINEAGE_LEASE_SECONDS=str(lease_seconds),
+        SECRET_KEY="test",
+        DEBUG="0",
+        DJANGO_SETTINGS_MODULE="benchapp.settings",
+    )
+    if db.get("PASSWORD"):
+        env["PGPASSWORD"] = db["PASSWORD"]
+    return env
+
+
+def start_worker(
+    name: str, *, pool_args: tuple[str, ...] = ("-c", "2"), lease_seconds: float = 4
+) -> subprocess.Popen:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "benchapp",
+            "worker",
+            "-Q",
+            "default,sandbox",
+            *pool_args,
+        ]
+        + ["-n", f"{name}@%h", "--loglevel", "WARNING", "--without-gossip", "--without-mingle"],
+        cwd=ROOT,
+        env=worker_env(lease_seconds=lease_seconds),
+        start_new_session=True,  # its own process group: kill -9 takes the pool children too
+    )
+
+
+def kill_group(proc: subprocess.Popen, sig=signal.SIGKILL) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        return
+    proc.wait(timeout=30)
+
+
+def wait_for(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")

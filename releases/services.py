@@ -184,6 +184,12 @@ def _candidate_pool(release: Release) -> tuple[list[Problem], dict[int, dict], d
     ).values_list("accepted_problem_id", flat=True)
     seeds = Lineage.objects.filter(campaign__in=campaigns).values_list("seed_id", flat=True)
     ids = set(accepted) | set(seeds)
+    # Kinds without candidates (EvoSyn) mark their kept problems with the campaign's id.
+    ids |= set(
+        Problem.objects.filter(
+            kind="synthesized", metadata__campaign__in=[c.pk for c in campaigns]
+        ).values_list("id", flat=True)
+    )
     ids |= set(
         Problem.objects.filter(problem_sets__in=release.problem_sets.all()).values_list(
             "id", flat=True

@@ -13,6 +13,7 @@ from ninja.errors import HttpError
 
 from benchapp.roles import ADMIN, CURATOR, REVIEWER, user_roles
 from evolution.models import Lineage, Problem
+from reasoning.models import ReasoningItem
 
 from . import selectors, services
 from .forms import rating_fields
@@ -48,6 +49,15 @@ class ReviewerDraftOut(Schema):
     cf_rating: int | None
     tags: str
     justification: str
+    answer_verdict: str
+
+
+class ReviewerQuestionOut(Schema):
+    opaque_id: str
+    label: str
+    question_html: str
+    answer_html: str
+    draft: ReviewerDraftOut
 
 
 class ReviewerProblemOut(Schema):
@@ -69,6 +79,7 @@ class ReviewerGroupOut(Schema):
     submitted: bool
     certified_no_ai: bool
     problems: list[ReviewerProblemOut]
+    questions: list[ReviewerQuestionOut]
 
 
 class ReviewerQueueEntryOut(Schema):
@@ -104,6 +115,7 @@ class ReviewItemIn(Schema):
     cf_rating: int | None = None
     tags: list[str] = []
     justification: str = ""
+    answer_verdict: str = ""
     elapsed: float = 0
 
 
@@ -126,6 +138,7 @@ REVIEWER_SCHEMAS = (
     ReviewerExampleOut,
     ReviewerDraftOut,
     ReviewerProblemOut,
+    ReviewerQuestionOut,
     ReviewerGroupOut,
     ReviewerQueueEntryOut,
     ReviewerTagOut,
@@ -216,6 +229,8 @@ class RoundIn(Schema):
     instructions: str = ""
     lineage_ids: list[int] = []
     root_public_ids: list[str] = []
+    # Reasoning groups: each a list of 2-4 judged reasoning item ids.
+    reasoning_item_groups: list[list[int]] = []
     reviewers: list[str]
     reviewers_per_group: int = 2
     exclude_creators: bool = True
@@ -285,7 +300,8 @@ class OverrideOut(Schema):
 class AggregateOut(Schema):
     item: str
     group: str
-    problem_public_id: str
+    problem_public_id: str | None
+    reasoning_item_id: int | None
     title: str
     kind: str
     lineage_position: int
@@ -296,13 +312,15 @@ class AggregateOut(Schema):
     cf_estimate: float | None
     tags: list[str]
     validity_votes: dict[str, int]
+    answer_votes: dict[str, int]
+    answer_final: str | None
     open_adjudications: int
 
 
 class AdjudicationOut(Schema):
     id: int
     item: str
-    problem_public_id: str
+    problem_public_id: str | None
     dimension: str
     detail: str
     status: str
@@ -316,7 +334,7 @@ class AdjudicationOut(Schema):
 
     @staticmethod
     def resolve_problem_public_id(obj):
-        return obj.item.problem.public_id
+        return obj.item.problem.public_id if obj.item.problem_id else None
 
     @staticmethod
     def resolve_resolved_by(obj):
@@ -370,6 +388,12 @@ def round_create(request, payload: RoundIn):
     roots = list(Problem.objects.filter(public_id__in=payload.root_public_ids))
     if len(roots) != len(set(payload.root_public_ids)):
         raise HttpError(400, "Unknown problem public id(s).")
+    wanted = {pk for group in payload.reasoning_item_groups for pk in group}
+    found = ReasoningItem.objects.in_bulk(wanted)
+    if len(found) != len(wanted):
+        missing_ids = ", ".join(str(pk) for pk in sorted(wanted - set(found)))
+        raise HttpError(400, f"Unknown reasoning item id(s): {missing_ids}.")
+    reasoning_groups = [[found[pk] for pk in group] for group in payload.reasoning_item_groups]
     try:
         review_round = services.round_create(
             name=payload.name,
@@ -378,6 +402,7 @@ def round_create(request, payload: RoundIn):
             reviewers=reviewers,
             lineages=lineages,
             roots=roots,
+            reasoning_groups=reasoning_groups,
             reviewers_per_group=payload.reviewers_per_group,
             exclude_creators=payload.exclude_creators,
         )
@@ -408,9 +433,10 @@ def round_aggregates(request, round_id: int):
         {
             "item": a.item.opaque_id,
             "group": a.group_opaque_id,
-            "problem_public_id": a.problem.public_id,
-            "title": a.problem.title,
-            "kind": a.problem.kind,
+            "problem_public_id": a.problem.public_id if a.problem else None,
+            "reasoning_item_id": a.reasoning_item.pk if a.reasoning_item else None,
+            "title": a.label,
+            "kind": a.problem.kind if a.problem else "reasoning",
             "lineage_position": a.item.lineage_position,
             "n_reviews": a.n_reviews,
             "means": a.means,
@@ -419,6 +445,8 @@ def round_aggregates(request, round_id: int):
             "cf_estimate": a.cf_estimate,
             "tags": a.tags,
             "validity_votes": a.validity_votes,
+            "answer_votes": a.answer_votes,
+            "answer_final": a.answer_final,
             "open_adjudications": a.open_adjudications,
         }
         for a in aggregates

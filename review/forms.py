@@ -7,7 +7,17 @@ from django.contrib.auth import get_user_model
 
 from benchapp.roles import REVIEWER
 
-from .models import CF_MAX, CF_MIN, CF_STEP, RATING_DIMENSIONS, RATING_SCALES, Validity
+from .models import (
+    CF_MAX,
+    CF_MIN,
+    CF_STEP,
+    RATING_DIMENSIONS,
+    RATING_SCALES,
+    REASONING_DIMENSIONS,
+    REASONING_SCALES,
+    AnswerVerdict,
+    Validity,
+)
 
 RATING_CHOICES = [(i, str(i)) for i in range(1, 6)]
 JUSTIFICATION_MAX = 2000
@@ -40,6 +50,28 @@ class ItemReviewForm(forms.Form):
         if "tags" in data and not tags:
             self.add_error("tags", "Give at least one algorithm or data-structure tag.")
         return data
+
+
+class ReasoningItemReviewForm(forms.Form):
+    """One reasoning item's ratings: the question's clarity and difficulty, and whether the
+    given answer is correct, with a justification (required: it is what the curator reads when
+    reviewers disagree). Prefixed with the item's opaque id inside a group form."""
+
+    clarity = forms.TypedChoiceField(choices=RATING_CHOICES, coerce=int, widget=forms.RadioSelect)
+    difficulty = forms.TypedChoiceField(
+        choices=RATING_CHOICES, coerce=int, widget=forms.RadioSelect
+    )
+    answer_verdict = forms.ChoiceField(choices=AnswerVerdict.choices, widget=forms.RadioSelect)
+    justification = forms.CharField(max_length=JUSTIFICATION_MAX)
+    elapsed = forms.FloatField(required=False, min_value=0)
+
+
+def reasoning_rating_fields() -> list[dict]:
+    """The 1-5 scales of a reasoning item with the meaning of each point."""
+    return [
+        {"name": d, "points": [{"value": v, "meaning": m} for v, m in REASONING_SCALES[d].items()]}
+        for d in REASONING_DIMENSIONS
+    ]
 
 
 def rating_fields() -> list[dict]:
@@ -77,6 +109,60 @@ class RoundCreateForm(forms.Form):
         if not data.get("lineages"):
             raise forms.ValidationError("Choose at least one lineage.")
         return data
+
+
+class ReasoningRoundCreateForm(forms.Form):
+    """A round of reasoning items: groups of one type across difficulties, built from a
+    campaign's judged items, or from chosen item ids (grouped the same way)."""
+
+    name = forms.CharField(max_length=200)
+    instructions = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    reasoning = forms.ModelChoiceField(queryset=None, label="Reasoning campaign")
+    item_ids = forms.CharField(
+        required=False,
+        max_length=4000,
+        label="Only these item ids (comma-separated; empty: every judged item)",
+    )
+    group_size = forms.IntegerField(min_value=2, max_value=4, initial=3)
+    max_groups = forms.IntegerField(min_value=1, max_value=500, required=False)
+    reviewers = forms.ModelMultipleChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple)
+    reviewers_per_group = forms.IntegerField(min_value=1, max_value=5, initial=2)
+    exclude_creators = forms.BooleanField(required=False, initial=True)
+
+    def __init__(self, *args, reasoning_queryset, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["reasoning"].queryset = reasoning_queryset
+        self.fields["reasoning"].label_from_instance = lambda rc: rc.campaign.name
+        self.fields["reviewers"].queryset = (
+            get_user_model()
+            .objects.filter(groups__name=REVIEWER, is_active=True)
+            .order_by("username")
+        )
+
+    def clean_item_ids(self) -> list[int]:
+        raw = self.cleaned_data.get("item_ids") or ""
+        ids = []
+        for part in raw.replace(" ", ",").split(","):
+            if not part.strip():
+                continue
+            if not part.strip().isdigit():
+                raise forms.ValidationError(f"{part.strip()!r} is not an item id.")
+            ids.append(int(part))
+        return ids
+
+
+class AnswerOverrideForm(forms.Form):
+    """The curator's decision on a reasoning item's answer; it replaces the judges' score."""
+
+    item = forms.CharField(max_length=24)
+    verdict = forms.ChoiceField(
+        choices=[
+            ("correct", "correct (score 1.0)"),
+            ("incorrect", "incorrect (score 0.0)"),
+            ("clear", "remove the override (back to the judges)"),
+        ]
+    )
+    reason = forms.CharField(max_length=4000)
 
 
 class AdjudicationResolveForm(forms.Form):

@@ -55,6 +55,37 @@ RATING_SCALES: dict[str, dict[int, str]] = {
 
 CF_MIN, CF_MAX, CF_STEP = 800, 3500, 100
 
+# A reasoning item (a question and a given answer) is rated on these two scales plus a verdict
+# on the answer; the coding dimensions (novelty, quality, CF rating, tags) do not apply to it.
+REASONING_DIMENSIONS = ("clarity", "difficulty")
+REASONING_SCALES: dict[str, dict[int, str]] = {
+    "clarity": {
+        1: "Cannot be answered as written: ambiguous or contradictory",
+        2: "Major gaps; the intended reading must be guessed",
+        3: "Understandable with effort; minor gaps",
+        4: "Clear; small polish possible",
+        5: "Crisp, complete, exactly one intended answer",
+    },
+    "difficulty": {
+        1: "Trivial: answered at a glance",
+        2: "Easy: one short step",
+        3: "Medium: a few careful steps",
+        4: "Hard: a long or delicate chain of reasoning",
+        5: "Very hard: expert-level, easy to get wrong",
+    },
+}
+
+
+class GroupKind(models.TextChoices):
+    CODING = "coding"
+    REASONING = "reasoning"
+
+
+class AnswerVerdict(models.TextChoices):
+    CORRECT = "correct"
+    INCORRECT = "incorrect"
+    UNSURE = "unsure"
+
 
 class RoundStatus(models.TextChoices):
     OPEN = "open"
@@ -91,16 +122,20 @@ class ReviewRound(models.Model):
 
 
 class ReviewGroup(models.Model):
-    """One lineage (2-4 problems) inside a round."""
+    """One lineage (2-4 problems), or 2-4 reasoning items, inside a round."""
 
     round = models.ForeignKey(ReviewRound, on_delete=models.CASCADE, related_name="groups")
     opaque_id = models.CharField(max_length=24, unique=True, default=new_opaque_id)
+    kind = models.CharField(max_length=10, choices=GroupKind.choices, default=GroupKind.CODING)
     lineage = models.ForeignKey(
         "evolution.Lineage", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Coding groups only; a reasoning group has no root problem.
     root_problem = models.ForeignKey(
-        "evolution.Problem", on_delete=models.PROTECT, related_name="+"
+        "evolution.Problem", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
+    # Reasoning groups: the type their items share ("" when chosen items mix types).
+    reasoning_type = models.CharField(max_length=60, blank=True)
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -109,6 +144,11 @@ class ReviewGroup(models.Model):
             models.UniqueConstraint(
                 fields=["round", "root_problem"], name="reviewgroup_unique_root"
             ),
+            models.CheckConstraint(
+                condition=(Q(kind="coding") & Q(root_problem__isnull=False))
+                | (Q(kind="reasoning") & Q(root_problem__isnull=True)),
+                name="reviewgroup_kind_matches_root",
+            ),
         ]
 
     def __str__(self):
@@ -116,22 +156,53 @@ class ReviewGroup(models.Model):
 
 
 class GroupItem(models.Model):
-    """A problem inside a group; reviewers know it only by ``opaque_id``."""
+    """A problem or a reasoning item inside a group; reviewers know it only by ``opaque_id``.
+    Exactly one of ``problem`` and ``reasoning_item`` is set."""
 
     group = models.ForeignKey(ReviewGroup, on_delete=models.CASCADE, related_name="items")
-    problem = models.ForeignKey("evolution.Problem", on_delete=models.PROTECT, related_name="+")
+    problem = models.ForeignKey(
+        "evolution.Problem", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reasoning_item = models.ForeignKey(
+        "reasoning.ReasoningItem",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="review_items",
+    )
     opaque_id = models.CharField(max_length=24, unique=True, default=new_opaque_id)
-    # Lineage order (0 = seed) for curators; reviewers get a per-assignment shuffle instead.
+    # Lineage order (0 = seed; for reasoning items, difficulty order) for curators; reviewers
+    # get a per-assignment shuffle instead.
     lineage_position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["group_id", "lineage_position"]
         constraints = [
             models.UniqueConstraint(fields=["group", "problem"], name="groupitem_unique_problem"),
+            models.UniqueConstraint(
+                fields=["group", "reasoning_item"], name="groupitem_unique_reasoning_item"
+            ),
+            models.CheckConstraint(
+                condition=(Q(problem__isnull=False) & Q(reasoning_item__isnull=True))
+                | (Q(problem__isnull=True) & Q(reasoning_item__isnull=False)),
+                name="groupitem_problem_xor_reasoning_item",
+            ),
         ]
 
     def __str__(self):
         return f"item {self.opaque_id}"
+
+    @property
+    def is_reasoning(self) -> bool:
+        return self.reasoning_item_id is not None
+
+    @property
+    def subject_label(self) -> str:
+        """What a curator calls the item: the problem's title, or type, difficulty and index."""
+        if self.problem_id:
+            return self.problem.title
+        ri = self.reasoning_item
+        return f"{ri.reasoning_type} d{ri.difficulty} #{ri.question_index} (item {ri.pk})"
 
 
 class Assignment(models.Model):
@@ -229,6 +300,8 @@ class Review(models.Model):
     quality = models.PositiveSmallIntegerField(null=True, blank=True)
     validity = models.CharField(max_length=8, choices=Validity.choices, blank=True)
     validity_reason = models.TextField(blank=True)
+    # Reasoning items: is the given answer correct? (The justification says why.)
+    answer_verdict = models.CharField(max_length=10, choices=AnswerVerdict.choices, blank=True)
     cf_rating = models.PositiveSmallIntegerField(null=True, blank=True)
     tags = models.ManyToManyField(Tag, related_name="reviews", blank=True)
     # Raw tag text as typed, kept while drafting so nothing typed is lost.
@@ -274,7 +347,8 @@ class Adjudication(models.Model):
     """A disagreement the curator must settle: ratings 2+ apart, or conflicting validity."""
 
     item = models.ForeignKey(GroupItem, on_delete=models.CASCADE, related_name="adjudications")
-    dimension = models.CharField(max_length=12)  # a rating dimension or "validity"
+    # a rating dimension, "validity", or "answer" (reasoning items' answer verdicts conflict)
+    dimension = models.CharField(max_length=12)
     detail = models.CharField(max_length=300)
     status = models.CharField(
         max_length=8, choices=AdjudicationStatus.choices, default=AdjudicationStatus.OPEN
@@ -301,7 +375,9 @@ class ScoreOverride(models.Model):
     """A curator's replacement for an aggregated score, with the reason (newest wins)."""
 
     item = models.ForeignKey(GroupItem, on_delete=models.CASCADE, related_name="overrides")
-    dimension = models.CharField(max_length=12)  # rating dimension, "cf_rating" or "validity"
+    # rating dimension, "cf_rating", "validity", or "answer" (a reasoning item's correctness,
+    # which also replaced the judges' score in the campaign's EMA)
+    dimension = models.CharField(max_length=12)
     value = models.CharField(max_length=12)
     reason = models.TextField()
     created_by = models.ForeignKey(

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field, fields
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from evolution.models import Candidate, Lineage, Problem, TestCase
+from reasoning.models import ItemStatus as ReasoningItemStatus
+from reasoning.models import ReasoningCampaign, ReasoningItem
 
 from .agreement import krippendorff_alpha, weighted_cohen_kappa
 from .models import (
@@ -70,6 +72,49 @@ def lineage_choice_list() -> QuerySet[Lineage]:
     )
 
 
+def reasoning_choice_list() -> QuerySet[ReasoningCampaign]:
+    """Reasoning campaigns with at least one judged item, for the round creation form."""
+    return (
+        ReasoningCampaign.objects.select_related("campaign")
+        .annotate(n_judged=Count("items", filter=Q(items__status=ReasoningItemStatus.JUDGED)))
+        .filter(n_judged__gte=1)
+        .order_by("-campaign__created_at")
+    )
+
+
+def reasoning_group_plan(
+    *,
+    reasoning: ReasoningCampaign | None = None,
+    item_ids: list[int] | None = None,
+    group_size: int = 3,
+    max_groups: int | None = None,
+) -> list[list[ReasoningItem]]:
+    """Judged reasoning items cut into review groups of one type across difficulties.
+
+    The items are ``reasoning``'s judged items, or the judged items among ``item_ids``. Per
+    type, items sorted by difficulty are dealt round-robin into ceil(n / group_size) groups,
+    so each group spans the type's difficulties and group sizes differ by at most one. A type
+    with a single item cannot form a group and is left out. At most ``max_groups`` groups,
+    taking them type by type. Unjudged ids are left out (``round_create`` names them).
+    """
+    if not 2 <= group_size <= MAX_GROUP:
+        raise ValueError(f"group_size must be 2 to {MAX_GROUP}")
+    qs = ReasoningItem.objects.filter(status=ReasoningItemStatus.JUDGED)
+    if reasoning is not None:
+        qs = qs.filter(reasoning=reasoning)
+    if item_ids is not None:
+        qs = qs.filter(pk__in=item_ids)
+    by_type: dict[str, list[ReasoningItem]] = defaultdict(list)
+    for item in qs.order_by("reasoning_type", "difficulty", "run__number", "position"):
+        by_type[item.reasoning_type].append(item)
+    groups: list[list[ReasoningItem]] = []
+    for items in by_type.values():
+        n_groups = -(-len(items) // group_size)
+        dealt = [items[k::n_groups] for k in range(n_groups)]
+        groups += [g for g in dealt if len(g) >= 2]
+    return groups[:max_groups] if max_groups else groups
+
+
 # --- reviewer side (blinded) ------------------------------------------------------------------
 
 
@@ -90,6 +135,19 @@ class ReviewerDraft:
     cf_rating: int | None
     tags: str
     justification: str
+    answer_verdict: str
+
+
+@dataclass(frozen=True)
+class ReviewerQuestion:
+    """A reasoning item as its reviewer sees it: the question and the answer to judge. No
+    type, difficulty, campaign, run, answering model, judge score or rationale."""
+
+    opaque_id: str
+    label: str
+    question_html: str
+    answer_html: str
+    draft: ReviewerDraft
 
 
 @dataclass(frozen=True)
@@ -113,6 +171,8 @@ class ReviewerGroup:
     submitted: bool
     certified_no_ai: bool
     problems: list[ReviewerProblem]
+    # Reasoning items (a group holds problems or questions, never both).
+    questions: list[ReviewerQuestion] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -141,6 +201,7 @@ REVIEWER_FIELDS = frozenset().union(
             ReviewerExample,
             ReviewerDraft,
             ReviewerProblem,
+            ReviewerQuestion,
             ReviewerGroup,
             ReviewerQueueEntry,
             ReviewerTag,
@@ -196,7 +257,12 @@ def _draft(review: Review) -> ReviewerDraft:
         cf_rating=review.cf_rating,
         tags=review.tags_text,
         justification=review.justification,
+        answer_verdict=review.answer_verdict,
     )
+
+
+def _label(position: int) -> str:
+    return LABELS[position] if position < len(LABELS) else str(position + 1)
 
 
 def reviewer_group(*, reviewer, opaque_id: str) -> ReviewerGroup:
@@ -209,19 +275,29 @@ def reviewer_group(*, reviewer, opaque_id: str) -> ReviewerGroup:
     )
     reviews = (
         Review.objects.filter(assignment=assignment)
-        .select_related("item__problem")
+        .select_related("item__problem", "item__reasoning_item")
         .prefetch_related(public_tests)
         .order_by("position")
     )
-    problems = []
+    problems, questions = [], []
     for review in reviews:
+        if review.item.reasoning_item_id:
+            ri = review.item.reasoning_item
+            questions.append(
+                ReviewerQuestion(
+                    opaque_id=review.item.opaque_id,
+                    label=_label(review.position),
+                    question_html=render_statement(ri.question),
+                    answer_html=render_statement(ri.answer),
+                    draft=_draft(review),
+                )
+            )
+            continue
         p = review.item.problem
         problems.append(
             ReviewerProblem(
                 opaque_id=review.item.opaque_id,
-                label=LABELS[review.position]
-                if review.position < len(LABELS)
-                else str(review.position + 1),
+                label=_label(review.position),
                 statement_html=render_statement(p.statement, title=p.title),
                 time_limit_s=p.time_limit_s,
                 memory_mb=p.memory_mb,
@@ -241,6 +317,7 @@ def reviewer_group(*, reviewer, opaque_id: str) -> ReviewerGroup:
         submitted=assignment.submitted_at is not None,
         certified_no_ai=assignment.certified_no_ai,
         problems=problems,
+        questions=questions,
     )
 
 
@@ -348,7 +425,7 @@ def round_understaffed_groups(*, review_round: ReviewRound) -> int:
 @dataclass
 class ItemAggregate:
     item: GroupItem
-    problem: Problem
+    problem: Problem | None  # None for a reasoning item
     group_opaque_id: str
     n_reviews: int
     means: dict[str, float | None]
@@ -362,6 +439,15 @@ class ItemAggregate:
     override_notes: list[tuple[str, ScoreOverride, float | str | None]] = field(
         default_factory=list
     )
+    # Reasoning items: the item, its reviewers' answer verdicts, and the settled verdict
+    # (the curator's newest "answer" override, else the majority, "incorrect" winning ties).
+    reasoning_item: ReasoningItem | None = None
+    answer_votes: dict[str, int] = field(default_factory=dict)
+    answer_final: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.item.subject_label
 
 
 def _submitted_reviews(review_round: ReviewRound) -> QuerySet[Review]:
@@ -395,7 +481,7 @@ def round_item_aggregates(*, review_round: ReviewRound) -> list[ItemAggregate]:
         open_adj[item_id] += 1
     items = (
         GroupItem.objects.filter(group__round=review_round)
-        .select_related("problem", "group")
+        .select_related("problem", "group", "reasoning_item")
         .order_by("group__position", "lineage_position")
     )
     out = []
@@ -420,6 +506,20 @@ def round_item_aggregates(*, review_round: ReviewRound) -> list[ItemAggregate]:
                 notes.append((dim, o, final[dim]))
                 final[dim] = o.value if dim == "validity" else float(o.value)
         tags = sorted({t.name for r in reviews for t in r.tags.all()})
+        answer_votes: dict[str, int] = defaultdict(int)
+        for r in reviews:
+            if r.answer_verdict:
+                answer_votes[r.answer_verdict] += 1
+        answer_final = (
+            max(answer_votes, key=lambda v: (answer_votes[v], v == "incorrect"))
+            if answer_votes
+            else None
+        )
+        answer_override = latest.get((item.pk, "answer"))
+        if answer_override is not None:
+            overrides["answer"] = answer_override
+            notes.append(("answer", answer_override, answer_final))
+            answer_final = answer_override.value
         out.append(
             ItemAggregate(
                 item=item,
@@ -434,6 +534,9 @@ def round_item_aggregates(*, review_round: ReviewRound) -> list[ItemAggregate]:
                 validity_votes=dict(votes),
                 open_adjudications=open_adj[item.pk],
                 override_notes=notes,
+                reasoning_item=item.reasoning_item,
+                answer_votes=dict(answer_votes),
+                answer_final=answer_final,
             )
         )
     return out
@@ -482,7 +585,7 @@ def round_agreement(*, review_round: ReviewRound) -> list[AgreementRow]:
 
 def round_adjudications(*, review_round: ReviewRound, status: str | None = None):
     qs = Adjudication.objects.filter(item__group__round=review_round).select_related(
-        "item__problem", "item__group", "resolved_by"
+        "item__problem", "item__reasoning_item", "item__group", "resolved_by"
     )
     if status:
         qs = qs.filter(status=status)
@@ -501,19 +604,28 @@ def round_export_rows(*, review_round: ReviewRound):
     """Every review of the round (drafts included, flagged) as flat dicts for CSV / JSONL."""
     reviews = (
         Review.objects.filter(assignment__group__round=review_round)
-        .select_related("assignment__reviewer", "item__problem", "item__group__lineage")
+        .select_related(
+            "assignment__reviewer", "item__problem", "item__reasoning_item", "item__group__lineage"
+        )
         .prefetch_related("tags")
         .order_by("item__group__position", "item__lineage_position", "assignment_id")
     )
     for r in reviews:
-        p = r.item.problem
+        p, ri = r.item.problem, r.item.reasoning_item
+        # Every row has the same keys (CSV needs one header): coding or reasoning columns
+        # stay empty when they do not apply.
         yield {
             "round": review_round.name,
             "group": r.item.group.opaque_id,
             "item": r.item.opaque_id,
-            "problem_public_id": p.public_id,
-            "problem_title": p.title,
-            "problem_kind": p.kind,
+            "problem_public_id": p.public_id if p else None,
+            "problem_title": p.title if p else None,
+            "problem_kind": p.kind if p else "reasoning",
+            "reasoning_item_id": ri.pk if ri else None,
+            "reasoning_type": ri.reasoning_type if ri else None,
+            "reasoning_difficulty": ri.difficulty if ri else None,
+            "judge_score": ri.judge_score if ri else None,
+            "answer_verdict": r.answer_verdict,
             "lineage_position": r.item.lineage_position,
             "lineage_id": r.item.group.lineage_id,
             "reviewer": r.assignment.reviewer.username,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
@@ -12,9 +12,12 @@ from django.db.models import Count
 from django.utils import timezone
 
 from evolution.models import Candidate, Lineage, Problem
+from reasoning import services as reasoning_services
+from reasoning.models import ItemStatus as ReasoningItemStatus
+from reasoning.models import ReasoningItem
 
 from . import selectors
-from .forms import ItemReviewForm
+from .forms import ItemReviewForm, ReasoningItemReviewForm
 from .models import (
     CF_MAX,
     CF_MIN,
@@ -24,6 +27,7 @@ from .models import (
     AdjudicationStatus,
     Assignment,
     GroupItem,
+    GroupKind,
     Review,
     ReviewGroup,
     ReviewRound,
@@ -73,15 +77,19 @@ def round_create(
     reviewers: Iterable,
     lineages: Iterable[Lineage] = (),
     roots: Iterable[Problem] = (),
+    reasoning_groups: Iterable[Sequence[ReasoningItem]] = (),
     reviewers_per_group: int = 2,
     exclude_creators: bool = True,
     instructions: str = "",
     rng: random.Random | None = None,
 ) -> ReviewRound:
-    """Create a round with one group per lineage / root and assign reviewers.
+    """Create a round with one group per lineage / root / reasoning group and assign reviewers.
 
-    Raises ValidationError (naming the lineage or seed by its public id) when a source has
-    fewer than 2 problems, or when no reviewers are given.
+    ``reasoning_groups``: each a sequence of 2-4 judged reasoning items (see
+    ``selectors.reasoning_group_plan``); a round may mix them with coding groups.
+    Raises ValidationError (naming the lineage or seed by its public id, or the reasoning
+    item by its id) when a source has fewer than 2 or more than 4 items, an item is not judged
+    or appears twice, or when no reviewers are given.
     """
     reviewers = list(reviewers)
     if not name.strip():
@@ -92,8 +100,10 @@ def round_create(
         raise ValidationError("Reviewers per group must be between 1 and 5.")
     sources = [group_source_from_lineage(lineage=lin) for lin in lineages]
     sources += [group_source_from_root(root=root) for root in roots]
-    if not sources:
+    question_groups = [list(g) for g in reasoning_groups]
+    if not sources and not question_groups:
         raise ValidationError("Choose at least one lineage.")
+    _check_reasoning_groups(question_groups)
     seen_roots: set[int] = set()
     for source in sources:
         if len(source.problems) < MIN_GROUP:
@@ -121,13 +131,52 @@ def round_create(
             GroupItem(group=group, problem=p, lineage_position=i)
             for i, p in enumerate(source.problems[:MAX_GROUP])
         )
+    for position, items in enumerate(question_groups, start=len(sources)):
+        types = {i.reasoning_type for i in items}
+        group = ReviewGroup.objects.create(
+            round=review_round,
+            kind=GroupKind.REASONING,
+            reasoning_type=types.pop() if len(types) == 1 else "",
+            position=position,
+        )
+        ordered = sorted(items, key=lambda i: (i.difficulty, i.run_id, i.position))
+        GroupItem.objects.bulk_create(
+            GroupItem(group=group, reasoning_item=item, lineage_position=i)
+            for i, item in enumerate(ordered)
+        )
     round_assign(review_round=review_round, rng=rng)
     return review_round
+
+
+def _check_reasoning_groups(groups: list[list[ReasoningItem]]) -> None:
+    seen: set[int] = set()
+    for items in groups:
+        if not MIN_GROUP <= len(items) <= MAX_GROUP:
+            ids = ", ".join(str(i.pk) for i in items) or "none"
+            raise ValidationError(
+                f"A reasoning group needs {MIN_GROUP} to {MAX_GROUP} items; "
+                f"one has {len(items)} (items {ids})."
+            )
+        for item in items:
+            # Only judged items have an answer to rate and a score a verdict can replace.
+            if item.status != ReasoningItemStatus.JUDGED:
+                raise ValidationError(
+                    f"Reasoning item {item.pk} is {item.status}; only judged items can be reviewed."
+                )
+            if item.pk in seen:
+                raise ValidationError(f"Reasoning item {item.pk} was chosen twice.")
+            seen.add(item.pk)
 
 
 def _group_creators(group: ReviewGroup) -> set[int]:
     """Users who helped create a group's problems: creators of the campaigns behind them."""
     creators = set()
+    if group.kind == GroupKind.REASONING:
+        creators |= set(
+            ReasoningItem.objects.filter(review_items__group=group).values_list(
+                "reasoning__campaign__created_by_id", flat=True
+            )
+        )
     if group.lineage_id:
         creators.add(group.lineage.campaign.created_by_id)
     problem_ids = group.items.values_list("problem_id", flat=True)
@@ -298,11 +347,21 @@ class AlreadySubmitted(ValidationError):
 
 
 def _item_forms(assignment: Assignment, data: Mapping) -> list[tuple[Review, ItemReviewForm]]:
+    """Each review with its bound form: the coding form for a problem, the question-and-answer
+    form for a reasoning item."""
     reviews = list(assignment.reviews.select_related("item").order_by("position"))
-    return [(r, ItemReviewForm(data, prefix=r.item.opaque_id)) for r in reviews]
+    return [
+        (
+            r,
+            (ReasoningItemReviewForm if r.item.reasoning_item_id else ItemReviewForm)(
+                data, prefix=r.item.opaque_id
+            ),
+        )
+        for r in reviews
+    ]
 
 
-def _elapsed(form: ItemReviewForm) -> float:
+def _elapsed(form: ItemReviewForm | ReasoningItemReviewForm) -> float:
     raw = form.data.get(form.add_prefix("elapsed"), "")
     try:
         seconds = float(raw)
@@ -313,10 +372,13 @@ def _elapsed(form: ItemReviewForm) -> float:
     return max(0.0, min(seconds, MAX_ELAPSED_PER_SAVE))
 
 
-def _apply(review: Review, form: ItemReviewForm, *, values: Mapping) -> None:
+def _apply(
+    review: Review, form: ItemReviewForm | ReasoningItemReviewForm, *, values: Mapping
+) -> None:
     for field in (*RATING_DIMENSIONS, "cf_rating"):
         setattr(review, field, values.get(field))
     review.validity = values.get("validity") or ""
+    review.answer_verdict = values.get("answer_verdict") or ""
     review.validity_reason = (values.get("validity_reason") or "").strip()
     review.justification = (values.get("justification") or "").strip()
     review.tags_text = (values.get("tags") or "").strip()
@@ -446,6 +508,15 @@ def adjudication_refresh(*, item: GroupItem) -> list[Adjudication]:
         )
         if created:
             opened.append(adj)
+    verdicts = sorted({r.answer_verdict for r in reviews if r.answer_verdict})
+    if len(verdicts) > 1:
+        adj, created = Adjudication.objects.get_or_create(
+            item=item,
+            dimension="answer",
+            defaults={"detail": f"answer judged {', '.join(verdicts)}"},
+        )
+        if created:
+            opened.append(adj)
     return opened
 
 
@@ -454,7 +525,9 @@ def adjudication_resolve(
     *, adjudication: Adjudication, by, resolution: str, value: str = ""
 ) -> Adjudication:
     """Record the curator's decision. A value (a 1-5 rating or a validity) also becomes an
-    override of the aggregated score, so the gate reads the settled number."""
+    override of the aggregated score, so the gate reads the settled number. On a reasoning
+    item's "answer" dimension the value (correct / incorrect) replaces the judges' score and
+    the campaign's EMA is recomputed (``reasoning_answer_override``)."""
     if not resolution.strip():
         raise ValidationError("Write down how the disagreement was resolved.")
     value = value.strip()
@@ -477,7 +550,8 @@ def adjudication_resolve(
     return adjudication
 
 
-OVERRIDABLE = (*RATING_DIMENSIONS, "cf_rating", "validity")
+OVERRIDABLE = (*RATING_DIMENSIONS, "cf_rating", "validity", "answer")
+ANSWER_OVERRIDE_SCORES = {"correct": 1.0, "incorrect": 0.0, "clear": None}
 
 
 def _check_override_value(dimension: str, value: str) -> None:
@@ -485,6 +559,12 @@ def _check_override_value(dimension: str, value: str) -> None:
         raise ValidationError(
             f"Unknown dimension {dimension!r}; use one of {', '.join(OVERRIDABLE)}."
         )
+    if dimension == "answer":
+        if value not in ANSWER_OVERRIDE_SCORES:
+            raise ValidationError(
+                f"An answer verdict must be one of {', '.join(ANSWER_OVERRIDE_SCORES)}."
+            )
+        return
     if dimension == "validity":
         if value not in Validity.values:
             raise ValidationError(f"Validity must be one of {', '.join(Validity.values)}.")
@@ -504,11 +584,43 @@ def _check_override_value(dimension: str, value: str) -> None:
 def score_override_create(
     *, item: GroupItem, dimension: str, value: str, reason: str, by
 ) -> ScoreOverride:
-    """Replace an aggregated score with a curator's value; the reason is required and kept."""
+    """Replace an aggregated score with a curator's value; the reason is required and kept.
+    The "answer" dimension of a reasoning item goes through ``reasoning_answer_override``."""
     value = str(value).strip()
+    if dimension == "answer":
+        return reasoning_answer_override(item=item, verdict=value, reason=reason, by=by)
     _check_override_value(dimension, value)
     if not reason.strip():
         raise ValidationError("An override needs a reason.")
     return ScoreOverride.objects.create(
         item=item, dimension=dimension, value=value, reason=reason.strip(), created_by=by
+    )
+
+
+@transaction.atomic
+def reasoning_answer_override(*, item: GroupItem, verdict: str, reason: str, by) -> ScoreOverride:
+    """The curator settles whether a reasoning item's answer is correct.
+
+    ``verdict`` "correct" / "incorrect" replaces the judges' score of the item with 1.0 / 0.0
+    in its campaign (``reasoning.services.item_override_score``: every EMA is recomputed and
+    the campaign's log records it); "clear" removes the override. The decision is also kept
+    as the item's newest "answer" ScoreOverride in this round, with the reason.
+    ValidationError when the item is a coding problem, the verdict is unknown or the reason
+    is blank.
+    """
+    verdict = str(verdict).strip()
+    if not item.reasoning_item_id:
+        raise ValidationError("Only reasoning items have an answer to override.")
+    _check_override_value("answer", verdict)
+    if not (reason or "").strip():
+        raise ValidationError("An override needs a reason.")
+    review_round = item.group.round
+    reasoning_services.item_override_score(
+        item_id=item.reasoning_item_id,
+        score=ANSWER_OVERRIDE_SCORES[verdict],
+        reason=f"review round {review_round.name!r}: {reason.strip()}",
+        user=by,
+    )
+    return ScoreOverride.objects.create(
+        item=item, dimension="answer", value=verdict, reason=reason.strip(), created_by=by
     )

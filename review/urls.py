@@ -12,6 +12,11 @@ urlpatterns = [
     # curator
     path("review/rounds/", views.round_list, name="round_list"),
     path("review/rounds/new/", views.round_create, name="round_create"),
+    path(
+        "review/rounds/new/reasoning/",
+        views.round_create_reasoning,
+        name="round_create_reasoning",
+    ),
     path("review/rounds/<int:pk>/", views.round_detail, name="round_detail"),
     path("review/rounds/<int:pk>/status/", views.round_status, name="round_status"),
     path("review/rounds/<int:pk>/assign/", views.round_reassign, name="round_reassign"),
@@ -26,5 +31,6 @@ urlpatterns = [
         name="adjudication_resolve",
     ),
     path("review/rounds/<int:pk>/override/", views.score_override, name="score_override"),
+    path("review/rounds/<int:pk>/answer/", views.answer_override, name="answer_override"),
     path("review/tags/", views.tag_list, name="tag_list"),
 ]

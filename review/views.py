@@ -19,7 +19,15 @@ from django.views.decorators.http import require_GET, require_POST
 from benchapp.roles import ADMIN, CURATOR, REVIEWER, role_required
 
 from . import selectors, services
-from .forms import AdjudicationResolveForm, OverrideForm, RoundCreateForm, rating_fields
+from .forms import (
+    AdjudicationResolveForm,
+    AnswerOverrideForm,
+    OverrideForm,
+    ReasoningRoundCreateForm,
+    RoundCreateForm,
+    rating_fields,
+    reasoning_rating_fields,
+)
 from .models import (
     CF_MAX,
     CF_MIN,
@@ -64,9 +72,20 @@ def _group_context(request, opaque_id: str, *, forms=None, certify_error="") -> 
             {**scale, "current": getattr(problem.draft, scale["name"])} for scale in rating_fields()
         ]
         rows.append({"p": problem, "scales": scales, "errors": form.errors if form else {}})
+    question_rows = []
+    for question in group.questions:
+        form = forms.get(question.opaque_id)
+        scales = [
+            {**scale, "current": getattr(question.draft, scale["name"])}
+            for scale in reasoning_rating_fields()
+        ]
+        question_rows.append(
+            {"q": question, "scales": scales, "errors": form.errors if form else {}}
+        )
     return {
         "group": group,
         "rows": rows,
+        "question_rows": question_rows,
         "certify_error": certify_error,
         "cf_choices": list(range(CF_MIN, CF_MAX + 1, CF_STEP)),
     }
@@ -163,9 +182,49 @@ def round_create(request):
 
 
 @role_required(ADMIN, CURATOR)
+def round_create_reasoning(request):
+    """A round of reasoning items: a campaign's judged items (or chosen ids) in groups of one
+    type across difficulties."""
+    form = ReasoningRoundCreateForm(
+        request.POST or None, reasoning_queryset=selectors.reasoning_choice_list()
+    )
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        groups = selectors.reasoning_group_plan(
+            reasoning=data["reasoning"],
+            item_ids=data["item_ids"] or None,
+            group_size=data["group_size"],
+            max_groups=data["max_groups"],
+        )
+        try:
+            if not groups:
+                raise ValidationError(
+                    "No review group can be formed: each needs 2 judged items of one type."
+                )
+            review_round = services.round_create(
+                name=data["name"],
+                instructions=data["instructions"],
+                created_by=request.user,
+                reviewers=data["reviewers"],
+                reasoning_groups=groups,
+                reviewers_per_group=data["reviewers_per_group"],
+                exclude_creators=data["exclude_creators"],
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(
+                request, f"Round {review_round.name!r} created with {len(groups)} group(s)."
+            )
+            return redirect("review:round_detail", pk=review_round.pk)
+    return render(request, "review/round_create_reasoning.html", {"form": form})
+
+
+@role_required(ADMIN, CURATOR)
 @require_GET
 def round_detail(request, pk: int):
     review_round = get_object_or_404(ReviewRound, pk=pk)
+    aggregates = selectors.round_item_aggregates(review_round=review_round)
     return render(
         request,
         "review/round_detail.html",
@@ -174,13 +233,15 @@ def round_detail(request, pk: int):
             "progress": selectors.round_progress(review_round=review_round),
             "understaffed": selectors.round_understaffed_groups(review_round=review_round),
             "agreement": selectors.round_agreement(review_round=review_round),
-            "aggregates": selectors.round_item_aggregates(review_round=review_round),
+            "aggregates": aggregates,
+            "answer_rows": [a for a in aggregates if a.reasoning_item is not None],
             "adjudications": [
                 (a, selectors.adjudication_reviews(adjudication=a))
                 for a in selectors.round_adjudications(review_round=review_round)
             ],
             "dimensions": RATING_DIMENSIONS,
             "override_form": OverrideForm(),
+            "answer_override_form": AnswerOverrideForm(),
         },
     )
 
@@ -269,6 +330,33 @@ def score_override(request, pk: int):
     except ValidationError as exc:
         messages.error(request, "; ".join(exc.messages))
     return redirect(reverse("review:round_detail", args=[pk]) + "#aggregates")
+
+
+@role_required(ADMIN, CURATOR)
+@require_POST
+def answer_override(request, pk: int):
+    """The curator settles a reasoning item's answer: the judges' score is replaced and the
+    campaign's EMA recomputed."""
+    review_round = get_object_or_404(ReviewRound, pk=pk)
+    item = get_object_or_404(
+        GroupItem.objects.select_related("group__round"),
+        group__round=review_round,
+        opaque_id=request.POST.get("item", ""),
+    )
+    form = AnswerOverrideForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise ValidationError("An answer override needs a verdict and a reason.")
+        services.reasoning_answer_override(
+            item=item,
+            verdict=form.cleaned_data["verdict"],
+            reason=form.cleaned_data["reason"],
+            by=request.user,
+        )
+        messages.success(request, "Answer verdict recorded; the campaign's EMA is recomputed.")
+    except ValidationError as exc:
+        messages.error(request, "; ".join(exc.messages))
+    return redirect(reverse("review:round_detail", args=[pk]) + "#answers")
 
 
 @role_required(ADMIN, CURATOR)

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "review",
     "releases",
     "reasoning",
+    "frontiersmith",
     "evosyn",
     "xcoder",
 ]

@@ -1,0 +1,128 @@
+"""Settings of a FrontierSmith campaign, validated.
+
+Defaults are the paper's: 4 synthesis rounds, B = 1000 candidates per round, N_div = 100 kept
+after the model-judged idea divergence, N_final = 50 kept after execution re-ranking, n = 10
+sampled solutions per candidate. ``FrontierSettings.from_dict`` rejects unknown keys and bad
+values with a ValidationError naming the key. BenchEvolver's settings never apply here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+from django.core.exceptions import ValidationError
+
+SETTING_HELP = {
+    "rounds": "synthesis rounds; accepted problems join the seed pool for the next round",
+    "budget_candidates": "B: mutated candidates proposed per round",
+    "n_div": "N_div: candidates kept per round after the model-judged idea divergence",
+    "n_final": "N_final: problems accepted per round after execution re-ranking",
+    "solutions_per_candidate": "n: sampled solutions per candidate (divergence estimates)",
+    "tests_per_candidate": "m: test inputs the test-case generator produces per candidate",
+    "max_build_attempts": "test generator / verifier rounds before a candidate is dropped",
+    "min_objective_spread": "verifier check: relative spread of objectives across solutions",
+    "execution_timeout": "seconds per test for solutions, baselines and generators",
+    "memory_mb": "memory limit per test process (MB)",
+    "mutation_temperature": "temperature of formulation extraction and mutation",
+    "solver_temperature": "temperature of the sampled solutions",
+    "judge_temperature": "temperature of the coarse filter and the pairwise judge",
+}
+
+
+@dataclass(frozen=True)
+class FrontierSettings:
+    rounds: int = 4
+    budget_candidates: int = 1000
+    n_div: int = 100
+    n_final: int = 50
+    solutions_per_candidate: int = 10
+    tests_per_candidate: int = 8
+    max_build_attempts: int = 3
+    min_objective_spread: float = 0.05
+    execution_timeout: float = 6.0
+    memory_mb: int = 512
+    mutation_temperature: float = 0.8
+    solver_temperature: float = 0.8
+    judge_temperature: float = 0.0
+
+    _BOUNDS = {
+        "rounds": (1, 100),
+        "budget_candidates": (1, 100000),
+        "n_div": (1, 100000),
+        "n_final": (1, 100000),
+        "solutions_per_candidate": (2, 50),
+        "tests_per_candidate": (1, 200),
+        "max_build_attempts": (1, 10),
+        "min_objective_spread": (0.0, 1.0),
+        "execution_timeout": (0.5, 600.0),
+        "memory_mb": (64, 16384),
+        "mutation_temperature": (0.0, 2.0),
+        "solver_temperature": (0.0, 2.0),
+        "judge_temperature": (0.0, 2.0),
+    }
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> FrontierSettings:
+        """Validate ``data`` (missing keys take defaults); ValidationError names each bad key."""
+        data = dict(data or {})
+        errors: dict[str, list[str]] = {}
+        defaults = cls()
+        values = {}
+        for key, raw in data.items():
+            if key not in cls.names():
+                errors.setdefault(key, []).append(f"unknown FrontierSmith setting {key!r}")
+                continue
+            default = getattr(defaults, key)
+            try:
+                values[key] = _coerce(key, raw, default)
+            except ValueError as exc:
+                errors.setdefault(key, []).append(str(exc))
+        result = cls(**values)
+        for name, (low, high) in cls._BOUNDS.items():
+            if not low <= getattr(result, name) <= high:
+                errors.setdefault(name, []).append(f"{name} must be in [{low}, {high}]")
+        if result.n_div > result.budget_candidates:
+            errors.setdefault("n_div", []).append("n_div must not exceed budget_candidates")
+        if result.n_final > result.n_div:
+            errors.setdefault("n_final", []).append("n_final must not exceed n_div")
+        if errors:
+            raise ValidationError(errors)
+        return result
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _coerce(name: str, raw, default):
+    if isinstance(raw, bool):
+        raise ValueError(f"{name} must be a number")
+    if isinstance(default, int):
+        if isinstance(raw, float) and not raw.is_integer():
+            raise ValueError(f"{name} must be an integer")
+        try:
+            return int(raw)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be an integer") from None
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number") from None
+
+
+def settings_table(raw: dict) -> list[dict]:
+    """Rows for the campaign page: name, value, default, changed, help."""
+    current, defaults = FrontierSettings.from_dict(raw), FrontierSettings()
+    return [
+        {
+            "name": name,
+            "value": getattr(current, name),
+            "default": getattr(defaults, name),
+            "changed": getattr(current, name) != getattr(defaults, name),
+            "help": SETTING_HELP.get(name, ""),
+        }
+        for name in FrontierSettings.names()
+    ]

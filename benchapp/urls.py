@@ -16,4 +16,5 @@ urlpatterns = [
     path("", include("review.urls")),
     path("", include("releases.urls")),
     path("", include("reasoning.urls")),
+    path("", include("evosyn.urls")),
 ]

@@ -1,0 +1,89 @@
+"""Pages of EvoSyn campaigns: list, the campaign page (score-per-iteration chart as an HTML
+shell plus a JSON data endpoint), strategy source, and the random-test control dataset."""
+
+from __future__ import annotations
+
+import json
+
+import plotly
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from benchapp.roles import ADMIN, CURATOR, role_required
+
+from . import selectors, services
+from .config import settings_table
+from .models import ControlSet, EvoSynCampaign, InstanceRole, Strategy
+
+
+def _get(pk: int) -> EvoSynCampaign:
+    try:
+        return selectors.evosyn_get(campaign_id=pk)
+    except EvoSynCampaign.DoesNotExist:
+        raise Http404("No EvoSyn campaign with this id.") from None
+
+
+@role_required(ADMIN, CURATOR)
+def campaign_list(request):
+    return render(request, "evosyn/campaign_list.html", {"campaigns": selectors.campaign_list()})
+
+
+@role_required(ADMIN, CURATOR)
+def campaign_detail(request, pk: int):
+    esc = _get(pk)
+    context = {
+        "esc": esc,
+        "campaign": esc.campaign,
+        "summary": selectors.summary(esc=esc),
+        "settings_rows": settings_table(esc.campaign.settings),
+        "strategies": esc.strategies.order_by("-score", "version")[:50],
+        "seeds": selectors.instance_rows(esc=esc, role=InstanceRole.SEED),
+        "synthetic": selectors.instance_rows(esc=esc, role=InstanceRole.SYNTHETIC),
+        "controls": esc.controls.all()[:10],
+        "plotly_url": reverse("evolution:plotly_js", args=[plotly.__version__]),
+    }
+    return render(request, "evosyn/campaign_detail.html", context)
+
+
+@role_required(ADMIN, CURATOR)
+def campaign_scores(request, pk: int):
+    return JsonResponse(selectors.score_series(esc=_get(pk)))
+
+
+@role_required(ADMIN, CURATOR)
+def strategy_source(request, pk: int, version: int):
+    strategy = get_object_or_404(Strategy, evosyn_id=pk, version=version)
+    return HttpResponse(strategy.code, content_type="text/x-python; charset=utf-8")
+
+
+@require_POST
+@role_required(ADMIN, CURATOR)
+def control_build(request, pk: int):
+    esc = _get(pk)
+    try:
+        rng_seed = int(request.POST.get("rng_seed") or 0)
+        services.evosyn_control_build(
+            campaign_id=esc.pk, rng_seed=rng_seed, created_by=request.user
+        )
+    except ValueError:
+        messages.error(request, "The random seed must be an integer.")
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, "Random-test control dataset built.")
+    return redirect("evosyn:campaign_detail", pk=esc.pk)
+
+
+@role_required(ADMIN, CURATOR)
+def control_download(request, pk: int, control_id: int):
+    control = get_object_or_404(ControlSet, evosyn_id=pk, pk=control_id)
+    body = "".join(json.dumps(item) + "\n" for item in control.items)
+    response = HttpResponse(body, content_type="application/jsonl; charset=utf-8")
+    response["Content-Disposition"] = (
+        f'attachment; filename="evosyn-{pk}-control-{control.pk}.jsonl"'
+    )
+    return response

@@ -1,0 +1,56 @@
+"""The campaign pages: who may see them, and what they show."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from evolution.services import campaigns as campaign_services
+from evosyn import services
+
+from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, fenced, respond, script
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def finished(world, fake_server):
+    seed_set, endpoint = world
+    respond(fake_server, script(strategist=[fenced(CRASHING), fenced(FIGURE_3)]))
+    campaign = services.evosyn_campaign_create(
+        name="evosyn pages", seed_set=seed_set, endpoint=endpoint, settings=SMALL_SETTINGS
+    )
+    campaign_services.campaign_launch(campaign_id=campaign.pk)
+    return services.evosyn_run_inline(campaign_id=campaign.pk, max_steps=60)
+
+
+def test_curators_see_scores_strategies_and_prune_reasons(personas, finished):
+    page = personas.curator.client.get(reverse("evosyn:campaign_detail", args=[finished.pk]))
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert "zero variance" in body and "identical solutions" in body
+    assert "Criterion-1" in body and "<code>evosyn</code>" in body
+    scores = personas.curator.client.get(reverse("evosyn:campaign_scores", args=[finished.pk]))
+    assert scores.json()["iterations"] == [0, 1, 2]
+    assert scores.json()["best"] == [0.0, 0.0, 1.0]
+    source = personas.admin.client.get(reverse("evosyn:strategy_source", args=[finished.pk, 3]))
+    assert b"testing_quality" in source.content
+
+
+def test_reviewers_and_visitors_cannot_open_the_pages(personas, finished):
+    for name in ("reviewer_a", "anonymous"):
+        client = personas.all()[name].client
+        response = client.get(reverse("evosyn:campaign_detail", args=[finished.pk]))
+        assert response.status_code in (302, 403)
+        response = client.get(reverse("evosyn:campaign_list"))
+        assert response.status_code in (302, 403)
+
+
+def test_a_curator_builds_and_downloads_the_control_dataset(personas, finished):
+    client = personas.curator.client
+    response = client.post(reverse("evosyn:control_build", args=[finished.pk]), {"rng_seed": "3"})
+    assert response.status_code == 302
+    control = finished.evosyn.controls.get()
+    download = client.get(reverse("evosyn:control_download", args=[finished.pk, control.pk]))
+    assert download.status_code == 200
+    assert download.content.decode().count("\n") == len(control.items) == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from django.db import transaction
 
@@ -58,7 +59,8 @@ def demo_world() -> DemoWorld:
         *Problem.objects.filter(origin_dataset="humaneval", origin_id__in=pack.HUMANEVAL_SEEDS)
     )
 
-    def replay(name: str, model: str) -> ModelEndpoint:
+    def replay(name: str, model: str, price_in: str, price_out: str) -> ModelEndpoint:
+        # Illustrative per-1k-token prices, so the demo's cost accounting has something to count.
         endpoint, _ = ModelEndpoint.objects.update_or_create(
             name=name,
             defaults={
@@ -66,17 +68,21 @@ def demo_world() -> DemoWorld:
                 "model": model,
                 "cassette": "demo.jsonl",
                 "concurrency_limit": 8,
+                "price_in_per_1k": Decimal(price_in),
+                "price_out_per_1k": Decimal(price_out),
             },
         )
         return endpoint
 
-    evolver = replay("demo-evolver (replayed)", "evolver")
+    evolver = replay("demo-evolver (replayed)", "evolver", "0.003", "0.015")
     panel, _ = Panel.objects.get_or_create(
         name="demo-panel", defaults={"description": "two replayed target models"}
     )
     for model in pack.SOLVER_MODELS:
         PanelMember.objects.get_or_create(
-            panel=panel, endpoint=replay(f"{model} (replayed)", model), defaults={"attempts": 4}
+            panel=panel,
+            endpoint=replay(f"{model} (replayed)", model, "0.0005", "0.0015"),
+            defaults={"attempts": 4},
         )
     return DemoWorld(seed_set=seed_set, evolver=evolver, panel=panel)
 

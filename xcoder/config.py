@@ -102,10 +102,15 @@ class XcoderSettings:
                 errors[f.name] = [f"expected a {type(default).__name__}, got {value!r}"]
                 continue
             values[f.name] = value
+        settings = cls(**values)
+        try:
+            settings.check()
+        except ValidationError as exc:
+            # Report every bad key at once, type errors and range errors alike.
+            for key, messages in exc.message_dict.items():
+                errors.setdefault(key, []).extend(messages)
         if errors:
             raise ValidationError(errors)
-        settings = cls(**values)
-        settings.check()
         return settings
 
     def check(self) -> None:

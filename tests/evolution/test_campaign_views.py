@@ -208,3 +208,19 @@ def test_campaigns_of_other_kinds_open_their_own_page(personas):
     assert response["Location"] == reverse("reasoning:campaign_detail", args=[campaign.pk])
     progress = personas.curator.client.get(f"/api/campaigns/{campaign.pk}/progress")
     assert progress.status_code == 200 and progress.json()["lineages"]["total"] == 0
+
+
+@pytest.mark.django_db
+def test_the_candidate_page_renders_the_statement_as_markdown_and_escapes_html(personas):
+    cand = CandidateFactory(statement="# Pairs\n\n## Input\nTwo numbers <script>alert(1)</script>")
+    html = personas.curator.client.get(
+        reverse("evolution:candidate_detail", args=[cand.pk])
+    ).content.decode()
+    assert "<h2>Input</h2>" in html
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
+    assert (
+        personas.reviewer_a.client.get(
+            reverse("evolution:candidate_detail", args=[cand.pk])
+        ).status_code
+        == 403
+    )

@@ -7,7 +7,10 @@
   manifest (``export_manifest``).
 - ``jsonl``: ``benchforge-release/1`` lines, one per item: the ``benchforge-problem/1``
   record under "problem" (importable as is) plus full provenance (lineage, validation
-  ledger, panel results, review aggregate, gate outcome).
+  ledger, panel results, review aggregate, gate outcome); then one line per reasoning
+  question: the ``benchforge-question/1`` record (with the reference answer) under
+  "question" plus its provenance. The other formats are for coding problems only: the
+  manifest counts the questions they leave out.
 - ``hf``: a Hugging Face datasets layout as a zip: ``data/test.jsonl`` and a ``README.md``
   dataset card with YAML metadata (license, counts, configs).
 - ``rl``: prompts, tests and the reward spec of BenchEvolver Appendix D.3,
@@ -33,7 +36,7 @@ from evolution.llm.parsing import ParseError, extract_code
 from evolution.pipeline.difficulty import solver_messages
 
 from .content import canonical_json
-from .models import Release, ReleaseItem
+from .models import Release, ReleaseItem, ReleaseQuestion
 from .selectors import release_changelog, release_counts, release_errata
 
 FORMATS = {
@@ -168,9 +171,26 @@ def release_line(item: ReleaseItem, release: Release) -> dict:
     }
 
 
+def question_line(question: ReleaseQuestion, release: Release) -> dict:
+    return {
+        "format": RELEASE_FORMAT,
+        "benchmark": release.benchmark.name,
+        "version": release.version,
+        "release_hash": release.content_hash,
+        "item_hash": question.content_hash,
+        "position": question.position,
+        "kind": "reasoning",
+        "curator_note": question.curator_note,
+        "question": question.record,
+        "provenance": question.provenance,
+    }
+
+
 def export_jsonl(release: Release) -> Iterator[str]:
     for item in _items(release):
         yield _dump(release_line(item, release))
+    for question in release.questions.order_by("position"):
+        yield _dump(question_line(question, release))
 
 
 # --- Hugging Face ------------------------------------------------------------------------------
@@ -236,9 +256,14 @@ def card_markdown(release: Release, *, yaml_header: bool = True) -> str:
         "",
         release.notes or "",
         "",
-        f"- Problems: {counts['items']} ({counts['evolved']} evolved, "
+        f"- Problems: {counts['problems']} ({counts['evolved']} evolved, "
         f"{counts['original']} original)",
         f"- Tests: {counts['tests']}",
+        *(
+            [f"- Reasoning questions: {counts['questions']} (reference answers not published)"]
+            if counts["questions"]
+            else []
+        ),
         f"- Content hash (sha256): `{release.content_hash}`",
         f"- License: {bench.license}",
         "",
@@ -364,4 +389,6 @@ def export_manifest(release: Release) -> dict:
         "content_hash": release.content_hash,
         "formats": sorted(FORMATS),
         "lcb_skipped_assert_items": lcb_skipped(release),
+        # Reasoning questions are in the jsonl export only.
+        "questions_only_in_jsonl": release.questions.count(),
     }

@@ -254,6 +254,58 @@ class ReleaseTest(models.Model):
         self.output_text, self.output_blob = pack_text(value)
 
 
+class ReleaseQuestion(models.Model):
+    """A reasoning item (question and reference answer) in a release.
+
+    While the release is a draft these rows are the curator's selection; ``release_freeze``
+    re-snapshots each from its living ``reasoning.ReasoningItem`` (so a later override or fix
+    never changes a frozen release), hashes it and from then on the row is immutable like a
+    ``ReleaseItem`` (model guards and database triggers, migration 0004). The reference
+    answer is the question's hidden test: it never appears on a public page.
+    """
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="questions")
+    reasoning_item = models.ForeignKey(
+        "reasoning.ReasoningItem", on_delete=models.PROTECT, related_name="+"
+    )
+    position = models.PositiveIntegerField()
+    public_id = models.CharField(max_length=24)
+    reasoning_type = models.CharField(max_length=60)
+    difficulty = models.PositiveSmallIntegerField()
+    question = models.TextField()
+    reference_answer = models.TextField()
+    # The canonical content (releases.content.question_content_record) the hash is taken of.
+    record = models.JSONField(default=dict)
+    # Campaign, run, judge score, human override, when it was selected.
+    provenance = models.JSONField(default=dict, blank=True)
+    content_hash = models.CharField(max_length=64, blank=True)
+    curator_note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["release_id", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["release", "public_id"], name="releasequestion_unique_id"
+            ),
+            models.UniqueConstraint(
+                fields=["release", "reasoning_item"], name="releasequestion_unique_item"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.public_id} in release {self.release_id}"
+
+    def save(self, *args, **kwargs):
+        if not _release_is_draft(self.release_id):
+            raise FrozenReleaseError("questions of a frozen release cannot change")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        if not _release_is_draft(self.release_id):
+            raise FrozenReleaseError("questions of a frozen release cannot be removed")
+        return super().delete(*args, **kwargs)
+
+
 class GateRun(models.Model):
     """One evaluation of the gate over a draft's candidates: the full report is kept."""
 

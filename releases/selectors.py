@@ -86,11 +86,14 @@ def release_changelog(*, release: Release) -> Changelog:
     previous = release_previous(release=release)
     log = Changelog(previous=previous)
     log.fixed_errata = list(release.fixed_errata.order_by("id"))
+    # Questions (reasoning items) count like problems: same public-id and hash comparison.
     current = {i.public_id: i for i in release.items.order_by("position")}
+    current |= {q.public_id: q for q in release.questions.order_by("position")}
     if previous is None:
         log.added = list(current.values())
         return log
     before = {i.public_id: i for i in previous.items.order_by("position")}
+    before |= {q.public_id: q for q in previous.questions.order_by("position")}
     for pid, item in current.items():
         old = before.get(pid)
         if old is None:
@@ -110,8 +113,12 @@ def release_errata(*, release: Release) -> QuerySet[Erratum]:
 def release_counts(*, release: Release) -> dict:
     rows = release.items.values("origin").annotate(n=Count("id"))
     by_origin = {r["origin"]: r["n"] for r in rows}
+    n_questions = release.questions.count()
     return {
         "items": release.item_count,
+        # item_count covers both; a draft's count is 0 until it is frozen.
+        "problems": max(0, release.item_count - n_questions) if release.item_count else 0,
+        "questions": n_questions,
         "tests": release.test_count,
         "evolved": by_origin.get("evolved", 0),
         "original": by_origin.get("original", 0),
@@ -193,6 +200,33 @@ def _public_item(item: ReleaseItem, *, with_examples: bool) -> PublicItem:
         ],
         hidden_tests=sum(1 for t in tests if t.hidden),
     )
+
+
+@dataclass(frozen=True)
+class PublicQuestion:
+    """A reasoning question as the public sees it: never its reference answer (the hidden
+    test of a reasoning release) nor its provenance."""
+
+    public_id: str
+    reasoning_type: str
+    difficulty: int
+    question: str
+
+
+def public_release_questions(*, release: Release) -> list[PublicQuestion]:
+    if release.state != ReleaseState.PUBLISHED:
+        return []
+    return [
+        PublicQuestion(
+            public_id=q.public_id,
+            reasoning_type=q.reasoning_type,
+            difficulty=q.difficulty,
+            question=q.question,
+        )
+        for q in release.questions.order_by("position").only(
+            "public_id", "reasoning_type", "difficulty", "question"
+        )
+    ]
 
 
 def public_release_items(*, release: Release) -> list[PublicItem]:

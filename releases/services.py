@@ -19,6 +19,8 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from evolution.models import Campaign, Candidate, Lineage, Problem, ProblemSet, SolverAttempt
+from reasoning.models import ItemStatus as ReasoningItemStatus
+from reasoning.models import ReasoningItem
 
 from . import content
 from .gate import CandidateFacts, GateRules, RulesError, evaluate
@@ -31,6 +33,7 @@ from .models import (
     Origin,
     Release,
     ReleaseItem,
+    ReleaseQuestion,
     ReleaseState,
     ReleaseTest,
 )
@@ -143,7 +146,7 @@ def release_next(*, release: Release, bump: str = "patch", created_by=None) -> R
         version = f"{major + 1}.0.0"
     else:
         raise ValidationError(f"bump must be patch, minor or major, got {bump!r}.")
-    return release_create(
+    draft = release_create(
         benchmark=release.benchmark,
         version=version,
         campaigns=list(release.campaigns.all()),
@@ -153,6 +156,16 @@ def release_next(*, release: Release, bump: str = "patch", created_by=None) -> R
         previous=release,
         created_by=created_by,
     )
+    # The previous questions carry over while their answers still count as correct; the
+    # others show up in the changelog as removed.
+    carried = [
+        q.reasoning_item
+        for q in release.questions.select_related("reasoning_item").order_by("position")
+        if question_unfit(q.reasoning_item) is None
+    ]
+    if carried:
+        release_questions_add(release=draft, items=carried)
+    return draft
 
 
 def release_update(*, release: Release, rules: dict | None = None, notes: str | None = None):
@@ -387,21 +400,151 @@ def _difficulty(problem: Problem) -> str:
     )
 
 
+# --- reasoning questions ----------------------------------------------------------------------
+
+# A question's reference answer is the answer its campaign scored; it must count as correct:
+# the judges' score (mean over the ensemble) or a human override at least this high.
+REFERENCE_MIN_SCORE = 0.5
+
+
+def question_unfit(item: ReasoningItem) -> str | None:
+    """Why ``item`` cannot be a release question (None when it can)."""
+    if item.status != ReasoningItemStatus.JUDGED:
+        return f"reasoning item {item.pk} is {item.status}, not judged"
+    if not item.question.strip() or not item.answer.strip():
+        return f"reasoning item {item.pk} has no question or no answer"
+    score = item.score
+    if score is None or score < REFERENCE_MIN_SCORE:
+        return (
+            f"the answer of reasoning item {item.pk} is not judged correct (score {score}); "
+            "settle it in a review round first"
+        )
+    return None
+
+
+def _question_snapshot(item: ReasoningItem) -> dict:
+    """The question's columns as a release holds them, with hash and provenance."""
+    public_id = content.question_public_id(item.pk)
+    record = content.question_content_record(
+        public_id=public_id,
+        reasoning_type=item.reasoning_type,
+        difficulty=item.difficulty,
+        question=item.question,
+        reference_answer=item.answer,
+    )
+    campaign = item.reasoning.campaign
+    return {
+        "public_id": public_id,
+        "reasoning_type": item.reasoning_type,
+        "difficulty": item.difficulty,
+        "question": item.question,
+        "reference_answer": item.answer,
+        "record": record,
+        "content_hash": content.question_hash(record),
+        "provenance": {
+            "campaign": {"id": campaign.pk, "name": campaign.name},
+            "reasoning_item": item.pk,
+            "run": item.run.number,
+            "question_index": item.question_index,
+            "judge_score": item.judge_score,
+            "verdicts": [
+                {"judge": v.get("judge"), "score": v.get("score")} for v in item.verdicts or []
+            ],
+            "override": (
+                {
+                    "score": item.override_score,
+                    "reason": item.override_reason,
+                    "by": item.override_by.username if item.override_by_id else None,
+                    "at": item.override_at.isoformat() if item.override_at else None,
+                }
+                if item.override_score is not None
+                else None
+            ),
+            "score": item.score,
+            "similarity": item.similarity,
+        },
+    }
+
+
+def question_candidates(
+    *, release: Release, reasoning=None, reasoning_type: str = ""
+) -> list[ReasoningItem]:
+    """Judged items whose answer counts as correct and that the draft does not hold yet."""
+    qs = ReasoningItem.objects.filter(status=ReasoningItemStatus.JUDGED).select_related(
+        "run", "reasoning__campaign", "override_by"
+    )
+    if reasoning is not None:
+        qs = qs.filter(reasoning=reasoning)
+    if reasoning_type:
+        qs = qs.filter(reasoning_type=reasoning_type)
+    held = release.questions.values_list("reasoning_item_id", flat=True)
+    qs = qs.exclude(pk__in=held).order_by("reasoning_type", "difficulty", "run__number", "position")
+    return [i for i in qs if question_unfit(i) is None]
+
+
+@transaction.atomic
+def release_questions_add(*, release: Release, items, note: str = "") -> int:
+    """Add reasoning items to a draft as questions (a snapshot now, refreshed at freeze).
+
+    Items the draft already holds are skipped. ValidationError, and nothing added, when the
+    release is not a draft or any item is not judged with an answer counted correct.
+    Returns the number of questions added."""
+    release = Release.objects.select_for_update().get(pk=release.pk)
+    _require_draft(release)
+    items = list(items)
+    problems = [reason for reason in map(question_unfit, items) if reason]
+    if problems:
+        raise ValidationError(problems)
+    held = set(release.questions.values_list("reasoning_item_id", flat=True))
+    position = release.questions.count()
+    added = 0
+    for item in items:
+        if item.pk in held:
+            continue
+        held.add(item.pk)
+        ReleaseQuestion.objects.create(
+            release=release,
+            reasoning_item=item,
+            position=position,
+            curator_note=note.strip(),
+            **_question_snapshot(item),
+        )
+        position += 1
+        added += 1
+    return added
+
+
+def release_question_remove(*, release: Release, public_id: str) -> None:
+    _require_draft(release)
+    deleted, _ = release.questions.filter(public_id=public_id).delete()
+    if not deleted:
+        raise ValidationError(f"The draft has no question {public_id}.")
+
+
 @transaction.atomic
 def release_freeze(*, release: Release, by=None) -> Release:
-    """Snapshot the selected problems and their tests, hash them, and make the release
-    immutable. Errata of earlier versions whose item changed or left are marked fixed here."""
+    """Snapshot the selected problems and their tests, and the draft's reasoning questions,
+    hash them, and make the release immutable. A release of questions only needs no gate
+    run. Errata of earlier versions whose item changed or left are marked fixed here."""
     release = Release.objects.select_for_update().get(pk=release.pk)
     _require_draft(release)
     selection = release_selection(release=release)
-    if not selection:
+    questions = list(
+        release.questions.select_related(
+            "reasoning_item__run", "reasoning_item__reasoning__campaign"
+        )
+    )
+    if not selection and not questions:
         raise ValidationError("Run the gate before freezing.")
     chosen = [e for e in selection if e["included"]]
-    if not chosen:
+    if not chosen and not questions:
         raise ValidationError("Nothing passed the gate or was included: an empty release.")
     # Sources may have changed since the gate ran: the report must cover today's rules.
     latest_run = release.gate_runs.order_by("-created_at", "-id").first()
-    if latest_run.rules != GateRules.from_dict(release.gate_rules).to_dict():
+    if (
+        latest_run is not None
+        and latest_run.rules != GateRules.from_dict(release.gate_rules).to_dict()
+    ):
         raise ValidationError("The rules changed since the gate ran; run the gate again.")
 
     problems = {
@@ -464,6 +607,21 @@ def release_freeze(*, release: Release, by=None) -> Release:
         # bulk_create skips save(); the database triggers still guard these rows.
         ReleaseTest.objects.bulk_create(rows)
         test_total += len(rows)
+
+    # Questions: re-snapshot from the living items (an override since selection counts),
+    # in a stable order, and refuse any whose answer no longer counts as correct.
+    unfit = [reason for q in questions if (reason := question_unfit(q.reasoning_item))]
+    if unfit:
+        raise ValidationError(unfit)
+    questions.sort(
+        key=lambda q: (q.reasoning_item.reasoning_type, q.reasoning_item.difficulty, q.public_id)
+    )
+    for position, question in enumerate(questions):
+        for name, value in _question_snapshot(question.reasoning_item).items():
+            setattr(question, name, value)
+        question.position = position
+        question.save()
+        hashes.append((question.public_id, question.content_hash))
 
     release.content_hash = content.release_hash(hashes)
     release.item_count = len(hashes)
@@ -536,7 +694,10 @@ def erratum_create(
     """Record a defect in an item of a frozen or published release."""
     if release.state == ReleaseState.DRAFT:
         raise ValidationError("A draft has no errata: fix the problem before freezing.")
-    if not release.items.filter(public_id=item_public_id).exists():
+    if (
+        not release.items.filter(public_id=item_public_id).exists()
+        and not release.questions.filter(public_id=item_public_id).exists()
+    ):
         raise ValidationError(
             {"item_public_id": f"v{release.version} has no item {item_public_id}."}
         )

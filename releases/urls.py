@@ -20,6 +20,16 @@ urlpatterns = [
     path("curate/releases/<int:pk>/gate/", views.release_gate, name="release_gate"),
     path("curate/releases/<int:pk>/decide/", views.release_decide, name="release_decide"),
     path("curate/releases/<int:pk>/freeze/", views.release_freeze, name="release_freeze"),
+    path(
+        "curate/releases/<int:pk>/questions/",
+        views.release_questions_add,
+        name="release_questions_add",
+    ),
+    path(
+        "curate/releases/<int:pk>/questions/remove/",
+        views.release_question_remove,
+        name="release_question_remove",
+    ),
     path("curate/releases/<int:pk>/publish/", views.release_publish, name="release_publish"),
     path("curate/releases/<int:pk>/next/", views.release_next, name="release_next"),
     path("curate/releases/<int:pk>/errata/", views.release_erratum, name="release_erratum"),

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from benchapp.roles import ADMIN, CURATOR, role_required
 from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
+from reasoning.models import ReasoningCampaign, ReasoningItem
 
 from . import exporters, leaderboard, selectors, services
 from .models import Benchmark, ErratumKind, LeaderboardRun, Release, ReleaseItem
@@ -57,6 +58,7 @@ def public_detail(request, slug: str, version: str):
             "changelog": selectors.release_changelog(release=release),
             "errata": selectors.release_errata(release=release),
             "items": selectors.public_release_items(release=release),
+            "questions": selectors.public_release_questions(release=release),
             "card": exporters.card_markdown(release, yaml_header=False),
         },
     )
@@ -175,6 +177,10 @@ def curate_detail(request, pk: int):
             "errata": selectors.release_errata(release=release),
             "erratum_kinds": ErratumKind.choices,
             "items": release.items.order_by("position"),
+            "questions": release.questions.order_by("position"),
+            "reasoning_campaigns": ReasoningCampaign.objects.select_related("campaign").order_by(
+                "-campaign__created_at"
+            ),
             "runs": selectors.release_runs(release=release),
             "endpoints": ModelEndpoint.objects.order_by("name"),
             "formats": exporters.FORMATS,
@@ -243,7 +249,49 @@ def release_decide(request, pk: int):
 def release_freeze(request, pk: int):
     def act(release):
         frozen = services.release_freeze(release=release, by=request.user)
-        return f"Frozen: {frozen.item_count} problems, hash {frozen.content_hash[:12]}."
+        return f"Frozen: {frozen.item_count} items, hash {frozen.content_hash[:12]}."
+
+    return _draft_action(request, pk, act)
+
+
+@role_required(*CURATORS)
+@require_POST
+def release_questions_add(request, pk: int):
+    """Add reasoning questions to a draft: the chosen item ids, or every judged item of a
+    campaign (optionally one type) whose answer counts as correct."""
+
+    def act(release):
+        raw_ids = request.POST.get("item_ids", "").replace(",", " ").split()
+        if raw_ids:
+            if not all(part.isdigit() for part in raw_ids):
+                raise ValidationError("Item ids must be whole numbers.")
+            found = ReasoningItem.objects.in_bulk([int(p) for p in raw_ids])
+            missing = sorted({int(p) for p in raw_ids} - set(found))
+            if missing:
+                raise ValidationError(f"Unknown reasoning item(s): {missing}.")
+            items = [found[int(p)] for p in raw_ids]
+        else:
+            reasoning = get_object_or_404(ReasoningCampaign, pk=request.POST.get("reasoning") or 0)
+            items = services.question_candidates(
+                release=release,
+                reasoning=reasoning,
+                reasoning_type=request.POST.get("reasoning_type", "").strip(),
+            )
+        added = services.release_questions_add(
+            release=release, items=items, note=request.POST.get("note", "")
+        )
+        return f"{added} question(s) added."
+
+    return _draft_action(request, pk, act)
+
+
+@role_required(*CURATORS)
+@require_POST
+def release_question_remove(request, pk: int):
+    def act(release):
+        public_id = request.POST.get("public_id", "")
+        services.release_question_remove(release=release, public_id=public_id)
+        return f"Removed {public_id}."
 
     return _draft_action(request, pk, act)
 

@@ -1,0 +1,149 @@
+"""Pure stages: the three mutation operators, both divergence estimates on crafted score
+vectors (checked against values computed by hand), the verifier checks, top-N selection."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from frontiersmith.engine import divergence, environment, formulation
+from tests.frontiersmith.scripted import FORMULATION, mutation
+
+PARENT = formulation.Formulation(**FORMULATION)
+
+
+@pytest.mark.parametrize(
+    ("operator", "part"),
+    [("change_goal", "goal"), ("restrict_outputs", "outputs"), ("generalize_inputs", "inputs")],
+)
+def test_each_operator_changes_its_own_part_of_the_formulation(operator, part):
+    parsed = formulation.parse_mutation(
+        json.dumps(mutation(operator)), operator=operator, parent=PARENT
+    )
+    assert parsed.operator == operator
+    assert getattr(parsed.formulation, part) != getattr(PARENT, part)
+    assert parsed.direction == "max"
+
+
+@pytest.mark.parametrize("operator", formulation.OPERATOR_ORDER)
+def test_it_rejects_a_mutation_that_leaves_the_operators_part_unchanged(operator):
+    answer = mutation(operator)
+    answer["formulation"] = dict(FORMULATION)
+    with pytest.raises(formulation.ParseProblem, match="unchanged"):
+        formulation.parse_mutation(json.dumps(answer), operator=operator, parent=PARENT)
+
+
+def test_it_rejects_a_mutation_without_a_direction():
+    answer = mutation("change_goal")
+    answer["direction"] = "better"
+    with pytest.raises(formulation.ParseProblem, match="direction"):
+        formulation.parse_mutation(json.dumps(answer), operator="change_goal", parent=PARENT)
+
+
+def test_minimise_spellings_become_min():
+    answer = {**mutation("change_goal"), "direction": "Minimize"}
+    parsed = formulation.parse_mutation(json.dumps(answer), operator="change_goal", parent=PARENT)
+    assert parsed.direction == "min"
+
+
+def test_the_scoring_rule_states_direction_and_zero_cases():
+    rule = formulation.scoring_rule("min", "route length")
+    assert "minimise the objective (route length)" in rule
+    assert "-(O(s) - O(b))" in rule
+    assert "infeasible output scores 0" in rule
+
+
+def test_judged_divergence_is_the_mean_of_pair_verdicts():
+    # 4 solutions, 6 pairs; 4 judged different -> 4/6; an unusable answer is left out.
+    verdicts = {"0-1": 1.0, "0-2": 1.0, "0-3": 0.0, "1-2": 1.0, "1-3": 0.0, "2-3": 1.0}
+    assert divergence.judged_divergence(verdicts) == pytest.approx(4 / 6)
+    assert divergence.judged_divergence({**verdicts, "2-3": None}) == pytest.approx(3 / 5)
+    assert divergence.judged_divergence({}) is None
+
+
+def test_execution_divergence_matches_a_hand_computed_value():
+    # m = 4 tests. q0 = (1,0,0,0), q1 = (0,0,0,0), q2 = (1,1,1,1).
+    # ||q0-q1|| = 1, ||q0-q2|| = sqrt(3), ||q1-q2|| = 2; each / sqrt(4) = / 2.
+    # mean over 3 pairs = (1 + sqrt(3) + 2) / 2 / 3 = 0.78868...
+    vectors = [[1, 0, 0, 0], [0, 0, 0, 0], [1, 1, 1, 1]]
+    expected = (1 + math.sqrt(3) + 2) / 2 / 3
+    assert divergence.execution_divergence(vectors) == pytest.approx(expected)
+    assert expected == pytest.approx(0.788675, abs=1e-6)
+
+
+def test_identical_score_vectors_have_zero_execution_divergence():
+    assert divergence.execution_divergence([[0.3, 0.5]] * 5) == 0.0
+    assert divergence.execution_divergence([[0.3, 0.5]]) is None
+
+
+def test_it_rejects_score_vectors_of_unequal_length():
+    with pytest.raises(ValueError, match="equal length"):
+        divergence.execution_divergence([[1, 2], [1]])
+
+
+def test_top_keeps_the_highest_and_puts_unknown_last():
+    items = [("a", 0.2), ("b", None), ("c", 0.9), ("d", 0.2)]
+    assert divergence.top(items, 3, key=lambda t: t[1]) == [("c", 0.9), ("a", 0.2), ("d", 0.2)]
+
+
+def _obs(**overrides):
+    m = environment.Measured
+    data = dict(
+        direction="max",
+        tests=2,
+        baseline=[m(10.0), m(20.0)],
+        weak=[m(5.0), m(20.0)],
+        samples=[[m(12.0), m(30.0)], [m(15.0), m(25.0)]],
+        garbage_verdicts=["rejected"] * len(environment.GARBAGE_OUTPUTS),
+    )
+    data.update(overrides)
+    return environment.Observations(**data)
+
+
+def test_a_consistent_environment_passes_every_check():
+    assert environment.check(_obs(), min_spread=0.05) == []
+
+
+def test_it_reports_a_weak_solution_that_beats_the_baseline_as_inverted():
+    m = environment.Measured
+    problems = environment.check(_obs(weak=[m(11.0), m(20.0)]), min_spread=0.05)
+    assert problems == [
+        "relative quality inverted: the weak solution beats the baseline on test(s) 1"
+    ]
+    # Minimising, the same numbers are in order.
+    assert (
+        environment.check(
+            _obs(direction="min", weak=[m(11.0), m(20.0)], samples=[[m(8.0), m(10.0)]]),
+            min_spread=0.05,
+        )
+        == []
+    )
+
+
+def test_it_reports_scores_collapsed_into_a_narrow_band():
+    m = environment.Measured
+    flat = _obs(weak=[m(10.0), m(20.0)], samples=[[m(10.1), m(20.0)], [m(10.0), m(20.1)]])
+    [problem] = environment.check(flat, min_spread=0.05)
+    assert problem.startswith("scores collapse into a narrow band")
+
+
+def test_it_reports_a_verifier_that_crashes_on_unparsable_output_and_an_infeasible_baseline():
+    m = environment.Measured
+    garbage = ["rejected", "crashed: verifier RE", "rejected", "accepted as feasible"]
+    problems = environment.check(
+        _obs(garbage_verdicts=garbage, baseline=[m(None, "infeasible: over"), m(20.0)]),
+        min_spread=0.05,
+    )
+    assert "baseline infeasible on test 1: infeasible: over" in problems
+    assert any("crashed: verifier RE" in p for p in problems)
+    assert any("accepted as feasible" in p for p in problems)
+
+
+def test_it_reads_labelled_blocks_and_names_missing_ones():
+    text = "```verifier\nprint(1)\n```\n```baseline\nprint(2)\n```"
+    with pytest.raises(formulation.ParseProblem, match="weak"):
+        environment.parse_blocks(text, environment.VERIFIER_BLOCKS)
+    found = environment.parse_blocks(text + "\n```weak\nprint(3)\n```", environment.VERIFIER_BLOCKS)
+    assert found == {"verifier": "print(1)\n", "baseline": "print(2)\n", "weak": "print(3)\n"}

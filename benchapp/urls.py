@@ -17,4 +17,5 @@ urlpatterns = [
     path("", include("releases.urls")),
     path("", include("reasoning.urls")),
     path("", include("evosyn.urls")),
+    path("", include("xcoder.urls")),
 ]

@@ -1,0 +1,154 @@
+"""Reads for X-Coder pages. All of them serve admins and curators only (the views enforce the
+role): the method, the features and the vote matrix are provenance that reviewers never see."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Q, QuerySet
+
+from .engine.features import CATEGORIES
+from .models import (
+    CandidateSolution,
+    FeatureNode,
+    SynthTask,
+    TaskStatus,
+    XcoderCampaign,
+)
+
+
+def campaign_list() -> QuerySet[XcoderCampaign]:
+    return (
+        XcoderCampaign.objects.select_related("campaign", "generator_endpoint")
+        .annotate(
+            n_tasks=Count("tasks", distinct=True),
+            n_accepted=Count("tasks", filter=Q(tasks__status=TaskStatus.ACCEPTED), distinct=True),
+        )
+        .order_by("-campaign__created_at")
+    )
+
+
+def xcoder_get(*, campaign_id: int) -> XcoderCampaign:
+    return XcoderCampaign.objects.select_related(
+        "campaign", "generator_endpoint", "problem_set"
+    ).get(pk=campaign_id)
+
+
+def count_rows(xc: XcoderCampaign) -> list[dict]:
+    """Table 8 for this campaign: features per category extracted, after evolution, growth."""
+    rows = []
+    for category in CATEGORIES:
+        before = (xc.counts_extracted or {}).get(category)
+        after = (xc.counts_evolved or {}).get(category)
+        if before is None and after is None:
+            continue
+        growth = f"×{after / before:.2f}" if before and after is not None else "–"
+        rows.append({"category": category, "before": before, "after": after, "growth": growth})
+    return rows
+
+
+@dataclass
+class TreeNode:
+    node: FeatureNode
+    children: list[TreeNode] = field(default_factory=list)
+
+    @property
+    def leaves(self) -> int:
+        return 1 if not self.children else sum(c.leaves for c in self.children)
+
+
+def feature_tree(xc: XcoderCampaign) -> list[TreeNode]:
+    """The merged tree, one root per category, children sorted by name."""
+    nodes = list(FeatureNode.objects.filter(xcoder=xc).order_by("depth", "path"))
+    wrapped = {n.pk: TreeNode(n) for n in nodes}
+    roots = []
+    for node in nodes:
+        if node.parent_id and node.parent_id in wrapped:
+            wrapped[node.parent_id].children.append(wrapped[node.pk])
+        elif node.depth == 0:
+            roots.append(wrapped[node.pk])
+    return roots
+
+
+def task_list(xc: XcoderCampaign) -> QuerySet[SynthTask]:
+    return SynthTask.objects.filter(xcoder=xc).select_related("problem").order_by("index")
+
+
+def status_counts(xc: XcoderCampaign) -> dict[str, int]:
+    counts = dict.fromkeys(TaskStatus.values, 0)
+    for row in SynthTask.objects.filter(xcoder=xc).values("status").annotate(n=Count("id")):
+        counts[row["status"]] = row["n"]
+    return counts
+
+
+def discard_reasons(xc: XcoderCampaign) -> list[dict]:
+    return list(
+        SynthTask.objects.filter(
+            xcoder=xc, status__in=[TaskStatus.REJECTED, TaskStatus.DISCARDED, TaskStatus.ERROR]
+        )
+        .values("reason_code")
+        .annotate(n=Count("id"))
+        .order_by("-n", "reason_code")
+    )
+
+
+def task_get(*, campaign_id: int, index: int) -> SynthTask:
+    return SynthTask.objects.select_related("xcoder__campaign", "problem").get(
+        xcoder_id=campaign_id, index=index
+    )
+
+
+def solutions(task: SynthTask) -> QuerySet[CandidateSolution]:
+    return task.solutions.select_related("endpoint").order_by("endpoint__name", "sample")
+
+
+def vote_matrix(task: SynthTask) -> dict:
+    """Rows: tests (source, category, weight, split, voted label, vote counts); columns: the
+    candidates that voted; cells: agrees with the label / disagrees / no output (status)."""
+    ver = task.verification or {}
+    if not ver:
+        return {}
+    candidates = ver.get("candidates", [])
+    rows = []
+    for i, test in enumerate(task.tests):
+        cells = []
+        for j in range(len(candidates)):
+            agree = ver["agree"][i][j]
+            status = (
+                ver.get("statuses", [[]] * len(task.tests))[i][j] if ver.get("statuses") else ""
+            )
+            if status and status != "OK":
+                mark = status
+            elif agree is None:
+                mark = "·"
+            else:
+                mark = "✓" if agree else "✗"
+            cells.append({"mark": mark, "agree": agree, "status": status})
+        rows.append(
+            {
+                "index": i,
+                "source": test.get("source", ""),
+                "category": test.get("category", ""),
+                "description": test.get("description", ""),
+                "input": test["input"],
+                "weight": ver["weights"][i],
+                "split": ver["split"][i],
+                "label": ver["labels"][i],
+                "votes": ver["votes"][i],
+                "cells": cells,
+            }
+        )
+    columns = []
+    for j, cand in enumerate(candidates):
+        val = ver["val_accuracy"][j] if ver.get("val_accuracy") else None
+        columns.append(
+            {
+                **cand,
+                "index": j,
+                "weighted": ver["weighted_scores"][j],
+                "val": val,
+                "chosen": ver.get("chosen") == j,
+                "golden": ver.get("golden") == j,
+            }
+        )
+    return {"rows": rows, "columns": columns, "ver": ver}

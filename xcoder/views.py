@@ -1,0 +1,116 @@
+"""Pages of X-Coder campaigns: list, creation, the campaign page (feature counts before and
+after evolution, the browsable tree, tasks with their reasons) and the task page (subtree,
+strategy, gates, tests, candidates and the vote matrix). Admins and curators only."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponseNotAllowed
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from benchapp.roles import ADMIN, CURATOR, has_role, role_required
+from evolution.services import campaigns as campaign_services
+
+from . import selectors, services
+from .config import XcoderSettings
+from .forms import XcoderCampaignForm
+from .models import SynthTask, XcoderCampaign
+
+
+def _get(pk: int) -> XcoderCampaign:
+    try:
+        return selectors.xcoder_get(campaign_id=pk)
+    except XcoderCampaign.DoesNotExist:
+        raise Http404("No X-Coder campaign with this id.")
+
+
+@role_required(ADMIN, CURATOR)
+def campaign_list(request):
+    return render(request, "xcoder/campaign_list.html", {"campaigns": selectors.campaign_list()})
+
+
+@role_required(ADMIN)
+def campaign_new(request):
+    form = XcoderCampaignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            campaign = services.xcoder_campaign_create(
+                name=data["name"],
+                seed_set=data["seed_set"],
+                seed_limit=data["seed_limit"],
+                generator_endpoint=data["generator_endpoint"],
+                solver_endpoints=list(data["solver_endpoints"]),
+                settings=form.settings_dict(),
+                budget_max_calls=data["budget_max_calls"],
+                budget_max_tokens=data["budget_max_tokens"],
+                budget_max_cost=data["budget_max_cost"],
+                created_by=request.user,
+            )
+        except ValidationError as exc:
+            for key, errors in exc.message_dict.items():
+                field = f"setting_{key}" if f"setting_{key}" in form.fields else key
+                form.add_error(field if field in form.fields else None, errors)
+        else:
+            messages.success(request, f"Campaign {campaign.name} created. Launch it when ready.")
+            return redirect("xcoder:campaign_detail", campaign.pk)
+    return render(request, "xcoder/campaign_new.html", {"form": form})
+
+
+@role_required(ADMIN, CURATOR)
+def campaign_detail(request, pk: int):
+    xc = _get(pk)
+    context = {
+        "xc": xc,
+        "campaign": xc.campaign,
+        "settings": XcoderSettings.from_dict(xc.campaign.settings).rows(),
+        "solvers": list(xc.solver_endpoints.order_by("name")),
+        "counts": selectors.count_rows(xc),
+        "tree": selectors.feature_tree(xc),
+        "tasks": selectors.task_list(xc),
+        "status_counts": selectors.status_counts(xc),
+        "reasons": selectors.discard_reasons(xc),
+        "can_control": has_role(request.user, ADMIN),
+    }
+    return render(request, "xcoder/campaign_detail.html", context)
+
+
+@role_required(ADMIN, CURATOR)
+def task_detail(request, pk: int, index: int):
+    try:
+        task = selectors.task_get(campaign_id=pk, index=index)
+    except SynthTask.DoesNotExist:
+        raise Http404("No such task in this campaign.")
+    context = {
+        "task": task,
+        "campaign": task.xcoder.campaign,
+        "solutions": selectors.solutions(task),
+        "matrix": selectors.vote_matrix(task),
+    }
+    return render(request, "xcoder/task_detail.html", context)
+
+
+_ACTIONS = {
+    "launch": campaign_services.campaign_launch,
+    "pause": campaign_services.campaign_pause,
+    "resume": campaign_services.campaign_resume,
+    "cancel": campaign_services.campaign_cancel,
+}
+
+
+@role_required(ADMIN)
+@require_POST
+def campaign_control(request, pk: int, action: str):
+    _get(pk)
+    service = _ACTIONS.get(action)
+    if service is None:
+        return HttpResponseNotAllowed(list(_ACTIONS))
+    try:
+        campaign = service(campaign_id=pk)
+    except campaign_services.TransitionError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Campaign {campaign.name}: {campaign.state}.")
+    return redirect("xcoder:campaign_detail", pk)

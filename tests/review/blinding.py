@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from html import unescape
 
 from evolution.models import Campaign, ModelEndpoint, Problem
+from reasoning.models import ReasoningItem
 from review.models import ReviewRound
 
 # Keys a reviewer response must never carry, at any depth.
@@ -51,6 +52,15 @@ FORBIDDEN_KEYS = frozenset(
         "round",
         "reviewer",
         "position",
+        # reasoning items: what made and scored them
+        "reasoning_type",
+        "judge_score",
+        "score",
+        "rationale",
+        "verdicts",
+        "run",
+        "question_index",
+        "similarity",
     }
 )
 # Words that would tell a reviewer where a problem came from.
@@ -101,6 +111,8 @@ def _payload_for(html: str) -> tuple[list[str], dict[str, str]]:
                 f"{opaque}-cf_rating": "1750",
                 f"{opaque}-tags": "dp, new crawler tag",
                 f"{opaque}-justification": "crawl",
+                # reasoning items' own field (coding forms ignore it)
+                f"{opaque}-answer_verdict": "unsure",
             }
         )
     return ids, data
@@ -144,9 +156,10 @@ def crawl_reviewer_surface(client) -> list[Fetched]:
     for entry in json.loads(queue.body):
         path = f"/api/review/groups/{entry['opaque_id']}"
         group = _record(out, f"GET {path}", client.get(path))
+        served = json.loads(group.body)
         items = [
             {"opaque_id": p["opaque_id"], "justification": "api"}
-            for p in json.loads(group.body)["problems"]
+            for p in served["problems"] + served.get("questions", [])
         ]
         body = json.dumps({"items": items})
         _record(
@@ -192,6 +205,14 @@ def provenance_values(review_round: ReviewRound) -> set[str]:
         values.add(c.name)
     for e in ModelEndpoint.objects.all():
         values |= {e.name, e.model}
+    # Reasoning groups: campaign, type, judges' rationales and status notes of their items.
+    for item in ReasoningItem.objects.filter(
+        review_items__group__round=review_round
+    ).select_related("reasoning__campaign"):
+        values |= {item.reasoning.campaign.name, item.reasoning_type, item.rationale}
+        values |= {item.status_reason, item.override_reason}
+        values |= {str(v.get("rationale") or "") for v in item.verdicts or []}
+        values |= {item.created_at.isoformat(), item.created_at.strftime("%Y-%m-%d %H:%M")}
     # Very short values ("t1", "easy") would match innocent text; real ids are longer.
     return {v for v in values if v and len(v) >= 6}
 

@@ -10,6 +10,7 @@ test that passes whatever happens.
 from __future__ import annotations
 
 import dataclasses
+import json
 from types import SimpleNamespace
 
 import pytest
@@ -22,6 +23,8 @@ from review import selectors, services
 from review.models import GroupItem
 from review.rendering import render_statement
 from tests.factories import ModelEndpointFactory
+from tests.reasoning.judged import judged_reasoning
+from tests.support.fake_openai import FakeOpenAI
 
 from .blinding import (
     FORBIDDEN_KEYS,
@@ -133,3 +136,70 @@ def test_statements_never_pass_raw_html():
     html = render_statement('<img src=x onerror="alert(1)">\n\n```\n<b>x</b>\n```')
     assert "<img" not in html and "<b>" not in html
     assert "&lt;b&gt;x&lt;/b&gt;" in html
+
+
+# --- reasoning groups ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_server():
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def mixed_round(personas, fake_server):
+    """A coding lineage and two reasoning groups in one round, reviewed by A and B."""
+    ModelEndpointFactory(name="endpoint-SECRET-name", model="model-SECRET-gpt")
+    rc = judged_reasoning(
+        fake_server, verdicts=[True, False, None, True], types=("deduction_secret_type",)
+    )
+    lineage, _ = lineage_with_problems(n_evolved=1, tag="mix")
+    return services.round_create(
+        name="Round SECRET-mixed-name",
+        created_by=personas.curator.user,
+        reviewers=[personas.reviewer_a.user, personas.reviewer_b.user],
+        lineages=[lineage],
+        reasoning_groups=selectors.reasoning_group_plan(reasoning=rc, group_size=2),
+    )
+
+
+def test_nothing_a_reviewer_can_reach_in_a_reasoning_group_reveals_provenance(
+    personas, mixed_round
+):
+    fetched = crawl_reviewer_surface(personas.reviewer_a.client)
+    question_pages = [
+        f for f in fetched if f.label.startswith("GET /review/g/") and "Given answer" in f.body
+    ]
+    assert len(question_pages) >= 2, "the crawl did not reach the reasoning groups"
+    api_groups = [
+        json.loads(f.body)
+        for f in fetched
+        if f.label.startswith("GET /api/review/groups/") and f.status == 200
+    ]
+    assert sum(len(g["questions"]) for g in api_groups) == 4
+    values = provenance_values(mixed_round)
+    # The crawl knows the reasoning provenance: campaign, type and the judges' rationales.
+    assert {"deduction_secret_type", "rationale-SECRET-1"} <= values
+    assert find_leaks(fetched, values) == []
+
+
+def test_the_crawl_catches_judge_rationale_leaked_into_a_reasoning_group(
+    personas, mixed_round, monkeypatch
+):
+    real = selectors.reviewer_group
+
+    def leaky_group(*, reviewer, opaque_id):
+        group = real(reviewer=reviewer, opaque_id=opaque_id)
+        questions = []
+        for q in group.questions:
+            item = GroupItem.objects.get(opaque_id=q.opaque_id).reasoning_item
+            questions.append(dataclasses.replace(q, label=item.rationale or item.reasoning_type))
+        return dataclasses.replace(group, questions=questions)
+
+    monkeypatch.setattr(selectors, "reviewer_group", leaky_group)
+    leaks = find_leaks(
+        crawl_reviewer_surface(personas.reviewer_a.client), provenance_values(mixed_round)
+    )
+    assert any("GET /review/g/" in leak and "SECRET" in leak for leak in leaks)
+    assert any("GET /api/review/groups/" in leak and "SECRET" in leak for leak in leaks)

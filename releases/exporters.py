@@ -34,6 +34,7 @@ from evolution.exporters.jsonl import FORMAT as PROBLEM_FORMAT
 from evolution.exporters.jsonl import sort_tests
 from evolution.llm.parsing import ParseError, extract_code
 from evolution.pipeline.difficulty import solver_messages
+from evolution.sandbox import scoring
 
 from .content import canonical_json
 from .models import Release, ReleaseItem, ReleaseQuestion
@@ -101,6 +102,8 @@ def lcb_record(item: ReleaseItem, release: Release) -> dict | None:
     harness = record["harness"]
     if harness not in ("stdio", "function"):
         return None
+    if scoring.is_scored(record.get("comparison")):
+        return None  # LiveCodeBench has no scored problems: a pass/fail row would mislead
     testtype = "stdin" if harness == "stdio" else "functional"
     public, hidden = _split(item)
     meta = record.get("metadata") or {}
@@ -138,7 +141,10 @@ def export_lcb(release: Release) -> Iterator[str]:
 
 def lcb_skipped(release: Release) -> list[str]:
     return [
-        i.public_id for i in _items(release) if i.record["harness"] not in ("stdio", "function")
+        i.public_id
+        for i in _items(release)
+        if i.record["harness"] not in ("stdio", "function")
+        or scoring.is_scored(i.record.get("comparison"))
     ]
 
 
@@ -214,6 +220,9 @@ def hf_row(item: ReleaseItem) -> dict:
         "public_tests": json.dumps([{"input": t["input"], "output": t["output"]} for t in public]),
         "private_tests": json.dumps([{"input": t["input"], "output": t["output"]} for t in hidden]),
         "item_hash": item.content_hash,
+        # Open-ended items carry their verifier and direction here ({"mode": "score", ...});
+        # their tests' outputs are the baseline solution's, not expected answers.
+        "comparison": json.dumps(record.get("comparison") or {}),
     }
 
 
@@ -328,6 +337,14 @@ REWARD_SPEC = {
     "per_test_time_limit_s": RL_TEST_TIME_LIMIT_S,
     "range": [-RL_LAMBDA, 1.0],
 }
+SCORED_REWARD_SPEC = {
+    "formula": "r = mean over tests of max(0, sigma (O(s) - O(b)) / max(O(s), O(b)))",
+    "O": "the objective the comparison's verifier prints for an output (feasible outputs only)",
+    "b": "the baseline solution, whose output is each test's stored output",
+    "sigma": "+1 when comparison.direction is max, -1 when min",
+    "zero": "crash, timeout, unparsable or infeasible output",
+    "range": [0.0, 1.0],
+}
 
 
 def rl_reward(*, has_code_block: bool, all_tests_pass: bool) -> float:
@@ -361,7 +378,10 @@ def rl_record(item: ReleaseItem) -> dict:
         "memory_mb": record["memory_mb"],
         "comparison": record.get("comparison") or {},
         "tests": [{"input": t["input"], "output": t["output"]} for t in public + hidden],
-        "reward": REWARD_SPEC,
+        # An open-ended item's reward is its verifier's score (evolution.sandbox.scoring).
+        "reward": SCORED_REWARD_SPEC
+        if scoring.is_scored(record.get("comparison"))
+        else REWARD_SPEC,
         "origin": item.origin,
         "item_hash": item.content_hash,
     }

@@ -38,6 +38,9 @@ class GateRules:
     include_originals: bool = True
     original_max_pass_at_1: float = 0.75
     originals_need_review: bool = False
+    # Open-ended (scored) problems: the least spread of their sampled solutions' mean scores;
+    # None keeps them without a spread requirement.
+    min_score_spread: float | None = None
 
     _RANGES = {
         "min_quality": (1.0, 5.0),
@@ -47,6 +50,7 @@ class GateRules:
         "max_pass_at_1": (0.0, 1.0),
         "duplicate_threshold": (0.0, 1.0),
         "original_max_pass_at_1": (0.0, 1.0),
+        "min_score_spread": (0.0, 1.0),
     }
 
     @classmethod
@@ -64,7 +68,7 @@ class GateRules:
                 if not isinstance(value, bool):
                     raise RulesError(name, f"must be true or false, got {value!r}")
             elif value is None:
-                if name != "min_novelty":
+                if name not in ("min_novelty", "min_score_spread"):
                     raise RulesError(name, "must not be empty")
             elif isinstance(value, bool) or not isinstance(value, int | float):
                 raise RulesError(name, f"must be a number, got {value!r}")
@@ -100,6 +104,9 @@ class CandidateFacts:
     pass_at_1: float | None = None
     panel_passes: int | None = None
     panel_attempts: int | None = None
+    # Open-ended problems are scored, not passed: no pass@1 window, a score-spread rule.
+    open_ended: bool = False
+    score_spread: float | None = None
 
 
 @dataclass
@@ -177,7 +184,20 @@ def _panel(facts: CandidateFacts) -> str:
     return "no panel measurement"
 
 
+def _score_spread_rule(facts: CandidateFacts, rules: GateRules) -> RuleResult:
+    spread = f"score spread {_fmt(facts.score_spread)} across the sampled solutions"
+    if rules.min_score_spread is None:
+        return RuleResult("score_spread", True, f"{spread}; no minimum set")
+    return RuleResult(
+        "score_spread",
+        facts.score_spread is not None and facts.score_spread >= rules.min_score_spread,
+        f"{spread}; at least {rules.min_score_spread} required",
+    )
+
+
 def _difficulty_rule(facts: CandidateFacts, rules: GateRules) -> RuleResult:
+    if facts.open_ended:
+        return _score_spread_rule(facts, rules)
     if facts.pass_at_1 is None:
         return RuleResult("difficulty", False, "no panel measurement")
     if facts.origin == "original":

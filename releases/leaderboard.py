@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from evolution.llm import CallContext, LLMClient, LLMError
 from evolution.pipeline.difficulty import solver_code, solver_messages
+from evolution.sandbox import scoring
 
 from .models import (
     LeaderboardRun,
@@ -38,6 +39,7 @@ from .stats import bootstrap_mean, pass_at_k
 
 log = logging.getLogger(__name__)
 MAX_UPLOAD_SAMPLES = 100
+SCORED = "SC"  # verdict of a sample of an open-ended item: its score is in details["score"]
 
 
 class SandboxUnavailable(RuntimeError):
@@ -219,6 +221,9 @@ def _judge(sample: LeaderboardSample, tests_by_item: dict[int, list], items: dic
     item = items[sample.item_id]
     record = item.record
     specs = [sandbox.TestSpec(input=t.input, output=t.output) for t in tests_by_item[item.pk]]
+    if scoring.is_scored(record.get("comparison")):
+        _score(sample, record, specs)
+        return
     result = sandbox.judge(
         sample.code,
         specs,
@@ -236,6 +241,42 @@ def _judge(sample: LeaderboardSample, tests_by_item: dict[int, list], items: dic
         raise SandboxUnavailable(f"sandbox failure while judging sample {sample.pk}")
     LeaderboardSample.objects.filter(pk=sample.pk, verdict="").update(
         verdict=result.verdict, passed_tests=result.passed, total_tests=result.total
+    )
+
+
+def _score(sample: LeaderboardSample, record: dict, specs: list) -> None:
+    """An open-ended item: the verifier scores every test (0 to 1, see
+    evolution.sandbox.scoring); the sample keeps the per-test scores and their mean. Verdict
+    "SC" (scored); ``passed_tests`` counts the tests with a positive score."""
+    from evolution import sandbox
+
+    comparison = record["comparison"]
+    result = scoring.score(
+        sample.code,
+        specs,
+        verifier=comparison["verifier"],
+        direction=comparison["direction"],
+        harness=record["harness"],
+        entry_point=record["entry_point"],
+        limits=sandbox.Limits(
+            time_s=float(record["time_limit_s"]),
+            memory_mb=int(record["memory_mb"]),
+            max_output_bytes=settings.SANDBOX_MAX_OUTPUT_BYTES,
+        ),
+    )
+    if result.sandbox_failed:
+        raise SandboxUnavailable(f"sandbox failure while scoring sample {sample.pk}")
+    details = {
+        **(sample.details or {}),
+        "score": result.mean,
+        "scores": [t.score for t in result.scores],
+        "statuses": [t.status for t in result.scores],
+    }
+    LeaderboardSample.objects.filter(pk=sample.pk, verdict="").update(
+        verdict=SCORED,
+        passed_tests=sum(1 for t in result.scores if t.score > 0),
+        total_tests=len(result.scores),
+        details=details,
     )
 
 
@@ -363,6 +404,7 @@ def run_summary(*, run: LeaderboardRun) -> dict:
         for tag in r["tags"] or ["untagged"]:
             tag_groups[tag].append(r)
     breakdown["tag"] = {name: estimate(rows) for name, rows in sorted(tag_groups.items())}
+    open_scores = _open_scores(run, items, ks, seed)
     flagged = [r for r in per_item if r["contaminated"]]
     clean = [r for r in per_item if r["contaminated"] is False]
     return {
@@ -381,5 +423,39 @@ def run_summary(*, run: LeaderboardRun) -> dict:
             # The date-window filter: only items created after the model's release.
             "clean_pass1": estimate(clean),
         },
+        "per_item": per_item,
+        **({"score": open_scores} if open_scores else {}),
+    }
+
+
+def _open_scores(run: LeaderboardRun, items: list, ks: list[int], seed: int) -> dict | None:
+    """Avg@k and Best@k over the open-ended items (FrontierSmith): per item, the mean and the
+    best score of its first k samples (a missing or unjudged sample scores 0), then the mean
+    over items with a seeded bootstrap interval. None when the release has no scored item."""
+    open_items = [i for i in items if scoring.is_scored(i.record.get("comparison"))]
+    if not open_items:
+        return None
+    by_item: dict[int, dict[int, float]] = defaultdict(dict)
+    for item_id, index, verdict, details in LeaderboardSample.objects.filter(
+        run=run, item__in=open_items
+    ).values_list("item_id", "sample_index", "verdict", "details"):
+        by_item[item_id][index] = (details or {}).get("score", 0.0) if verdict == SCORED else 0.0
+    avg: dict[str, list[float]] = defaultdict(list)
+    best: dict[str, list[float]] = defaultdict(list)
+    per_item = []
+    for item in open_items:
+        scores = by_item.get(item.pk, {})
+        row = {"public_id": item.public_id, "avg": {}, "best": {}}
+        for k in ks:
+            first = [scores.get(i, 0.0) for i in range(k)]
+            row["avg"][str(k)] = sum(first) / k
+            row["best"][str(k)] = max(first)
+            avg[str(k)].append(row["avg"][str(k)])
+            best[str(k)].append(row["best"][str(k)])
+        per_item.append(row)
+    return {
+        "problems": len(open_items),
+        "avg": {k: bootstrap_mean(v, seed=seed).to_dict() for k, v in avg.items()},
+        "best": {k: bootstrap_mean(v, seed=seed).to_dict() for k, v in best.items()},
         "per_item": per_item,
     }

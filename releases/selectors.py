@@ -243,7 +243,7 @@ def public_release_item(*, release: Release, public_id: str) -> PublicItem:
     return _public_item(item, with_examples=True)
 
 
-SORT_KEYS = ("pass1", "passk", "clean", "model")
+SORT_KEYS = ("pass1", "passk", "clean", "model", "avgk", "bestk")
 
 
 def public_leaderboard(*, release: Release, sort: str = "pass1", descending: bool = True):
@@ -268,6 +268,10 @@ def public_leaderboard(*, release: Release, sort: str = "pass1", descending: boo
                 "clean": (s.get("contamination") or {}).get("clean_pass1"),
                 "flagged": (s.get("contamination") or {}).get("flagged", 0),
                 "breakdown": s.get("breakdown", {}),
+                # Open-ended (scored) items: Avg@k and Best@k at the run's largest k.
+                "avg1": ((s.get("score") or {}).get("avg") or {}).get("1"),
+                "avgk": ((s.get("score") or {}).get("avg") or {}).get(top_k),
+                "bestk": ((s.get("score") or {}).get("best") or {}).get(top_k),
                 "finished_at": run.finished_at,
             }
         )

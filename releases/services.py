@@ -197,6 +197,12 @@ def _candidate_pool(release: Release) -> tuple[list[Problem], dict[int, dict], d
     ).values_list("accepted_problem_id", flat=True)
     seeds = Lineage.objects.filter(campaign__in=campaigns).values_list("seed_id", flat=True)
     ids = set(accepted) | set(seeds)
+    # Open-ended campaigns (FrontierSmith) record their accepted problems on the problem.
+    ids |= set(
+        Problem.objects.filter(
+            method="frontiersmith", metadata__campaign__in=[c.pk for c in campaigns]
+        ).values_list("id", flat=True)
+    )
     # Kinds without candidates (EvoSyn) mark their kept problems with the campaign's id.
     ids |= set(
         Problem.objects.filter(
@@ -281,6 +287,8 @@ def gate_run_create(*, release: Release, by=None) -> GateRun:
                 pass_at_1=(passes / attempts) if attempts else None,
                 panel_passes=passes,
                 panel_attempts=attempts,
+                open_ended=(p.comparison or {}).get("mode") == "score",
+                score_spread=((p.metadata or {}).get("frontiersmith") or {}).get("score_spread"),
             )
         )
     reports = evaluate(facts, rules, seed_statements=seed_statements)

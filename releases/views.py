@@ -90,6 +90,7 @@ def public_leaderboard(request, slug: str, version: str):
             "sort": sort if sort in selectors.SORT_KEYS else "pass1",
             "descending": descending,
             "origins": origins,
+            "scored": any(r.get("avgk") for r in rows),
         },
     )
 

@@ -16,6 +16,7 @@ urlpatterns = [
     path("", include("review.urls")),
     path("", include("releases.urls")),
     path("", include("reasoning.urls")),
+    path("", include("frontiersmith.urls")),
     path("", include("evosyn.urls")),
     path("", include("xcoder.urls")),
 ]

@@ -1,0 +1,10 @@
+from django.urls import path
+
+from . import views
+
+app_name = "frontiersmith"
+urlpatterns = [
+    path("frontiersmith/<int:pk>/", views.campaign_detail, name="campaign_detail"),
+    path("frontiersmith/<int:pk>/<str:action>/", views.campaign_control, name="campaign_control"),
+    path("frontiersmith/candidates/<int:pk>/", views.candidate_detail, name="candidate_detail"),
+]

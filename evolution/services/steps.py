@@ -272,6 +272,8 @@ def open_candidate(lineage: Lineage) -> Candidate | None:
 def next_action(ctx: Ctx) -> Action:
     lineage = ctx.lineage
     if lineage.state == LineageState.PENDING:
+        if (ctx.seed.comparison or {}).get("mode") == "score":
+            return Action("skip_scored_seed", ANY)
         k = ctx.settings.target_eval_k
         members = list(ctx.campaign.panel.members.all())
         attempts = SolverAttempt.objects.filter(lineage=lineage, candidate__isnull=True)
@@ -482,6 +484,14 @@ def act_calibrate_judge(ctx: Ctx, action: Action) -> None:
         entry_point=seed.entry_point,
         limits=ctx.limits(seed.time_limit_s),
         comparison=seed.comparison,
+    )
+
+
+def act_skip_scored_seed(ctx: Ctx, action: Action) -> None:
+    """Open-ended (scored) problems have no pass/fail tests to calibrate or evolve against."""
+    Lineage.objects.filter(pk=ctx.lineage.pk, state=LineageState.PENDING).update(
+        state=LineageState.SKIPPED,
+        stop_reason="open-ended seed (scored by a verifier): BenchEvolver needs pass/fail tests",
     )
 
 
@@ -1247,6 +1257,7 @@ ACTIONS: dict[str, Callable[[Ctx, Action], None]] = {
     "calibrate_solve": act_calibrate_solve,
     "calibrate_judge": act_calibrate_judge,
     "calibrate_finish": act_calibrate_finish,
+    "skip_scored_seed": act_skip_scored_seed,
     "propose": act_propose,
     "write_tests": act_write_tests,
     "materialize": act_materialize,

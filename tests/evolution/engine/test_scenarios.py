@@ -225,3 +225,19 @@ def test_hitting_the_call_budget_pauses_the_campaign_with_the_reason(fake_server
     assert campaign.state_reason.startswith("budget reached")
     assert campaign.calls_made == 10
     assert lineage.state in ("pending", "evolving")  # nothing lost: resumable where it stopped
+
+
+def test_an_open_ended_seed_is_skipped_with_the_reason(fake_server):
+    fake_server.responder = KeyedResponder(pack.responses())
+    seed_set, evolver, panel = build_world(fake_server, seeds=("demo/sort-numbers",))
+    seed_set.problems.update(
+        comparison={"mode": "score", "verifier": "print(1)", "direction": "max"}
+    )
+    campaign = running(
+        campaign_create(
+            name="scored", seed_set=seed_set, evolver=evolver, panel=panel, settings=SETTINGS
+        )
+    )
+    lineage = advance_until_done(campaign.lineages.get())
+    assert lineage.state == "skipped" and "open-ended seed" in lineage.stop_reason
+    assert not campaign.llm_calls.exists()

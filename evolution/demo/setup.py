@@ -125,5 +125,6 @@ def demo_extensions():
     after the demo campaign completed."""
     from reasoning.demo.setup import reasoning_demo
     from releases.demo import releases_demo
+    from xcoder.demo.setup import xcoder_demo
 
-    return [demo_review_round, releases_demo, reasoning_demo]
+    return [demo_review_round, releases_demo, reasoning_demo, xcoder_demo]

@@ -5,6 +5,7 @@ from . import views
 app_name = "evosyn"
 urlpatterns = [
     path("evosyn/", views.campaign_list, name="campaign_list"),
+    path("evosyn/new/", views.campaign_new, name="campaign_new"),
     path("evosyn/<int:pk>/", views.campaign_detail, name="campaign_detail"),
     path("evosyn/<int:pk>/scores.json", views.campaign_scores, name="campaign_scores"),
     path(
@@ -18,4 +19,6 @@ urlpatterns = [
         views.control_download,
         name="control_download",
     ),
+    # Last, so the fixed paths above ("control/", "scores.json") win over the action slot.
+    path("evosyn/<int:pk>/<str:action>/", views.campaign_control, name="campaign_control"),
 ]

@@ -1,5 +1,6 @@
-"""Pages of EvoSyn campaigns: list, the campaign page (score-per-iteration chart as an HTML
-shell plus a JSON data endpoint), strategy source, and the random-test control dataset."""
+"""Pages of EvoSyn campaigns: list, creation, the campaign page (score-per-iteration chart as
+an HTML shell plus a JSON data endpoint) with its launch / pause / resume / cancel controls,
+strategy source, and the random-test control dataset."""
 
 from __future__ import annotations
 
@@ -8,15 +9,18 @@ import json
 import plotly
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, JsonResponse
+from django.db import transaction
+from django.http import Http404, HttpResponse, HttpResponseNotAllowed, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from benchapp.roles import ADMIN, CURATOR, role_required
+from benchapp.roles import ADMIN, CURATOR, has_role, role_required
+from evolution.services import campaigns as campaign_services
 
 from . import selectors, services
 from .config import settings_table
+from .forms import EvoSynCampaignForm
 from .models import ControlSet, EvoSynCampaign, InstanceRole, Strategy
 
 
@@ -32,6 +36,39 @@ def campaign_list(request):
     return render(request, "evosyn/campaign_list.html", {"campaigns": selectors.campaign_list()})
 
 
+@role_required(ADMIN)
+def campaign_new(request):
+    form = EvoSynCampaignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            # Create and launch together: a launch that fails leaves no draft behind.
+            with transaction.atomic():
+                campaign = services.evosyn_campaign_create(
+                    name=data["name"],
+                    seed_set=data["seed_set"],
+                    endpoint=data["endpoint"],
+                    settings=form.settings_dict(),
+                    seed_limit=data["seed_limit"],
+                    role_endpoints=form.role_endpoints(),
+                    budget_max_calls=data["budget_max_calls"],
+                    budget_max_tokens=data["budget_max_tokens"],
+                    budget_max_cost=data["budget_max_cost"],
+                    created_by=request.user,
+                )
+                if data["launch"]:
+                    campaign = campaign_services.campaign_launch(campaign_id=campaign.pk)
+        except ValidationError as exc:
+            for key, errors in exc.message_dict.items():
+                field = f"setting_{key}" if f"setting_{key}" in form.fields else key
+                form.add_error(field if field in form.fields else None, errors)
+        else:
+            done = " and launched." if data["launch"] else ". Launch it when ready."
+            messages.success(request, f"Campaign {campaign.name} created{done}")
+            return redirect("evosyn:campaign_detail", campaign.pk)
+    return render(request, "evosyn/campaign_new.html", {"form": form})
+
+
 @role_required(ADMIN, CURATOR)
 def campaign_detail(request, pk: int):
     esc = _get(pk)
@@ -45,8 +82,33 @@ def campaign_detail(request, pk: int):
         "synthetic": selectors.instance_rows(esc=esc, role=InstanceRole.SYNTHETIC),
         "controls": esc.controls.all()[:10],
         "plotly_url": reverse("evolution:plotly_js", args=[plotly.__version__]),
+        "can_control": has_role(request.user, ADMIN),
     }
     return render(request, "evosyn/campaign_detail.html", context)
+
+
+_ACTIONS = {
+    "launch": campaign_services.campaign_launch,
+    "pause": campaign_services.campaign_pause,
+    "resume": campaign_services.campaign_resume,
+    "cancel": campaign_services.campaign_cancel,
+}
+
+
+@role_required(ADMIN)
+@require_POST
+def campaign_control(request, pk: int, action: str):
+    _get(pk)
+    service = _ACTIONS.get(action)
+    if service is None:
+        return HttpResponseNotAllowed(list(_ACTIONS))
+    try:
+        campaign = service(campaign_id=pk)
+    except campaign_services.TransitionError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Campaign {campaign.name}: {campaign.state}.")
+    return redirect("evosyn:campaign_detail", pk)
 
 
 @role_required(ADMIN, CURATOR)

@@ -4,6 +4,8 @@ from . import views
 
 app_name = "frontiersmith"
 urlpatterns = [
+    path("frontiersmith/", views.campaign_list, name="campaign_list"),
+    path("frontiersmith/new/", views.campaign_new, name="campaign_new"),
     path("frontiersmith/<int:pk>/", views.campaign_detail, name="campaign_detail"),
     path("frontiersmith/<int:pk>/<str:action>/", views.campaign_control, name="campaign_control"),
     path("frontiersmith/candidates/<int:pk>/", views.candidate_detail, name="candidate_detail"),

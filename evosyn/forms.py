@@ -1,0 +1,91 @@
+"""The EvoSyn campaign creation form: seed set, model endpoints (one default, optional per-role
+overrides), budget, and one field per setting prefilled with the document's default."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from evolution.models import ModelEndpoint, ProblemSet
+
+from .config import SETTING_HELP, EvoSynSettings
+
+# The roles a campaign asks a model for (``Ctx.chat(role, ...)`` in services); each may be
+# served by its own endpoint, otherwise by the default one.
+ROLES = {
+    "solver": "candidate solutions",
+    "test_writer": "candidate tests",
+    "strategist": "mutations of the filtering strategy",
+    "synthesizer": "new problem statements",
+}
+
+
+class EvoSynCampaignForm(forms.Form):
+    """Campaign creation. ``clean`` validates the settings with ``EvoSynSettings.from_dict`` so a
+    bad value is reported on the field of the setting it names."""
+
+    name = forms.CharField(max_length=200)
+    seed_set = forms.ModelChoiceField(
+        queryset=ProblemSet.objects.order_by("name"),
+        help_text="function-level problems with human tests (e.g. HumanEval)",
+    )
+    seed_limit = forms.IntegerField(
+        min_value=1, required=False, help_text="use only the first N usable seeds"
+    )
+    endpoint = forms.ModelChoiceField(
+        queryset=ModelEndpoint.objects.order_by("name"),
+        help_text="the model for every role without its own endpoint below",
+    )
+    budget_max_calls = forms.IntegerField(min_value=1, required=False)
+    budget_max_tokens = forms.IntegerField(min_value=1, required=False)
+    budget_max_cost = forms.DecimalField(min_value=0, required=False, decimal_places=4)
+    launch = forms.BooleanField(required=False, help_text="launch as soon as it is created")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for role, what in ROLES.items():
+            self.fields[f"{role}_endpoint"] = forms.ModelChoiceField(
+                queryset=ModelEndpoint.objects.order_by("name"),
+                required=False,
+                label=f"{role} endpoint",
+                help_text=f"{what} (empty: the default endpoint)",
+            )
+        defaults = EvoSynSettings()
+        for name in EvoSynSettings.names():
+            self.fields[f"setting_{name}"] = forms.CharField(
+                label=name,
+                initial=getattr(defaults, name),
+                required=False,
+                help_text=SETTING_HELP.get(name, ""),
+            )
+
+    def setting_fields(self):
+        return [self[name] for name in self.fields if name.startswith("setting_")]
+
+    def settings_dict(self) -> dict:
+        """Only the settings filled in; an empty field takes the default."""
+        data = {}
+        for name in EvoSynSettings.names():
+            value = self.cleaned_data.get(f"setting_{name}")
+            if value in (None, ""):
+                continue
+            data[name] = value.strip() if isinstance(value, str) else value
+        return data
+
+    def role_endpoints(self) -> dict[str, int]:
+        """``{role: endpoint id}`` for the roles given their own endpoint."""
+        return {
+            role: self.cleaned_data[f"{role}_endpoint"].pk
+            for role in ROLES
+            if self.cleaned_data.get(f"{role}_endpoint")
+        }
+
+    def clean(self):
+        cleaned = super().clean()
+        try:
+            EvoSynSettings.from_dict(self.settings_dict())
+        except ValidationError as exc:
+            for key, messages in exc.message_dict.items():
+                field = f"setting_{key}"
+                self.add_error(field if field in self.fields else None, messages)
+        return cleaned

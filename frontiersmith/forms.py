@@ -1,0 +1,83 @@
+"""The FrontierSmith campaign creation form: seed set, the two model endpoints, the optional
+labelled calibration sets, budget, and one field per setting prefilled with the paper's
+default."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from evolution.models import ModelEndpoint, ProblemSet
+
+from .config import SETTING_HELP, FrontierSettings
+
+
+class FrontierCampaignForm(forms.Form):
+    """Campaign creation. ``clean`` validates the settings with ``FrontierSettings.from_dict`` so
+    a bad value (or a broken relation such as n_final > n_div) is reported on the field of the
+    setting it names."""
+
+    name = forms.CharField(max_length=200)
+    seed_set = forms.ModelChoiceField(
+        queryset=ProblemSet.objects.order_by("name"),
+        help_text="closed-ended seed problems; copied into the campaign's own seed pool",
+    )
+    seed_limit = forms.IntegerField(
+        min_value=1, required=False, help_text="use only the first N seeds"
+    )
+    mutator_endpoint = forms.ModelChoiceField(
+        queryset=ModelEndpoint.objects.order_by("name"),
+        help_text="formulation extraction, mutation, coarse filter, pairwise divergence judge",
+    )
+    solver_endpoint = forms.ModelChoiceField(
+        queryset=ModelEndpoint.objects.order_by("name"),
+        help_text="sampled solutions, test-case generator and verifier",
+    )
+    calibration_closed = forms.ModelChoiceField(
+        queryset=ProblemSet.objects.order_by("name"),
+        required=False,
+        help_text="labelled closed-ended problems: measures the filter's false-positive rate",
+    )
+    calibration_open = forms.ModelChoiceField(
+        queryset=ProblemSet.objects.order_by("name"),
+        required=False,
+        help_text="labelled open-ended problems: measures the filter's false-negative rate",
+    )
+    budget_max_calls = forms.IntegerField(min_value=1, required=False)
+    budget_max_tokens = forms.IntegerField(min_value=1, required=False)
+    budget_max_cost = forms.DecimalField(min_value=0, required=False, decimal_places=4)
+    launch = forms.BooleanField(required=False, help_text="launch as soon as it is created")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        defaults = FrontierSettings()
+        for name in FrontierSettings.names():
+            self.fields[f"setting_{name}"] = forms.CharField(
+                label=name,
+                initial=getattr(defaults, name),
+                required=False,
+                help_text=SETTING_HELP.get(name, ""),
+            )
+
+    def setting_fields(self):
+        return [self[name] for name in self.fields if name.startswith("setting_")]
+
+    def settings_dict(self) -> dict:
+        """Only the settings filled in; an empty field takes the default."""
+        data = {}
+        for name in FrontierSettings.names():
+            value = self.cleaned_data.get(f"setting_{name}")
+            if value in (None, ""):
+                continue
+            data[name] = value.strip() if isinstance(value, str) else value
+        return data
+
+    def clean(self):
+        cleaned = super().clean()
+        try:
+            FrontierSettings.from_dict(self.settings_dict())
+        except ValidationError as exc:
+            for key, messages in exc.message_dict.items():
+                field = f"setting_{key}"
+                self.add_error(field if field in self.fields else None, messages)
+        return cleaned

@@ -41,3 +41,9 @@ def test_the_demo_campaign_runs_on_the_cassette():
     assert xcoder_demo().pk == campaign.pk and LLMCall.objects.count() == calls
     assert "2 of 3 tasks accepted" in out.getvalue()
     assert elapsed < 60
+
+
+def test_the_committed_cassette_is_exactly_what_the_pack_writes(tmp_path):
+    written = tmp_path / "cassette.jsonl"
+    pack.write_cassette(written)
+    assert written.read_text() == pack.CASSETTE.read_text()

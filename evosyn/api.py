@@ -11,7 +11,7 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.urls import reverse
-from ninja import Router, Schema
+from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
 from benchapp.roles import ADMIN, CURATOR, has_role
@@ -114,7 +114,7 @@ def create_campaign(request, payload: EvoSynCampaignIn):
     _require(request, ADMIN)
     missing = _unknown_references(payload)
     if missing:
-        return 400, {"detail": "unknown references", "errors": missing}
+        return Status(400, {"detail": "unknown references", "errors": missing})
     try:
         # Create and launch together: a launch that fails leaves no draft behind.
         with transaction.atomic():
@@ -133,8 +133,8 @@ def create_campaign(request, payload: EvoSynCampaignIn):
             if payload.launch:
                 campaign_services.campaign_launch(campaign_id=campaign.pk)
     except ValidationError as exc:
-        return 400, {"detail": "invalid campaign", "errors": exc.message_dict}
-    return 201, _campaign_out(selectors.evosyn_get(campaign_id=campaign.pk))
+        return Status(400, {"detail": "invalid campaign", "errors": exc.message_dict})
+    return Status(201, _campaign_out(selectors.evosyn_get(campaign_id=campaign.pk)))
 
 
 @router.get("/evosyn/campaigns/{campaign_id}", response=EvoSynCampaignOut)

@@ -11,7 +11,7 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.urls import reverse
-from ninja import Router, Schema
+from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
 from benchapp.roles import ADMIN, CURATOR, has_role
@@ -128,7 +128,7 @@ def create_campaign(request, payload: FrontierCampaignIn):
     _require(request, ADMIN)
     found, missing = _resolve(payload)
     if missing:
-        return 400, {"detail": "unknown references", "errors": missing}
+        return Status(400, {"detail": "unknown references", "errors": missing})
     try:
         # Create and launch together: a launch that fails leaves no draft behind.
         with transaction.atomic():
@@ -149,8 +149,8 @@ def create_campaign(request, payload: FrontierCampaignIn):
             if payload.launch:
                 campaign_services.campaign_launch(campaign_id=campaign.pk)
     except ValidationError as exc:
-        return 400, {"detail": "invalid campaign", "errors": exc.message_dict}
-    return 201, _campaign_out(selectors.frontier_get(campaign_id=campaign.pk))
+        return Status(400, {"detail": "invalid campaign", "errors": exc.message_dict})
+    return Status(201, _campaign_out(selectors.frontier_get(campaign_id=campaign.pk)))
 
 
 @router.get("/frontiersmith/campaigns/{campaign_id}", response=FrontierCampaignOut)

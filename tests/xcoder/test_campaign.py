@@ -253,3 +253,31 @@ def test_the_shared_tick_finishes_a_campaign_whose_work_is_done(fake_server):
     # Not finished: the tick dispatches (a ticket is issued) and reports RUNNING.
     assert campaign_tick(campaign_id=again.pk, reschedule=False) == CampaignState.RUNNING
     assert again.xcoder.__class__.objects.get(pk=again.pk).ticket
+
+
+def test_a_stale_ticket_or_a_paused_campaign_does_no_work(fake_server):
+    campaign = make_campaign(fake_server, base_table())
+    Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.RUNNING)
+    ticket = services.xcoder_issue_ticket(campaign=campaign, only_if_quiet=False)
+    assert services.xcoder_advance(campaign_id=campaign.pk, ticket="stale").outcome == "skipped"
+    report = services.xcoder_advance(campaign_id=campaign.pk, ticket=ticket)
+    assert (report.outcome, report.action) == ("done", "extract")
+    Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.PAUSED)
+    assert services.xcoder_advance(campaign_id=campaign.pk).outcome == "skipped"
+    assert campaign.xcoder.extractions.count() == 1
+
+
+def test_the_budget_pauses_the_campaign_with_nothing_lost(fake_server):
+    campaign = make_campaign(fake_server, base_table())
+    Campaign.objects.filter(pk=campaign.pk).update(budget_max_calls=3)
+    campaign = run(campaign)
+    assert campaign.state == CampaignState.PAUSED
+    assert "budget" in campaign.state_reason
+    assert campaign.xcoder.extractions.count() == 2 and campaign.calls_made == 3
+    # Raising the budget and resuming finishes the work from where it stopped.
+    Campaign.objects.filter(pk=campaign.pk).update(
+        budget_max_calls=None, state=CampaignState.QUEUED
+    )
+    campaign = run(campaign)
+    assert campaign.state == CampaignState.COMPLETED
+    assert SynthTask.objects.get(xcoder=campaign.xcoder).status == TaskStatus.ACCEPTED

@@ -112,3 +112,9 @@ def test_a_task_page_before_verification_has_no_matrix(personas, finished):
     SynthTask.objects.filter(xcoder_id=finished.pk).update(verification={})
     page = personas.curator.client.get(reverse("xcoder:task_detail", args=[finished.pk, 0]))
     assert 'id="vote-matrix"' not in page.content.decode()
+
+
+def test_the_evolution_campaign_page_redirects_to_the_xcoder_page(personas, finished):
+    page = personas.curator.client.get(reverse("evolution:campaign_detail", args=[finished.pk]))
+    assert page.status_code == 302
+    assert page.url == reverse("xcoder:campaign_detail", args=[finished.pk])

@@ -50,6 +50,7 @@ from evolution.models.campaigns import CampaignKind, CampaignState
 from evolution.models.problems import ProblemKind
 from evolution.pipeline import judge as judge_stage
 from evolution.services import campaigns as campaign_services
+from evolution.services.leases import lease_claim, lease_release
 
 from .config import EvoSynSettings
 from .engine import prompts as P
@@ -258,23 +259,14 @@ def work_finished(campaign_id: int) -> bool:
 
 
 def _claim(campaign_id: int, ticket: str | None) -> str | None:
-    token = secrets.token_hex(8)
-    now = timezone.now()
-    qs = EvoSynCampaign.objects.filter(
-        pk=campaign_id, campaign__state=CampaignState.RUNNING
-    ).filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now))
-    if ticket is not None:
-        qs = qs.filter(ticket=ticket)
-    updated = qs.update(
-        lease_token=token, leased_until=now + timedelta(seconds=campaign_services.lease_seconds())
+    return lease_claim(
+        EvoSynCampaign.objects.filter(pk=campaign_id, campaign__state=CampaignState.RUNNING),
+        ticket=ticket,
     )
-    return token if updated else None
 
 
 def _release(campaign_id: int, token: str) -> None:
-    EvoSynCampaign.objects.filter(pk=campaign_id, lease_token=token).update(
-        lease_token="", leased_until=None
-    )
+    lease_release(EvoSynCampaign.objects.filter(pk=campaign_id), token)
 
 
 def evosyn_advance(

@@ -35,6 +35,7 @@ from evolution.models.campaigns import CampaignKind, CampaignState
 from evolution.models.problems import Harness, ProblemKind
 from evolution.sandbox import scoring
 from evolution.services import campaigns as campaign_services
+from evolution.services.leases import lease_claim, lease_release
 
 from .config import FrontierSettings
 from .engine import divergence, environment, formulation, prompts
@@ -236,23 +237,14 @@ def next_action(ctx: Ctx) -> Action:
 
 
 def _claim(campaign_id: int, ticket: str | None) -> str | None:
-    token = secrets.token_hex(8)
-    now = timezone.now()
-    qs = FrontierCampaign.objects.filter(
-        pk=campaign_id, campaign__state=CampaignState.RUNNING
-    ).filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now))
-    if ticket is not None:
-        qs = qs.filter(ticket=ticket)
-    updated = qs.update(
-        lease_token=token, leased_until=now + timedelta(seconds=campaign_services.lease_seconds())
+    return lease_claim(
+        FrontierCampaign.objects.filter(pk=campaign_id, campaign__state=CampaignState.RUNNING),
+        ticket=ticket,
     )
-    return token if updated else None
 
 
 def _release(campaign_id: int, token: str) -> None:
-    FrontierCampaign.objects.filter(pk=campaign_id, lease_token=token).update(
-        lease_token="", leased_until=None
-    )
+    lease_release(FrontierCampaign.objects.filter(pk=campaign_id), token)
 
 
 def frontier_advance(

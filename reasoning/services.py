@@ -25,6 +25,7 @@ from evolution.llm import BudgetExhausted, CallContext, LLMClient, mark_unparsab
 from evolution.models import Campaign, ModelEndpoint
 from evolution.models.campaigns import CampaignKind, CampaignState
 from evolution.services import campaigns as campaign_services
+from evolution.services.leases import lease_claim, lease_release
 
 from .config import ReasoningSettings
 from .engine import ema as ema_engine
@@ -179,23 +180,14 @@ def next_action(ctx: Ctx) -> Action:
 
 
 def _claim(campaign_id: int, ticket: str | None) -> str | None:
-    token = secrets.token_hex(8)
-    now = timezone.now()
-    qs = ReasoningCampaign.objects.filter(
-        pk=campaign_id, campaign__state=CampaignState.RUNNING
-    ).filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now))
-    if ticket is not None:
-        qs = qs.filter(ticket=ticket)
-    updated = qs.update(
-        lease_token=token, leased_until=now + timedelta(seconds=campaign_services.lease_seconds())
+    return lease_claim(
+        ReasoningCampaign.objects.filter(pk=campaign_id, campaign__state=CampaignState.RUNNING),
+        ticket=ticket,
     )
-    return token if updated else None
 
 
 def _release(campaign_id: int, token: str) -> None:
-    ReasoningCampaign.objects.filter(pk=campaign_id, lease_token=token).update(
-        lease_token="", leased_until=None
-    )
+    lease_release(ReasoningCampaign.objects.filter(pk=campaign_id), token)
 
 
 def reasoning_advance(

@@ -39,6 +39,7 @@ from evolution.models.campaigns import CampaignKind, CampaignState
 from evolution.models.problems import ProblemKind
 from evolution.pipeline import difficulty, judge, materialize
 from evolution.services import campaigns as campaign_services
+from evolution.services.leases import lease_claim, lease_release
 
 from .config import STYLES, XcoderSettings
 from .engine import features as feat
@@ -242,23 +243,14 @@ def work_finished(ctx: Ctx) -> bool:
 
 
 def _claim(campaign_id: int, ticket: str | None) -> str | None:
-    token = secrets.token_hex(8)
-    now = timezone.now()
-    qs = XcoderCampaign.objects.filter(
-        pk=campaign_id, campaign__state=CampaignState.RUNNING
-    ).filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now))
-    if ticket is not None:
-        qs = qs.filter(ticket=ticket)
-    updated = qs.update(
-        lease_token=token, leased_until=now + timedelta(seconds=campaign_services.lease_seconds())
+    return lease_claim(
+        XcoderCampaign.objects.filter(pk=campaign_id, campaign__state=CampaignState.RUNNING),
+        ticket=ticket,
     )
-    return token if updated else None
 
 
 def _release(campaign_id: int, token: str) -> None:
-    XcoderCampaign.objects.filter(pk=campaign_id, lease_token=token).update(
-        lease_token="", leased_until=None
-    )
+    lease_release(XcoderCampaign.objects.filter(pk=campaign_id), token)
 
 
 def xcoder_advance(

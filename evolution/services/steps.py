@@ -15,15 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import secrets
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import timedelta
 
 from django.conf import settings as django_settings
 from django.db import IntegrityError, close_old_connections, connections, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from evolution.llm import BudgetExhausted, CallContext, LLMClient, LLMError
@@ -45,6 +43,7 @@ from evolution.pipeline.types import GeneratedTest, StageError
 
 from . import campaigns as campaign_services
 from . import execution
+from .leases import lease_claim, lease_release
 
 log = logging.getLogger(__name__)
 
@@ -139,25 +138,18 @@ class Ctx:
 
 
 def _claim(lineage_id: int, ticket: str | None) -> str | None:
-    token = secrets.token_hex(8)
-    now = timezone.now()
-    qs = Lineage.objects.filter(
-        pk=lineage_id,
-        state__in=campaign_services.ACTIVE_LINEAGE_STATES,
-        campaign__state=CampaignState.RUNNING,
-    ).filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now))
-    if ticket is not None:
-        qs = qs.filter(ticket=ticket)
-    updated = qs.update(
-        lease_token=token, leased_until=now + timedelta(seconds=campaign_services.lease_seconds())
+    return lease_claim(
+        Lineage.objects.filter(
+            pk=lineage_id,
+            state__in=campaign_services.ACTIVE_LINEAGE_STATES,
+            campaign__state=CampaignState.RUNNING,
+        ),
+        ticket=ticket,
     )
-    return token if updated else None
 
 
 def _release(lineage_id: int, token: str) -> None:
-    Lineage.objects.filter(pk=lineage_id, lease_token=token).update(
-        lease_token="", leased_until=None
-    )
+    lease_release(Lineage.objects.filter(pk=lineage_id), token)
 
 
 def lineage_advance(

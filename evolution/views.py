@@ -108,9 +108,9 @@ _ACTIONS = {
 }
 
 
-@role_required(ADMIN)
-@require_POST
-def campaign_control(request, pk: int, action: str):
+def campaign_control_response(request, *, pk: int, action: str, detail_view: str):
+    """Launch / pause / resume / cancel any kind of campaign from a POST, with a message, and go
+    back to the kind's page. Every kind's control view calls this after its own checks."""
     service = _ACTIONS.get(action)
     if service is None:
         return HttpResponseNotAllowed(list(_ACTIONS))
@@ -120,7 +120,16 @@ def campaign_control(request, pk: int, action: str):
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Campaign {campaign.name}: {campaign.state}.")
-    return redirect("evolution:campaign_detail", pk)
+    return redirect(detail_view, pk)
+
+
+@role_required(ADMIN)
+@require_POST
+def campaign_control(request, pk: int, action: str):
+    get_object_or_404(Campaign, pk=pk)
+    return campaign_control_response(
+        request, pk=pk, action=action, detail_view="evolution:campaign_detail"
+    )
 
 
 @role_required(ADMIN, CURATOR)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import Http404, HttpResponseNotAllowed
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -17,6 +17,7 @@ from benchapp.roles import ADMIN, CURATOR, has_role, role_required
 from evolution import selectors as evolution_selectors
 from evolution.models.campaigns import CampaignKind
 from evolution.services import campaigns as campaign_services
+from evolution.views import campaign_control_response
 
 from . import selectors, services
 from .config import settings_table
@@ -106,25 +107,10 @@ def candidate_detail(request, pk: int):
     return render(request, "frontiersmith/candidate_detail.html", {"c": candidate})
 
 
-_ACTIONS = {
-    "launch": campaign_services.campaign_launch,
-    "pause": campaign_services.campaign_pause,
-    "resume": campaign_services.campaign_resume,
-    "cancel": campaign_services.campaign_cancel,
-}
-
-
 @role_required(ADMIN)
 @require_POST
 def campaign_control(request, pk: int, action: str):
     _get(pk)
-    service = _ACTIONS.get(action)
-    if service is None:
-        return HttpResponseNotAllowed(list(_ACTIONS))
-    try:
-        campaign = service(campaign_id=pk)
-    except campaign_services.TransitionError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, f"Campaign {campaign.name}: {campaign.state}.")
-    return redirect("frontiersmith:campaign_detail", pk)
+    return campaign_control_response(
+        request, pk=pk, action=action, detail_view="frontiersmith:campaign_detail"
+    )

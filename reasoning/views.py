@@ -11,13 +11,13 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.core.serializers.json import DjangoJSONEncoder
-from django.http import Http404, HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
-from evolution.services import campaigns as campaign_services
+from evolution.views import campaign_control_response
 
 from . import selectors, services
 from .config import settings_table
@@ -115,28 +115,13 @@ def campaign_charts(request, pk: int):
     )
 
 
-_ACTIONS = {
-    "launch": campaign_services.campaign_launch,
-    "pause": campaign_services.campaign_pause,
-    "resume": campaign_services.campaign_resume,
-    "cancel": campaign_services.campaign_cancel,
-}
-
-
 @role_required(ADMIN)
 @require_POST
 def campaign_control(request, pk: int, action: str):
     _get(pk)
-    service = _ACTIONS.get(action)
-    if service is None:
-        return HttpResponseNotAllowed(list(_ACTIONS))
-    try:
-        campaign = service(campaign_id=pk)
-    except campaign_services.TransitionError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, f"Campaign {campaign.name}: {campaign.state}.")
-    return redirect("reasoning:campaign_detail", pk)
+    return campaign_control_response(
+        request, pk=pk, action=action, detail_view="reasoning:campaign_detail"
+    )
 
 
 def _int_param(request, name: str) -> int | None:

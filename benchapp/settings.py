@@ -158,6 +158,8 @@ CELERY_TASK_DEFAULT_QUEUE = "default"
 # may hold its lease before another worker may take the lineage over.
 CAMPAIGN_TICK_SECONDS = env_float("CAMPAIGN_TICK_SECONDS", 15.0, minimum=0.1)
 LINEAGE_LEASE_SECONDS = env_float("LINEAGE_LEASE_SECONDS", 1800.0, minimum=1.0)
+# Threads one engine step uses for parallel model calls (each holds a DB connection).
+ENGINE_FANOUT_THREADS = env_int("ENGINE_FANOUT_THREADS", 8, minimum=1)
 
 # --- Sandbox -----------------------------------------------------------------
 SANDBOX_BACKEND = env_choice("SANDBOX_BACKEND", "bwrap", ("bwrap", "docker", "unsafe"))

@@ -20,7 +20,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from django.conf import settings as django_settings
-from django.db import IntegrityError, close_old_connections, connections, transaction
+from django.db import (
+    DatabaseError,
+    IntegrityError,
+    close_old_connections,
+    connections,
+    transaction,
+)
 from django.db.models import F
 from django.utils import timezone
 
@@ -195,7 +201,8 @@ def lineage_advance(
             report = StepReport(
                 "error", action=action.name, detail=f"{exc.__class__.__name__}: {exc}"
             )
-            infrastructure = isinstance(exc, SandboxFailure)
+            # The sandbox or the database failing is never the candidate's or the seed's fault.
+            infrastructure = isinstance(exc, SandboxFailure | DatabaseError)
             _record_error(ctx, action, report.detail, infrastructure=infrastructure)
     finally:
         _release(lineage_id, token)
@@ -304,6 +311,12 @@ def next_action(ctx: Ctx) -> Action:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def fanout_threads() -> int:
+    """Threads one step may use for model calls; each holds a database connection, so
+    workers x concurrency x this must stay well below PostgreSQL's max_connections."""
+    return int(getattr(django_settings, "ENGINE_FANOUT_THREADS", 8))
 
 
 def _parallel(jobs: list[Callable[[], None]], width: int) -> None:
@@ -421,7 +434,7 @@ def _solve_attempts(
     limit = sum(
         m.endpoint.concurrency_limit for m in ctx.campaign.panel.members.select_related("endpoint")
     )
-    _parallel(jobs, width=max(1, min(16, limit)))
+    _parallel(jobs, width=max(1, min(fanout_threads(), limit)))
     if budget_errors:
         raise budget_errors[0]
 
@@ -952,7 +965,7 @@ def act_faithfulness_solve(ctx: Ctx, action: Action) -> None:
         except LLMError as exc:
             answers[index] = {"code": "", "problem": f"model call failed: {exc}"}
 
-    _parallel([lambda i=i: job(i) for i in range(len(answers))], width=8)
+    _parallel([lambda i=i: job(i) for i in range(len(answers))], width=fanout_threads())
     if budget:
         raise budget[0]
     cand.generators = {**cand.generators, "faithfulness": answers}

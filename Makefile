@@ -32,12 +32,13 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 
 test: install
-	$(TEST_ENV) $(PY) scripts/check_services.py
+	bash scripts/bootstrap.sh test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(TEST_ENV) $(PY) -m pytest -q $(PYTEST_ARGS)
 
 demo: install
+	bash scripts/bootstrap.sh demo
 	$(DEMO_ENV) $(PY) manage.py demo --host $(DEMO_HOST) --port $(DEMO_PORT)
 
 bench: install

@@ -24,7 +24,7 @@ def _session_user_id(client) -> str | None:
 
 
 def test_the_login_page_uses_the_app_layout():
-    response = Client().get("/login/")
+    response = Client().get("/accounts/login/")
     assert response.status_code == 200
     assert [t.name for t in response.templates][:2] == ["benchapp/login.html", "base.html"]
     page = response.content.decode()
@@ -37,11 +37,11 @@ def test_the_login_page_uses_the_app_layout():
 def test_each_persona_logs_in_and_out(personas, name):
     persona = personas.all()[name]
     client = Client(enforce_csrf_checks=True)
-    client.get("/login/")
+    client.get("/accounts/login/")
     token = client.cookies["csrftoken"].value
 
     response = client.post(
-        "/login/",
+        "/accounts/login/",
         {
             "username": persona.user.username,
             "password": persona.password,
@@ -55,17 +55,17 @@ def test_each_persona_logs_in_and_out(personas, name):
     assert persona.user.username in home and "Log out" in home
 
     token = client.cookies["csrftoken"].value
-    response = client.post("/logout/", {"csrfmiddlewaretoken": token})
+    response = client.post("/accounts/logout/", {"csrfmiddlewaretoken": token})
     assert response.status_code == 302
     assert response["Location"] == "/"
     assert _session_user_id(client) is None
-    assert 'href="/login/"' in client.get("/").content.decode()
+    assert 'href="/accounts/login/"' in client.get("/").content.decode()
 
 
 def test_login_follows_next(personas):
     client = Client()
     response = client.post(
-        "/login/",
+        "/accounts/login/",
         {"username": "cory_curator", "password": personas.curator.password, "next": "/healthz"},
     )
     assert response["Location"] == "/healthz"
@@ -74,7 +74,7 @@ def test_login_follows_next(personas):
 def test_login_refuses_a_redirect_to_another_host(personas):
     client = Client()
     response = client.post(
-        "/login/",
+        "/accounts/login/",
         {
             "username": "cory_curator",
             "password": personas.curator.password,
@@ -86,7 +86,7 @@ def test_login_refuses_a_redirect_to_another_host(personas):
 
 def test_the_anonymous_visitor_cannot_log_in_without_an_account(personas):
     client = personas.anonymous.client
-    response = client.post("/login/", {"username": "nobody", "password": "guess-123456"})
+    response = client.post("/accounts/login/", {"username": "nobody", "password": "guess-123456"})
     assert response.status_code == 200
     assert "did not match" in response.content.decode()
     assert _session_user_id(client) is None
@@ -94,14 +94,16 @@ def test_the_anonymous_visitor_cannot_log_in_without_an_account(personas):
 
 def test_a_wrong_password_is_refused(personas):
     client = Client()
-    response = client.post("/login/", {"username": "rae_reviewer", "password": "wrong-password"})
+    response = client.post(
+        "/accounts/login/", {"username": "rae_reviewer", "password": "wrong-password"}
+    )
     assert response.status_code == 200
     assert "did not match" in response.content.decode()
     assert _session_user_id(client) is None
 
 
 def test_logout_is_post_only(personas):
-    response = personas.reviewer_a.client.get("/logout/")
+    response = personas.reviewer_a.client.get("/accounts/logout/")
     assert response.status_code == 405
     assert _session_user_id(personas.reviewer_a.client) == str(personas.reviewer_a.user.pk)
 
@@ -148,3 +150,31 @@ def test_create_user_rejects_an_unknown_role():
     with pytest.raises(CommandError, match="invalid choice: 'owner'"):
         call_command("create_user", "oscar", "--role", "owner")
     assert not get_user_model().objects.filter(username="oscar").exists()
+
+
+def test_login_lives_where_django_users_expect_it(settings):
+    from django.urls import reverse
+
+    assert reverse(settings.LOGIN_URL) == "/accounts/login/"
+    response = Client().get("/accounts/login/")
+    assert response.status_code == 200
+
+
+def test_the_old_login_address_redirects_with_its_next_parameter():
+    response = Client().get("/login/?next=/review/")
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/login/?next=/review/"
+
+
+def test_a_protected_page_sends_anonymous_visitors_to_accounts_login():
+    response = Client().get("/campaigns/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/?next=")
+
+
+def test_logout_is_a_post(personas):
+    client = personas.admin.client
+    assert client.get("/accounts/logout/").status_code == 405
+    assert _session_user_id(client) == str(personas.admin.user.pk)
+    assert client.post("/accounts/logout/").status_code == 302
+    assert _session_user_id(client) is None

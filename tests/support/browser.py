@@ -29,7 +29,7 @@ def chromium_page():
 
 
 def log_in(page, base_url: str, username: str, password: str, next_url: str = "/") -> None:
-    page.goto(f"{base_url}/login/?next={next_url}")
+    page.goto(f"{base_url}/accounts/login/?next={next_url}")
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", password)
     page.click("button[type=submit]")

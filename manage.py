@@ -1,14 +1,7 @@
 #!/usr/bin/env python
-import os
-import sys
+"""Management commands in a checkout; an installed copy has the same as `benchforge`."""
 
-
-def main():
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchapp.settings")
-    from django.core.management import execute_from_command_line
-
-    execute_from_command_line(sys.argv)
-
+from benchapp.cli import main
 
 if __name__ == "__main__":
     main()

@@ -18,7 +18,10 @@ from .env import (
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-DATA_DIR = Path(env_str("BENCHFORGE_DATA_DIR", str(BASE_DIR / "var")))
+# In a source checkout local state lives next to manage.py; an installed copy (no manage.py
+# beside the packages) keeps it in ./var of the directory it is started from.
+_DEFAULT_DATA_DIR = BASE_DIR / "var" if (BASE_DIR / "manage.py").exists() else Path.cwd() / "var"
+DATA_DIR = Path(env_str("BENCHFORGE_DATA_DIR", str(_DEFAULT_DATA_DIR)))
 
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY")
@@ -69,7 +72,7 @@ WSGI_APPLICATION = "benchapp.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -107,7 +110,6 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "staticfiles"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
-STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},

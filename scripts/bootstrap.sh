@@ -20,15 +20,13 @@ case "$target" in
     ;;
 esac
 dry=${BENCHFORGE_BOOTSTRAP_DRY_RUN:-0}
-# A test can hide the machine's tools behind a PATH of its own.
-apt_get=${BENCHFORGE_APT_GET:-apt-get}
 
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
-# The sandbox runs Debian's own interpreter: /usr/bin/python3 must exist.
-[ -x /usr/bin/python3 ] || need+=(python3)
+# The sandbox runs Debian's own interpreter (SANDBOX_PYTHON), not a virtualenv's.
+[ -x "${SANDBOX_PYTHON:-/usr/bin/python3}" ] || need+=(python3)
 if [ "$target" = test ]; then
-  command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || need+=(chromium)
+  command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
 fi
 
@@ -44,8 +42,8 @@ if [ ${#need[@]} -gt 0 ]; then
   else
     echo "bootstrap: installing ${need[*]} (apt)"
     export DEBIAN_FRONTEND=noninteractive
-    "$apt_get" update -qq
-    "$apt_get" install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
   fi
 fi
 

@@ -40,3 +40,12 @@ def test_the_demo_builds_every_capability_and_prints_the_logins():
     # Running it again reuses what exists instead of duplicating it.
     call_command("demo", no_serve=True, stdout=io.StringIO(), stderr=io.StringIO())
     assert Campaign.objects.filter(name=setup.COMPLETED_NAME).count() == 1
+
+
+def test_the_demo_refuses_to_build_on_a_missing_sandbox(settings):
+    from django.core.management.base import CommandError
+
+    settings.SANDBOX_PYTHON = "/nonexistent/python3"
+    with pytest.raises(CommandError, match="apt-get install -y bubblewrap python3"):
+        call_command("demo", no_serve=True, stdout=io.StringIO(), stderr=io.StringIO())
+    assert not Campaign.objects.exists()

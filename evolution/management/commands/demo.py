@@ -9,10 +9,9 @@ import subprocess
 import sys
 import time
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from evolution.demo import setup
 from evolution.models.campaigns import CampaignState
@@ -20,6 +19,31 @@ from evolution.services.campaigns import campaign_launch, campaign_pause
 from evolution.services.runner import campaign_run_inline
 
 from ._progress import ProgressBar
+
+
+def _require_sandbox() -> None:
+    """The demo's verdicts are real executions: without a working sandbox every lineage would
+    fail, so stop before building anything, naming what to install."""
+    from evolution.sandbox import Limits, SandboxError, TestSpec, judge
+
+    try:
+        result = judge(
+            "print(int(input()) + 1)",
+            [TestSpec(input="1\n", output="2\n")],
+            harness="stdio",
+            limits=Limits(time_s=10.0),
+        )
+        problem = (
+            None if result.verdict == "AC" else f"a trivial program was judged {result.verdict}"
+        )
+    except SandboxError as exc:
+        problem = str(exc)
+    if problem:
+        raise CommandError(
+            f"The sandbox does not work here ({problem}). The demo runs every program in it. "
+            "Install it and run again: sudo sh -c 'apt-get update && apt-get install -y "
+            "bubblewrap python3' (or: sudo bash scripts/bootstrap.sh demo)."
+        )
 
 
 class Command(BaseCommand):
@@ -32,6 +56,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, host, port, no_serve, **options):
         started = time.monotonic()
+        _require_sandbox()
         call_command("migrate", interactive=False, verbosity=0)
         self.stdout.write("Importing seeds (HumanEval and the demo pack)…")
         world = setup.demo_world()
@@ -66,7 +91,7 @@ class Command(BaseCommand):
         self.stdout.write(f"Demo data ready in {time.monotonic() - started:.0f} s.")
         url = f"http://{host}:{port}/"
         self.stdout.write(
-            self.style.SUCCESS(f"\nBenchForge demo at {url}  (log in at {url}login/)")
+            self.style.SUCCESS(f"\nBenchForge demo at {url}  (log in at {url}accounts/login/)")
         )
         for role, username, password in logins:
             self.stdout.write(f"  {role:9} {username:16} password: {password}")
@@ -94,9 +119,8 @@ class Command(BaseCommand):
             env=env,
         )
         server = subprocess.Popen(
-            [sys.executable, "manage.py", "runserver", f"{host}:{port}", "--noreload"],
+            [sys.executable, "-m", "benchapp", "runserver", f"{host}:{port}", "--noreload"],
             env=env,
-            cwd=settings.BASE_DIR,
         )
         try:
             server.wait()

@@ -1,0 +1,3 @@
+from benchapp.cli import main
+
+main()

@@ -1,0 +1,20 @@
+"""`benchforge`: the installed copy's `manage.py`.
+
+An installed BenchForge has no source tree; this entry point (``benchforge <command>`` or
+``python -m benchapp <command>``) runs every management command as ``manage.py`` does in a
+checkout.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def main(argv: list[str] | None = None) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchapp.settings")
+    from django.core.management import execute_from_command_line
+
+    argv = list(sys.argv if argv is None else argv)
+    argv[0] = "benchforge"
+    execute_from_command_line(argv)

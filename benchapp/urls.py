@@ -16,6 +16,7 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("favicon.ico", RedirectView.as_view(url="/static/benchapp/favicon.svg", permanent=True)),
     path("login/", RedirectView.as_view(pattern_name="login", query_string=True)),
     path(
         "logout/", RedirectView.as_view(pattern_name="logout", query_string=True, permanent=False)

@@ -175,6 +175,19 @@ LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 5, minimum=0)
 LLM_CASSETTE_DIR = Path(
     env_str("LLM_CASSETTE_DIR", str(BASE_DIR / "evolution" / "demo" / "cassettes"))
 )
+# Further directories an endpoint's cassette may live in (the bundled demo packs' own).
+# A cassette outside LLM_CASSETTE_DIR and these is refused: the worker reads and may write it.
+LLM_CASSETTE_ROOTS = [
+    Path(p)
+    for p in env_list(
+        "LLM_CASSETTE_ROOTS",
+        [str(BASE_DIR / "reasoning" / "demo"), str(BASE_DIR / "xcoder" / "demo")],
+    )
+]
+# An endpoint may only name an API-key variable with this prefix, or one listed by name in
+# LLM_KEY_ENV_ALLOW: never SECRET_KEY, DATABASE_URL or any other secret of the worker.
+LLM_KEY_ENV_PREFIX = env_str("LLM_KEY_ENV_PREFIX", "BENCHFORGE_KEY_")
+LLM_KEY_ENV_ALLOW = env_list("LLM_KEY_ENV_ALLOW", [])
 # Per-endpoint concurrency limit: "redis" holds it across every worker process; "local" is a
 # process-local semaphore for the embedded demo, which runs without a Redis server.
 LLM_LIMITER = env_choice(

@@ -3,6 +3,7 @@ an endpoint stores the NAME of the environment variable that holds its key."""
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
@@ -66,6 +67,19 @@ class ModelEndpoint(models.Model):
     @property
     def is_replay(self) -> bool:
         return self.provider == Provider.REPLAY
+
+    def clean(self):
+        # Policy lives with the gateway (evolution.llm.secrets): which key variables and which
+        # cassette files a worker may be pointed at.
+        from evolution.llm import secrets
+
+        errors = {}
+        if problem := secrets.key_env_problem(self.api_key_env):
+            errors["api_key_env"] = problem
+        if problem := secrets.cassette_problem(self.cassette):
+            errors["cassette"] = problem
+        if errors:
+            raise ValidationError(errors)
 
 
 class Panel(models.Model):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from django.contrib.auth import authenticate
 from django.utils import timezone
-from ninja import NinjaAPI
+from ninja import Field, NinjaAPI, Router, Schema
 from ninja.security import HttpBearer, django_auth
 
 from .models import APIToken
@@ -29,10 +30,49 @@ api = NinjaAPI(
 )
 
 
+auth_router = Router(tags=["auth"])
+
+
+class TokenIn(Schema):
+    username: str = Field(..., min_length=1, max_length=150)
+    password: str = Field(..., min_length=1, max_length=4096)
+    name: str = Field("script", min_length=1, max_length=100)
+
+
+class TokenOut(Schema):
+    token: str
+    prefix: str
+    name: str
+
+
+class AuthErrorOut(Schema):
+    detail: str
+
+
+@auth_router.post(
+    "/tokens", auth=None, response={201: TokenOut, 401: AuthErrorOut, 429: AuthErrorOut}
+)
+def token_issue(request, payload: TokenIn):
+    """Exchange a username and password for a bearer token (shown once; only its hash is kept).
+
+    Throttled like the login pages: after LOGIN_FAILURE_LIMIT failures for the username or the
+    client address, 429 until the cool-off ends, before any password is checked."""
+    user = authenticate(request, username=payload.username, password=payload.password)
+    if getattr(request, "axes_locked_out", False):
+        from .auth import lockout_message
+
+        return 429, {"detail": lockout_message()}
+    if user is None or not user.is_active:
+        return 401, {"detail": "username or password is wrong"}
+    token, raw = APIToken.issue(user=user, name=payload.name)
+    return 201, {"token": raw, "prefix": token.prefix, "name": token.name}
+
+
 def _mount() -> None:
     from evolution.api import router as evolution_router
     from review.api import router as review_router
 
+    api.add_router("/", auth_router)
     api.add_router("/", evolution_router)
     api.add_router("/", "evolution.problem_api.router")
     api.add_router("/", review_router)

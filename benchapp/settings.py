@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -41,6 +42,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "ninja",
+    "axes",
     "benchapp",
     "evolution",
     "review",
@@ -61,6 +63,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes requires: it turns a locked-out login into the lockout answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "benchapp.urls"
@@ -98,6 +102,41 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
+
+# --- Login throttling (django-axes) ----------------------------------------
+# Every password check (app login, admin login, API token issuance) goes through the axes
+# backend first: once a username, or a client address, has LOGIN_FAILURE_LIMIT failures, further
+# attempts are refused for LOGIN_COOLOFF_MINUTES before any password is hashed.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_float("LOGIN_COOLOFF_MINUTES", 15.0, minimum=0.1))
+# Two independent counters: one per username (guessing one account from many addresses) and
+# one per address (one client guessing many accounts).
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "benchapp.auth.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "benchapp.auth.client_ip"
+AXES_VERBOSE = False
+# Number of reverse proxies in front of the app that append to X-Forwarded-For; 0 trusts only
+# the socket address (REMOTE_ADDR), so a client cannot choose its own address by a header.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
+
+# --- E-mail (password reset) -------------------------------------------------
+# "console" prints messages to the web process's output, "file" writes one file per message
+# under $BENCHFORGE_DATA_DIR/mail (EMAIL_FILE_PATH), "smtp" sends through EMAIL_HOST.
+EMAIL_KIND = env_choice("EMAIL_BACKEND", "console", ("console", "file", "smtp"))
+EMAIL_BACKEND = f"django.core.mail.backends.{EMAIL_KIND}.EmailBackend"
+EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH", str(DATA_DIR / "mail"))
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "benchforge@localhost")
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3600, minimum=60)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.contrib.auth import authenticate
+from django.db import DataError
 from django.utils import timezone
 from ninja import Field, NinjaAPI, Router, Schema
 from ninja.security import HttpBearer, django_auth
 
 from .models import APIToken
+
+logger = logging.getLogger(__name__)
 
 
 class BearerToken(HttpBearer):
@@ -66,6 +71,23 @@ def token_issue(request, payload: TokenIn):
         return 401, {"detail": "username or password is wrong"}
     token, raw = APIToken.issue(user=user, name=payload.name)
     return 201, {"token": raw, "prefix": token.prefix, "name": token.name}
+
+
+@api.exception_handler(DataError)
+def _data_error(request, exc):
+    # A value the schema let through but the column cannot hold (a number past its range):
+    # the client's input, so a 400, never a 500.
+    return api.create_response(
+        request, {"detail": f"a value does not fit the database: {exc}".strip()}, status=400
+    )
+
+
+@api.exception_handler(Exception)
+def _server_error(request, exc):
+    # Logged with its traceback like any server error, but answered in JSON like every other
+    # API response: scripts parse the body, whatever the status.
+    logger.exception("API error on %s %s", request.method, request.path)
+    return api.create_response(request, {"detail": "internal server error"}, status=500)
 
 
 def _mount() -> None:

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "benchapp.middleware.RejectNulMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -208,6 +209,18 @@ SANDBOX_PYTHON = env_str("SANDBOX_PYTHON", "/usr/bin/python3")
 SANDBOX_DOCKER_IMAGE = env_str("SANDBOX_DOCKER_IMAGE", "python:3.11-slim")
 SANDBOX_MAX_OUTPUT_BYTES = env_int("SANDBOX_MAX_OUTPUT_BYTES", 1_000_000, minimum=1024)
 
+# --- Input sizes -------------------------------------------------------------
+# Checked while input is decoded (before anything is stored), naming the line and the field.
+# A full LiveCodeBench import with its largest private tests may need the last two raised.
+MAX_STATEMENT_BYTES = env_int("MAX_STATEMENT_BYTES", 256 * 1024, minimum=1024)
+MAX_SOLUTION_BYTES = env_int("MAX_SOLUTION_BYTES", 256 * 1024, minimum=1024)
+MAX_TEST_BYTES = env_int("MAX_TEST_BYTES", 16 * 1024 * 1024, minimum=1024)
+MAX_DECOMPRESSED_BYTES = env_int("MAX_DECOMPRESSED_BYTES", 64 * 1024 * 1024, minimum=1024)
+MAX_IMPORT_LINE_BYTES = env_int("MAX_IMPORT_LINE_BYTES", 64 * 1024 * 1024, minimum=1024)
+MAX_UPLOAD_BYTES = env_int("MAX_UPLOAD_BYTES", 32 * 1024 * 1024, minimum=1024)
+# Django refuses larger uploads before a view reads them (RequestDataTooBig: a 400).
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES
+
 # --- Model gateway ---------------------------------------------------------------
 LLM_DEFAULT_TIMEOUT = env_float("LLM_DEFAULT_TIMEOUT", 600.0, minimum=1.0)
 LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 5, minimum=0)
@@ -243,5 +256,10 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}},
+    # axes logs every successful login at INFO; its failures and lockouts stay (WARNING).
+    "loggers": {
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
+    },
 }

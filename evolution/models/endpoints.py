@@ -13,6 +13,18 @@ ENV_NAME = RegexValidator(
 )
 
 
+# Bounds beyond what the columns hold: a retry count of 99999 or a 1e308-second timeout would
+# pin a worker for good. Checked in clean() (admin, API) rather than as field validators so
+# the schema stays as migrated.
+ENDPOINT_BOUNDS = {
+    "max_retries": (0, 20),
+    "timeout_s": (1.0, 3600.0),
+    "concurrency_limit": (1, 1024),
+    "max_tokens": (1, 1_000_000),
+    "temperature": (0.0, 2.0),
+}
+
+
 class Provider(models.TextChoices):
     OPENAI = "openai", "OpenAI-compatible HTTP"
     REPLAY = "replay", "replayed responses (cassette)"
@@ -74,6 +86,11 @@ class ModelEndpoint(models.Model):
         from evolution.llm import secrets
 
         errors = {}
+        for field, (low, high) in ENDPOINT_BOUNDS.items():
+            value = getattr(self, field)
+            # NaN and infinities fail both comparisons' complements, so test the range directly.
+            if value is not None and not (low <= value <= high):
+                errors[field] = f"must be between {low} and {high}, got {value}"
         if problem := secrets.key_env_problem(self.api_key_env):
             errors["api_key_env"] = problem
         if problem := secrets.cassette_problem(self.cassette):

@@ -79,3 +79,31 @@ def _first_nul_field(value, path: str = "") -> str | None:
             if (found := _first_nul_field(item, f"{path}[{index}]")) is not None:
                 return found
     return None
+
+
+class AdminRefusalMiddleware:
+    """An admin edit the model guards or the database's immutability triggers refuse (a
+    frozen release, a published run, a benchmark's frozen identity) comes back to the same
+    page with the reason as an error message, instead of a 500. The admin view's transaction
+    has already rolled back when the exception arrives here."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        from django.contrib import messages
+        from django.db import IntegrityError, InternalError
+        from django.http import HttpResponseRedirect
+
+        from releases.models import FrozenReleaseError
+
+        if request.method != "POST" or not request.path.startswith("/admin/"):
+            return None
+        if not isinstance(exception, FrozenReleaseError | IntegrityError | InternalError):
+            return None
+        reason = str(exception).strip().splitlines()[0] if str(exception).strip() else "refused"
+        messages.error(request, f"Not saved: {reason}")
+        return HttpResponseRedirect(request.get_full_path())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -44,6 +45,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "ninja",
+    "axes",
     "benchapp",
     "evolution",
     "review",
@@ -57,13 +59,17 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "benchapp.middleware.RejectNulMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "benchapp.middleware.AdminRefusalMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes requires: it turns a locked-out login into the lockout answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "benchapp.urls"
@@ -101,6 +107,41 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
+
+# --- Login throttling (django-axes) ----------------------------------------
+# Every password check (app login, admin login, API token issuance) goes through the axes
+# backend first: once a username, or a client address, has LOGIN_FAILURE_LIMIT failures, further
+# attempts are refused for LOGIN_COOLOFF_MINUTES before any password is hashed.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_float("LOGIN_COOLOFF_MINUTES", 15.0, minimum=0.1))
+# Two independent counters: one per username (guessing one account from many addresses) and
+# one per address (one client guessing many accounts).
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "benchapp.auth.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "benchapp.auth.client_ip"
+AXES_VERBOSE = False
+# Number of reverse proxies in front of the app that append to X-Forwarded-For; 0 trusts only
+# the socket address (REMOTE_ADDR), so a client cannot choose its own address by a header.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
+
+# --- E-mail (password reset) -------------------------------------------------
+# "console" prints messages to the web process's output, "file" writes one file per message
+# under $BENCHFORGE_DATA_DIR/mail (EMAIL_FILE_PATH), "smtp" sends through EMAIL_HOST.
+EMAIL_KIND = env_choice("EMAIL_BACKEND", "console", ("console", "file", "smtp"))
+EMAIL_BACKEND = f"django.core.mail.backends.{EMAIL_KIND}.EmailBackend"
+EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH", str(DATA_DIR / "mail"))
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "benchforge@localhost")
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3600, minimum=60)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -171,12 +212,37 @@ SANDBOX_PYTHON = env_str("SANDBOX_PYTHON", "/usr/bin/python3")
 SANDBOX_DOCKER_IMAGE = env_str("SANDBOX_DOCKER_IMAGE", "python:3.11-slim")
 SANDBOX_MAX_OUTPUT_BYTES = env_int("SANDBOX_MAX_OUTPUT_BYTES", 1_000_000, minimum=1024)
 
+# --- Input sizes -------------------------------------------------------------
+# Checked while input is decoded (before anything is stored), naming the line and the field.
+# A full LiveCodeBench import with its largest private tests may need the last two raised.
+MAX_STATEMENT_BYTES = env_int("MAX_STATEMENT_BYTES", 256 * 1024, minimum=1024)
+MAX_SOLUTION_BYTES = env_int("MAX_SOLUTION_BYTES", 256 * 1024, minimum=1024)
+MAX_TEST_BYTES = env_int("MAX_TEST_BYTES", 16 * 1024 * 1024, minimum=1024)
+MAX_DECOMPRESSED_BYTES = env_int("MAX_DECOMPRESSED_BYTES", 64 * 1024 * 1024, minimum=1024)
+MAX_IMPORT_LINE_BYTES = env_int("MAX_IMPORT_LINE_BYTES", 64 * 1024 * 1024, minimum=1024)
+MAX_UPLOAD_BYTES = env_int("MAX_UPLOAD_BYTES", 32 * 1024 * 1024, minimum=1024)
+# Django refuses larger uploads before a view reads them (RequestDataTooBig: a 400).
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES
+
 # --- Model gateway ---------------------------------------------------------------
 LLM_DEFAULT_TIMEOUT = env_float("LLM_DEFAULT_TIMEOUT", 600.0, minimum=1.0)
 LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 5, minimum=0)
 LLM_CASSETTE_DIR = Path(
     env_str("LLM_CASSETTE_DIR", str(BASE_DIR / "evolution" / "demo" / "cassettes"))
 )
+# Further directories an endpoint's cassette may live in (the bundled demo packs' own).
+# A cassette outside LLM_CASSETTE_DIR and these is refused: the worker reads and may write it.
+LLM_CASSETTE_ROOTS = [
+    Path(p)
+    for p in env_list(
+        "LLM_CASSETTE_ROOTS",
+        [str(BASE_DIR / "reasoning" / "demo"), str(BASE_DIR / "xcoder" / "demo")],
+    )
+]
+# An endpoint may only name an API-key variable with this prefix, or one listed by name in
+# LLM_KEY_ENV_ALLOW: never SECRET_KEY, DATABASE_URL or any other secret of the worker.
+LLM_KEY_ENV_PREFIX = env_str("LLM_KEY_ENV_PREFIX", "BENCHFORGE_KEY_")
+LLM_KEY_ENV_ALLOW = env_list("LLM_KEY_ENV_ALLOW", [])
 # Per-endpoint concurrency limit: "redis" holds it across every worker process; "local" is a
 # process-local semaphore for the embedded demo, which runs without a Redis server.
 LLM_LIMITER = env_choice(
@@ -193,5 +259,10 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}},
+    # axes logs every successful login at INFO; its failures and lockouts stay (WARNING).
+    "loggers": {
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
+    },
 }

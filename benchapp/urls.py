@@ -17,6 +17,42 @@ urlpatterns = [
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("favicon.ico", RedirectView.as_view(url="/static/benchapp/favicon.svg", permanent=True)),
+    path(
+        "accounts/password_change/",
+        auth_views.PasswordChangeView.as_view(template_name="benchapp/password_change.html"),
+        name="password_change",
+    ),
+    path(
+        "accounts/password_change/done/",
+        auth_views.PasswordChangeDoneView.as_view(template_name="benchapp/password_done.html"),
+        name="password_change_done",
+    ),
+    path(
+        "accounts/password_reset/",
+        auth_views.PasswordResetView.as_view(
+            template_name="benchapp/password_reset.html",
+            email_template_name="benchapp/password_reset_email.txt",
+            subject_template_name="benchapp/password_reset_subject.txt",
+        ),
+        name="password_reset",
+    ),
+    path(
+        "accounts/password_reset/done/",
+        auth_views.PasswordResetDoneView.as_view(template_name="benchapp/password_reset_sent.html"),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(
+            template_name="benchapp/password_reset_confirm.html"
+        ),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(template_name="benchapp/password_done.html"),
+        name="password_reset_complete",
+    ),
     path("login/", RedirectView.as_view(pattern_name="login", query_string=True)),
     path(
         "logout/", RedirectView.as_view(pattern_name="logout", query_string=True, permanent=False)

@@ -3,7 +3,6 @@ only names the environment variable holding its key, and the API says whether it
 
 from __future__ import annotations
 
-import os
 from datetime import datetime
 from decimal import Decimal
 
@@ -16,6 +15,7 @@ from ninja.errors import HttpError
 from benchapp.roles import ADMIN, CURATOR, has_role
 
 from . import selectors
+from .llm import secrets
 from .models import Campaign, ModelEndpoint, Panel, PanelMember, ProblemSet
 from .services import campaigns as campaign_services
 
@@ -59,7 +59,8 @@ class EndpointOut(Schema):
 
     @staticmethod
     def resolve_api_key_set(obj) -> bool:
-        return bool(obj.api_key_env and os.environ.get(obj.api_key_env))
+        # Only ever answered for names the key policy allows: no oracle for other variables.
+        return secrets.key_env_is_set(obj.api_key_env)
 
 
 class PanelMemberIn(Schema):

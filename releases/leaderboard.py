@@ -85,7 +85,10 @@ def _parse_upload(release: Release, content: str) -> dict[int, list[str]]:
     ``question_id`` is the item's public id (the LiveCodeBench export uses the same)."""
     items = {i.public_id: i.pk for i in release.items.only("pk", "public_id")}
     out: dict[int, list[str]] = {}
-    for number, line in enumerate(content.splitlines(), start=1):
+    # split("\n"), not splitlines(): U+2028 and friends are valid inside JSON strings (code
+    # comments, statements) and are not line ends in JSONL.
+    limit = settings.MAX_SOLUTION_BYTES
+    for number, line in enumerate(content.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -111,6 +114,13 @@ def _parse_upload(release: Release, content: str) -> dict[int, list[str]]:
             raise ValidationError(f"line {number}: code_list/output_list must be a list of strings")
         if not 1 <= len(codes) <= MAX_UPLOAD_SAMPLES:
             raise ValidationError(f"line {number}: give 1 to {MAX_UPLOAD_SAMPLES} solutions")
+        field = "output_list" if raw else "code_list"
+        for index, code in enumerate(codes):
+            if len(code) > limit or len(code.encode("utf-8")) > limit:
+                raise ValidationError(
+                    f"line {number}: {field}[{index}] is larger than {limit} bytes "
+                    "(MAX_SOLUTION_BYTES)"
+                )
         out[items[qid]] = [solver_code(c)[0] if raw else c for c in codes]
     if not out:
         raise ValidationError("The file holds no solutions.")

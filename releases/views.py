@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from datetime import date
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
@@ -362,6 +363,10 @@ def release_upload(request, pk: int):
         upload = request.FILES.get("file")
         if upload is None:
             raise ValidationError("Choose a JSONL file of solutions.")
+        if upload.size > settings.MAX_UPLOAD_BYTES:
+            raise ValidationError(
+                f"The file is larger than {settings.MAX_UPLOAD_BYTES} bytes (MAX_UPLOAD_BYTES)."
+            )
         try:
             text = upload.read().decode("utf-8")
         except UnicodeDecodeError:

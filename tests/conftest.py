@@ -18,6 +18,22 @@ def pytest_configure(config):
             "The test suite runs against PostgreSQL only. Set DATABASE_URL=postgres://postgres@127.0.0.1:5432/benchforge "
             "(make test does this)."
         )
+    _flush_as_owner()
+
+
+def _flush_as_owner() -> None:
+    """Transactional tests end with Django's flush, a TRUNCATE of every table, which the
+    release guards refuse while a frozen release exists. The suite runs as the database's
+    owner (a superuser), who may switch triggers off for its own transaction: exactly what
+    the application's production role cannot do (docs/security.md)."""
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    original = DatabaseOperations.execute_sql_flush
+
+    def execute_sql_flush(self, sql_list):
+        return original(self, ["SET LOCAL session_replication_role = replica", *sql_list])
+
+    DatabaseOperations.execute_sql_flush = execute_sql_flush
 
 
 @pytest.fixture(autouse=True)

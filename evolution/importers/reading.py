@@ -24,7 +24,7 @@ def iter_jsonl(
     if content is not None:
         # split("\n"), not splitlines(): exported text may hold U+2028 and friends inside
         # JSON strings, and those are not line ends in JSONL.
-        yield from _parse_lines(enumerate(content.split("\n"), start=1))
+        yield from _parse_lines(_bounded(enumerate(content.split("\n"), start=1)))
         return
     opener = gzip.open if path.endswith(".gz") else open
     try:
@@ -35,8 +35,39 @@ def iter_jsonl(
         yield from _parse_lines(_decoded(handle))
 
 
+def _line_limit() -> int:
+    from django.conf import settings
+
+    return settings.MAX_IMPORT_LINE_BYTES
+
+
+def _too_long(number: int, size: int, limit: int) -> SeedImportError:
+    return SeedImportError(
+        f"the line is longer than {limit} bytes (MAX_IMPORT_LINE_BYTES); nothing was imported",
+        line=number,
+    )
+
+
+def _bounded(lines) -> Iterator[tuple[int, str]]:
+    limit = _line_limit()
+    for number, text in lines:
+        # Characters bound bytes from below; only a line that may be too long is encoded.
+        if len(text) * 4 > limit and len(text.encode("utf-8")) > limit:
+            raise _too_long(number, len(text), limit)
+        yield number, text
+
+
 def _decoded(handle) -> Iterator[tuple[int, str]]:
-    for number, raw in enumerate(handle, start=1):
+    limit = _line_limit()
+    number = 0
+    while True:
+        # readline(limit + 1) never holds more than the limit of one line in memory.
+        raw = handle.readline(limit + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw.rstrip(b"\r\n")) > limit:
+            raise _too_long(number, len(raw), limit)
         try:
             yield number, raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -56,6 +87,21 @@ def _parse_lines(lines) -> Iterator[tuple[int, dict]]:
                 f"expected a JSON object, got {type(value).__name__}", line=number
             )
         yield number, value
+
+
+def check_size(value: str, *, limit_name: str, line: int | None, field: str) -> None:
+    """SeedImportError naming the line and field when ``value`` exceeds settings.<limit_name>
+    bytes of UTF-8."""
+    from django.conf import settings
+
+    limit = getattr(settings, limit_name)
+    # Characters bound bytes from below (at most 4 bytes each): encode only when needed.
+    if len(value) > limit or (len(value) * 4 > limit and len(value.encode("utf-8")) > limit):
+        raise SeedImportError(
+            f"is larger than {limit} bytes ({limit_name}); nothing was imported",
+            line=line,
+            field=field,
+        )
 
 
 class Fields:

@@ -14,9 +14,8 @@ import io
 import pickle
 import zlib
 
-# A zlib bomb must not exhaust memory before the pickle is even looked at. The largest
-# LiveCodeBench private test blobs decompress to a few hundred MB.
-MAX_DECOMPRESSED_BYTES = 1024 * 1024 * 1024
+# A zlib bomb must not exhaust memory before the pickle is even looked at: the default limit
+# is settings.MAX_DECOMPRESSED_BYTES, enforced while decompressing.
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -78,15 +77,20 @@ def safe_pickle_loads(data: bytes):
     return value
 
 
-def bounded_zlib_decompress(data: bytes, *, limit: int = MAX_DECOMPRESSED_BYTES) -> bytes:
-    """zlib-decompress, refusing output larger than ``limit`` bytes (ValueError)."""
+def bounded_zlib_decompress(data: bytes, *, limit: int | None = None) -> bytes:
+    """zlib-decompress, refusing output larger than ``limit`` bytes (default
+    settings.MAX_DECOMPRESSED_BYTES) with a ValueError; never holds more than that."""
+    if limit is None:
+        from django.conf import settings
+
+        limit = settings.MAX_DECOMPRESSED_BYTES
     decompressor = zlib.decompressobj()
     try:
         out = decompressor.decompress(data, limit)
     except zlib.error as exc:
         raise ValueError(f"not zlib data ({exc})")
     if decompressor.unconsumed_tail:
-        raise ValueError(f"decompresses to more than {limit} bytes")
+        raise ValueError(f"decompresses to more than {limit} bytes (MAX_DECOMPRESSED_BYTES)")
     if not decompressor.eof:
         raise ValueError("truncated zlib data")
     return out

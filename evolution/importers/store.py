@@ -22,9 +22,25 @@ from evolution.exporters.jsonl import PROBLEM_FIELDS, problem_record, sort_tests
 from evolution.models import Problem, ProblemSet, TestCase
 
 from .errors import SeedImportError
+from .reading import check_size
 
 # Keys of a record that are about where it goes, not what the problem is.
 _NOT_COMPARED = ("format", "public_id", "problem_set", "member")
+
+
+def _check_sizes(line: int, record: dict) -> None:
+    """Every reader's record is bounded the same way, before anything is stored."""
+    check_size(record["statement"], limit_name="MAX_STATEMENT_BYTES", line=line, field="statement")
+    for field in ("reference_solution", "starter_code"):
+        check_size(record[field] or "", limit_name="MAX_SOLUTION_BYTES", line=line, field=field)
+    for index, test in enumerate(record["tests"]):
+        for key in ("input", "output"):
+            check_size(
+                test[key] or "",
+                limit_name="MAX_TEST_BYTES",
+                line=line,
+                field=f"tests[{index}].{key}",
+            )
 
 
 class RecordWriter:
@@ -41,6 +57,7 @@ class RecordWriter:
 
     def add(self, line: int, record: dict) -> str:
         """Store one record; return "created", "updated" or "unchanged"."""
+        _check_sizes(line, record)
         self._ensure_set(line, record.get("problem_set"))
         self._reject_repeat(line, record)
         problem = self._find(record)

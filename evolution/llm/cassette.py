@@ -21,8 +21,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.conf import settings
-
+from . import secrets
 from .errors import LLMError
 
 
@@ -38,9 +37,13 @@ def fingerprint(*, model: str, messages: list[dict]) -> str:
 
 
 def resolve_path(cassette: str) -> Path:
-    """An endpoint's cassette path; relative paths resolve against settings.LLM_CASSETTE_DIR."""
-    path = Path(cassette)
-    return path if path.is_absolute() else Path(settings.LLM_CASSETTE_DIR) / path
+    """An endpoint's cassette path; relative paths resolve against settings.LLM_CASSETTE_DIR.
+
+    LLMError when the path leads outside the cassette roots (``evolution.llm.secrets``)."""
+    path = secrets.cassette_resolve(cassette)
+    if path is None:
+        raise LLMError(f"cassette {cassette!r} refused: {secrets.cassette_problem(cassette)}")
+    return path
 
 
 @dataclass(frozen=True)

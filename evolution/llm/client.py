@@ -16,7 +16,7 @@ from . import cassette as cassettes
 from .errors import LLMError, ReplayMissError
 from .limiter import limiter_for
 from .remote import RemoteFailure, auth_headers, post_chat
-from .services import call_cost, campaign_budget_reserve, llm_call_record
+from .services import call_cost, campaign_budget_reserve, llm_call_begin, llm_call_record
 
 ROLE_MAX_LENGTH = 30
 TEMPLATE_MAX_LENGTH = 100
@@ -132,6 +132,8 @@ class LLMClient:
         return self._limiter.slot()
 
     def _remote(self, record, *, body, headers, role, key, fp) -> ChatResult:
+        # The ledger row exists before the request leaves; the outcome completes it.
+        record = dict(record, call=llm_call_begin(**record))
         started = time.perf_counter()
         try:
             exchange = post_chat(

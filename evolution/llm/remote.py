@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import httpx
 from django.conf import settings
 
+from . import secrets
 from .errors import LLMError, LLMTransportError
 
 logger = logging.getLogger(__name__)
@@ -59,6 +60,13 @@ def auth_headers(endpoint) -> dict[str, str]:
     """``Authorization`` for endpoints that name a key variable; LLMError if it is unset."""
     if not endpoint.api_key_env:
         return {}
+    # Checked again at send time: a row written before the policy, or through raw SQL, must
+    # not make the worker send one of its own secrets to the endpoint's URL.
+    if not secrets.key_env_allowed(endpoint.api_key_env):
+        raise LLMError(
+            f"endpoint {endpoint.name!r} names an API key variable outside the allowed ones "
+            f"({secrets.key_env_problem(endpoint.api_key_env)})"
+        )
     key = os.environ.get(endpoint.api_key_env)
     if not key:
         raise LLMError(

@@ -69,8 +69,31 @@ def campaign_budget_reserve(*, campaign_id: int) -> None:
     raise BudgetExhausted(_budget_reason(campaign), campaign_id=campaign_id)
 
 
+def llm_call_begin(
+    *, endpoint, context, role: str, template: str, template_version: str, request_json: str
+) -> LLMCall:
+    """Log a call's intent (status "sent") before its request leaves, committed at once.
+
+    ``llm_call_record(call=...)`` completes the row; a worker that dies in between leaves it
+    "sent", so every request a provider may have received (and billed) is in the ledger."""
+    return LLMCall.objects.create(
+        campaign_id=context.campaign_id,
+        lineage_id=context.lineage_id,
+        candidate_id=context.candidate_id,
+        role=role,
+        endpoint=endpoint,
+        endpoint_name=endpoint.name,
+        template=template,
+        template_version=template_version,
+        request_z=compress_json_text(request_json),
+        status=LLMCall.Status.SENT,
+        tries=0,
+    )
+
+
 def llm_call_record(
     *,
+    call: LLMCall | None = None,
     endpoint,
     context,
     role: str,
@@ -87,14 +110,15 @@ def llm_call_record(
     error: str = "",
     replayed: bool = False,
 ) -> LLMCall:
-    """Insert the LLMCall and add its tokens and cost to the campaign, in one transaction.
+    """Insert the LLMCall (or complete ``call``, its logged intent) and add its tokens and
+    cost to the campaign, in one transaction.
 
     ``calls_made`` was already counted by ``campaign_budget_reserve`` when the call started.
     A replayed exchange also labels its campaign as replayed.
     """
     cost = call_cost(endpoint, tokens_in=tokens_in, tokens_out=tokens_out)
     with transaction.atomic():
-        call = LLMCall.objects.create(
+        columns = dict(
             campaign_id=context.campaign_id,
             lineage_id=context.lineage_id,
             candidate_id=context.candidate_id,
@@ -115,6 +139,12 @@ def llm_call_record(
             error=error,
             replayed=replayed,
         )
+        if call is None:
+            call = LLMCall.objects.create(**columns)
+        else:
+            for name, value in columns.items():
+                setattr(call, name, value)
+            call.save(update_fields=list(columns))
         if context.campaign_id is not None:
             changes = {}
             if tokens_in:

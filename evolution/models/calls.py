@@ -12,6 +12,9 @@ class LLMCall(models.Model):
         OK = "ok"
         ERROR = "error"  # transport / HTTP failure after retries
         UNPARSABLE = "unparsable"  # answered, but the content could not be parsed
+        # Logged before the request leaves and completed after: a row still "sent" is a
+        # request the provider may have served (and billed) while its worker died.
+        SENT = "sent"
 
     campaign = models.ForeignKey(
         "Campaign", null=True, blank=True, on_delete=models.SET_NULL, related_name="llm_calls"

@@ -3,6 +3,7 @@ an endpoint stores the NAME of the environment variable that holds its key."""
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
@@ -10,6 +11,18 @@ from django.db.models import Q
 ENV_NAME = RegexValidator(
     r"^[A-Z_][A-Z0-9_]*$", "Use an environment variable name such as OPENAI_API_KEY."
 )
+
+
+# Bounds beyond what the columns hold: a retry count of 99999 or a 1e308-second timeout would
+# pin a worker for good. Checked in clean() (admin, API) rather than as field validators so
+# the schema stays as migrated.
+ENDPOINT_BOUNDS = {
+    "max_retries": (0, 20),
+    "timeout_s": (1.0, 3600.0),
+    "concurrency_limit": (1, 1024),
+    "max_tokens": (1, 1_000_000),
+    "temperature": (0.0, 2.0),
+}
 
 
 class Provider(models.TextChoices):
@@ -66,6 +79,24 @@ class ModelEndpoint(models.Model):
     @property
     def is_replay(self) -> bool:
         return self.provider == Provider.REPLAY
+
+    def clean(self):
+        # Policy lives with the gateway (evolution.llm.secrets): which key variables and which
+        # cassette files a worker may be pointed at.
+        from evolution.llm import secrets
+
+        errors = {}
+        for field, (low, high) in ENDPOINT_BOUNDS.items():
+            value = getattr(self, field)
+            # NaN and infinities fail both comparisons' complements, so test the range directly.
+            if value is not None and not (low <= value <= high):
+                errors[field] = f"must be between {low} and {high}, got {value}"
+        if problem := secrets.key_env_problem(self.api_key_env):
+            errors["api_key_env"] = problem
+        if problem := secrets.cassette_problem(self.cassette):
+            errors["cassette"] = problem
+        if errors:
+            raise ValidationError(errors)
 
 
 class Panel(models.Model):

@@ -5,6 +5,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.http import HttpRequest
 from django.test import Client
 
 from benchapp.roles import user_roles
@@ -126,7 +127,8 @@ def test_create_user_makes_a_reviewer_who_can_log_in(capsys):
     assert list(user.groups.values_list("name", flat=True)) == ["reviewer"]
     assert not user.is_staff and not user.is_superuser
     client = Client()
-    assert client.login(username="rita", password="rita-pass-123")
+    # Login throttling authenticates against the request (its address), so pass one.
+    assert client.login(request=HttpRequest(), username="rita", password="rita-pass-123")
 
 
 def test_create_user_prints_a_generated_password_that_works(capsys):
@@ -135,7 +137,7 @@ def test_create_user_prints_a_generated_password_that_works(capsys):
     password = out.rsplit("password: ", 1)[1].strip()
     user = get_user_model().objects.get(username="adam")
     assert user.is_staff and user.is_superuser
-    assert Client().login(username="adam", password=password)
+    assert Client().login(request=HttpRequest(), username="adam", password=password)
 
 
 def test_create_user_again_changes_the_role_instead_of_adding_one():

@@ -167,13 +167,13 @@ class TestApi:
     def test_endpoints_never_return_a_key_only_whether_it_is_set(
         self, personas, client, monkeypatch
     ):
-        ModelEndpointFactory(name="remote", api_key_env="BF_TEST_KEY")
-        monkeypatch.setenv("BF_TEST_KEY", "sk-very-secret")
+        ModelEndpointFactory(name="remote", api_key_env="BENCHFORGE_KEY_TEST")
+        monkeypatch.setenv("BENCHFORGE_KEY_TEST", "sk-very-secret")
         response = client.get("/api/endpoints", **self.token_header(personas.curator.user))
         assert response.status_code == 200
         assert "sk-very-secret" not in response.content.decode()
         row = next(e for e in response.json() if e["name"] == "remote")
-        assert row["api_key_set"] is True and row["api_key_env"] == "BF_TEST_KEY"
+        assert row["api_key_set"] is True and row["api_key_env"] == "BENCHFORGE_KEY_TEST"
 
 
 @pytest.mark.browser

@@ -94,8 +94,8 @@ def test_it_sends_the_key_as_a_bearer_token_but_never_stores_or_logs_it(
     endpoint, fake, monkeypatch, caplog
 ):
     secret = "sk-test-very-secret-4242"
-    monkeypatch.setenv("BF_TEST_KEY", secret)
-    endpoint.api_key_env = "BF_TEST_KEY"
+    monkeypatch.setenv("BENCHFORGE_KEY_TEST", secret)
+    endpoint.api_key_env = "BENCHFORGE_KEY_TEST"
     endpoint.save()
     fake.script("solver", [Fault.server_error(), Fault.server_error(), Fault.server_error()])
     caplog.set_level(logging.DEBUG)
@@ -113,11 +113,11 @@ def test_it_sends_the_key_as_a_bearer_token_but_never_stores_or_logs_it(
 
 
 def test_it_refuses_to_send_when_the_key_variable_is_unset(endpoint, fake, monkeypatch):
-    monkeypatch.delenv("BF_MISSING_KEY", raising=False)
-    endpoint.api_key_env = "BF_MISSING_KEY"
+    monkeypatch.delenv("BENCHFORGE_KEY_MISSING", raising=False)
+    endpoint.api_key_env = "BENCHFORGE_KEY_MISSING"
     endpoint.save()
 
-    with pytest.raises(LLMError, match="BF_MISSING_KEY"):
+    with pytest.raises(LLMError, match="BENCHFORGE_KEY_MISSING"):
         LLMClient(endpoint).chat(MESSAGES, role="solver")
 
     assert fake.request_count == 0

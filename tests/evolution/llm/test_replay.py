@@ -132,14 +132,27 @@ def test_it_rereads_a_cassette_that_changed_on_disk(cassette_dir):
     assert again.find(role="solver", key="b", fp="x").content == "second"
 
 
-def test_it_resolves_an_absolute_cassette_path_as_given(db, cassette_dir, tmp_path_factory):
-    elsewhere = tmp_path_factory.mktemp("elsewhere") / "abs.jsonl"
-    _write(elsewhere, _line("solver", "k", "0" * 64, "from an absolute path"))
-    endpoint = ModelEndpointFactory(provider="replay", base_url="", cassette=str(elsewhere))
+def test_it_resolves_an_absolute_cassette_path_inside_the_cassette_dir(db, cassette_dir):
+    inside = cassette_dir / "sub" / "abs.jsonl"
+    inside.parent.mkdir()
+    _write(inside, _line("solver", "k", "0" * 64, "from an absolute path"))
+    endpoint = ModelEndpointFactory(provider="replay", base_url="", cassette=str(inside))
 
     assert LLMClient(endpoint).chat(MESSAGES, role="solver", replay_key="k").content == (
         "from an absolute path"
     )
+
+
+def test_it_refuses_a_cassette_outside_the_cassette_roots(db, cassette_dir, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("elsewhere") / "abs.jsonl"
+    _write(elsewhere, _line("solver", "k", "0" * 64, "must never be read"))
+    # Saved behind the model's validation (raw update), as an old row or SQL would be.
+    endpoint = ModelEndpointFactory(provider="replay", base_url="", cassette="demo.jsonl")
+    type(endpoint).objects.filter(pk=endpoint.pk).update(cassette=str(elsewhere))
+    endpoint.refresh_from_db()
+
+    with pytest.raises(LLMError, match="refused"):
+        LLMClient(endpoint).chat(MESSAGES, role="solver", replay_key="k")
 
 
 def test_record_mode_captures_exchanges_that_replay_returns_offline(

@@ -129,11 +129,16 @@ def test_the_project_jsonl_carries_full_provenance_and_importable_problems(froze
 def test_the_hugging_face_layout_has_data_and_a_card_with_yaml_metadata(frozen):
     _, release = frozen
     archive = zipfile.ZipFile(io.BytesIO(exporters.export_bytes(release, "hf")))
-    assert sorted(archive.namelist()) == ["README.md", "data/test.jsonl", "release.json"]
+    assert sorted(archive.namelist()) == [
+        "README.md",
+        "data/test.jsonl",
+        "data/test.parquet",
+        "release.json",
+    ]
     card = archive.read("README.md").decode()
     header = card.split("---")[1]
     assert "license: cc-by-4.0" in header
-    assert "path: data/test.jsonl" in header and "n<1K" in header
+    assert "path: data/test.parquet" in header and "n<1K" in header
     assert f"Problems: {release.item_count} (2 evolved, 1 original)" in card
     assert release.content_hash in card
     rows = archive.read("data/test.jsonl").decode().splitlines()

@@ -20,6 +20,7 @@
   dataset card with YAML metadata (license, counts, configs).
 - ``rl``: prompts, tests and the reward spec of BenchEvolver Appendix D.3,
   r = c + lambda (f - 1) with lambda = 0.1.
+- ``rl_parquet``: the same as Parquet rows in the shape RL trainers read (``rl_export``).
 
 Every export is deterministic: the same release gives byte-identical files (fixed key order,
 fixed pickle protocol and zlib level, fixed zip timestamps).
@@ -53,6 +54,7 @@ FORMATS = {
     "jsonl": ("application/x-ndjson", "benchforge.jsonl"),
     "hf": ("application/zip", "hf-dataset.zip"),
     "rl": ("application/x-ndjson", "rl.jsonl"),
+    "rl_parquet": ("application/vnd.apache.parquet", "rl.parquet"),
 }
 RELEASE_FORMAT = "benchforge-release/1"
 RL_LAMBDA = 0.1
@@ -596,6 +598,10 @@ def export_bytes(release: Release, fmt: str) -> bytes:
         return export_hf(release)
     if fmt == "lcb_solutions":
         return export_lcb_solutions(release)
+    if fmt == "rl_parquet":
+        from .rl_export import export_rl_parquet  # it builds on this module's rows
+
+        return export_rl_parquet(release)
     writers = {"lcb": export_lcb, "jsonl": export_jsonl, "rl": export_rl}
     if fmt not in writers:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")

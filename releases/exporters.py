@@ -118,7 +118,7 @@ def lcb_function_output(text: str) -> str:
     return json.dumps(json.loads(text))
 
 
-def _lcb_exclusion(record: dict) -> str | None:
+def _lcb_exclusion(record: dict, item: ReleaseItem | None = None) -> str | None:
     """Why LiveCodeBench cannot grade this item faithfully, or None."""
     if record["harness"] not in ("stdio", "function"):
         return "assertion-program harness: LiveCodeBench knows stdin and functional tests only"
@@ -130,6 +130,13 @@ def _lcb_exclusion(record: dict) -> str | None:
         # Its stdin grader compares tokens as exact Decimals and its call-based grader with
         # ``==``: a tolerance, an order-free comparison or a checker would misgrade.
         return f"comparison {mode!r}{' with a checker' if comparison.get('checker') else ''}"
+    if item is not None and record["harness"] == "function":
+        for test in _tests(item):
+            try:
+                lcb_function_input(test["input"])
+                lcb_function_output(test["output"])
+            except ValueError:
+                return f"test {test['tier']}/{test['ordinal']} is not one JSON value per line"
     return None
 
 
@@ -190,7 +197,7 @@ def lcb_record(item: ReleaseItem, release: Release) -> dict | None:
     """The item as a ``CodeGenerationProblem`` row, or None when LiveCodeBench cannot grade
     it (``lcb_skipped`` says why)."""
     record = item.record
-    if _lcb_exclusion(record) is not None:
+    if _lcb_exclusion(record, item) is not None:
         return None
     harness = record["harness"]
     testtype = "stdin" if harness == "stdio" else "functional"
@@ -248,21 +255,21 @@ def export_lcb_solutions(release: Release) -> bytes:
         if item.record.get("reference_solution")
         else {"question_id": item.public_id, "code_list": []}
         for item in _items(release)
-        if _lcb_exclusion(item.record) is None
+        if _lcb_exclusion(item.record, item) is None
     ]
     return (json.dumps(rows, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
 def lcb_skipped(release: Release) -> list[str]:
     """Public ids of the items left out of the ``lcb`` export."""
-    return [i.public_id for i in _items(release) if _lcb_exclusion(i.record) is not None]
+    return [i.public_id for i in _items(release) if _lcb_exclusion(i.record, i) is not None]
 
 
 def lcb_skipped_reasons(release: Release) -> dict[str, str]:
     return {
         i.public_id: reason
         for i in _items(release)
-        if (reason := _lcb_exclusion(i.record)) is not None
+        if (reason := _lcb_exclusion(i.record, i)) is not None
     }
 
 

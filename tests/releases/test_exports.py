@@ -159,3 +159,31 @@ def test_the_rl_export_carries_prompt_tests_and_the_appendix_d3_reward(frozen):
     assert exporters.rl_reward(has_code_block=False, all_tests_pass=False) == pytest.approx(-0.1)
     assert exporters.rl_has_code_block("```python\nprint(1)\n```") is True
     assert exporters.rl_has_code_block("I think the answer is 3.") is False
+
+
+def test_the_livecodebench_export_leaves_out_what_its_grader_would_misgrade(db):
+    from tests.releases.builders import crafted_world
+
+    world = crafted_world()
+    tolerant = world.problem("E-OK")
+    tolerant.comparison = {"mode": "float", "rel_tol": 1e-6, "abs_tol": 1e-6}
+    tolerant.save()
+    not_json = world.problem("E-OVERRIDE")
+    not_json.harness, not_json.entry_point = "function", "add"
+    not_json.save()
+    TestCase.objects.filter(problem=not_json).delete()
+    TestCase.objects.create(
+        problem=not_json, tier="public", ordinal=0, hidden=False, input_text="1 2", output_text="3"
+    )
+    bench = services.benchmark_create(name="Misgraded")
+    release = services.release_create(benchmark=bench, campaigns=[world.campaign])
+    services.gate_run_create(release=release)
+    release = services.release_freeze(release=release)
+    rows = [json.loads(x) for x in exporters.export_bytes(release, "lcb").decode().splitlines()]
+    ids = {r["question_id"] for r in rows}
+    assert tolerant.public_id not in ids and not_json.public_id not in ids
+    skipped = exporters.export_manifest(release)["lcb_skipped"]
+    assert skipped[tolerant.public_id] == "comparison 'float'"
+    assert skipped[not_json.public_id] == "test public/0 is not one JSON value per line"
+    solutions = json.loads(exporters.export_bytes(release, "lcb_solutions"))
+    assert [s["question_id"] for s in solutions] == [r["question_id"] for r in rows]

@@ -1,5 +1,5 @@
 """Seed importers: HumanEval, LiveCodeBench JSONL, the project's own JSONL, and the rows
-the Hub serves for CodeContests, APPS and TACO.
+the Hub serves for CodeContests, APPS, TACO and SciCode.
 
 ``import_seeds`` is the one entry point (the ``import_seeds`` command and the
 ``POST /api/problem-sets/import`` operation both call it). An import is one transaction:
@@ -21,12 +21,13 @@ from .errors import SeedImportError
 from .humaneval import read_humaneval
 from .jsonl import read_jsonl
 from .lcb import read_lcb
+from .scicode import read_scicode
 from .store import RecordWriter
 from .taco import read_taco
 
 __all__ = ["SOURCES", "ImportReport", "SeedImportError", "import_seeds"]
 
-SOURCES = ("humaneval", "lcb", "jsonl", "codecontests", "apps", "taco")
+SOURCES = ("humaneval", "lcb", "jsonl", "codecontests", "apps", "taco", "scicode")
 _READERS = {
     "humaneval": read_humaneval,
     "lcb": read_lcb,
@@ -34,6 +35,7 @@ _READERS = {
     "codecontests": read_codecontests,
     "apps": read_apps,
     "taco": read_taco,
+    "scicode": read_scicode,
 }
 # The set each source fills unless told otherwise; the project's JSONL names its own.
 DEFAULT_SET_NAMES = {
@@ -43,6 +45,7 @@ DEFAULT_SET_NAMES = {
     "codecontests": "codecontests",
     "apps": "apps",
     "taco": "taco",
+    "scicode": "scicode",
 }
 
 

@@ -7,7 +7,7 @@ class Command(BaseCommand):
     help = (
         "Import seed problems: `humaneval` (the 164 packaged problems), `lcb FILE` "
         "(LiveCodeBench JSONL), `jsonl FILE` (BenchForge's own format), or the Hub rows "
-        "(JSON lines or .parquet) of `codecontests FILE`, `apps FILE`, `taco FILE`. One "
+        "(JSON lines or .parquet) of `codecontests FILE`, `apps FILE`, `taco FILE`, `scicode FILE`. One "
         "transaction: a bad line aborts with exit status 1 and nothing is written. Re-imports "
         "update in place. The report counts the problems that carry a reference solution."
     )

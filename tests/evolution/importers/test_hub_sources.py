@@ -145,3 +145,52 @@ def test_the_command_reports_references_and_skips():
     call_command("import_seeds", "apps", str(HUB / "apps.jsonl"), stdout=out)
     assert "2 created" in out.getvalue()
     assert "1 with a reference solution; 1 skipped" in out.getvalue()
+
+
+def _judge_assert(problem: Problem, code: str) -> str:
+    tests = [sandbox.TestSpec(input=t.input, output=t.output) for t in problem.tests.all()]
+    return sandbox.judge(
+        code,
+        tests,
+        harness="assert",
+        entry_point=problem.entry_point,
+        limits=sandbox.Limits(time_s=10.0, memory_mb=problem.memory_mb),
+    ).verdict
+
+
+def test_scicode_steps_import_as_function_level_problems_that_grade_candidates():
+    report = import_seeds(source="scicode", path=str(HUB / "scicode.jsonl"))
+    # Two gold-coded steps of problem 901; 902.1 has no gold code (test-split style).
+    assert (report.created, report.skipped, report.with_reference) == (2, 1, 2)
+    first = Problem.objects.get(origin_dataset="scicode", origin_id="901.1")
+    assert first.harness == "assert" and first.entry_point == "to_radians"
+    assert first.tests.count() == 2 and set(first.tests.values_list("tier", flat=True)) == {
+        "assert"
+    }
+    assert "def to_radians(deg):" in first.starter_code
+    assert "One full turn is 360 degrees" in first.statement
+    assert _judge_assert(first, first.reference_solution) == "AC"
+    assert _judge_assert(first, "def to_radians(deg):\n    return deg\n") != "AC"
+    # 901.2 calls 901.1's function: its tests carry the earlier gold code.
+    second = Problem.objects.get(origin_dataset="scicode", origin_id="901.2")
+    assert _judge_assert(second, second.reference_solution) == "AC"
+    flipped = "import math\ndef projectile_range(v, theta):\n    return v * v / 9.81\n"
+    assert _judge_assert(second, flipped) != "AC"
+
+
+def test_scicode_reimport_and_a_malformed_step():
+    import_seeds(source="scicode", path=str(HUB / "scicode.jsonl"))
+    before = _snapshot()
+    again = import_seeds(source="scicode", path=str(HUB / "scicode.jsonl"))
+    assert (again.created, again.updated, again.unchanged) == (0, 0, 2)
+    assert _snapshot() == before
+    rows = _rows("scicode.jsonl")
+    rows[0]["sub_steps"][1]["test_cases"][0] = "x = 1\nprint(x)"
+    with pytest.raises(SeedImportError) as caught:
+        import_seeds(
+            source="scicode", content="".join(json.dumps(r) + "\n" for r in rows), set_name="x"
+        )
+    assert caught.value.line == 1
+    assert caught.value.field == "sub_steps[1].test_cases[0]"
+    assert "must end with an assert against target" in str(caught.value)
+    assert _snapshot() == before

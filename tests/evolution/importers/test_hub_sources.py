@@ -194,3 +194,19 @@ def test_scicode_reimport_and_a_malformed_step():
     assert caught.value.field == "sub_steps[1].test_cases[0]"
     assert "must end with an assert against target" in str(caught.value)
     assert _snapshot() == before
+
+
+def test_the_api_imports_hub_rows_and_names_line_and_field(personas):
+    url = "/api/problem-sets/import"
+    body = {"source": "taco", "content": (HUB / "taco.jsonl").read_text()}
+    ok = personas.admin.client.post(url, json.dumps(body), content_type="application/json")
+    assert ok.status_code == 200, ok.content
+    assert ok.json()["created"] == 2
+    assert (ok.json()["with_reference"], ok.json()["skipped"]) == (1, 1)
+    rows = _rows("codecontests.jsonl")
+    rows[1]["public_tests"] = {"input": ["1\n"], "output": [7]}
+    bad = {"source": "codecontests", "content": "".join(json.dumps(r) + "\n" for r in rows)}
+    refused = personas.admin.client.post(url, json.dumps(bad), content_type="application/json")
+    assert refused.status_code == 400
+    assert refused.json()["line"] == 2
+    assert refused.json()["field"] == "public_tests.output[0]"

@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from .errors import SeedImportError
 from .reading import Fields, iter_jsonl
 
-# A Parquet row group is read at a time, never the whole file's rows as Python objects.
-_PARQUET_BATCH = 256
+# Rows are turned into Python objects a few at a time: CodeContests rows can hold megabytes of
+# generated tests each.
+_PARQUET_BATCH = 32
 
 
 def iter_rows(*, path: str | None = None, content: str | None = None) -> Iterator[tuple[int, dict]]:

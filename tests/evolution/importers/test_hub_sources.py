@@ -210,3 +210,11 @@ def test_the_api_imports_hub_rows_and_names_line_and_field(personas):
     assert refused.status_code == 400
     assert refused.json()["line"] == 2
     assert refused.json()["field"] == "public_tests.output[0]"
+
+
+def test_a_file_named_parquet_that_is_not_parquet_is_refused(tmp_path):
+    path = tmp_path / "rows.parquet"
+    path.write_text('{"name": "x"}\n')
+    with pytest.raises(SeedImportError, match="is not a Parquet file"):
+        import_seeds(source="codecontests", path=str(path))
+    assert not ProblemSet.objects.filter(name="codecontests").exists()

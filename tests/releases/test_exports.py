@@ -161,7 +161,7 @@ def test_the_rl_export_carries_prompt_tests_and_the_appendix_d3_reward(frozen):
     assert exporters.rl_has_code_block("I think the answer is 3.") is False
 
 
-def test_the_livecodebench_export_leaves_out_what_its_grader_would_misgrade(db):
+def test_the_livecodebench_export_leaves_out_what_its_grader_would_misgrade(personas):
     from tests.releases.builders import crafted_world
 
     world = crafted_world()
@@ -187,3 +187,11 @@ def test_the_livecodebench_export_leaves_out_what_its_grader_would_misgrade(db):
     assert skipped[not_json.public_id] == "test public/0 is not one JSON value per line"
     solutions = json.loads(exporters.export_bytes(release, "lcb_solutions"))
     assert [s["question_id"] for s in solutions] == [r["question_id"] for r in rows]
+    # The curator's release page says what was left out and why.
+    from django.urls import reverse
+
+    page = personas.curator.client.get(reverse("releases:curate_detail", args=[release.pk]))
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert f"<code>{tolerant.public_id}</code>: comparison &#x27;float&#x27;" in text
+    assert "lcb_solutions" in text and "rl_parquet" in text

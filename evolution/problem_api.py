@@ -29,6 +29,8 @@ class ProblemSetImportOut(Schema):
     updated: int
     unchanged: int
     problems_in_set: int
+    with_reference: int
+    skipped: int
 
 
 class ImportErrorOut(Schema):
@@ -60,7 +62,10 @@ def _require(request, role: str) -> None:
     summary="Import seed problems into a set (admin)",
     description=(
         f"`source` is one of {', '.join(SOURCES)}. `content` is the JSONL text (required for "
-        "lcb and jsonl; humaneval reads the packaged problems when it is omitted). One "
+        "every source but humaneval, which reads the packaged problems when it is omitted). "
+        "`with_reference` counts the imported problems that carry a reference solution, "
+        "`skipped` the rows left out by rule (call-based APPS / TACO rows, SciCode steps "
+        "without gold code). One "
         "transaction: a bad line returns 400 naming the line and field, and nothing is written."
     ),
 )
@@ -78,6 +83,8 @@ def problem_set_import(request, payload: ProblemSetImportIn):
         "updated": report.updated,
         "unchanged": report.unchanged,
         "problems_in_set": report.problem_set.problems.count(),
+        "with_reference": report.with_reference,
+        "skipped": report.skipped,
     }
 
 

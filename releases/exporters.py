@@ -2,9 +2,14 @@
 
 - ``lcb``: LiveCodeBench ``CodeGenerationProblem`` JSONL. Private tests are packed as
   LiveCodeBench publishes them, base64(zlib(pickle(json string))), so its own runner (and
-  this project's ``lcb`` importer) reads them back. LiveCodeBench knows stdin and functional
-  tests only: items with the assertion-program harness are left out and listed in the
-  manifest (``export_manifest``).
+  this project's ``lcb`` importer) reads them back. Call-based inputs are one JSON value per
+  argument, newline-joined, no trailing newline, outputs one JSON value, and the row's
+  ``starter_code`` is ``class Solution`` with the method ``metadata.func_name``: what its
+  grader (``lcb_runner/evaluation/testing_util.py``) parses. Items it cannot grade faithfully
+  (assertion-program harness, scored problems, tolerant or checker comparisons) are left out
+  and listed with the reason in the manifest (``export_manifest``).
+- ``lcb_solutions``: the reference solutions as LiveCodeBench's custom-evaluator file, a JSON
+  list of ``{"question_id", "code_list"}``; call-based references gain a ``class Solution``.
 - ``jsonl``: ``benchforge-release/1`` lines, one per item: the ``benchforge-problem/1``
   record under "problem" (importable as is) plus full provenance (lineage, validation
   ledger, panel results, review aggregate, gate outcome); then one line per reasoning
@@ -15,6 +20,7 @@
   dataset card with YAML metadata (license, counts, configs).
 - ``rl``: prompts, tests and the reward spec of BenchEvolver Appendix D.3,
   r = c + lambda (f - 1) with lambda = 0.1.
+- ``rl_parquet``: the same as Parquet rows in the shape RL trainers read (``rl_export``).
 
 Every export is deterministic: the same release gives byte-identical files (fixed key order,
 fixed pickle protocol and zlib level, fixed zip timestamps).
@@ -22,7 +28,9 @@ fixed pickle protocol and zlib level, fixed zip timestamps).
 
 from __future__ import annotations
 
+import ast
 import base64
+import copy
 import io
 import json
 import pickle
@@ -42,9 +50,11 @@ from .selectors import release_changelog, release_counts, release_errata
 
 FORMATS = {
     "lcb": ("application/x-ndjson", "lcb.jsonl"),
+    "lcb_solutions": ("application/json", "lcb-solutions.json"),
     "jsonl": ("application/x-ndjson", "benchforge.jsonl"),
     "hf": ("application/zip", "hf-dataset.zip"),
     "rl": ("application/x-ndjson", "rl.jsonl"),
+    "rl_parquet": ("application/vnd.apache.parquet", "rl.parquet"),
 }
 RELEASE_FORMAT = "benchforge-release/1"
 RL_LAMBDA = 0.1
@@ -96,14 +106,100 @@ def lcb_pack_private(tests: list[dict]) -> str:
     ).decode("ascii")
 
 
-def lcb_record(item: ReleaseItem, release: Release) -> dict | None:
-    """The item as a ``CodeGenerationProblem`` row, or None for an assertion-program item."""
-    record = item.record
-    harness = record["harness"]
-    if harness not in ("stdio", "function"):
+def lcb_function_input(text: str) -> str:
+    """A call-based test input as LiveCodeBench stores it: one JSON value per argument,
+    newline-joined, no trailing newline. Its grader splits on every newline and parses each
+    piece, so a trailing newline or a blank line would be a runtime error on every test."""
+    return "\n".join(json.dumps(json.loads(line)) for line in text.split("\n") if line.strip())
+
+
+def lcb_function_output(text: str) -> str:
+    """The expected return value as one JSON document (compared with ``==`` after parsing)."""
+    return json.dumps(json.loads(text))
+
+
+def _lcb_exclusion(record: dict, item: ReleaseItem | None = None) -> str | None:
+    """Why LiveCodeBench cannot grade this item faithfully, or None."""
+    if record["harness"] not in ("stdio", "function"):
+        return "assertion-program harness: LiveCodeBench knows stdin and functional tests only"
+    comparison = record.get("comparison") or {}
+    if scoring.is_scored(comparison):
+        return "scored (open-ended) problem: LiveCodeBench grades pass/fail only"
+    mode = comparison.get("mode") or "exact"
+    if mode != "exact" or comparison.get("checker"):
+        # Its stdin grader compares tokens as exact Decimals and its call-based grader with
+        # ``==``: a tolerance, an order-free comparison or a checker would misgrade.
+        return f"comparison {mode!r}{' with a checker' if comparison.get('checker') else ''}"
+    if item is not None and record["harness"] == "function":
+        for test in _tests(item):
+            try:
+                lcb_function_input(test["input"])
+                lcb_function_output(test["output"])
+            except ValueError:
+                return f"test {test['tier']}/{test['ordinal']} is not one JSON value per line"
+    return None
+
+
+def _signature(code: str, name: str) -> str | None:
+    """The parameter list (annotations kept) of function ``name`` defined in ``code``."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
         return None
-    if scoring.is_scored(record.get("comparison")):
-        return None  # LiveCodeBench has no scored problems: a pass/fail row would mislead
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+            args = node.args
+            if args.args and args.args[0].arg == "self":
+                args = copy.copy(args)
+                args.args = args.args[1:]
+            returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+            return f"({ast.unparse(args)}){returns}"
+    return None
+
+
+def lcb_starter_code(record: dict) -> str:
+    """LeetCode-style starter code: ``class Solution`` with the method ``func_name``.
+
+    LiveCodeBench's call-based grader instantiates ``Solution`` when the program defines it,
+    and its prompts ask for the starter code completed, so a call-based row must carry one."""
+    starter = record.get("starter_code") or ""
+    if "class Solution" in starter:
+        return starter
+    name = record["entry_point"]
+    signature = (
+        _signature(starter, name)
+        or _signature(record.get("reference_solution") or "", name)
+        or "(*args)"
+    )
+    params = "(self" + (signature[1:] if signature.startswith("()") else ", " + signature[1:])
+    return f"class Solution:\n    def {name}{params}:\n        "
+
+
+def lcb_solution_code(record: dict) -> str:
+    """The reference solution in the form LiveCodeBench grades.
+
+    A stdin program is kept as is. A call-based module keeps its functions and gains a
+    ``class Solution`` whose method delegates to the module's function of the same name:
+    the grader runs the whole program, then calls ``Solution().<func_name>(*args)``."""
+    code = record.get("reference_solution") or ""
+    if record["harness"] != "function" or "class Solution" in code:
+        return code
+    name = record["entry_point"]
+    return (
+        code.rstrip("\n")
+        + "\n\n\nclass Solution:\n"
+        + f"    def {name}(self, *args, **kwargs):\n"
+        + f"        return {name}(*args, **kwargs)\n"
+    )
+
+
+def lcb_record(item: ReleaseItem, release: Release) -> dict | None:
+    """The item as a ``CodeGenerationProblem`` row, or None when LiveCodeBench cannot grade
+    it (``lcb_skipped`` says why)."""
+    record = item.record
+    if _lcb_exclusion(record, item) is not None:
+        return None
+    harness = record["harness"]
     testtype = "stdin" if harness == "stdio" else "functional"
     public, hidden = _split(item)
     meta = record.get("metadata") or {}
@@ -112,7 +208,22 @@ def lcb_record(item: ReleaseItem, release: Release) -> dict | None:
     platform = platform or ("leetcode" if harness == "function" else "atcoder")
     difficulty = (item.difficulty or "").lower()
     when = item.created_on or release.frozen_at
-    lcb_meta = {"func_name": record["entry_point"]} if harness == "function" else {}
+    if harness == "function":
+        lcb_meta = {"func_name": record["entry_point"]}
+        starter = lcb_starter_code(record)
+
+        def encode(t):
+            return {
+                "input": lcb_function_input(t["input"]),
+                "output": lcb_function_output(t["output"]),
+                "testtype": testtype,
+            }
+    else:
+        lcb_meta, starter = {}, record.get("starter_code", "")
+
+        def encode(t):
+            return {"input": t["input"], "output": t["output"], "testtype": testtype}
+
     return {
         "question_title": record["title"],
         "question_content": record["statement"],
@@ -120,14 +231,10 @@ def lcb_record(item: ReleaseItem, release: Release) -> dict | None:
         "question_id": item.public_id,
         "contest_id": f"{release.benchmark.slug}-v{release.version}",
         "contest_date": when.isoformat() if when else None,
-        "starter_code": record.get("starter_code", ""),
+        "starter_code": starter,
         "difficulty": difficulty if difficulty in _LCB_DIFFICULTIES else "hard",
-        "public_test_cases": json.dumps(
-            [{"input": t["input"], "output": t["output"], "testtype": testtype} for t in public]
-        ),
-        "private_test_cases": lcb_pack_private(
-            [{"input": t["input"], "output": t["output"], "testtype": testtype} for t in hidden]
-        ),
+        "public_test_cases": json.dumps([encode(t) for t in public]),
+        "private_test_cases": lcb_pack_private([encode(t) for t in hidden]),
         "metadata": json.dumps(lcb_meta),
     }
 
@@ -139,13 +246,31 @@ def export_lcb(release: Release) -> Iterator[str]:
             yield _dump(row)
 
 
-def lcb_skipped(release: Release) -> list[str]:
-    return [
-        i.public_id
-        for i in _items(release)
-        if i.record["harness"] not in ("stdio", "function")
-        or scoring.is_scored(i.record.get("comparison"))
+def export_lcb_solutions(release: Release) -> bytes:
+    """The reference solutions as LiveCodeBench's custom-evaluator output file
+    (``--custom_output_file``): a JSON list of ``{"question_id", "code_list"}``, one entry per
+    row of the ``lcb`` export (items without a reference have an empty ``code_list``)."""
+    rows = [
+        {"question_id": item.public_id, "code_list": [lcb_solution_code(item.record)]}
+        if item.record.get("reference_solution")
+        else {"question_id": item.public_id, "code_list": []}
+        for item in _items(release)
+        if _lcb_exclusion(item.record, item) is None
     ]
+    return (json.dumps(rows, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+
+
+def lcb_skipped(release: Release) -> list[str]:
+    """Public ids of the items left out of the ``lcb`` export."""
+    return [i.public_id for i in _items(release) if _lcb_exclusion(i.record, i) is not None]
+
+
+def lcb_skipped_reasons(release: Release) -> dict[str, str]:
+    return {
+        i.public_id: reason
+        for i in _items(release)
+        if (reason := _lcb_exclusion(i.record, i)) is not None
+    }
 
 
 # --- the project's JSONL with provenance --------------------------------------------------------
@@ -202,6 +327,28 @@ def export_jsonl(release: Release) -> Iterator[str]:
 # --- Hugging Face ------------------------------------------------------------------------------
 
 
+# The Hugging Face features of a row, in column order: (name, Hub type). The card's
+# ``dataset_info`` and the Parquet schema are both built from this list.
+HF_FEATURES = (
+    ("question_id", "string"),
+    ("title", "string"),
+    ("statement", "string"),
+    ("harness", "string"),
+    ("entry_point", "string"),
+    ("starter_code", "string"),
+    ("time_limit_s", "float64"),
+    ("memory_mb", "int64"),
+    ("origin", "string"),
+    ("difficulty", "string"),
+    ("tags", "list:string"),
+    ("public_tests", "string"),
+    ("private_tests", "string"),
+    ("item_hash", "string"),
+    ("comparison", "string"),
+)
+HF_SPLIT = "test"
+
+
 def hf_row(item: ReleaseItem) -> dict:
     record = item.record
     public, hidden = _split(item)
@@ -212,11 +359,11 @@ def hf_row(item: ReleaseItem) -> dict:
         "harness": record["harness"],
         "entry_point": record["entry_point"],
         "starter_code": record.get("starter_code", ""),
-        "time_limit_s": record["time_limit_s"],
-        "memory_mb": record["memory_mb"],
+        "time_limit_s": float(record["time_limit_s"]),
+        "memory_mb": int(record["memory_mb"]),
         "origin": item.origin,
-        "difficulty": item.difficulty,
-        "tags": item.tags,
+        "difficulty": item.difficulty or "",
+        "tags": [str(t) for t in item.tags or []],
         "public_tests": json.dumps([{"input": t["input"], "output": t["output"]} for t in public]),
         "private_tests": json.dumps([{"input": t["input"], "output": t["output"]} for t in hidden]),
         "item_hash": item.content_hash,
@@ -224,6 +371,17 @@ def hf_row(item: ReleaseItem) -> dict:
         # their tests' outputs are the baseline solution's, not expected answers.
         "comparison": json.dumps(record.get("comparison") or {}),
     }
+
+
+def _yaml_features(features) -> list[str]:
+    lines = []
+    for name, kind in features:
+        lines.append(f"  - name: {name}")
+        if kind.startswith("list:"):
+            lines.append(f"    list: {kind.split(':', 1)[1]}")
+        else:
+            lines.append(f"    dtype: {kind}")
+    return lines
 
 
 def _size_category(n: int) -> str:
@@ -250,11 +408,17 @@ def card_markdown(release: Release, *, yaml_header: bool = True) -> str:
             "- benchmark",
             "size_categories:",
             f"- {_size_category(counts['items'])}",
+            "dataset_info:",
+            "  features:",
+            *_yaml_features(HF_FEATURES),
+            "  splits:",
+            f"  - name: {HF_SPLIT}",
+            f"    num_examples: {release.items.count()}",
             "configs:",
             "- config_name: default",
             "  data_files:",
-            "  - split: test",
-            "    path: data/test.jsonl",
+            f"  - split: {HF_SPLIT}",
+            f"    path: data/{HF_SPLIT}.parquet",
             "---",
             "",
         ]
@@ -304,8 +468,55 @@ def card_markdown(release: Release, *, yaml_header: bool = True) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _parquet(rows: list[dict], schema) -> bytes:
+    """Rows as one Parquet file; deterministic for a given pyarrow version (no timestamps,
+    one row group, fixed compression)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist(rows, schema=schema)
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd", row_group_size=max(1, len(rows)))
+    return sink.getvalue()
+
+
+def _arrow_type(kind: str):
+    import pyarrow as pa
+
+    if kind.startswith("list:"):
+        return pa.list_(_arrow_type(kind.split(":", 1)[1]))
+    return {"string": pa.string(), "float64": pa.float64(), "int64": pa.int64()}[kind]
+
+
+def hf_schema():
+    import pyarrow as pa
+
+    features = {}
+    for name, kind in HF_FEATURES:
+        features[name] = (
+            {"feature": {"dtype": kind.split(":", 1)[1], "_type": "Value"}, "_type": "List"}
+            if kind.startswith("list:")
+            else {"dtype": kind, "_type": "Value"}
+        )
+    # ``datasets`` reads its features from this key when it opens the file on its own.
+    meta = {b"huggingface": json.dumps({"info": {"features": features}}).encode()}
+    return pa.schema([(name, _arrow_type(kind)) for name, kind in HF_FEATURES], metadata=meta)
+
+
+def _zip(files: list[tuple[str, bytes]]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files:
+            info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
+    return buffer.getvalue()
+
+
 def export_hf(release: Release) -> bytes:
-    data = "".join(_dump(hf_row(item)) for item in _items(release))
+    rows = [hf_row(item) for item in _items(release)]
+    data = "".join(_dump(row) for row in rows)
     manifest = {
         "benchmark": release.benchmark.name,
         "version": release.version,
@@ -313,18 +524,14 @@ def export_hf(release: Release) -> bytes:
         "items": release.item_count,
         "tests": release.test_count,
     }
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, text in (
-            ("README.md", card_markdown(release)),
-            ("data/test.jsonl", data),
-            ("release.json", canonical_json(manifest) + "\n"),
-        ):
-            info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, text.encode("utf-8"))
-    return buffer.getvalue()
+    return _zip(
+        [
+            ("README.md", card_markdown(release).encode("utf-8")),
+            (f"data/{HF_SPLIT}.jsonl", data.encode("utf-8")),
+            (f"data/{HF_SPLIT}.parquet", _parquet(rows, hf_schema())),
+            ("release.json", (canonical_json(manifest) + "\n").encode("utf-8")),
+        ]
+    )
 
 
 # --- RL training --------------------------------------------------------------------------------
@@ -396,6 +603,12 @@ def export_bytes(release: Release, fmt: str) -> bytes:
     """The whole export in ``fmt`` (one of FORMATS) as bytes."""
     if fmt == "hf":
         return export_hf(release)
+    if fmt == "lcb_solutions":
+        return export_lcb_solutions(release)
+    if fmt == "rl_parquet":
+        from .rl_export import export_rl_parquet  # it builds on this module's rows
+
+        return export_rl_parquet(release)
     writers = {"lcb": export_lcb, "jsonl": export_jsonl, "rl": export_rl}
     if fmt not in writers:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -408,7 +621,14 @@ def export_manifest(release: Release) -> dict:
         "version": release.version,
         "content_hash": release.content_hash,
         "formats": sorted(FORMATS),
-        "lcb_skipped_assert_items": lcb_skipped(release),
+        "lcb_skipped_assert_items": [
+            i.public_id
+            for i in _items(release)
+            if i.record["harness"] not in ("stdio", "function")
+            or scoring.is_scored(i.record.get("comparison"))
+        ],
+        # Everything the lcb export leaves out, with the reason.
+        "lcb_skipped": lcb_skipped_reasons(release),
         # Reasoning questions are in the jsonl export only.
         "questions_only_in_jsonl": release.questions.count(),
     }

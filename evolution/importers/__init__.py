@@ -1,4 +1,5 @@
-"""Seed importers: HumanEval, LiveCodeBench JSONL and the project's own JSONL.
+"""Seed importers: HumanEval, LiveCodeBench JSONL, the project's own JSONL, and the rows
+the Hub serves for CodeContests, APPS, TACO and SciCode.
 
 ``import_seeds`` is the one entry point (the ``import_seeds`` command and the
 ``POST /api/problem-sets/import`` operation both call it). An import is one transaction:
@@ -14,18 +15,38 @@ from django.db import transaction
 
 from evolution.models import ProblemSet
 
+from .apps import read_apps
+from .codecontests import read_codecontests
 from .errors import SeedImportError
 from .humaneval import read_humaneval
 from .jsonl import read_jsonl
 from .lcb import read_lcb
+from .scicode import read_scicode
 from .store import RecordWriter
+from .taco import read_taco
 
 __all__ = ["SOURCES", "ImportReport", "SeedImportError", "import_seeds"]
 
-SOURCES = ("humaneval", "lcb", "jsonl")
-_READERS = {"humaneval": read_humaneval, "lcb": read_lcb, "jsonl": read_jsonl}
+SOURCES = ("humaneval", "lcb", "jsonl", "codecontests", "apps", "taco", "scicode")
+_READERS = {
+    "humaneval": read_humaneval,
+    "lcb": read_lcb,
+    "jsonl": read_jsonl,
+    "codecontests": read_codecontests,
+    "apps": read_apps,
+    "taco": read_taco,
+    "scicode": read_scicode,
+}
 # The set each source fills unless told otherwise; the project's JSONL names its own.
-DEFAULT_SET_NAMES = {"humaneval": "humaneval", "lcb": "livecodebench", "jsonl": None}
+DEFAULT_SET_NAMES = {
+    "humaneval": "humaneval",
+    "lcb": "livecodebench",
+    "jsonl": None,
+    "codecontests": "codecontests",
+    "apps": "apps",
+    "taco": "taco",
+    "scicode": "scicode",
+}
 
 
 @dataclass(frozen=True)
@@ -34,15 +55,24 @@ class ImportReport:
     updated: int
     unchanged: int
     problem_set: ProblemSet
+    # Imported problems whose record carries a reference solution.
+    with_reference: int = 0
+    # Rows a reader leaves out by rule (e.g. APPS / TACO call-based rows), never silently.
+    skipped: int = 0
 
     @property
     def total(self) -> int:
         return self.created + self.updated + self.unchanged
 
     def __str__(self) -> str:
-        return (
+        text = (
             f"{self.problem_set.name}: {self.created} created, {self.updated} updated, "
             f"{self.unchanged} unchanged ({self.problem_set.problems.count()} problems in set)"
+        )
+        return (
+            text
+            + f"; {self.with_reference} with a reference solution"
+            + (f"; {self.skipped} skipped" if self.skipped else "")
         )
 
 
@@ -75,8 +105,15 @@ def import_seeds(
     if set_name is not None and len(set_name) > max_length:
         raise SeedImportError(f"must be at most {max_length} characters", field="set_name")
     writer = RecordWriter(source=source, set_name=set_name, default_set=DEFAULT_SET_NAMES[source])
+    with_reference = skipped = 0
     with transaction.atomic():
         for line, record in _READERS[source](path=path, content=content):
+            if record is None:
+                skipped += 1
+                continue
             writer.add(line, record)
+            with_reference += bool((record.get("reference_solution") or "").strip())
         problem_set = writer.finish()
-    return ImportReport(problem_set=problem_set, **writer.counts)
+    return ImportReport(
+        problem_set=problem_set, with_reference=with_reference, skipped=skipped, **writer.counts
+    )

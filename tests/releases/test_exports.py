@@ -129,11 +129,16 @@ def test_the_project_jsonl_carries_full_provenance_and_importable_problems(froze
 def test_the_hugging_face_layout_has_data_and_a_card_with_yaml_metadata(frozen):
     _, release = frozen
     archive = zipfile.ZipFile(io.BytesIO(exporters.export_bytes(release, "hf")))
-    assert sorted(archive.namelist()) == ["README.md", "data/test.jsonl", "release.json"]
+    assert sorted(archive.namelist()) == [
+        "README.md",
+        "data/test.jsonl",
+        "data/test.parquet",
+        "release.json",
+    ]
     card = archive.read("README.md").decode()
     header = card.split("---")[1]
     assert "license: cc-by-4.0" in header
-    assert "path: data/test.jsonl" in header and "n<1K" in header
+    assert "path: data/test.parquet" in header and "n<1K" in header
     assert f"Problems: {release.item_count} (2 evolved, 1 original)" in card
     assert release.content_hash in card
     rows = archive.read("data/test.jsonl").decode().splitlines()
@@ -154,3 +159,39 @@ def test_the_rl_export_carries_prompt_tests_and_the_appendix_d3_reward(frozen):
     assert exporters.rl_reward(has_code_block=False, all_tests_pass=False) == pytest.approx(-0.1)
     assert exporters.rl_has_code_block("```python\nprint(1)\n```") is True
     assert exporters.rl_has_code_block("I think the answer is 3.") is False
+
+
+def test_the_livecodebench_export_leaves_out_what_its_grader_would_misgrade(personas):
+    from tests.releases.builders import crafted_world
+
+    world = crafted_world()
+    tolerant = world.problem("E-OK")
+    tolerant.comparison = {"mode": "float", "rel_tol": 1e-6, "abs_tol": 1e-6}
+    tolerant.save()
+    not_json = world.problem("E-OVERRIDE")
+    not_json.harness, not_json.entry_point = "function", "add"
+    not_json.save()
+    TestCase.objects.filter(problem=not_json).delete()
+    TestCase.objects.create(
+        problem=not_json, tier="public", ordinal=0, hidden=False, input_text="1 2", output_text="3"
+    )
+    bench = services.benchmark_create(name="Misgraded")
+    release = services.release_create(benchmark=bench, campaigns=[world.campaign])
+    services.gate_run_create(release=release)
+    release = services.release_freeze(release=release)
+    rows = [json.loads(x) for x in exporters.export_bytes(release, "lcb").decode().splitlines()]
+    ids = {r["question_id"] for r in rows}
+    assert tolerant.public_id not in ids and not_json.public_id not in ids
+    skipped = exporters.export_manifest(release)["lcb_skipped"]
+    assert skipped[tolerant.public_id] == "comparison 'float'"
+    assert skipped[not_json.public_id] == "test public/0 is not one JSON value per line"
+    solutions = json.loads(exporters.export_bytes(release, "lcb_solutions"))
+    assert [s["question_id"] for s in solutions] == [r["question_id"] for r in rows]
+    # The curator's release page says what was left out and why.
+    from django.urls import reverse
+
+    page = personas.curator.client.get(reverse("releases:curate_detail", args=[release.pk]))
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert f"<code>{tolerant.public_id}</code>: comparison &#x27;float&#x27;" in text
+    assert "lcb_solutions" in text and "rl_parquet" in text

@@ -6,21 +6,26 @@ from evolution.importers import SOURCES, SeedImportError, import_seeds
 class Command(BaseCommand):
     help = (
         "Import seed problems: `humaneval` (the 164 packaged problems), `lcb FILE` "
-        "(LiveCodeBench JSONL) or `jsonl FILE` (BenchForge's own format). One transaction: "
-        "a bad line aborts with exit status 1 and nothing is written. Re-imports update in place."
+        "(LiveCodeBench JSONL), `jsonl FILE` (BenchForge's own format), or the Hub rows "
+        "(JSON lines or .parquet) of `codecontests FILE`, `apps FILE`, `taco FILE`, `scicode FILE`. One "
+        "transaction: a bad line aborts with exit status 1 and nothing is written. Re-imports "
+        "update in place. The report counts the problems that carry a reference solution."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("source", choices=SOURCES)
-        parser.add_argument("file", nargs="?", help="the JSONL file (.gz accepted); lcb and jsonl")
+        parser.add_argument(
+            "file", nargs="?", help="the JSONL file (.gz accepted) or .parquet; all but humaneval"
+        )
         parser.add_argument(
             "--set",
             dest="set_name",
-            help="problem set to fill (default: humaneval / livecodebench / the file's problem_set)",
+            help="problem set to fill (default: the source's name, livecodebench for lcb, the "
+            "file's problem_set for jsonl)",
         )
 
     def handle(self, *args, source, file, set_name, **options):
-        if source in ("lcb", "jsonl") and not file:
+        if source != "humaneval" and not file:
             raise CommandError(f"import_seeds {source} needs a FILE", returncode=2)
         try:
             report = import_seeds(source=source, path=file, set_name=set_name)

@@ -27,6 +27,9 @@ def test_an_admin_imports_a_livecodebench_file_and_gets_the_counts(personas, lcb
         "updated": 0,
         "unchanged": 0,
         "problems_in_set": 1,
+        # LiveCodeBench publishes no solutions.
+        "with_reference": 0,
+        "skipped": 0,
     }
     assert second.json()["unchanged"] == 1
     assert Problem.objects.count() == 1

@@ -168,6 +168,10 @@ SANDBOX_MAX_PARALLEL = env_int("SANDBOX_MAX_PARALLEL", os.cpu_count() or 1, mini
 SANDBOX_PYTHON = env_str("SANDBOX_PYTHON", "/usr/bin/python3")
 SANDBOX_DOCKER_IMAGE = env_str("SANDBOX_DOCKER_IMAGE", "python:3.11-slim")
 SANDBOX_MAX_OUTPUT_BYTES = env_int("SANDBOX_MAX_OUTPUT_BYTES", 1_000_000, minimum=1024)
+# How the tests of one submission share its sandbox: "fast" (one interpreter runs them all, its
+# state reset between tests) or "fork" (one process per test). A problem may override it with
+# comparison["isolation"]. docs/judge.md, "Security model", says what each mode guarantees.
+SANDBOX_ISOLATION = env_choice("SANDBOX_ISOLATION", "fast", ("fast", "fork"))
 
 # --- Model gateway ---------------------------------------------------------------
 LLM_DEFAULT_TIMEOUT = env_float("LLM_DEFAULT_TIMEOUT", 600.0, minimum=1.0)

@@ -23,6 +23,7 @@ from .types import (
     AC,
     CE,
     HARNESSES,
+    ISOLATION_MODES,
     MLE,
     OLE,
     RE,
@@ -101,6 +102,14 @@ def _check_call(harness: str, entry_point: str) -> None:
         raise ValueError("the function harness needs entry_point (the function or method name)")
 
 
+def resolve_isolation(isolation: str | None) -> str:
+    """The isolation mode asked for, or the configured one; ValueError names a bad value."""
+    mode = isolation or settings.SANDBOX_ISOLATION
+    if mode not in ISOLATION_MODES:
+        raise ValueError(f"isolation must be one of {', '.join(ISOLATION_MODES)}, got {mode!r}")
+    return mode
+
+
 def _outcome(frame: dict) -> RunOutcome:
     return RunOutcome(
         status=frame["status"] if not frame.get("internal") else SE,
@@ -125,6 +134,7 @@ def _run_session(
     limits: Limits,
     entry_point: str,
     argv: list[str],
+    isolation: str = "fast",
     keep_going: Callable[[int, RunOutcome], bool] | None = None,
 ) -> tuple[str | None, list[RunOutcome | None]]:
     """Run ``inputs`` in ONE sandbox. Returns (compile error or None, outcomes); outcomes after
@@ -150,6 +160,7 @@ def _run_session(
                     "max_output_bytes": limits.max_output_bytes,
                     "nproc": getattr(session, "nproc", None),
                     "warm": len(inputs) > 1,
+                    "isolation": isolation,
                 }
             )
             # With a stop condition, inputs go one at a time: stopping is then just "end", and
@@ -219,13 +230,16 @@ def run_batch(
     entry_point: str = "",
     argv: list[str] | None = None,
     backend: Backend | None = None,
+    isolation: str | None = None,
 ) -> list[RunOutcome]:
     """Execute ``code`` on every input and return the raw outcomes, in order.
 
     For the function harness ``stdout`` is the JSON-encoded return value. A compile error
     gives status CE for every input (the message in ``stderr``); a sandbox failure SE.
+    ``isolation`` is "fast" or "fork" (default: SANDBOX_ISOLATION).
     """
     _check_call(harness, entry_point)
+    isolation = resolve_isolation(isolation)
     backend = backend or get_backend()
     error, outcomes = _run_sharded(
         backend,
@@ -235,6 +249,7 @@ def run_batch(
         limits=limits,
         entry_point=entry_point,
         argv=list(argv or []),
+        isolation=isolation,
     )
     if error is not None:
         return [RunOutcome(status=CE, stderr=error) for _ in inputs]
@@ -294,11 +309,19 @@ def judge(
     comparison: dict | None = None,
     stop_on_first_failure: bool = False,
     backend: Backend | None = None,
+    isolation: str | None = None,
 ) -> JudgeResult:
     """Judge ``code`` against ``tests``. Raises ValueError for bad arguments (unknown harness,
     missing entry point, expected output that is not JSON for the function harness, a bad
-    comparison dict); every failure of the sandbox itself is reported as verdict SE."""
+    comparison dict); every failure of the sandbox itself is reported as verdict SE.
+
+    ``isolation``: "fast" (all tests in one sandboxed interpreter) or "fork" (a process per
+    test); default the problem's ``comparison["isolation"]``, else SANDBOX_ISOLATION."""
     _check_call(harness, entry_point)
+    comparison = dict(comparison or {})
+    # The problem's own choice travels with its comparison settings (a per-problem field every
+    # caller already passes); an explicit argument wins.
+    isolation = resolve_isolation(isolation or comparison.pop("isolation", None))
     options = compare.validate_comparison(comparison)
     tests = list(tests)
     if not tests:
@@ -338,7 +361,9 @@ def judge(
     def keep_going(index: int, outcome: RunOutcome) -> bool:
         return verdict_of(index, outcome)[0] == AC
 
-    run_kwargs = dict(harness=harness, limits=limits, entry_point=entry_point, argv=[])
+    run_kwargs = dict(
+        harness=harness, limits=limits, entry_point=entry_point, argv=[], isolation=isolation
+    )
     inputs = [t.input for t in tests]
     if stop_on_first_failure and not options["checker"]:
         error, outcomes = _run_session(backend, code, inputs, keep_going=keep_going, **run_kwargs)

@@ -15,9 +15,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from django.conf import settings
-
-from . import compare
+from . import compare, config
 from .backends.base import Backend
 from .types import (
     AC,
@@ -52,7 +50,7 @@ _bwrap_backends: dict = {}
 
 
 def max_parallel() -> int:
-    return _slots_size or settings.SANDBOX_MAX_PARALLEL
+    return _slots_size or config.settings().SANDBOX_MAX_PARALLEL
 
 
 def set_max_parallel(n: int) -> None:
@@ -66,7 +64,7 @@ def _slot() -> threading.BoundedSemaphore:
     global _slots, _slots_size
     with _slots_lock:
         if _slots is None:
-            _slots_size = settings.SANDBOX_MAX_PARALLEL
+            _slots_size = config.settings().SANDBOX_MAX_PARALLEL
             _slots = threading.BoundedSemaphore(_slots_size)
         return _slots
 
@@ -74,12 +72,12 @@ def _slot() -> threading.BoundedSemaphore:
 def get_backend(name: str | None = None) -> Backend:
     """The backend named, or the configured one. Raises SandboxUnavailable with the reason;
     never substitutes another backend."""
-    name = name or settings.SANDBOX_BACKEND
+    name = name or config.settings().SANDBOX_BACKEND
     if name == "bwrap":
         from .backends.bwrap import BwrapBackend
 
         # One instance per process and interpreter: it owns the pool of warm factories.
-        key = (os.getpid(), settings.SANDBOX_PYTHON)
+        key = (os.getpid(), config.settings().SANDBOX_PYTHON)
         with _slots_lock:
             if _bwrap_backends.get("key") != key:
                 _bwrap_backends.update(key=key, backend=BwrapBackend())
@@ -104,7 +102,7 @@ def _check_call(harness: str, entry_point: str) -> None:
 
 def resolve_isolation(isolation: str | None) -> str:
     """The isolation mode asked for, or the configured one; ValueError names a bad value."""
-    mode = isolation or settings.SANDBOX_ISOLATION
+    mode = isolation or config.settings().SANDBOX_ISOLATION
     if mode not in ISOLATION_MODES:
         raise ValueError(f"isolation must be one of {', '.join(ISOLATION_MODES)}, got {mode!r}")
     return mode

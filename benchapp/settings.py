@@ -8,6 +8,8 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from evolution.sandbox import config as sandbox_config
+
 from .env import (
     env_bool,
     env_choice,
@@ -205,12 +207,16 @@ LINEAGE_LEASE_SECONDS = env_float("LINEAGE_LEASE_SECONDS", 1800.0, minimum=1.0)
 ENGINE_FANOUT_THREADS = env_int("ENGINE_FANOUT_THREADS", 8, minimum=1)
 
 # --- Sandbox -----------------------------------------------------------------
-SANDBOX_BACKEND = env_choice("SANDBOX_BACKEND", "bwrap", ("bwrap", "docker", "unsafe"))
-SANDBOX_ALLOW_UNSAFE = env_bool("SANDBOX_ALLOW_UNSAFE", False)
-SANDBOX_MAX_PARALLEL = env_int("SANDBOX_MAX_PARALLEL", os.cpu_count() or 1, minimum=1)
-SANDBOX_PYTHON = env_str("SANDBOX_PYTHON", "/usr/bin/python3")
-SANDBOX_DOCKER_IMAGE = env_str("SANDBOX_DOCKER_IMAGE", "python:3.11-slim")
-SANDBOX_MAX_OUTPUT_BYTES = env_int("SANDBOX_MAX_OUTPUT_BYTES", 1_000_000, minimum=1024)
+# Parsed by the sandbox itself, so that the judge's command line can read them without this file.
+_sandbox = sandbox_config.from_environ()
+SANDBOX_BACKEND = _sandbox["SANDBOX_BACKEND"]
+SANDBOX_ALLOW_UNSAFE = _sandbox["SANDBOX_ALLOW_UNSAFE"]
+SANDBOX_MAX_PARALLEL = _sandbox["SANDBOX_MAX_PARALLEL"]
+SANDBOX_PYTHON = _sandbox["SANDBOX_PYTHON"]
+SANDBOX_DOCKER_IMAGE = _sandbox["SANDBOX_DOCKER_IMAGE"]
+SANDBOX_MAX_OUTPUT_BYTES = _sandbox["SANDBOX_MAX_OUTPUT_BYTES"]
+SANDBOX_ISOLATION = _sandbox["SANDBOX_ISOLATION"]
+SANDBOX_CACHE_DIR = _sandbox["SANDBOX_CACHE_DIR"]
 
 # --- Input sizes -------------------------------------------------------------
 # Checked while input is decoded (before anything is stored), naming the line and the field.

@@ -10,6 +10,7 @@ from celery import shared_task
 from celery.signals import worker_ready
 from django.db import transaction
 
+from .sandbox import tasks as sandbox_tasks  # noqa: F401 - registers sandbox_judge_chunk
 from .services import campaigns as campaign_services
 from .services import steps
 

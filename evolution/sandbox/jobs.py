@@ -30,13 +30,13 @@ def tests_from_json(data, *, where: str) -> list[TestSpec]:
 
 
 def limits_from(time_limit, memory_mb, *, where: str) -> Limits:
-    from django.conf import settings
+    from .config import settings
 
     try:
         return Limits(
             time_s=float(time_limit) if time_limit is not None else 6.0,
             memory_mb=int(memory_mb) if memory_mb is not None else 512,
-            max_output_bytes=settings.SANDBOX_MAX_OUTPUT_BYTES,
+            max_output_bytes=settings().SANDBOX_MAX_OUTPUT_BYTES,
         )
     except (TypeError, ValueError) as exc:
         raise JobError(f"{where}: {exc}") from exc
@@ -71,4 +71,5 @@ def parse_job(line: str, *, where: str) -> dict:
         "entry_point": job.get("entry_point") or "",
         "limits": limits_from(job.get("time_limit"), job.get("memory_mb"), where=where),
         "comparison": job.get("comparison"),
+        "isolation": job.get("isolation"),
     }

@@ -279,19 +279,21 @@ def prepare_seccomp(libc, prog):
 # --- the child --------------------------------------------------------------------------------
 
 
-def _set_limits(job):
+def _set_limits(job, cpu=True):
     import resource
 
     mem = int(job["memory_mb"]) * 1024 * 1024
-    cpu = int(job["time_s"]) + 1
+    seconds = int(job["time_s"]) + 1
     caps = [
-        (resource.RLIMIT_CPU, cpu, cpu + 1),
         (resource.RLIMIT_AS, mem, mem),
         (resource.RLIMIT_FSIZE, job["max_output_bytes"] + 1, job["max_output_bytes"] + 1),
         (resource.RLIMIT_NOFILE, 64, 64),
         (resource.RLIMIT_CORE, 0, 0),
         (resource.RLIMIT_STACK, min(mem, 256 * 1024 * 1024), min(mem, 256 * 1024 * 1024)),
     ]
+    if cpu:
+        # Fast mode sets the soft CPU limit per test instead (see _fast_worker_main).
+        caps.append((resource.RLIMIT_CPU, seconds, seconds + 1))
     if job.get("nproc"):
         caps.append((resource.RLIMIT_NPROC, job["nproc"], job["nproc"]))
     for which, soft, hard in caps:
@@ -625,6 +627,326 @@ def run_one(job, compiled, test_input, seccomp, is_pid1, scratch):
     }
 
 
+# --- fast mode: every test of a submission in ONE sandboxed interpreter --------------------------
+# The runner forks one "worker" per submission that lowers its limits and installs seccomp like
+# a test child, then executes test after test: fresh module globals and standard streams per
+# test, a per-test CPU limit, and the process state a test can change through ordinary means
+# (builtins, sys settings, signal handlers, cwd, environment, imported modules, the attributes
+# of pre-imported standard modules) put back after it. A test that leaves a thread or process
+# behind, crashes, runs out of memory or out of time retires the worker; the next test gets a
+# new one, forked from the runner. What the worker does NOT reset is listed in docs/judge.md.
+
+FAST_RESET_MODULES = (
+    "string",
+    "re",
+    "datetime",
+    "collections",
+    "heapq",
+    "bisect",
+    "copy",
+    "math",
+    "random",
+    "statistics",
+    "itertools",
+    "functools",
+    "operator",
+    "io",
+    "json",
+    "typing",
+    "os",
+    "time",
+)
+
+
+class _Snapshot:
+    """What the worker puts back after every test (taken once, after warming)."""
+
+    def __init__(self, scratch):
+        import signal as _signal
+
+        self.scratch = scratch
+        self.builtins = dict(builtins.__dict__)
+        self.modules = dict(sys.modules)
+        self.module_dicts = [
+            (sys.modules[name].__dict__, dict(sys.modules[name].__dict__))
+            for name in FAST_RESET_MODULES
+            if name in sys.modules
+        ]
+        self.sys_attrs = {
+            name: getattr(sys, name)
+            for name in ("displayhook", "excepthook", "breakpointhook", "unraisablehook")
+            if hasattr(sys, name)
+        }
+        self.sys_path = list(sys.path)
+        self.sys_meta_path = list(sys.meta_path)
+        self.sys_path_hooks = list(sys.path_hooks)
+        self.switch_interval = sys.getswitchinterval()
+        self.int_digits = getattr(sys, "get_int_max_str_digits", lambda: None)()
+        self.environ = dict(os.environ)
+        self.umask = os.umask(0o022)
+        os.umask(self.umask)
+        self.signals = []
+        for sig in _signal.valid_signals():
+            try:
+                handler = _signal.getsignal(sig)
+            except (OSError, ValueError):
+                continue
+            if handler is not None:
+                self.signals.append((sig, handler))
+
+    def restore(self, recursion_limit):
+        """Put the process back as it was before the test. Cheap when nothing changed."""
+        import signal as _signal
+
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+        _signal.setitimer(_signal.ITIMER_VIRTUAL, 0)
+        _signal.setitimer(_signal.ITIMER_PROF, 0)
+        for sig, handler in self.signals:
+            if _signal.getsignal(sig) is not handler:
+                _ignore(_signal.signal, sig, handler)
+        sys.settrace(None)
+        sys.setprofile(None)
+        if builtins.__dict__ != self.builtins:
+            builtins.__dict__.clear()
+            builtins.__dict__.update(self.builtins)
+        modules = sys.modules
+        if len(modules) != len(self.modules) or modules != self.modules:
+            # Modules a test imported are dropped (the next test imports them afresh, as a
+            # forked test would); modules it replaced or removed are put back.
+            modules.clear()
+            modules.update(self.modules)
+        for live, saved in self.module_dicts:
+            if live != saved:
+                live.clear()
+                live.update(saved)
+        for name, value in self.sys_attrs.items():
+            setattr(sys, name, value)
+        sys.path[:] = self.sys_path
+        sys.meta_path[:] = self.sys_meta_path
+        sys.path_hooks[:] = self.sys_path_hooks
+        sys.path_importer_cache.clear()
+        sys.setrecursionlimit(recursion_limit)
+        sys.setswitchinterval(self.switch_interval)
+        if self.int_digits is not None:
+            sys.set_int_max_str_digits(self.int_digits)
+        if os.environ != self.environ:
+            os.environ.clear()
+            os.environ.update(self.environ)
+        os.umask(self.umask)
+        os.chdir(self.scratch)
+
+
+def _fast_worker_main(job, compiled, fds, seccomp, scratch):
+    """The worker: runs tests on command until the runner closes the command pipe."""
+    stdin_fd, stdout_fd, stderr_fd, result_fd, cmd_fd, reply_fd = fds
+    code = EXIT_INTERNAL
+    try:
+        os.setsid()
+        for target, fd in enumerate((stdin_fd, stdout_fd, stderr_fd, result_fd, cmd_fd, reply_fd)):
+            os.dup2(fd, target)
+        os.closerange(6, 1 << 16)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        _set_limits(job, cpu=False)
+        _prefer_as_oom_victim(_STATE.get("libc"))
+        if seccomp is not None and not seccomp():
+            os._exit(EXIT_INTERNAL)
+        import resource
+
+        me = os.getpid()
+        per_test_cpu = int(job["time_s"]) + 1
+        recursion_limit = sys.getrecursionlimit()
+        snapshot = _Snapshot(scratch)
+        # Bound here: a test that replaces these names in their modules cannot reach the loop.
+        recv, send, getrusage, setrlimit = _recv, _send, resource.getrusage, resource.setrlimit
+        rusage_self, rlimit_cpu, listdir = resource.RUSAGE_SELF, resource.RLIMIT_CPU, os.listdir
+        _, cpu_hard = resource.getrlimit(rlimit_cpu)
+        while True:
+            try:
+                frame = recv(4)
+            except EOFError:
+                os._exit(0)
+            before = getrusage(rusage_self)
+            used = before.ru_utime + before.ru_stime
+            soft = int(used) + 1 + per_test_cpu
+            if cpu_hard != resource.RLIM_INFINITY:
+                soft = min(soft, cpu_hard)
+            setrlimit(rlimit_cpu, (soft, cpu_hard))
+            exit_code = _run_child(job, compiled, frame.get("input", ""), 3)
+            if os.getpid() != me:
+                os._exit(exit_code)  # a process the test forked finished the test's code
+            after = getrusage(rusage_self)
+            snapshot.restore(recursion_limit)
+            # A thread, an open file (its directory entry is wiped, the open file is not) or
+            # exhausted memory would reach the next test: this worker is then replaced. The
+            # listing itself holds one descriptor >= 6 while it runs.
+            tainted = (
+                exit_code == EXIT_MEMORY
+                or len(listdir("/proc/self/task")) > 1
+                or sum(1 for fd in listdir("/proc/self/fd") if int(fd) >= 6) > 1
+            )
+            send(
+                5,
+                {
+                    "exit": exit_code,
+                    "cpu_ms": round((after.ru_utime + after.ru_stime - used) * 1000, 3),
+                    "rss": after.ru_maxrss,
+                    "retire": tainted,
+                },
+            )
+            if tainted:
+                os._exit(0)
+    except BaseException:
+        code = EXIT_INTERNAL
+    os._exit(code)
+
+
+class FastWorker:
+    """The runner's side of one worker: hands it a test at a time, enforces the wall clock."""
+
+    def __init__(self, job, compiled, seccomp, scratch):
+        self.job, self.compiled, self.seccomp, self.scratch = job, compiled, seccomp, scratch
+        self.pid = None
+
+    def _start(self):
+        self.fds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("result")]
+        cmd_r, self.cmd_w = os.pipe()
+        self.reply_r, reply_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(self.cmd_w)
+            os.close(self.reply_r)
+            _fast_worker_main(
+                self.job, self.compiled, (*self.fds, cmd_r, reply_w), self.seccomp, self.scratch
+            )
+        os.close(cmd_r)
+        os.close(reply_w)
+        self.pid = pid
+        self.pidfd = os.pidfd_open(pid)
+        self.cpu_before = 0.0
+
+    def _retire(self, kill_all):
+        """Stop the worker and everything in the namespace but the runner; reap it all."""
+        if self.pid is None:
+            return None
+        _ignore(os.close, self.cmd_w)
+        _ignore(os.killpg, self.pid, signal.SIGKILL)
+        _ignore(os.kill, self.pid, signal.SIGKILL)
+        try:
+            _, status, usage = os.wait4(self.pid, 0)
+        except ChildProcessError:
+            status, usage = 0, None
+        if kill_all:
+            _reap_everything(True, self.pid)
+        for fd in (*self.fds, self.reply_r, self.pidfd):
+            _ignore(os.close, fd)
+        self.pid = None
+        return status, usage
+
+    def close(self):
+        self._retire(True)
+
+    def _others_alive(self):
+        """Processes in the namespace besides the runner (1) and the worker."""
+        mine = str(self.pid)
+        return any(n.isdigit() and n != "1" and n != mine for n in os.listdir("/proc"))
+
+    def run(self, test_input):
+        if self.pid is None:
+            self._start()
+        stdio = self.job["harness"] == "stdio"
+        for fd in self.fds:
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+        if stdio and test_input:
+            data = test_input.encode()
+            while data:
+                data = data[os.write(self.fds[0], data) :]
+            os.lseek(self.fds[0], 0, os.SEEK_SET)
+        started = time.monotonic()
+        try:
+            _send(self.cmd_w, {} if stdio else {"input": test_input})
+        except OSError:
+            pass  # the worker is gone: its exit status is read below
+        deadline = started + float(self.job["time_s"])
+        poller = select.poll()
+        poller.register(self.reply_r, select.POLLIN)
+        poller.register(self.pidfd, select.POLLIN)
+        reply = None
+        timed_out = False
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            events = dict(poller.poll(max(1, int(remaining * 1000) + 1)))
+            if self.reply_r in events:
+                try:
+                    reply = _recv(self.reply_r)
+                except (EOFError, ValueError, OSError):
+                    reply = None
+                break
+            if self.pidfd in events:
+                break
+        elapsed = time.monotonic() - started
+        cap = int(self.job["max_output_bytes"])
+        stdout, out_size = _read_capped(self.fds[1], cap)
+        stderr, err_size = _read_capped(self.fds[2], STDERR_KEEP * 4)
+        result, _ = _read_capped(self.fds[3], cap)
+        term_signal, memory_kb = 0, None
+        if reply is not None and not timed_out and not reply.get("retire"):
+            exit_code = int(reply.get("exit", EXIT_INTERNAL))
+            cpu_ms = float(reply.get("cpu_ms", 0.0))
+            memory_kb = reply.get("rss")
+            self.cpu_before += cpu_ms
+            if self._others_alive():
+                # Something the test started is still running: it must not meet the next test.
+                self._retire(True)
+            else:
+                _clean_scratch(self.scratch)
+        else:
+            if reply is not None and not timed_out:
+                # The worker finished this test but asked to be replaced (a thread left behind,
+                # memory exhausted); it exits by itself.
+                exit_code = int(reply.get("exit", EXIT_INTERNAL))
+                cpu_ms = float(reply.get("cpu_ms", 0.0))
+                memory_kb = reply.get("rss")
+                self._retire(True)
+            else:
+                status, usage = self._retire(True) or (0, None)
+                exit_code = os.waitstatus_to_exitcode(status)
+                term_signal = -exit_code if exit_code < 0 else 0
+                # The worker's usage covers every test it ran: this test's share is the rest.
+                total = 0.0 if usage is None else (usage.ru_utime + usage.ru_stime) * 1000
+                cpu_ms = max(0.0, total - self.cpu_before)
+                memory_kb = None if usage is None else usage.ru_maxrss
+            _clean_scratch(self.scratch)
+        if timed_out or term_signal == signal.SIGXCPU:
+            state = "TLE"
+        elif out_size > cap or err_size > cap or term_signal == signal.SIGXFSZ:
+            state = "OLE"
+        elif exit_code == EXIT_MEMORY or (
+            term_signal == signal.SIGABRT and b"memory" in stderr.lower()
+        ):
+            state = "MLE"
+        elif exit_code != 0:
+            state = "RE"
+        else:
+            state = "OK"
+        return {
+            "status": state,
+            "stdout": (
+                result if not stdio and self.job["harness"] == "function" else stdout
+            ).decode("utf-8", "replace"),
+            "stderr": _clip_stderr(stderr),
+            "time_ms": round(elapsed * 1000, 3),
+            "cpu_ms": round(cpu_ms, 3),
+            "memory_kb": memory_kb,
+            "exit_code": exit_code,
+            "signal": term_signal,
+            "internal": exit_code == EXIT_INTERNAL,
+        }
+
+
 def _prepare(libc):
     """Per-process hardening of the runner; returns the prepared seccomp installer or None."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -666,15 +988,27 @@ def serve_job(in_fd, out_fd, seccomp, is_pid1):
         _send(out_fd, {"done": True})
         return
     _send(out_fd, {"compiled": True})
+    # Fast mode needs to be PID 1 of its namespace: only then can the runner see (and kill)
+    # everything a test left running without scanning the host's /proc.
+    worker = FastWorker(job, compiled, seccomp, scratch) if job.get("isolation") == "fast" else None
+    if worker is not None and not is_pid1:
+        worker = None
     index = 0
-    while True:
-        frame = _recv(in_fd)
-        if frame.get("end"):
-            break
-        outcome = run_one(job, compiled, frame["input"], seccomp, is_pid1, scratch)
-        outcome["i"] = index
-        _send(out_fd, outcome)
-        index += 1
+    try:
+        while True:
+            frame = _recv(in_fd)
+            if frame.get("end"):
+                break
+            if worker is not None:
+                outcome = worker.run(frame["input"])
+            else:
+                outcome = run_one(job, compiled, frame["input"], seccomp, is_pid1, scratch)
+            outcome["i"] = index
+            _send(out_fd, outcome)
+            index += 1
+    finally:
+        if worker is not None:
+            worker.close()
     _send(out_fd, {"done": True})
 
 

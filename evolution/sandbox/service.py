@@ -15,14 +15,13 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from django.conf import settings
-
-from . import compare
+from . import compare, config
 from .backends.base import Backend
 from .types import (
     AC,
     CE,
     HARNESSES,
+    ISOLATION_MODES,
     MLE,
     OLE,
     RE,
@@ -51,7 +50,7 @@ _bwrap_backends: dict = {}
 
 
 def max_parallel() -> int:
-    return _slots_size or settings.SANDBOX_MAX_PARALLEL
+    return _slots_size or config.settings().SANDBOX_MAX_PARALLEL
 
 
 def set_max_parallel(n: int) -> None:
@@ -65,7 +64,7 @@ def _slot() -> threading.BoundedSemaphore:
     global _slots, _slots_size
     with _slots_lock:
         if _slots is None:
-            _slots_size = settings.SANDBOX_MAX_PARALLEL
+            _slots_size = config.settings().SANDBOX_MAX_PARALLEL
             _slots = threading.BoundedSemaphore(_slots_size)
         return _slots
 
@@ -73,12 +72,12 @@ def _slot() -> threading.BoundedSemaphore:
 def get_backend(name: str | None = None) -> Backend:
     """The backend named, or the configured one. Raises SandboxUnavailable with the reason;
     never substitutes another backend."""
-    name = name or settings.SANDBOX_BACKEND
+    name = name or config.settings().SANDBOX_BACKEND
     if name == "bwrap":
         from .backends.bwrap import BwrapBackend
 
         # One instance per process and interpreter: it owns the pool of warm factories.
-        key = (os.getpid(), settings.SANDBOX_PYTHON)
+        key = (os.getpid(), config.settings().SANDBOX_PYTHON)
         with _slots_lock:
             if _bwrap_backends.get("key") != key:
                 _bwrap_backends.update(key=key, backend=BwrapBackend())
@@ -99,6 +98,14 @@ def _check_call(harness: str, entry_point: str) -> None:
         raise ValueError(f"harness must be one of {', '.join(HARNESSES)}, got {harness!r}")
     if harness == "function" and not entry_point:
         raise ValueError("the function harness needs entry_point (the function or method name)")
+
+
+def resolve_isolation(isolation: str | None) -> str:
+    """The isolation mode asked for, or the configured one; ValueError names a bad value."""
+    mode = isolation or config.settings().SANDBOX_ISOLATION
+    if mode not in ISOLATION_MODES:
+        raise ValueError(f"isolation must be one of {', '.join(ISOLATION_MODES)}, got {mode!r}")
+    return mode
 
 
 def _outcome(frame: dict) -> RunOutcome:
@@ -125,6 +132,7 @@ def _run_session(
     limits: Limits,
     entry_point: str,
     argv: list[str],
+    isolation: str = "fast",
     keep_going: Callable[[int, RunOutcome], bool] | None = None,
 ) -> tuple[str | None, list[RunOutcome | None]]:
     """Run ``inputs`` in ONE sandbox. Returns (compile error or None, outcomes); outcomes after
@@ -150,6 +158,7 @@ def _run_session(
                     "max_output_bytes": limits.max_output_bytes,
                     "nproc": getattr(session, "nproc", None),
                     "warm": len(inputs) > 1,
+                    "isolation": isolation,
                 }
             )
             # With a stop condition, inputs go one at a time: stopping is then just "end", and
@@ -219,13 +228,16 @@ def run_batch(
     entry_point: str = "",
     argv: list[str] | None = None,
     backend: Backend | None = None,
+    isolation: str | None = None,
 ) -> list[RunOutcome]:
     """Execute ``code`` on every input and return the raw outcomes, in order.
 
     For the function harness ``stdout`` is the JSON-encoded return value. A compile error
     gives status CE for every input (the message in ``stderr``); a sandbox failure SE.
+    ``isolation`` is "fast" or "fork" (default: SANDBOX_ISOLATION).
     """
     _check_call(harness, entry_point)
+    isolation = resolve_isolation(isolation)
     backend = backend or get_backend()
     error, outcomes = _run_sharded(
         backend,
@@ -235,6 +247,7 @@ def run_batch(
         limits=limits,
         entry_point=entry_point,
         argv=list(argv or []),
+        isolation=isolation,
     )
     if error is not None:
         return [RunOutcome(status=CE, stderr=error) for _ in inputs]
@@ -294,11 +307,19 @@ def judge(
     comparison: dict | None = None,
     stop_on_first_failure: bool = False,
     backend: Backend | None = None,
+    isolation: str | None = None,
 ) -> JudgeResult:
     """Judge ``code`` against ``tests``. Raises ValueError for bad arguments (unknown harness,
     missing entry point, expected output that is not JSON for the function harness, a bad
-    comparison dict); every failure of the sandbox itself is reported as verdict SE."""
+    comparison dict); every failure of the sandbox itself is reported as verdict SE.
+
+    ``isolation``: "fast" (all tests in one sandboxed interpreter) or "fork" (a process per
+    test); default the problem's ``comparison["isolation"]``, else SANDBOX_ISOLATION."""
     _check_call(harness, entry_point)
+    comparison = dict(comparison or {})
+    # The problem's own choice travels with its comparison settings (a per-problem field every
+    # caller already passes); an explicit argument wins.
+    isolation = resolve_isolation(isolation or comparison.pop("isolation", None))
     options = compare.validate_comparison(comparison)
     tests = list(tests)
     if not tests:
@@ -338,7 +359,9 @@ def judge(
     def keep_going(index: int, outcome: RunOutcome) -> bool:
         return verdict_of(index, outcome)[0] == AC
 
-    run_kwargs = dict(harness=harness, limits=limits, entry_point=entry_point, argv=[])
+    run_kwargs = dict(
+        harness=harness, limits=limits, entry_point=entry_point, argv=[], isolation=isolation
+    )
     inputs = [t.input for t in tests]
     if stop_on_first_failure and not options["checker"]:
         error, outcomes = _run_session(backend, code, inputs, keep_going=keep_going, **run_kwargs)

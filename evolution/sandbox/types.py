@@ -10,6 +10,8 @@ VERDICTS = (AC, WA, TLE, MLE, RE, OLE, CE, SE)
 # Statuses of a raw execution (run_batch): no comparison, so no WA.
 RUN_STATUSES = ("OK", TLE, MLE, RE, OLE, CE, SE)
 HARNESSES = ("stdio", "function", "assert")
+# How the tests of one submission share its sandbox (see docs/judge.md, "Security model").
+ISOLATION_MODES = ("fast", "fork")
 
 
 class SandboxError(Exception):

@@ -25,11 +25,17 @@ import subprocess
 import threading
 from functools import cache
 
-from django.conf import settings
-
-from .. import cgroups
+from .. import cgroups, config
 from ..types import Limits, SandboxError, SandboxUnavailable
-from .base import PYTHON_FLAGS, Backend, ProcessSession, Session, bootstrap_command
+from .base import (
+    PYTHON_FLAGS,
+    Backend,
+    ProcessSession,
+    Session,
+    bootstrap_command,
+    disk_cached,
+    interpreter_key,
+)
 
 SANDBOX_UID = 65534
 # Processes one sandbox may hold at once (pids cgroup and, with a private host uid, NPROC).
@@ -56,6 +62,16 @@ def _bwrap_features(bwrap: str) -> frozenset[str]:
 @cache
 def interpreter_layout(python: str) -> dict:
     """The paths the interpreter needs: its binary, stdlib dirs and shared-library dirs."""
+    layout = disk_cached(
+        "layout", [*interpreter_key(python), PYTHON_FLAGS], lambda: _probe_layout(python)
+    )
+    needed = [layout["exe"], *layout["path"], *layout["lib_dirs"]]
+    if not all(os.path.exists(p) for p in needed):
+        layout = _probe_layout(python)  # the installation changed under the cached answer
+    return layout
+
+
+def _probe_layout(python: str) -> dict:
     probe = (
         "import json, os, sys, sysconfig; print(json.dumps({'exe': os.path.realpath(sys.executable),"
         " 'path': [p for p in sys.path if os.path.isdir(p)],"
@@ -116,7 +132,7 @@ class BwrapBackend(Backend):
     name = "bwrap"
 
     def __init__(self, *, python: str | None = None, bwrap: str | None = None):
-        self.python = python or settings.SANDBOX_PYTHON
+        self.python = python or config.settings().SANDBOX_PYTHON
         self.bwrap = bwrap or shutil.which("bwrap") or ""
         self.setpriv = shutil.which("setpriv") or ""
         self._lock = threading.Lock()
@@ -256,6 +272,11 @@ class BwrapBackend(Backend):
                     self._idle.append(session)
                     return
         session.close()
+
+    def prewarm(self, count: int = 1) -> None:
+        """Start ``count`` factories into the idle pool (a worker's first job then only forks)."""
+        for _ in range(max(0, min(count, MAX_IDLE))):
+            self._release(self._start(), True)
 
     def shutdown(self) -> None:
         with self._lock:

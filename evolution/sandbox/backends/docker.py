@@ -21,8 +21,7 @@ import struct
 import threading
 import time
 
-from django.conf import settings
-
+from .. import config
 from ..types import Limits, SandboxError, SandboxUnavailable
 from .base import PYTHON_FLAGS, RUNNER_SOURCE, Backend, FrameReader, Session, encode_frame
 
@@ -175,7 +174,7 @@ class DockerBackend(Backend):
     name = "docker"
 
     def __init__(self, *, client=None, image: str | None = None):
-        self.image = image or settings.SANDBOX_DOCKER_IMAGE
+        self.image = image or config.settings().SANDBOX_DOCKER_IMAGE
         if client is None:
             try:
                 import docker

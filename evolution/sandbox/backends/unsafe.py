@@ -10,8 +10,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 
-from django.conf import settings
-
+from .. import config
 from ..types import Limits, SandboxUnavailable
 from .base import Backend, ProcessSession, bootstrap_command
 
@@ -32,13 +31,13 @@ class UnsafeBackend(Backend):
     name = "unsafe"
 
     def __init__(self, *, python: str | None = None, allow: bool | None = None):
-        allow = settings.SANDBOX_ALLOW_UNSAFE if allow is None else allow
+        allow = config.settings().SANDBOX_ALLOW_UNSAFE if allow is None else allow
         if not allow:
             raise SandboxUnavailable(
                 "SANDBOX_BACKEND=unsafe runs untrusted code without isolation; "
                 "set SANDBOX_ALLOW_UNSAFE=1 to accept that explicitly"
             )
-        self.python = python or settings.SANDBOX_PYTHON
+        self.python = python or config.settings().SANDBOX_PYTHON
 
     def open(self, *, limits: Limits) -> ProcessSession:
         scratch = tempfile.mkdtemp(prefix="bf-unsafe-")

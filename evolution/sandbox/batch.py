@@ -1,0 +1,196 @@
+"""Whole workloads: many (submission, tests) jobs judged at once, results back in job order.
+
+``judge_many`` spreads the jobs over the sandboxes of this process (``workers``, default
+``SANDBOX_MAX_PARALLEL``: one per core) and, with ``distributed=True``, over every worker
+consuming the ``sandbox`` Celery queue: the jobs go out in chunks as ``sandbox_judge_chunk``
+tasks, each worker judges its chunk on its own cores and pushes every result to a Redis list
+of the batch, and the caller yields them in job order as they arrive. Either way a result is
+yielded as soon as it and every job before it are done, so a consumer can write or store
+results while the rest is still running.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from . import config
+from .types import JudgeResult, Limits, TestSpec, TestVerdict
+
+# How long finished results wait in Redis for their reader (a crashed caller leaves nothing).
+RESULT_TTL_S = 3600
+# A distributed batch gives up on a chunk nobody answered within this many seconds per job.
+CHUNK_PATIENCE_S = 120.0
+
+
+@dataclass
+class JudgeJob:
+    """One submission and its tests: the keyword arguments of ``judge``."""
+
+    code: str
+    tests: list[TestSpec]
+    harness: str
+    limits: Limits = field(default_factory=Limits)
+    entry_point: str = ""
+    comparison: dict | None = None
+    stop_on_first_failure: bool = False
+    isolation: str | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "code": self.code,
+            "tests": [[t.input, t.output] for t in self.tests],
+            "harness": self.harness,
+            "limits": [self.limits.time_s, self.limits.memory_mb, self.limits.max_output_bytes],
+            "entry_point": self.entry_point,
+            "comparison": self.comparison,
+            "stop_on_first_failure": self.stop_on_first_failure,
+            "isolation": self.isolation,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> JudgeJob:
+        time_s, memory_mb, max_output = data["limits"]
+        return cls(
+            code=data["code"],
+            tests=[TestSpec(input=i, output=o) for i, o in data["tests"]],
+            harness=data["harness"],
+            limits=Limits(time_s=time_s, memory_mb=memory_mb, max_output_bytes=max_output),
+            entry_point=data.get("entry_point") or "",
+            comparison=data.get("comparison"),
+            stop_on_first_failure=bool(data.get("stop_on_first_failure")),
+            isolation=data.get("isolation"),
+        )
+
+
+def _judge_one(job: JudgeJob, backend=None) -> JudgeResult | ValueError:
+    """A job's result; a bad job (ValueError from ``judge``) is returned, not raised, so that
+    one malformed job never stops the batch."""
+    from .service import judge
+
+    try:
+        return judge(
+            job.code,
+            job.tests,
+            harness=job.harness,
+            limits=job.limits,
+            entry_point=job.entry_point,
+            comparison=job.comparison,
+            stop_on_first_failure=job.stop_on_first_failure,
+            isolation=job.isolation,
+            backend=backend,
+        )
+    except ValueError as exc:
+        return exc
+
+
+def judge_many(
+    jobs: Iterable[JudgeJob],
+    *,
+    workers: int | None = None,
+    distributed: bool = False,
+    backend=None,
+) -> Iterator[JudgeResult | ValueError]:
+    """Judge every job; yield one result per job, in job order (a ``ValueError`` for a job
+    ``judge`` refuses). ``workers`` bounds the jobs judged at once in this process."""
+    if distributed:
+        yield from _judge_distributed(list(jobs))
+        return
+    width = max(1, workers or config.settings().SANDBOX_MAX_PARALLEL)
+    with ThreadPoolExecutor(max_workers=width) as pool:
+        window: deque = deque()
+        # A bounded window keeps memory flat for huge workloads while every worker stays busy.
+        for job in jobs:
+            window.append(pool.submit(_judge_one, job, backend))
+            if len(window) >= width * 4:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
+
+
+def result_to_dict(result: JudgeResult | ValueError) -> dict:
+    if isinstance(result, ValueError):
+        return {"error": str(result)}
+    return result.to_dict()
+
+
+def result_from_dict(data: dict) -> JudgeResult | ValueError:
+    if "error" in data:
+        return ValueError(data["error"])
+    tests = [TestVerdict(**t) for t in data.pop("tests")]
+    return JudgeResult(tests=tests, **data)
+
+
+def judge_chunk(batch_id: str, start: int, documents: list[dict], workers: int | None) -> int:
+    """The worker's side of a distributed batch (the ``sandbox_judge_chunk`` task): judge the
+    chunk on this worker's cores and push ``[index, result]`` to the batch's Redis list as each
+    result is ready. Returns the number of results pushed."""
+    client = _redis()
+    key = _key(batch_id)
+    jobs = [JudgeJob.from_dict(d) for d in documents]
+    pushed = 0
+    for offset, result in enumerate(judge_many(jobs, workers=workers)):
+        client.rpush(key, json.dumps([start + offset, result_to_dict(result)]))
+        client.expire(key, RESULT_TTL_S)
+        pushed += 1
+    return pushed
+
+
+def _redis():
+    import redis
+    from django.conf import settings
+
+    return redis.Redis.from_url(settings.REDIS_URL)
+
+
+def _key(batch_id: str) -> str:
+    return f"benchforge:judge-batch:{batch_id}"
+
+
+def _judge_distributed(jobs: list[JudgeJob]) -> Iterator[JudgeResult | ValueError]:
+    from django.conf import settings
+
+    from .tasks import sandbox_judge_chunk
+
+    if not jobs:
+        return
+    if getattr(settings, "BROKER_KIND", "") != "redis":
+        raise ValueError(
+            "a distributed judge batch needs BROKER_KIND=redis (results come back there)"
+        )
+    batch_id = uuid.uuid4().hex
+    client = _redis()
+    key = _key(batch_id)
+    # Chunks small enough that every sandbox worker gets several (an idle worker takes the next
+    # chunk), large enough that a chunk fills a worker's cores.
+    size = max(1, min(64, len(jobs) // 16 or 1))
+    for start in range(0, len(jobs), size):
+        chunk = [job.to_dict() for job in jobs[start : start + size]]
+        sandbox_judge_chunk.delay(batch_id, start, chunk)
+    ready: dict[int, JudgeResult | ValueError] = {}
+    next_index = 0
+    patience = CHUNK_PATIENCE_S + max(j.limits.time_s * len(j.tests) for j in jobs)
+    last_progress = time.monotonic()
+    try:
+        while next_index < len(jobs):
+            item = client.blpop([key], timeout=5)
+            if item is None:
+                if time.monotonic() - last_progress > patience:
+                    raise TimeoutError(
+                        f"judge batch {batch_id}: no result for {patience:.0f} s "
+                        f"({next_index}/{len(jobs)} done); is a sandbox worker running?"
+                    )
+                continue
+            last_progress = time.monotonic()
+            index, data = json.loads(item[1])
+            ready[index] = result_from_dict(data)
+            while next_index in ready:
+                yield ready.pop(next_index)
+                next_index += 1
+    finally:
+        client.delete(key)

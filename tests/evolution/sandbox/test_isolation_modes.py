@@ -1,0 +1,187 @@
+"""The two ways the tests of one submission share a sandbox: "fast" (one interpreter, state
+reset between tests) and "fork" (one process per test), through the real bwrap backend."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from evolution.sandbox import Limits, TestSpec, judge, run_batch
+
+LIMITS = Limits(time_s=3.0, memory_mb=256)
+
+
+def _run(backend, code, inputs, *, isolation, harness="stdio", limits=LIMITS):
+    return run_batch(
+        textwrap.dedent(code),
+        list(inputs),
+        harness=harness,
+        limits=limits,
+        backend=backend,
+        isolation=isolation,
+    )
+
+
+# Each test prints what earlier tests of the same submission may have left, then leaves it.
+LEAVE_STATE = """
+    import builtins, math, os, signal, sys
+    print("pid", os.getpid())
+    print("global", globals().get("LEFT"))
+    print("recursion", sys.getrecursionlimit())
+    print("scratch", sorted(os.listdir(".")), os.path.exists("/tmp/left.txt"))
+    print("builtin", hasattr(builtins, "planted"), "math.sqrt", math.sqrt(4))
+    print("module", "calendar" in sys.modules, "env", os.environ.get("PLANTED"))
+    print("cwd", os.getcwd(), "signal", signal.getsignal(signal.SIGUSR1) is signal.SIG_DFL)
+    print("argv", sys.argv)
+    LEFT = "from an earlier test"
+    sys.setrecursionlimit(123)
+    open("left.txt", "w").write("x")
+    os.makedirs("sub/dir")
+    builtins.planted = True
+    math.sqrt = lambda x: -1
+    import calendar
+    os.environ["PLANTED"] = "1"
+    os.mkdir("/tmp/elsewhere")
+    os.chdir("/tmp/elsewhere")
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+    sys.argv.append("extra")
+"""
+
+
+def _lines(outcome) -> dict:
+    return {line.split(" ", 1)[0]: line.split(" ", 1)[1] for line in outcome.stdout.splitlines()}
+
+
+def test_fast_mode_runs_every_test_in_one_process_and_nothing_a_test_leaves_reaches_the_next(
+    backend,
+):
+    outcomes = _run(backend, LEAVE_STATE, ["", "", ""], isolation="fast")
+    assert [o.status for o in outcomes] == ["OK"] * 3, [o.stderr for o in outcomes]
+    seen = [_lines(o) for o in outcomes]
+    # One interpreter served all three tests (this is the fast path, not a fork per test)...
+    assert len({s["pid"] for s in seen}) == 1
+    # ...yet each test starts as the first one did.
+    for state in seen:
+        assert state["global"] == "None"
+        assert state["recursion"] == "50000"  # LiveCodeBench's prelude value, every test
+        assert state["scratch"] == "[] False"
+        assert state["builtin"] == "False math.sqrt 2.0"
+        assert state["module"] == "False env None"
+        assert state["cwd"] == "/tmp signal True"
+        assert state["argv"] == "['solution.py']"
+
+
+def test_fork_mode_runs_each_test_in_its_own_process_with_the_same_fresh_state(backend):
+    outcomes = _run(backend, LEAVE_STATE, ["", "", ""], isolation="fork")
+    seen = [_lines(o) for o in outcomes]
+    assert len({s["pid"] for s in seen}) == 3
+    assert all(s["global"] == "None" and s["scratch"] == "[] False" for s in seen)
+    assert all(s["builtin"] == "False math.sqrt 2.0" for s in seen)
+
+
+def test_fast_mode_restores_the_recursion_limit_for_the_assert_harness(backend):
+    code = "import sys\ndef f(x):\n    return x"
+    check = (
+        "import sys\n"
+        "def check(candidate):\n"
+        "    print(sys.getrecursionlimit())\n"
+        "    sys.setrecursionlimit(77)\n"
+    )
+    outcomes = run_batch(
+        code,
+        [check, check],
+        harness="assert",
+        entry_point="f",
+        limits=LIMITS,
+        backend=backend,
+        isolation="fast",
+    )
+    assert outcomes[0].stdout == outcomes[1].stdout
+    assert outcomes[1].stdout.strip() != "77"
+
+
+def test_fast_mode_replaces_the_interpreter_after_a_leftover_thread_or_open_file(backend):
+    code = """
+        import os, sys, threading, time
+        print(os.getpid(), threading.active_count(), sorted(os.listdir("/proc/self/fd")))
+        if input() == "thread":
+            threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+        else:
+            kept = open("kept.txt", "w")
+            kept.write("secret")
+            kept.flush()
+            sys.modules["__main__"].keep = kept
+    """
+    outcomes = _run(backend, code, ["thread", "file", "x"], isolation="fast")
+    assert [o.status for o in outcomes] == ["OK"] * 3
+    pids = [o.stdout.split()[0] for o in outcomes]
+    assert len(set(pids)) == 3  # each leftover retired the interpreter that held it
+    # Each test saw one thread and only the descriptors the judge gives every test.
+    fresh = ["1", "['0', '1', '2', '3', '4', '5', '6']"]
+    assert [o.stdout.strip().split(None, 2)[1:] for o in outcomes] == [fresh] * 3
+
+
+def test_fast_mode_survives_crashes_timeouts_and_exits_of_a_test(backend):
+    code = """
+        import os, sys, time
+        what = input()
+        if what == "exit":
+            os._exit(3)
+        if what == "sysexit":
+            sys.exit(4)
+        if what == "spin":
+            while True:
+                pass
+        if what == "raise":
+            raise ValueError("boom")
+        if what == "memory":
+            block = bytearray(10 ** 10)
+        if what == "fork":
+            if os.fork() == 0:
+                time.sleep(30)
+        print("fine", what)
+    """
+    inputs = ["exit", "ok1", "sysexit", "spin", "ok2", "raise", "memory", "fork", "ok3"]
+    outcomes = _run(backend, code, inputs, isolation="fast", limits=Limits(time_s=1.5))
+    statuses = [o.status for o in outcomes]
+    assert statuses == ["RE", "OK", "RE", "TLE", "OK", "RE", "MLE", "OK", "OK"], statuses
+    assert [o.exit_code for o in outcomes[:3]] == [3, 0, 4]
+    assert "ValueError: boom" in outcomes[5].stderr
+    assert outcomes[8].stdout == "fine ok3\n"
+
+
+def test_fast_mode_charges_cpu_time_per_test_not_per_interpreter(backend):
+    burn = (
+        "import time\nend = time.process_time() + 0.2\nwhile time.process_time() < end:\n    pass"
+    )
+    outcomes = _run(backend, burn, ["", "", ""], isolation="fast")
+    assert all(180 <= o.cpu_ms < 600 for o in outcomes), [o.cpu_ms for o in outcomes]
+
+
+def test_a_problem_chooses_fork_mode_through_its_comparison_settings(backend):
+    # Each submission has its own PID namespace whose PID 1 is the runner: a fork per test gives
+    # the tests PIDs 2, 3, ...; the fast path runs them all in one worker, PID 2.
+    code = "import os\nprint(os.getpid())"
+    tests = [TestSpec("", "2"), TestSpec("", "3")]
+
+    def verdicts(comparison):
+        result = judge(
+            code, tests, harness="stdio", limits=LIMITS, backend=backend, comparison=comparison
+        )
+        return [t.verdict for t in result.tests]
+
+    assert verdicts({"isolation": "fork"}) == ["AC", "AC"]
+    assert verdicts({"isolation": "fast"}) == ["AC", "WA"]
+    with pytest.raises(ValueError, match="isolation must be one of fast, fork"):
+        verdicts({"isolation": "threads"})
+
+
+def test_the_setting_picks_the_mode_when_neither_caller_nor_problem_does(backend, settings):
+    code = "import os\nprint(os.getpid())"
+    settings.SANDBOX_ISOLATION = "fork"
+    forked = _run(backend, code, ["", ""], isolation=None)
+    settings.SANDBOX_ISOLATION = "fast"
+    shared = _run(backend, code, ["", ""], isolation=None)
+    assert [o.stdout for o in forked] == ["2\n", "3\n"]
+    assert [o.stdout for o in shared] == ["2\n", "2\n"]

@@ -75,6 +75,7 @@ KIND = register(
         load=services._load,
         next_action=next_action,
         give_up=give_up,
+        unit_of=lambda action: action.instance_id,
         given_up=Q(status__in=(St.UNUSABLE, St.PRUNED), status_reason__contains=" failed "),
         finished=finished,
         budget_errors=(services.SandboxBudgetReached,),

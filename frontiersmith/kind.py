@@ -99,6 +99,7 @@ KIND = register(
         load=services._load,
         next_action=next_action,
         give_up=give_up,
+        unit_of=lambda action: action.candidate_id,
         given_up=Q(decision=CandidateDecision.UNPARSABLE, decision_reason__contains=" failed "),
         finished=finished,
         completed_reason="all rounds finished",

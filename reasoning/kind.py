@@ -79,6 +79,7 @@ KIND = register(
         load=services._load,
         next_action=next_action,
         give_up=give_up,
+        unit_of=lambda action: action.item_id,
         given_up=Q(status=S.ERROR),
         finished=finished,
         completed_reason="all runs finished",

@@ -105,6 +105,7 @@ KIND = register(
         load=services._load,
         next_action=next_action,
         give_up=give_up,
+        unit_of=lambda action: action.task_id,
         given_up=Q(status=T.ERROR),
         finished=finished,
     )

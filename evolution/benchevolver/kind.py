@@ -102,6 +102,7 @@ KIND = register(
         load=load,
         next_action=next_action,
         give_up=give_up,
+        unit_of=lambda action: action.candidate_id,
         given_up=Q(decision=Decision.ERROR),
         fail_stream=fail_lineage,
         finished=finished,

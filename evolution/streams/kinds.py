@@ -53,6 +53,7 @@ class Kind:
     - ``give_up(ctx, action, reason) -> bool``: retire the item the failing action works on;
       False when the action has no item (a barrier), then ``fail_stream`` (or, when None, the
       campaign fails: a barrier that keeps failing on its own is a programming error).
+    - ``unit_of(action) -> id | None``: the unit an action works on (None: a stream step).
     - ``given_up``: a Q on ``unit_model`` selecting the units retired by ``give_up``.
     - ``finished(campaign) -> bool``: no work left anywhere in the campaign.
     - ``budget_errors``: exceptions (besides the call budget) that pause for budget.
@@ -71,6 +72,7 @@ class Kind:
     give_up: Callable[[Any, Any, str], bool]
     given_up: Q
     finished: Callable[[Any], bool]
+    unit_of: Callable[[Any], int | None] = lambda action: None
     active_streams: Q = field(default_factory=Q)
     fail_stream: Callable[[int, str], None] | None = None
     budget_errors: tuple[type[BaseException], ...] = ()

@@ -165,7 +165,9 @@ def unit_transition(
     sources = [source] if isinstance(source, str) else list(source)
     for s in sources:
         if not kind.allows(s, target):
-            raise UndeclaredTransition(f"{kind.name}: a unit cannot go from {s!r} to {target!r}")
+            raise UndeclaredTransition(
+                f"{kind.name}: a unit cannot go from {str(s)!r} to {str(target)!r}"
+            )
     return units.filter(**{f"{kind.unit_state_field}__in": sources}).update(
         **{kind.unit_state_field: target}, **fields
     )
@@ -175,5 +177,5 @@ def unit_created(kind: Kind | str, state: str) -> str:
     """Check that a unit may be created in ``state``; returns it (for ``create(status=...)``)."""
     kind = kind if isinstance(kind, Kind) else kind_for(kind)
     if not kind.allows(NEW, state):
-        raise UndeclaredTransition(f"{kind.name}: a unit cannot be created in state {state!r}")
+        raise UndeclaredTransition(f"{kind.name}: a unit cannot be created in state {str(state)!r}")
     return state

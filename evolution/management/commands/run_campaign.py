@@ -2,7 +2,7 @@
 
 manage.py run_campaign 12 --follow                 # launch on the workers, watch
 manage.py run_campaign 12 --inline                 # run in this process (no workers)
-manage.py run_campaign --create --name N --seed-set S --evolver E --panel P [--settings JSON] --follow
+manage.py run_campaign --create --name N --seed-set S --evolver E --panel P [--algorithm-settings JSON] --follow
 manage.py run_campaign 12 --pause | --resume | --cancel
 """
 
@@ -32,7 +32,10 @@ class Command(BaseCommand):
         parser.add_argument("--seed-set")
         parser.add_argument("--evolver", help="endpoint name")
         parser.add_argument("--panel", help="panel name")
-        parser.add_argument("--settings", default="{}", help="JSON object of algorithm settings")
+        # Not "--settings": every Django command already has that option (the settings module).
+        parser.add_argument(
+            "--algorithm-settings", default="{}", help="JSON object of algorithm settings"
+        )
         parser.add_argument("--seed-limit", type=int)
         parser.add_argument(
             "--follow", action="store_true", help="show progress until the campaign ends"
@@ -86,9 +89,9 @@ class Command(BaseCommand):
                 "--create needs " + ", ".join(f"--{m.replace('_', '-')}" for m in missing)
             )
         try:
-            settings = json.loads(o["settings"])
+            settings = json.loads(o["algorithm_settings"])
         except json.JSONDecodeError as exc:
-            raise CommandError(f"--settings is not valid JSON: {exc}")
+            raise CommandError(f"--algorithm-settings is not valid JSON: {exc}")
         refs = {}
         for key, model, field in (
             ("seed_set", ProblemSet, "name"),

@@ -6,7 +6,7 @@ class EvolutionConfig(AppConfig):
     verbose_name = "Evolution engine"
 
     def ready(self) -> None:
-        from .models.campaigns import CampaignKind
-        from .services.kinds import BenchEvolverDriver, register
+        # Every installed app's kind.py declares (and registers) its campaign kind.
+        from .streams.kinds import discover
 
-        register(CampaignKind.BENCHEVOLVER, BenchEvolverDriver())
+        discover()

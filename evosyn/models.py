@@ -13,8 +13,10 @@ from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
 
+from evolution.streams.models import WorkStream
 
-class EvoSynCampaign(models.Model):
+
+class EvoSynCampaign(WorkStream):
     campaign = models.OneToOneField(
         "evolution.Campaign", primary_key=True, on_delete=models.CASCADE, related_name="evosyn"
     )
@@ -28,16 +30,6 @@ class EvoSynCampaign(models.Model):
     output_set = models.ForeignKey(
         "evolution.ProblemSet", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-
-    lease_token = models.CharField(max_length=40, blank=True)
-    leased_until = models.DateTimeField(null=True, blank=True)
-    ticket = models.CharField(max_length=40, blank=True)
-    ticket_issued_at = models.DateTimeField(null=True, blank=True)
-    ticket_chain = models.CharField(max_length=40, blank=True)
-    steps_done = models.PositiveIntegerField(default=0)
-    last_error = models.TextField(blank=True)
-    consecutive_errors = models.PositiveSmallIntegerField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self):
         return f"EvoSyn state of campaign {self.campaign_id}"

@@ -27,14 +27,11 @@ import hashlib
 import json
 import logging
 import random
-import secrets
 from dataclasses import dataclass
-from datetime import timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
-from django.utils import timezone
+from django.db.models import F
 
 from evolution import sandbox
 from evolution.llm import (
@@ -46,11 +43,12 @@ from evolution.llm import (
     mark_unparsable,
 )
 from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet, TestCase
-from evolution.models.campaigns import CampaignKind, CampaignState
+from evolution.models.campaigns import CampaignKind
 from evolution.models.problems import ProblemKind
 from evolution.pipeline import judge as judge_stage
-from evolution.services import campaigns as campaign_services
-from evolution.services.leases import lease_claim, lease_release
+from evolution.streams import runner
+from evolution.streams.errors import SandboxFailure
+from evolution.streams.runner import StepReport
 
 from .config import EvoSynSettings
 from .engine import prompts as P
@@ -70,17 +68,12 @@ from .models import (
 )
 
 log = logging.getLogger(__name__)
-MAX_CONSECUTIVE_ERRORS = 3
-METHOD = "evosyn"
+METHOD = KIND_NAME = "evosyn"
 SEED_HARNESSES = ("assert", "function")
 
 
 class SandboxBudgetReached(Exception):
     """The campaign's sandbox cost budget would be exceeded by the next execution batch."""
-
-
-class SandboxFailure(Exception):
-    """The sandbox itself failed (verdict SE): never blamed on a program; the step is retried."""
 
 
 # --------------------------------------------------------------------------- creation
@@ -163,13 +156,6 @@ def evosyn_campaign_create(
 
 
 # --------------------------------------------------------------------------- the step machine
-
-
-@dataclass
-class StepReport:
-    outcome: str  # "done" | "skipped" | "finished" | "error" | "paused"
-    action: str = ""
-    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -258,127 +244,11 @@ def work_finished(campaign_id: int) -> bool:
     return next_action(_load(campaign_id)).name == "finished"
 
 
-def _claim(campaign_id: int, ticket: str | None) -> str | None:
-    return lease_claim(
-        EvoSynCampaign.objects.filter(pk=campaign_id, campaign__state=CampaignState.RUNNING),
-        ticket=ticket,
-    )
-
-
-def _release(campaign_id: int, token: str) -> None:
-    lease_release(EvoSynCampaign.objects.filter(pk=campaign_id), token)
-
-
 def evosyn_advance(
     *, campaign_id: int, ticket: str | None = None, schedule: bool = False
 ) -> StepReport:
-    """Advance the campaign by one action. ``ticket`` must be the current ticket (None skips
-    the check: the inline runner and tests). ``schedule``: enqueue the next step on Celery."""
-    token = _claim(campaign_id, ticket)
-    if token is None:
-        return StepReport(
-            "skipped", detail="not claimable (leased, stale ticket or campaign not running)"
-        )
-    report = StepReport("done")
-    action = Action("?")
-    try:
-        ctx = _load(campaign_id)
-        action = next_action(ctx)
-        report.action = action.name
-        if action.name == "finished":
-            report.outcome = "finished"
-        else:
-            ACTIONS[action.name](ctx, action)
-            EvoSynCampaign.objects.filter(pk=campaign_id).update(
-                consecutive_errors=0, steps_done=F("steps_done") + 1, last_error=""
-            )
-            if work_finished(campaign_id):
-                report.outcome = "finished"
-    except BudgetExhausted as exc:
-        campaign_services.campaign_pause_for_budget(campaign_id=campaign_id, reason=str(exc))
-        report = StepReport("paused", action=action.name, detail=str(exc))
-    except SandboxBudgetReached as exc:
-        campaign_services.campaign_pause_for_budget(campaign_id=campaign_id, reason=str(exc))
-        report = StepReport("paused", action=action.name, detail=str(exc))
-    except Exception as exc:  # recorded; retried, then the instance is given up after a bound
-        log.exception("evosyn campaign %s action %s failed", campaign_id, action.name)
-        report = StepReport("error", action=action.name, detail=f"{exc.__class__.__name__}: {exc}")
-        _record_error(campaign_id, action, report.detail)
-    finally:
-        _release(campaign_id, token)
-    if schedule:
-        _schedule_next(campaign_id)
-    return report
-
-
-def _record_error(campaign_id: int, action: Action, detail: str) -> None:
-    EvoSynCampaign.objects.filter(pk=campaign_id).update(
-        consecutive_errors=F("consecutive_errors") + 1,
-        last_error=f"{action.name}: {detail}"[:4000],
-    )
-    errors = EvoSynCampaign.objects.values_list("consecutive_errors", flat=True).get(pk=campaign_id)
-    if errors < MAX_CONSECUTIVE_ERRORS:
-        return
-    reason = f"{action.name} failed {errors} times: {detail}"[:2000]
-    if action.instance_id:
-        inst = Instance.objects.get(pk=action.instance_id)
-        give_up = (
-            InstanceStatus.UNUSABLE if inst.role == InstanceRole.SEED else InstanceStatus.PRUNED
-        )
-        Instance.objects.filter(
-            pk=inst.pk, status__in=[InstanceStatus.PENDING, InstanceStatus.READY]
-        ).update(status=give_up, status_reason=reason)
-        EvoSynCampaign.objects.filter(pk=campaign_id).update(consecutive_errors=0)
-        return
-    # Evolving or synthesizing failed repeatedly: infrastructure (sandbox, database), not a
-    # strategy's fault (those are scored as failing, never raised).
-    Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
-        state=CampaignState.FAILED, state_reason=reason[:300], finished_at=timezone.now()
-    )
-
-
-def evosyn_issue_ticket(*, campaign: Campaign, only_if_quiet: bool) -> str | None:
-    """Replace the campaign's step ticket (conditionally when ``only_if_quiet``: no live lease,
-    and the ticket is missing, older than a lease, or from another tick chain)."""
-    ticket = secrets.token_hex(8)
-    now = timezone.now()
-    qs = EvoSynCampaign.objects.filter(pk=campaign.pk)
-    if only_if_quiet:
-        stale_before = now - timedelta(seconds=campaign_services.lease_seconds())
-        qs = qs.filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now)).filter(
-            Q(ticket="")
-            | Q(ticket_issued_at__lt=stale_before)
-            | ~Q(ticket_chain=campaign.tick_token)
-        )
-    updated = qs.update(ticket=ticket, ticket_issued_at=now, ticket_chain=campaign.tick_token)
-    return ticket if updated else None
-
-
-def evosyn_dispatch(*, campaign: Campaign) -> bool:
-    """The driver's dispatch: True when all work is done; otherwise (re)issue a step ticket if
-    the stream has none in flight."""
-    from . import tasks
-
-    if work_finished(campaign.pk):
-        return True
-    ticket = evosyn_issue_ticket(campaign=campaign, only_if_quiet=True)
-    if ticket:
-        tasks.enqueue_step(campaign.pk, ticket)
-    return False
-
-
-def _schedule_next(campaign_id: int) -> None:
-    from evolution import tasks as evolution_tasks
-
-    from . import tasks
-
-    campaign = Campaign.objects.get(pk=campaign_id)
-    if campaign.state != CampaignState.RUNNING:
-        return
-    if work_finished(campaign_id):
-        evolution_tasks.enqueue_campaign_tick(campaign_id)
-        return
-    tasks.enqueue_step(campaign_id, evosyn_issue_ticket(campaign=campaign, only_if_quiet=False))
+    """Advance the campaign by one action through the shared runner (evolution.streams)."""
+    return runner.advance(kind=KIND_NAME, stream_id=campaign_id, ticket=ticket, schedule=schedule)
 
 
 # --------------------------------------------------------------------------- sandbox budget
@@ -943,30 +813,4 @@ def evosyn_control_build(*, campaign_id: int, rng_seed: int = 0, created_by=None
 def evosyn_run_inline(*, campaign_id: int, max_steps: int | None = None, on_progress=None):
     """Drive the campaign in this process (the demo, `run_campaign --inline`, tests) until it
     finished, is paused or cancelled, or ``max_steps`` steps ran (it then stays running)."""
-    import time
-
-    Campaign.objects.filter(pk=campaign_id, state=CampaignState.QUEUED).update(
-        state=CampaignState.RUNNING,
-        state_reason="running (in-process runner)",
-        started_at=timezone.now(),
-    )
-    steps = 0
-    while max_steps is None or steps < max_steps:
-        campaign = Campaign.objects.get(pk=campaign_id)
-        if campaign.state != CampaignState.RUNNING:
-            return campaign
-        result = evosyn_advance(campaign_id=campaign_id)
-        steps += 1
-        if on_progress:
-            on_progress(campaign)
-        if result.outcome == "finished":
-            break
-        if result.outcome == "skipped":
-            time.sleep(0.2)  # leased by a worker elsewhere
-    if work_finished(campaign_id):
-        Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
-            state=CampaignState.COMPLETED,
-            state_reason="all work finished",
-            finished_at=timezone.now(),
-        )
-    return Campaign.objects.get(pk=campaign_id)
+    return runner.run_inline(campaign_id=campaign_id, max_steps=max_steps, on_progress=on_progress)

@@ -12,8 +12,10 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
+from evolution.streams.models import WorkStream
 
-class FrontierCampaign(models.Model):
+
+class FrontierCampaign(WorkStream):
     campaign = models.OneToOneField(
         "evolution.Campaign", primary_key=True, on_delete=models.CASCADE, related_name="frontier"
     )
@@ -40,16 +42,6 @@ class FrontierCampaign(models.Model):
         "evolution.ProblemSet", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     current_round = models.PositiveIntegerField(default=1)
-
-    lease_token = models.CharField(max_length=40, blank=True)
-    leased_until = models.DateTimeField(null=True, blank=True)
-    ticket = models.CharField(max_length=40, blank=True)
-    ticket_issued_at = models.DateTimeField(null=True, blank=True)
-    ticket_chain = models.CharField(max_length=40, blank=True)
-    steps_done = models.PositiveIntegerField(default=0)
-    last_error = models.TextField(blank=True)
-    consecutive_errors = models.PositiveSmallIntegerField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self):
         return f"FrontierSmith settings of campaign {self.campaign_id}"

@@ -18,24 +18,22 @@ the seed pool for the next round.
 from __future__ import annotations
 
 import logging
-import secrets
 from dataclasses import dataclass
-from datetime import timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
 from django.utils import timezone
 
 from evolution import sandbox
-from evolution.llm import BudgetExhausted, CallContext, LLMClient, mark_unparsable
+from evolution.llm import CallContext, LLMClient, mark_unparsable
 from evolution.llm.parsing import extract_code
 from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet, TestCase
-from evolution.models.campaigns import CampaignKind, CampaignState
+from evolution.models.campaigns import CampaignKind
 from evolution.models.problems import Harness, ProblemKind
 from evolution.sandbox import scoring
-from evolution.services import campaigns as campaign_services
-from evolution.services.leases import lease_claim, lease_release
+from evolution.streams import runner
+from evolution.streams.errors import SandboxFailure
+from evolution.streams.runner import StepReport
 
 from .config import FrontierSettings
 from .engine import divergence, environment, formulation, prompts
@@ -50,8 +48,7 @@ from .models import (
 )
 
 log = logging.getLogger(__name__)
-MAX_CONSECUTIVE_ERRORS = 3
-METHOD = "frontiersmith"
+METHOD = KIND_NAME = "frontiersmith"
 
 
 # --------------------------------------------------------------------------- creation
@@ -123,13 +120,6 @@ def frontier_campaign_create(
 
 
 # --------------------------------------------------------------------------- the step machine
-
-
-@dataclass
-class StepReport:
-    outcome: str  # "done" | "skipped" | "finished" | "error" | "paused"
-    action: str = ""
-    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -236,136 +226,11 @@ def next_action(ctx: Ctx) -> Action:
     return Action("select_final")
 
 
-def _claim(campaign_id: int, ticket: str | None) -> str | None:
-    return lease_claim(
-        FrontierCampaign.objects.filter(pk=campaign_id, campaign__state=CampaignState.RUNNING),
-        ticket=ticket,
-    )
-
-
-def _release(campaign_id: int, token: str) -> None:
-    lease_release(FrontierCampaign.objects.filter(pk=campaign_id), token)
-
-
 def frontier_advance(
     *, campaign_id: int, ticket: str | None = None, schedule: bool = False
 ) -> StepReport:
-    """Advance the campaign by one action. ``ticket`` must be the current ticket (None skips
-    the check: the inline runner and tests). ``schedule``: enqueue the next step on Celery."""
-    token = _claim(campaign_id, ticket)
-    if token is None:
-        return StepReport(
-            "skipped", detail="not claimable (leased, stale ticket or campaign not running)"
-        )
-    report = StepReport("done")
-    action = Action("?")
-    try:
-        ctx = _load(campaign_id)
-        action = next_action(ctx)
-        report.action = action.name
-        if action.name == "finished":
-            report.outcome = "finished"
-        else:
-            ACTIONS[action.name](ctx, action)
-            FrontierCampaign.objects.filter(pk=campaign_id).update(
-                consecutive_errors=0, steps_done=F("steps_done") + 1, last_error=""
-            )
-            if work_finished(FrontierCampaign.objects.get(pk=campaign_id), ctx.settings):
-                report.outcome = "finished"
-    except BudgetExhausted as exc:
-        campaign_services.campaign_pause_for_budget(campaign_id=campaign_id, reason=str(exc))
-        report = StepReport("paused", action=action.name, detail=str(exc))
-    except Exception as exc:  # recorded; the unit is retried, then given up after a bound
-        log.exception("frontiersmith campaign %s action %s failed", campaign_id, action.name)
-        report = StepReport("error", action=action.name, detail=f"{exc.__class__.__name__}: {exc}")
-        _record_error(campaign_id, action, report.detail)
-    finally:
-        _release(campaign_id, token)
-    if schedule:
-        _schedule_next(campaign_id)
-    return report
-
-
-def _record_error(campaign_id: int, action: Action, detail: str) -> None:
-    FrontierCampaign.objects.filter(pk=campaign_id).update(
-        consecutive_errors=F("consecutive_errors") + 1,
-        last_error=f"{action.name}: {detail}"[:4000],
-    )
-    errors = FrontierCampaign.objects.values_list("consecutive_errors", flat=True).get(
-        pk=campaign_id
-    )
-    if errors < MAX_CONSECUTIVE_ERRORS:
-        return
-    reason = f"{action.name} failed {errors} times: {detail}"[:2000]
-    if action.candidate_id:
-        _decide(action.candidate_id, CandidateDecision.UNPARSABLE, reason)
-    elif action.name == "calibrate":
-        FilterProbe.objects.get_or_create(
-            frontier_id=campaign_id,
-            problem_id=action.problem_id,
-            label=action.label,
-            defaults={"accepted": None, "verdict": {"error": reason}},
-        )
-    elif action.name == "extract":
-        SeedFormulation.objects.get_or_create(
-            frontier_id=campaign_id, problem_id=action.problem_id, defaults={"error": reason}
-        )
-    elif action.name == "mutate":
-        ctx = _load(campaign_id)
-        _candidate_create(ctx, action.index, decision=CandidateDecision.UNPARSABLE, reason=reason)
-    else:
-        # A round barrier failed repeatedly: a programming or database problem.
-        Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
-            state=CampaignState.FAILED, state_reason=reason[:300], finished_at=timezone.now()
-        )
-        return
-    FrontierCampaign.objects.filter(pk=campaign_id).update(consecutive_errors=0)
-
-
-def frontier_issue_ticket(*, campaign: Campaign, only_if_quiet: bool) -> str | None:
-    """Replace the campaign's step ticket (conditionally when ``only_if_quiet``: no live lease,
-    and the ticket is missing, older than a lease, or from another tick chain)."""
-    ticket = secrets.token_hex(8)
-    now = timezone.now()
-    qs = FrontierCampaign.objects.filter(pk=campaign.pk)
-    if only_if_quiet:
-        stale_before = now - timedelta(seconds=campaign_services.lease_seconds())
-        qs = qs.filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now)).filter(
-            Q(ticket="")
-            | Q(ticket_issued_at__lt=stale_before)
-            | ~Q(ticket_chain=campaign.tick_token)
-        )
-    updated = qs.update(ticket=ticket, ticket_issued_at=now, ticket_chain=campaign.tick_token)
-    return ticket if updated else None
-
-
-def frontier_dispatch(*, campaign: Campaign) -> bool:
-    """The driver's dispatch: True when every round is done; otherwise (re)issue a step ticket
-    if the stream has none in flight."""
-    from . import tasks
-
-    fc = FrontierCampaign.objects.get(pk=campaign.pk)
-    if work_finished(fc, FrontierSettings.from_dict(campaign.settings)):
-        return True
-    ticket = frontier_issue_ticket(campaign=campaign, only_if_quiet=True)
-    if ticket:
-        tasks.enqueue_step(campaign.pk, ticket)
-    return False
-
-
-def _schedule_next(campaign_id: int) -> None:
-    from evolution import tasks as evolution_tasks
-
-    from . import tasks
-
-    campaign = Campaign.objects.get(pk=campaign_id)
-    if campaign.state != CampaignState.RUNNING:
-        return
-    fc = FrontierCampaign.objects.get(pk=campaign_id)
-    if work_finished(fc, FrontierSettings.from_dict(campaign.settings)):
-        evolution_tasks.enqueue_campaign_tick(campaign_id)
-        return
-    tasks.enqueue_step(campaign_id, frontier_issue_ticket(campaign=campaign, only_if_quiet=False))
+    """Advance the campaign by one action through the shared runner (evolution.streams)."""
+    return runner.advance(kind=KIND_NAME, stream_id=campaign_id, ticket=ticket, schedule=schedule)
 
 
 # --------------------------------------------------------------------------- actions
@@ -749,7 +614,7 @@ def _run_environment(ctx: Ctx, c: FrontierCandidate, programs: dict, entry: dict
         programs["verifier"], documents + garbage_docs, limits=scoring.verifier_limits(limits)
     )
     if any(v.message.startswith("SE:") for v in verdicts):
-        raise sandbox.SandboxError("the sandbox failed while running the verifier")
+        raise SandboxFailure("the sandbox failed while running the verifier")
     by_slot = dict(zip(slots, verdicts[: len(documents)], strict=True))
     null = scoring.Verdict(ok=False, message="not run")
 
@@ -938,33 +803,4 @@ def frontier_run_inline(
 ) -> Campaign:
     """Drive the campaign in this process (the demo, `run_campaign --inline`, tests) until it
     finished, is paused or cancelled, or ``max_steps`` steps ran (it then stays running)."""
-    import time
-
-    now = timezone.now()
-    Campaign.objects.filter(pk=campaign_id, state=CampaignState.QUEUED).update(
-        state=CampaignState.RUNNING, state_reason="running (in-process runner)", started_at=now
-    )
-    steps = 0
-    while max_steps is None or steps < max_steps:
-        campaign = Campaign.objects.get(pk=campaign_id)
-        if campaign.state != CampaignState.RUNNING:
-            return campaign
-        result = frontier_advance(campaign_id=campaign_id)
-        steps += 1
-        if on_progress:
-            on_progress(campaign)
-        if result.outcome == "finished":
-            break
-        if result.outcome == "skipped":
-            time.sleep(0.2)  # leased by a worker elsewhere
-    campaign = Campaign.objects.get(pk=campaign_id)
-    fc = FrontierCampaign.objects.get(pk=campaign_id)
-    if campaign.state == CampaignState.RUNNING and work_finished(
-        fc, FrontierSettings.from_dict(campaign.settings)
-    ):
-        Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
-            state=CampaignState.COMPLETED,
-            state_reason="all rounds finished",
-            finished_at=timezone.now(),
-        )
-    return Campaign.objects.get(pk=campaign_id)
+    return runner.run_inline(campaign_id=campaign_id, max_steps=max_steps, on_progress=on_progress)

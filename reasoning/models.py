@@ -12,8 +12,10 @@ from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
 
+from evolution.streams.models import WorkStream
 
-class ReasoningCampaign(models.Model):
+
+class ReasoningCampaign(WorkStream):
     campaign = models.OneToOneField(
         "evolution.Campaign", primary_key=True, on_delete=models.CASCADE, related_name="reasoning"
     )
@@ -40,19 +42,8 @@ class ReasoningCampaign(models.Model):
     ema_by_difficulty = models.JSONField(default=dict, blank=True)
     state_saved_at = models.DateTimeField(null=True, blank=True)
 
-    # --- claiming: one step at a time (the loop is sequential: each question is conditioned
-    # on the ones before it) -----------------------------------------------------------------
-    lease_token = models.CharField(max_length=40, blank=True)
-    leased_until = models.DateTimeField(null=True, blank=True)
-    ticket = models.CharField(max_length=40, blank=True)
-    ticket_issued_at = models.DateTimeField(null=True, blank=True)
-    # The campaign tick chain the ticket was issued under: a new chain (resume, worker restart)
-    # re-issues the ticket so messages from before stay stale.
-    ticket_chain = models.CharField(max_length=40, blank=True)
-    steps_done = models.PositiveIntegerField(default=0)
-    last_error = models.TextField(blank=True)
-    consecutive_errors = models.PositiveSmallIntegerField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
+    # Claimed as one WorkStream (lease, ticket, errors): the loop is sequential, each question
+    # is conditioned on the ones before it.
 
     class Meta:
         constraints = [

@@ -12,20 +12,18 @@ duplicates an item, and the run state is saved after each difficulty level.
 from __future__ import annotations
 
 import logging
-import secrets
 from dataclasses import dataclass
-from datetime import timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
 from django.utils import timezone
 
-from evolution.llm import BudgetExhausted, CallContext, LLMClient, mark_unparsable
+from evolution.llm import CallContext, LLMClient, mark_unparsable
 from evolution.models import Campaign, ModelEndpoint
-from evolution.models.campaigns import CampaignKind, CampaignState
-from evolution.services import campaigns as campaign_services
-from evolution.services.leases import lease_claim, lease_release
+from evolution.models.campaigns import CampaignKind
+from evolution.streams import runner
+from evolution.streams.kinds import unit_transition
+from evolution.streams.runner import StepReport
 
 from .config import ReasoningSettings
 from .engine import ema as ema_engine
@@ -41,7 +39,7 @@ from .models import (
 )
 
 log = logging.getLogger(__name__)
-MAX_CONSECUTIVE_ERRORS = 3
+KIND_NAME = "reasoning"
 
 
 # --------------------------------------------------------------------------- creation
@@ -104,13 +102,6 @@ def reasoning_campaign_create(
 
 
 # --------------------------------------------------------------------------- the step machine
-
-
-@dataclass
-class StepReport:
-    outcome: str  # "done" | "skipped" | "finished" | "error" | "paused"
-    action: str = ""
-    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -179,129 +170,11 @@ def next_action(ctx: Ctx) -> Action:
     return Action("close_level")
 
 
-def _claim(campaign_id: int, ticket: str | None) -> str | None:
-    return lease_claim(
-        ReasoningCampaign.objects.filter(pk=campaign_id, campaign__state=CampaignState.RUNNING),
-        ticket=ticket,
-    )
-
-
-def _release(campaign_id: int, token: str) -> None:
-    lease_release(ReasoningCampaign.objects.filter(pk=campaign_id), token)
-
-
 def reasoning_advance(
     *, campaign_id: int, ticket: str | None = None, schedule: bool = False
 ) -> StepReport:
-    """Advance the campaign by one action. ``ticket`` must be the current ticket (None skips
-    the check: the inline runner and tests). ``schedule``: enqueue the next step on Celery."""
-    token = _claim(campaign_id, ticket)
-    if token is None:
-        return StepReport(
-            "skipped", detail="not claimable (leased, stale ticket or campaign not running)"
-        )
-    report_ = StepReport("done")
-    action = Action("?")
-    try:
-        ctx = _load(campaign_id)
-        action = next_action(ctx)
-        report_.action = action.name
-        if action.name == "finished":
-            report_.outcome = "finished"
-        else:
-            ACTIONS[action.name](ctx, action)
-            ReasoningCampaign.objects.filter(pk=campaign_id).update(
-                consecutive_errors=0, steps_done=F("steps_done") + 1, last_error=""
-            )
-            if work_finished(ReasoningCampaign.objects.get(pk=campaign_id), ctx.settings):
-                report_.outcome = "finished"
-    except BudgetExhausted as exc:
-        campaign_services.campaign_pause_for_budget(campaign_id=campaign_id, reason=str(exc))
-        report_ = StepReport("paused", action=action.name, detail=str(exc))
-    except Exception as exc:  # recorded; the item is retried, then given up after a bound
-        log.exception("reasoning campaign %s action %s failed", campaign_id, action.name)
-        report_ = StepReport("error", action=action.name, detail=f"{exc.__class__.__name__}: {exc}")
-        _record_error(campaign_id, action, report_.detail)
-    finally:
-        _release(campaign_id, token)
-    if schedule:
-        _schedule_next(campaign_id)
-    return report_
-
-
-def _record_error(campaign_id: int, action: Action, detail: str) -> None:
-    ReasoningCampaign.objects.filter(pk=campaign_id).update(
-        consecutive_errors=F("consecutive_errors") + 1,
-        last_error=f"{action.name}: {detail}"[:4000],
-    )
-    errors = ReasoningCampaign.objects.values_list("consecutive_errors", flat=True).get(
-        pk=campaign_id
-    )
-    if errors < MAX_CONSECUTIVE_ERRORS:
-        return
-    reason = f"{action.name} failed {errors} times: {detail}"[:2000]
-    if action.item_id:
-        ReasoningItem.objects.filter(
-            pk=action.item_id, status__in=[ItemStatus.GENERATED, ItemStatus.ANSWERED]
-        ).update(status=ItemStatus.ERROR, status_reason=reason)
-    elif action.name == "generate" and action.cell is not None:
-        ctx = _load(campaign_id)
-        if ctx.run is not None:
-            _item_create(ctx, action.cell, status=ItemStatus.ERROR, status_reason=reason)
-    else:
-        # Starting or closing a run failed repeatedly: a programming or database problem.
-        Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
-            state=CampaignState.FAILED, state_reason=reason[:300], finished_at=timezone.now()
-        )
-        return
-    ReasoningCampaign.objects.filter(pk=campaign_id).update(consecutive_errors=0)
-
-
-def reasoning_issue_ticket(*, campaign: Campaign, only_if_quiet: bool) -> str | None:
-    """Replace the campaign's step ticket (conditionally when ``only_if_quiet``: no live lease,
-    and the ticket is missing, older than a lease, or from another tick chain)."""
-    ticket = secrets.token_hex(8)
-    now = timezone.now()
-    qs = ReasoningCampaign.objects.filter(pk=campaign.pk)
-    if only_if_quiet:
-        stale_before = now - timedelta(seconds=campaign_services.lease_seconds())
-        qs = qs.filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now)).filter(
-            Q(ticket="")
-            | Q(ticket_issued_at__lt=stale_before)
-            | ~Q(ticket_chain=campaign.tick_token)
-        )
-    updated = qs.update(ticket=ticket, ticket_issued_at=now, ticket_chain=campaign.tick_token)
-    return ticket if updated else None
-
-
-def reasoning_dispatch(*, campaign: Campaign) -> bool:
-    """The driver's dispatch: True when every run is done; otherwise (re)issue a step ticket
-    if the stream has none in flight."""
-    from . import tasks
-
-    rc = ReasoningCampaign.objects.get(pk=campaign.pk)
-    if work_finished(rc, ReasoningSettings.from_dict(campaign.settings)):
-        return True
-    ticket = reasoning_issue_ticket(campaign=campaign, only_if_quiet=True)
-    if ticket:
-        tasks.enqueue_step(campaign.pk, ticket)
-    return False
-
-
-def _schedule_next(campaign_id: int) -> None:
-    from evolution import tasks as evolution_tasks
-
-    from . import tasks
-
-    campaign = Campaign.objects.get(pk=campaign_id)
-    if campaign.state != CampaignState.RUNNING:
-        return
-    rc = ReasoningCampaign.objects.get(pk=campaign_id)
-    if work_finished(rc, ReasoningSettings.from_dict(campaign.settings)):
-        evolution_tasks.enqueue_campaign_tick(campaign_id)
-        return
-    ticket = reasoning_issue_ticket(campaign=campaign, only_if_quiet=False)
-    tasks.enqueue_step(campaign_id, ticket)
+    """Advance the campaign by one action through the shared runner (evolution.streams)."""
+    return runner.advance(kind=KIND_NAME, stream_id=campaign_id, ticket=ticket, schedule=schedule)
 
 
 # --------------------------------------------------------------------------- actions
@@ -513,8 +386,13 @@ def _answer(ctx: Ctx, action: Action) -> None:
         temperature=ctx.settings.answering_temperature,
         max_tokens=ctx.settings.answering_max_tokens,
     )
-    ReasoningItem.objects.filter(pk=item.pk, status=ItemStatus.GENERATED).update(
-        answer=result.content, status=ItemStatus.ANSWERED, answered_at=timezone.now()
+    unit_transition(
+        KIND_NAME,
+        ReasoningItem.objects.filter(pk=item.pk),
+        source=ItemStatus.GENERATED,
+        target=ItemStatus.ANSWERED,
+        answer=result.content,
+        answered_at=timezone.now(),
     )
 
 
@@ -544,8 +422,11 @@ def _judge(ctx: Ctx, action: Action) -> None:
         verdicts.append(verdict)
     agg = judging.aggregate(verdicts, ctx.settings.judge_aggregation)
     now = timezone.now()
-    updated = ReasoningItem.objects.filter(pk=item.pk, status=ItemStatus.ANSWERED).update(
-        status=ItemStatus.JUDGED,
+    updated = unit_transition(
+        KIND_NAME,
+        ReasoningItem.objects.filter(pk=item.pk),
+        source=ItemStatus.ANSWERED,
+        target=ItemStatus.JUDGED,
         judge_score=agg.score,
         rationale=agg.rationale,
         verdicts=[v.to_dict() for v in verdicts],
@@ -855,33 +736,4 @@ def reasoning_run_inline(
 ) -> Campaign:
     """Drive the campaign in this process (the demo, `run_campaign --inline`, tests) until it
     finished, is paused or cancelled, or ``max_steps`` steps ran (it then stays running)."""
-    import time
-
-    now = timezone.now()
-    Campaign.objects.filter(pk=campaign_id, state=CampaignState.QUEUED).update(
-        state=CampaignState.RUNNING, state_reason="running (in-process runner)", started_at=now
-    )
-    steps = 0
-    while max_steps is None or steps < max_steps:
-        campaign = Campaign.objects.get(pk=campaign_id)
-        if campaign.state != CampaignState.RUNNING:
-            return campaign
-        result = reasoning_advance(campaign_id=campaign_id)
-        steps += 1
-        if on_progress:
-            on_progress(campaign)
-        if result.outcome == "finished":
-            break
-        if result.outcome == "skipped":
-            time.sleep(0.2)  # leased by a worker elsewhere
-    campaign = Campaign.objects.get(pk=campaign_id)
-    rc = ReasoningCampaign.objects.get(pk=campaign_id)
-    if campaign.state == CampaignState.RUNNING and work_finished(
-        rc, ReasoningSettings.from_dict(campaign.settings)
-    ):
-        Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
-            state=CampaignState.COMPLETED,
-            state_reason="all runs finished",
-            finished_at=timezone.now(),
-        )
-    return Campaign.objects.get(pk=campaign_id)
+    return runner.run_inline(campaign_id=campaign_id, max_steps=max_steps, on_progress=on_progress)

@@ -13,8 +13,10 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
+from evolution.streams.models import WorkStream
 
-class XcoderCampaign(models.Model):
+
+class XcoderCampaign(WorkStream):
     campaign = models.OneToOneField(
         "evolution.Campaign", primary_key=True, on_delete=models.CASCADE, related_name="xcoder"
     )
@@ -33,16 +35,6 @@ class XcoderCampaign(models.Model):
     # Table 8: features per category after extraction and after evolution.
     counts_extracted = models.JSONField(default=dict, blank=True)
     counts_evolved = models.JSONField(default=dict, blank=True)
-
-    lease_token = models.CharField(max_length=40, blank=True)
-    leased_until = models.DateTimeField(null=True, blank=True)
-    ticket = models.CharField(max_length=40, blank=True)
-    ticket_issued_at = models.DateTimeField(null=True, blank=True)
-    ticket_chain = models.CharField(max_length=40, blank=True)
-    steps_done = models.PositiveIntegerField(default=0)
-    last_error = models.TextField(blank=True)
-    consecutive_errors = models.PositiveSmallIntegerField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self):
         return f"X-Coder {self.campaign}"

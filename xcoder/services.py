@@ -21,31 +21,27 @@ import ast
 import json
 import logging
 import random
-import secrets
 from collections import Counter
 from dataclasses import dataclass
-from datetime import timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
-from django.utils import timezone
 
 from evolution import sandbox
-from evolution.llm import BudgetExhausted, CallContext, LLMClient, mark_unparsable
+from evolution.llm import CallContext, LLMClient, mark_unparsable
 from evolution.llm.parsing import ParseError, fenced_blocks
 from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet, TestCase
-from evolution.models.campaigns import CampaignKind, CampaignState
+from evolution.models.campaigns import CampaignKind
 from evolution.models.problems import ProblemKind
 from evolution.pipeline import difficulty, judge, materialize
-from evolution.services import campaigns as campaign_services
-from evolution.services.leases import lease_claim, lease_release
+from evolution.streams import runner
+from evolution.streams.errors import SandboxFailure
+from evolution.streams.runner import StepReport
 
 from .config import STYLES, XcoderSettings
 from .engine import features as feat
 from .engine import gates, prompts, voting
 from .models import (
-    TERMINAL_TASK_STATES,
     CandidateSolution,
     EvolutionStep,
     ExtractionStatus,
@@ -58,13 +54,8 @@ from .models import (
 )
 
 log = logging.getLogger(__name__)
-MAX_CONSECUTIVE_ERRORS = 3
-METHOD = "xcoder"
+METHOD = KIND_NAME = "xcoder"
 TIERS_BY_WEIGHT = {1: "small", 2: "medium", 3: "large", 4: "stress"}
-
-
-class SandboxFailure(Exception):
-    """The sandbox itself failed (status SE): never blamed on a candidate; the step is retried."""
 
 
 # --------------------------------------------------------------------------- creation
@@ -136,13 +127,6 @@ def xcoder_campaign_create(
 
 
 # --------------------------------------------------------------------------- the step machine
-
-
-@dataclass
-class StepReport:
-    outcome: str  # "done" | "skipped" | "finished" | "error" | "paused"
-    action: str = ""
-    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -242,161 +226,26 @@ def work_finished(ctx: Ctx) -> bool:
     return next_action(ctx).name == "finished"
 
 
-def _claim(campaign_id: int, ticket: str | None) -> str | None:
-    return lease_claim(
-        XcoderCampaign.objects.filter(pk=campaign_id, campaign__state=CampaignState.RUNNING),
-        ticket=ticket,
-    )
-
-
-def _release(campaign_id: int, token: str) -> None:
-    lease_release(XcoderCampaign.objects.filter(pk=campaign_id), token)
-
-
 def xcoder_advance(
     *, campaign_id: int, ticket: str | None = None, schedule: bool = False
 ) -> StepReport:
-    """Advance the campaign by one action. ``ticket`` must be the current ticket (None skips
-    the check: the inline runner and tests). ``schedule``: enqueue the next step on Celery."""
-    token = _claim(campaign_id, ticket)
-    if token is None:
-        return StepReport(
-            "skipped", detail="not claimable (leased, stale ticket or campaign not running)"
-        )
-    report = StepReport("done")
-    action = Action("?")
-    try:
-        ctx = _load(campaign_id)
-        action = next_action(ctx)
-        report.action = action.name
-        if action.name == "finished":
-            report.outcome = "finished"
-        else:
-            ACTIONS[action.name](ctx, action)
-            XcoderCampaign.objects.filter(pk=campaign_id).update(
-                consecutive_errors=0, steps_done=F("steps_done") + 1, last_error=""
-            )
-            if work_finished(_load(campaign_id)):
-                report.outcome = "finished"
-    except BudgetExhausted as exc:
-        campaign_services.campaign_pause_for_budget(campaign_id=campaign_id, reason=str(exc))
-        report = StepReport("paused", action=action.name, detail=str(exc))
-    except Exception as exc:  # recorded; the unit is retried, then given up after a bound
-        log.exception("xcoder campaign %s action %s failed", campaign_id, action.name)
-        report = StepReport("error", action=action.name, detail=f"{exc.__class__.__name__}: {exc}")
-        _record_error(campaign_id, action, report.detail)
-    finally:
-        _release(campaign_id, token)
-    if schedule:
-        _schedule_next(campaign_id)
-    return report
-
-
-def _record_error(campaign_id: int, action: Action, detail: str) -> None:
-    XcoderCampaign.objects.filter(pk=campaign_id).update(
-        consecutive_errors=F("consecutive_errors") + 1,
-        last_error=f"{action.name}: {detail}"[:4000],
-    )
-    errors = XcoderCampaign.objects.values_list("consecutive_errors", flat=True).get(pk=campaign_id)
-    if errors < MAX_CONSECUTIVE_ERRORS:
-        return
-    reason = f"{action.name} failed {errors} times: {detail}"[:500]
-    if action.task_id:
-        SynthTask.objects.filter(pk=action.task_id).exclude(status__in=TERMINAL_TASK_STATES).update(
-            status=TaskStatus.ERROR, reason_code="error", reason=reason
-        )
-    elif action.name == "extract":
-        FeatureExtraction.objects.get_or_create(
-            xcoder_id=campaign_id,
-            problem_id=action.problem_id,
-            defaults={"status": ExtractionStatus.FAILED, "reason": reason},
-        )
-    elif action.name == "evolve":
-        EvolutionStep.objects.get_or_create(
-            xcoder_id=campaign_id,
-            round=action.round,
-            category=action.category,
-            defaults={"status": ExtractionStatus.FAILED, "reason": reason},
-        )
-    else:
-        # Merging, closing the tree or planning failed repeatedly: a programming or database
-        # problem, not a model's answer.
-        Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
-            state=CampaignState.FAILED, state_reason=reason[:300], finished_at=timezone.now()
-        )
-        return
-    XcoderCampaign.objects.filter(pk=campaign_id).update(consecutive_errors=0)
+    """Advance the campaign by one action through the shared runner (evolution.streams)."""
+    return runner.advance(kind=KIND_NAME, stream_id=campaign_id, ticket=ticket, schedule=schedule)
 
 
 def xcoder_issue_ticket(*, campaign: Campaign, only_if_quiet: bool) -> str | None:
-    """Replace the campaign's step ticket (conditionally when ``only_if_quiet``: no live lease,
-    and the ticket is missing, older than a lease, or from another tick chain)."""
-    ticket = secrets.token_hex(8)
-    now = timezone.now()
-    qs = XcoderCampaign.objects.filter(pk=campaign.pk)
-    if only_if_quiet:
-        stale_before = now - timedelta(seconds=campaign_services.lease_seconds())
-        qs = qs.filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now)).filter(
-            Q(ticket="")
-            | Q(ticket_issued_at__lt=stale_before)
-            | ~Q(ticket_chain=campaign.tick_token)
-        )
-    updated = qs.update(ticket=ticket, ticket_issued_at=now, ticket_chain=campaign.tick_token)
-    return ticket if updated else None
-
-
-def xcoder_dispatch(*, campaign: Campaign) -> bool:
-    """The driver's dispatch: True when every task is terminal; otherwise (re)issue a step
-    ticket if the stream has none in flight."""
-    from . import tasks
-
-    if work_finished(_load(campaign.pk)):
-        return True
-    ticket = xcoder_issue_ticket(campaign=campaign, only_if_quiet=True)
-    if ticket:
-        tasks.enqueue_step(campaign.pk, ticket)
-    return False
-
-
-def _schedule_next(campaign_id: int) -> None:
-    from evolution import tasks as evolution_tasks
-
-    from . import tasks
-
-    campaign = Campaign.objects.get(pk=campaign_id)
-    if campaign.state != CampaignState.RUNNING:
-        return
-    if work_finished(_load(campaign_id)):
-        evolution_tasks.enqueue_campaign_tick(campaign_id)
-        return
-    ticket = xcoder_issue_ticket(campaign=campaign, only_if_quiet=False)
-    tasks.enqueue_step(campaign_id, ticket)
-
-
-def xcoder_run_inline(*, campaign_id: int, max_steps: int | None = None, on_progress=None):
-    """Run the campaign in this process until it finishes (or ``max_steps`` actions): the demo,
-    tests and ``run_campaign --inline``. Starts a queued campaign; returns the Campaign."""
-    now = timezone.now()
-    Campaign.objects.filter(pk=campaign_id, state=CampaignState.QUEUED).update(
-        state=CampaignState.RUNNING, state_reason="running", started_at=now, updated_at=now
+    return runner.issue_ticket(
+        KIND_NAME, campaign.pk, campaign=campaign, only_if_quiet=only_if_quiet
     )
-    steps = 0
-    while max_steps is None or steps < max_steps:
-        report = xcoder_advance(campaign_id=campaign_id)
-        steps += 1
-        if on_progress:
-            on_progress(report)
-        if report.outcome in ("finished", "skipped", "paused"):
-            break
-    if work_finished(_load(campaign_id)):
-        now = timezone.now()
-        Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
-            state=CampaignState.COMPLETED,
-            state_reason="all work finished",
-            finished_at=now,
-            updated_at=now,
-        )
-    return Campaign.objects.get(pk=campaign_id)
+
+
+def xcoder_run_inline(
+    *, campaign_id: int, max_steps: int | None = None, on_progress=None
+) -> Campaign:
+    """Run the campaign in this process until it finishes, is paused or cancelled (or
+    ``max_steps`` actions): the demo, tests and ``run_campaign --inline``. Starts a queued
+    campaign; returns the Campaign (and ``on_progress`` receives it after every step)."""
+    return runner.run_inline(campaign_id=campaign_id, max_steps=max_steps, on_progress=on_progress)
 
 
 # --------------------------------------------------------------------------- the feature tree

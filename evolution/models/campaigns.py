@@ -10,6 +10,8 @@ from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
 
+from evolution.streams.models import WorkStream
+
 
 class CampaignKind(models.TextChoices):
     BENCHEVOLVER = "benchevolver", "BenchEvolver (solution-centric evolution)"
@@ -133,7 +135,7 @@ class LineageState(models.TextChoices):
     FAILED = "failed"  # unrecoverable error (recorded)
 
 
-class Lineage(models.Model):
+class Lineage(WorkStream):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="lineages")
     seed = models.ForeignKey("Problem", on_delete=models.PROTECT, related_name="seeded_lineages")
     position = models.PositiveIntegerField(default=0)
@@ -157,17 +159,7 @@ class Lineage(models.Model):
     # Lineage memory (Section 3.4): list of outcome records, newest last.
     memory = models.JSONField(default=list, blank=True)
 
-    # Lease: a step claims the row with a conditional UPDATE; an expired lease can be re-claimed.
-    lease_token = models.CharField(max_length=40, blank=True)
-    leased_until = models.DateTimeField(null=True, blank=True)
-    # Exactly one live step message per lineage: a task whose ticket is not the current one is a
-    # stale duplicate and does nothing. The campaign tick re-issues tickets that went quiet.
-    ticket = models.CharField(max_length=40, blank=True)
-    ticket_issued_at = models.DateTimeField(null=True, blank=True)
-    steps_done = models.PositiveIntegerField(default=0)
-    last_error = models.TextField(blank=True)
-    consecutive_errors = models.PositiveSmallIntegerField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
+    # Lease, ticket and error fields come from WorkStream: a lineage is BenchEvolver's stream.
 
     class Meta:
         ordering = ["campaign_id", "position"]

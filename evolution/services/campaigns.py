@@ -5,13 +5,10 @@ cannot both win."""
 from __future__ import annotations
 
 import contextlib
-import secrets
-from datetime import timedelta
 
 from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from evolution.models import Campaign, Lineage, ModelEndpoint, Panel, ProblemSet
@@ -32,11 +29,9 @@ class TransitionError(Exception):
 
 def campaign_start_ticking(*, campaign_id: int) -> None:
     """Start a new tick chain for the campaign (replacing any older chain) after commit."""
-    from evolution import tasks
+    from evolution.streams import runner
 
-    token = secrets.token_hex(8)
-    Campaign.objects.filter(pk=campaign_id).update(tick_token=token)
-    transaction.on_commit(lambda: tasks.campaign_tick.apply_async((campaign_id, token)))
+    runner.start_ticking(campaign_id)
 
 
 def _enqueue_tick(campaign_id: int) -> None:
@@ -181,60 +176,8 @@ def lease_seconds() -> float:
 
 
 def campaign_tick(*, campaign_id: int, token: str | None = None, reschedule: bool = True) -> str:
-    """Start a queued campaign, let its kind's driver dispatch work that has none in flight,
-    finish the campaign when the driver reports no work left, and come back later. A tick
-    whose ``token`` is not the campaign's current one belongs to a replaced chain and stops."""
-    from evolution import tasks
+    """The one tick (``evolution.streams.runner.tick``): start a queued campaign, dispatch its
+    kind's work that has none in flight, finish it when no work is left, come back later."""
+    from evolution.streams import runner
 
-    from .kinds import driver_for
-
-    now = timezone.now()
-    Campaign.objects.filter(pk=campaign_id, state=CampaignState.QUEUED).update(
-        state=CampaignState.RUNNING, state_reason="running", started_at=now, updated_at=now
-    )
-    campaign = Campaign.objects.get(pk=campaign_id)
-    if campaign.state != CampaignState.RUNNING:
-        return campaign.state
-    if token and token != campaign.tick_token:
-        return "superseded"
-    if driver_for(campaign.kind).dispatch(campaign):
-        Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
-            state=CampaignState.COMPLETED,
-            state_reason="all work finished",
-            finished_at=now,
-            updated_at=now,
-        )
-        return CampaignState.COMPLETED
-    if reschedule and token:  # only a chain (a token) comes back; a one-off tick does not
-        tasks.campaign_tick.apply_async((campaign_id, token), countdown=tick_seconds())
-    return CampaignState.RUNNING
-
-
-def lineages_dispatch(campaign: Campaign) -> bool:
-    """BenchEvolver's dispatch: (re)issue step tickets for lineages that have none or whose
-    ticket went quiet past the lease. True when no lineage is active."""
-    from evolution import tasks
-
-    now = timezone.now()
-    active = Lineage.objects.filter(campaign=campaign, state__in=ACTIVE_LINEAGE_STATES)
-    if not active.exists():
-        return True
-    stale_before = now - timedelta(seconds=lease_seconds())
-    quiet = active.filter(
-        Q(ticket="") | Q(ticket_issued_at__lt=stale_before),
-    ).filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now))
-    for lineage_id in list(quiet.values_list("pk", flat=True)):
-        ticket = lineage_issue_ticket(lineage_id=lineage_id, only_if_quiet_before=stale_before)
-        if ticket:
-            tasks.enqueue_lineage_step(lineage_id, ticket, queue="default")
-    return False
-
-
-def lineage_issue_ticket(*, lineage_id: int, only_if_quiet_before=None) -> str | None:
-    """Replace the lineage's ticket (conditionally, so two ticks cannot both issue one)."""
-    ticket = secrets.token_hex(8)
-    qs = Lineage.objects.filter(pk=lineage_id)
-    if only_if_quiet_before is not None:
-        qs = qs.filter(Q(ticket="") | Q(ticket_issued_at__lt=only_if_quiet_before))
-    updated = qs.update(ticket=ticket, ticket_issued_at=timezone.now())
-    return ticket if updated else None
+    return runner.tick(campaign_id=campaign_id, token=token, reschedule=reschedule)

@@ -21,13 +21,11 @@ from dataclasses import dataclass
 
 from django.conf import settings as django_settings
 from django.db import (
-    DatabaseError,
     IntegrityError,
     close_old_connections,
     connections,
     transaction,
 )
-from django.db.models import F
 from django.utils import timezone
 
 from evolution.llm import BudgetExhausted, CallContext, LLMClient, LLMError
@@ -41,22 +39,22 @@ from evolution.models import (
     SolverAttempt,
     TestCase,
 )
-from evolution.models.campaigns import CampaignState, Decision, LineageState, Stage
+from evolution.models.campaigns import Decision, LineageState, Stage
 from evolution.models.problems import ProblemKind
 from evolution.pipeline import accept, difficulty, judge, materialize, memory, propose, validate
 from evolution.pipeline.config import EvolutionSettings
 from evolution.pipeline.types import GeneratedTest, StageError
+from evolution.streams import runner
+from evolution.streams.errors import SandboxFailure
+from evolution.streams.runner import StepReport
 
-from . import campaigns as campaign_services
 from . import execution
-from .leases import lease_claim, lease_release
 
 log = logging.getLogger(__name__)
 
 DEFAULT = "default"
 SANDBOX = "sandbox"
 ANY = "any"
-MAX_CONSECUTIVE_ERRORS = 3
 
 # Roles whose model is the campaign's evolver unless role_endpoints names another endpoint.
 EVOLVER_ROLES = (
@@ -71,22 +69,11 @@ EVOLVER_ROLES = (
 )
 
 
-class SandboxFailure(Exception):
-    """The sandbox itself failed (verdict SE): never blamed on a solution; the step is retried."""
-
-
 @dataclass(frozen=True)
 class Action:
     name: str
     queue: str
     candidate_id: int | None = None
-
-
-@dataclass
-class StepReport:
-    outcome: str  # "done" | "skipped" | "rerouted" | "finished" | "error" | "paused"
-    action: str = ""
-    detail: str = ""
 
 
 @dataclass
@@ -140,125 +127,22 @@ class Ctx:
         return execution.limits_for(self.settings, time_s=time_s)
 
 
-# --------------------------------------------------------------------------- claiming
-
-
-def _claim(lineage_id: int, ticket: str | None) -> str | None:
-    return lease_claim(
-        Lineage.objects.filter(
-            pk=lineage_id,
-            state__in=campaign_services.ACTIVE_LINEAGE_STATES,
-            campaign__state=CampaignState.RUNNING,
-        ),
-        ticket=ticket,
-    )
-
-
-def _release(lineage_id: int, token: str) -> None:
-    lease_release(Lineage.objects.filter(pk=lineage_id), token)
+# --------------------------------------------------------------------------- one step
 
 
 def lineage_advance(
     *, lineage_id: int, ticket: str | None = None, queue: str | None = None
 ) -> StepReport:
-    """Advance one lineage by one action. ``queue`` is the queue this worker serves (None: any).
-    ``ticket`` must be the lineage's current ticket (None skips the check: inline runner, tests)."""
-    token = _claim(lineage_id, ticket)
-    if token is None:
-        return StepReport(
-            "skipped",
-            detail="not claimable (leased, finished, stale ticket or campaign not running)",
-        )
-    report = StepReport("done")
-    try:
-        lineage = Lineage.objects.select_related("campaign", "seed", "parent").get(pk=lineage_id)
-        ctx = Ctx(
-            campaign=lineage.campaign,
-            lineage=lineage,
-            settings=EvolutionSettings.from_dict(lineage.campaign.settings),
-        )
-        action = next_action(ctx)
-        report.action = action.name
-        if queue is not None and action.queue not in (queue, ANY):
-            from evolution import tasks
-
-            _release(lineage_id, token)
-            if ticket is not None:
-                tasks.enqueue_lineage_step(lineage_id, ticket, queue=action.queue)
-            return StepReport("rerouted", action=action.name, detail=f"to queue {action.queue}")
-        try:
-            ACTIONS[action.name](ctx, action)
-            Lineage.objects.filter(pk=lineage_id).update(
-                consecutive_errors=0, steps_done=F("steps_done") + 1, last_error=""
-            )
-        except BudgetExhausted as exc:
-            campaign_services.campaign_pause_for_budget(
-                campaign_id=ctx.campaign.pk, reason=str(exc)
-            )
-            report = StepReport("paused", action=action.name, detail=str(exc))
-        except Exception as exc:  # recorded; the lineage retries, then gives up after a bound
-            log.exception("lineage %s action %s failed", lineage_id, action.name)
-            report = StepReport(
-                "error", action=action.name, detail=f"{exc.__class__.__name__}: {exc}"
-            )
-            # The sandbox or the database failing is never the candidate's or the seed's fault.
-            infrastructure = isinstance(exc, SandboxFailure | DatabaseError)
-            _record_error(ctx, action, report.detail, infrastructure=infrastructure)
-    finally:
-        _release(lineage_id, token)
-    _schedule_next(lineage_id, queue_hint=queue)
-    return report
-
-
-def _record_error(ctx: Ctx, action: Action, detail: str, *, infrastructure: bool = False) -> None:
-    """Count a failed action. After MAX_CONSECUTIVE_ERRORS: a failure of the sandbox itself
-    pauses the campaign (it is never blamed on a candidate or a seed); any other failure ends
-    the candidate as an error, or fails the lineage when there is no candidate."""
-    Lineage.objects.filter(pk=ctx.lineage.pk).update(
-        consecutive_errors=F("consecutive_errors") + 1, last_error=f"{action.name}: {detail}"[:4000]
+    """Advance one lineage by one action through the shared runner (claim, next action, stage,
+    release, failure policy: evolution.streams.runner). ``queue`` is the queue this worker
+    serves (None: any, and nothing is scheduled); ``ticket`` None skips the ticket check."""
+    return runner.advance(
+        kind="benchevolver",
+        stream_id=lineage_id,
+        ticket=ticket,
+        queue=queue,
+        schedule=queue is not None,
     )
-    errors = Lineage.objects.values_list("consecutive_errors", flat=True).get(pk=ctx.lineage.pk)
-    if errors < MAX_CONSECUTIVE_ERRORS:
-        return
-    if infrastructure:
-        Lineage.objects.filter(pk=ctx.lineage.pk).update(consecutive_errors=0)
-        with contextlib.suppress(campaign_services.TransitionError):
-            campaign_services.campaign_pause(
-                campaign_id=ctx.campaign.pk, reason=f"the sandbox keeps failing: {detail}"[:300]
-            )
-        return
-    if action.candidate_id:
-        cand = Candidate.objects.get(pk=action.candidate_id)
-        _decide(ctx, cand, Decision.ERROR, f"{action.name} failed {errors} times: {detail}"[:2000])
-        Lineage.objects.filter(pk=ctx.lineage.pk).update(consecutive_errors=0)
-    else:
-        Lineage.objects.filter(pk=ctx.lineage.pk).update(
-            state=LineageState.FAILED,
-            stop_reason=f"{action.name} failed {errors} times: {detail}"[:300],
-        )
-
-
-def _schedule_next(lineage_id: int, queue_hint: str | None) -> None:
-    """Issue a new ticket and enqueue the next step on the queue its action needs, or tell the
-    campaign that a lineage finished."""
-    from evolution import tasks
-
-    lineage = Lineage.objects.select_related("campaign", "seed", "parent").get(pk=lineage_id)
-    if lineage.campaign.state != CampaignState.RUNNING:
-        return
-    if lineage.state not in campaign_services.ACTIVE_LINEAGE_STATES:
-        tasks.enqueue_campaign_tick(lineage.campaign_id)
-        return
-    if queue_hint is None:
-        return  # the inline runner and tests drive the loop themselves
-    ctx = Ctx(
-        campaign=lineage.campaign,
-        lineage=lineage,
-        settings=EvolutionSettings.from_dict(lineage.campaign.settings),
-    )
-    queue = next_action(ctx).queue
-    ticket = campaign_services.lineage_issue_ticket(lineage_id=lineage_id)
-    tasks.enqueue_lineage_step(lineage_id, ticket, queue=SANDBOX if queue == SANDBOX else DEFAULT)
 
 
 # --------------------------------------------------------------------------- what next

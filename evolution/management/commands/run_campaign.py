@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 from evolution.models import Campaign, ModelEndpoint, Panel, ProblemSet
 from evolution.models.campaigns import CampaignState
 from evolution.services import campaigns as campaign_services
-from evolution.services.kinds import driver_for
+from evolution.streams.runner import run_inline
 
 from ._progress import ProgressBar
 
@@ -65,7 +65,7 @@ class Command(BaseCommand):
         self.stdout.write(f"campaign {campaign.pk} '{campaign.name}': {campaign.state}")
         if o["inline"] and campaign.state in (CampaignState.QUEUED, CampaignState.RUNNING):
             bar = ProgressBar(self.stderr, label=f"campaign {campaign.pk}")
-            campaign = driver_for(campaign.kind).run_inline(
+            campaign = run_inline(
                 campaign_id=campaign.pk,
                 workers=o["workers"],
                 max_steps=None,

@@ -1,0 +1,181 @@
+"""A campaign kind is a declared table, validated when it is registered.
+
+Each method declares its kind in ``<method>/kind.py`` by calling ``register(Kind(...))`` at
+import time; ``discover()`` (run from the evolution app's ``ready()``) imports every installed
+app's ``kind`` module the way Django's admin discovers ``admin`` modules.
+
+The runner only ever asks the table: how to load a stream and what its next action is, which
+stage runs an action (and on which queue), how to give up on an item, and when the campaign is
+finished. Units (lineage candidates, reasoning items, synthesis tasks, ...) move only along the
+declared edges: ``unit_transition`` refuses any other move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from .errors import UndeclaredTransition
+
+DEFAULT = "default"
+SANDBOX = "sandbox"
+ANY = "any"  # the step may run on whichever queue's worker picked it up
+QUEUES = (DEFAULT, SANDBOX, ANY)
+# A unit that does not exist yet: edges from NEW are the states a unit may be created in.
+NEW = "<new>"
+
+
+class KindError(Exception):
+    """A kind's declaration is inconsistent (raised when it is registered)."""
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One step of the method: ``run(ctx, action)`` does the work and stores the result."""
+
+    name: str
+    run: Callable[[Any, Any], None]
+    queue: str = DEFAULT
+
+
+@dataclass(frozen=True)
+class Kind:
+    """The declared graph of a campaign kind.
+
+    - ``stream_model``: the ``WorkStream`` rows a worker claims; each has a ``campaign`` FK.
+    - ``active_streams``: the rows of a campaign that still have work (a Q on ``stream_model``).
+    - ``load(stream_id) -> ctx`` and ``next_action(ctx) -> action | None`` (None: the stream
+      has no work left); an action has a ``name`` naming one of ``stages``.
+    - ``unit_model`` / ``unit_state_field`` / ``states`` / ``edges``: the unit graph.
+    - ``give_up(ctx, action, reason) -> bool``: retire the item the failing action works on;
+      False when the action has no item (a barrier), then ``fail_stream`` (or, when None, the
+      campaign fails: a barrier that keeps failing on its own is a programming error).
+    - ``unit_of(action) -> id | None``: the unit an action works on (None: a stream step).
+    - ``given_up``: a Q on ``unit_model`` selecting the units retired by ``give_up``.
+    - ``finished(campaign) -> bool``: no work left anywhere in the campaign.
+    - ``budget_errors``: exceptions (besides the call budget) that pause for budget.
+    """
+
+    name: str
+    label: str
+    stream_model: type
+    unit_model: type
+    unit_state_field: str
+    states: tuple[str, ...]
+    edges: tuple[tuple[str, str], ...]
+    stages: tuple[Stage, ...]
+    load: Callable[[int], Any]
+    next_action: Callable[[Any], Any]
+    give_up: Callable[[Any, Any, str], bool]
+    given_up: Q
+    finished: Callable[[Any], bool]
+    unit_of: Callable[[Any], int | None] = lambda action: None
+    active_streams: Q = field(default_factory=Q)
+    fail_stream: Callable[[int, str], None] | None = None
+    budget_errors: tuple[type[BaseException], ...] = ()
+    # One stream per campaign (each step sees the ones before it): the inline runner's
+    # ``workers`` is moot.
+    sequential: bool = True
+    # Label of the campaign's completion ("every lineage finished", "all runs finished").
+    completed_reason: str = "all work finished"
+
+    def stage(self, name: str) -> Stage:
+        for stage in self.stages:
+            if stage.name == name:
+                return stage
+        raise KindError(f"kind {self.name!r} declares no stage {name!r}")
+
+    def allows(self, source: str, target: str) -> bool:
+        return (source, target) in self.edges
+
+    def validate(self) -> None:
+        names = [s.name for s in self.stages]
+        problems = []
+        if len(set(names)) != len(names):
+            problems.append(f"stage names repeat: {names}")
+        for stage in self.stages:
+            if not callable(stage.run):
+                problems.append(f"stage {stage.name!r} has no callable")
+            if stage.queue not in QUEUES:
+                problems.append(f"stage {stage.name!r} names queue {stage.queue!r}, not {QUEUES}")
+        states = set(self.states)
+        for source, target in self.edges:
+            if source != NEW and source not in states:
+                problems.append(f"edge {source}->{target}: {source!r} is not a declared state")
+            if target not in states:
+                problems.append(f"edge {source}->{target}: {target!r} is not a declared state")
+        if not any(source == NEW for source, _ in self.edges):
+            problems.append("no edge from NEW: no unit can ever be created")
+        for name in ("stream_model", "unit_model"):
+            model = getattr(self, name)
+            if not hasattr(model, "_meta"):
+                problems.append(f"{name} is not a model")
+        if hasattr(self.unit_model, "_meta"):
+            try:
+                self.unit_model._meta.get_field(self.unit_state_field)
+            except Exception:
+                problems.append(f"unit model has no field {self.unit_state_field!r}")
+        if hasattr(self.stream_model, "_meta"):
+            fields = {f.name for f in self.stream_model._meta.get_fields()}
+            for needed in ("lease_token", "leased_until", "ticket", "ticket_chain", "campaign"):
+                if needed not in fields:
+                    problems.append(f"stream model has no {needed!r} (inherit WorkStream)")
+        if problems:
+            raise KindError(f"kind {self.name!r} is not valid: " + "; ".join(problems))
+
+
+_KINDS: dict[str, Kind] = {}
+
+
+def register(kind: Kind) -> Kind:
+    """Validate and register ``kind`` (a second registration under the same name replaces the
+    first only when it is the same declaration, e.g. a module imported twice)."""
+    kind.validate()
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def kind_for(name: str) -> Kind:
+    try:
+        return _KINDS[name]
+    except KeyError:
+        raise LookupError(f"no kind is registered for campaign kind {name!r}") from None
+
+
+def registered() -> list[Kind]:
+    return list(_KINDS.values())
+
+
+def discover() -> None:
+    from django.utils.module_loading import autodiscover_modules
+
+    autodiscover_modules("kind")
+
+
+def unit_transition(
+    kind: Kind | str, units: QuerySet, *, source: str | Iterable[str], target: str, **fields
+) -> int:
+    """Move the units ``units`` selects from ``source`` (one state or several) to ``target``
+    with one conditional UPDATE; return how many moved. Raises ``UndeclaredTransition`` for an
+    edge the kind does not declare, before anything is written."""
+    kind = kind if isinstance(kind, Kind) else kind_for(kind)
+    sources = [source] if isinstance(source, str) else list(source)
+    for s in sources:
+        if not kind.allows(s, target):
+            raise UndeclaredTransition(
+                f"{kind.name}: a unit cannot go from {str(s)!r} to {str(target)!r}"
+            )
+    return units.filter(**{f"{kind.unit_state_field}__in": sources}).update(
+        **{kind.unit_state_field: target}, **fields
+    )
+
+
+def unit_created(kind: Kind | str, state: str) -> str:
+    """Check that a unit may be created in ``state``; returns it (for ``create(status=...)``)."""
+    kind = kind if isinstance(kind, Kind) else kind_for(kind)
+    if not kind.allows(NEW, state):
+        raise UndeclaredTransition(f"{kind.name}: a unit cannot be created in state {str(state)!r}")
+    return state

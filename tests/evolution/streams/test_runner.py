@@ -1,0 +1,188 @@
+"""The shared runner's pieces that the contract suite does not exercise per kind: the declared
+tables refuse inconsistent declarations and undeclared moves, failures are classified once,
+the older task names still run steps, and `run_campaign <id> --inline` reports a Campaign for
+every kind."""
+
+from __future__ import annotations
+
+import dataclasses
+from io import StringIO
+
+import pytest
+from celery import current_app
+from django.core.management import call_command
+from django.db import IntegrityError, OperationalError
+
+from evolution.llm.errors import BudgetExhausted, LLMTransportError, ParseError
+from evolution.models import Campaign
+from evolution.models.campaigns import CampaignState
+from evolution.sandbox.types import SandboxUnavailable
+from evolution.services import steps
+from evolution.streams import errors, runner, tasks
+from evolution.streams.kinds import (
+    NEW,
+    KindError,
+    UndeclaredTransition,
+    kind_for,
+    register,
+    registered,
+    unit_created,
+    unit_transition,
+)
+from reasoning.models import ItemStatus, ReasoningItem
+from tests.support.fake_openai import FakeOpenAI
+
+from .worlds import WORLDS
+
+
+@pytest.fixture
+def fake_server():
+    with FakeOpenAI() as server:
+        yield server
+
+
+# --------------------------------------------------------------------------- declared tables
+
+
+def test_every_campaign_kind_is_discovered_from_its_kind_module():
+    from django.apps import apps
+
+    from evolution.models.campaigns import CampaignKind
+
+    assert {k.name for k in registered()} == set(CampaignKind.values)
+    # Nothing is registered by hand in an AppConfig.ready(): the kind modules are discovered.
+    for app in ("reasoning", "xcoder", "evosyn", "frontiersmith"):
+        assert "ready" not in type(apps.get_app_config(app)).__dict__
+
+
+def test_a_kind_with_an_edge_to_an_undeclared_state_is_refused_at_registration():
+    kind = kind_for("reasoning")
+    broken = dataclasses.replace(kind, name="broken", edges=(*kind.edges, ("judged", "archived")))
+    with pytest.raises(KindError, match="'archived' is not a declared state"):
+        register(broken)
+    with pytest.raises(LookupError):
+        kind_for("broken")
+
+
+def test_a_kind_whose_stage_names_a_queue_that_does_not_exist_is_refused():
+    kind = kind_for("xcoder")
+    stages = (dataclasses.replace(kind.stages[0], queue="gpu"), *kind.stages[1:])
+    with pytest.raises(KindError, match="names queue 'gpu'"):
+        register(dataclasses.replace(kind, name="broken", stages=stages))
+
+
+def test_benchevolver_declares_a_stage_for_every_action_of_its_step_machine():
+    declared = {s.name for s in kind_for("benchevolver").stages}
+    assert declared == set(steps.ACTIONS)
+    for stage in kind_for("benchevolver").stages:
+        assert stage.run is steps.ACTIONS[stage.name]
+
+
+@pytest.mark.django_db
+def test_an_undeclared_transition_is_refused_and_writes_nothing(fake_server):
+    campaign = WORLDS["reasoning"](fake_server)
+    rc = campaign.reasoning
+    from reasoning.models import ReasoningRun
+
+    run = ReasoningRun.objects.create(reasoning=rc, number=1)
+    item = ReasoningItem.objects.create(
+        run=run,
+        reasoning=rc,
+        reasoning_type="t",
+        difficulty=1,
+        question_index=0,
+        position=0,
+        status=ItemStatus.JUDGED,
+    )
+    with pytest.raises(UndeclaredTransition, match="from 'judged' to 'generated'"):
+        unit_transition(
+            "reasoning",
+            ReasoningItem.objects.filter(pk=item.pk),
+            source=ItemStatus.JUDGED,
+            target=ItemStatus.GENERATED,
+        )
+    with pytest.raises(UndeclaredTransition, match="created in state 'judged'"):
+        unit_created("reasoning", ItemStatus.JUDGED)
+    item.refresh_from_db()
+    assert item.status == ItemStatus.JUDGED
+    assert kind_for("reasoning").allows(NEW, ItemStatus.GENERATED)
+
+
+# --------------------------------------------------------------------------- failures
+
+
+@pytest.mark.parametrize(
+    ("exc", "infrastructure"),
+    [
+        (errors.SandboxFailure("SE"), True),
+        (SandboxUnavailable("bwrap is not installed"), True),
+        (OperationalError("could not connect to server"), True),
+        (IntegrityError("duplicate key"), True),
+        (LLMTransportError("timed out", status=None, tries=3), True),
+        (LLMTransportError("rate limited", status=429, tries=3), True),
+        (LLMTransportError("bad gateway", status=502, tries=3), True),
+        (LLMTransportError("bad request", status=400, tries=1), False),
+        (LLMTransportError("no such model", status=404, tries=1), False),
+        (ParseError("no code block"), False),
+        (ValueError("malformed"), False),
+        (KeyError("missing"), False),
+    ],
+)
+def test_failures_are_classified_once_for_every_kind(exc, infrastructure):
+    assert errors.is_infrastructure(exc) is infrastructure
+
+
+def test_the_budget_is_not_an_infrastructure_failure():
+    assert not errors.is_infrastructure(BudgetExhausted("calls: 10 of 10"))
+
+
+def test_sandbox_failure_is_defined_once():
+    from evosyn import services as evosyn_services
+    from frontiersmith import services as frontier_services
+    from xcoder import services as xcoder_services
+
+    assert steps.SandboxFailure is errors.SandboxFailure
+    assert xcoder_services.SandboxFailure is errors.SandboxFailure
+    assert evosyn_services.SandboxFailure is errors.SandboxFailure
+    assert frontier_services.SandboxFailure is errors.SandboxFailure
+
+
+# --------------------------------------------------------------------------- tasks
+
+
+def test_the_older_task_names_stay_registered():
+    for name in (*tasks.LEGACY_TASK_NAMES, runner.STEP_TASK, runner.TICK_TASK):
+        assert name in current_app.tasks, name
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_message_queued_under_an_older_task_name_still_runs_the_step(fake_server, monkeypatch):
+    sent = []
+    monkeypatch.setattr(runner, "_send", lambda name, args, **options: sent.append((name, args)))
+    campaign = WORLDS["reasoning"](fake_server)
+    Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.RUNNING, tick_token="c")
+    campaign.refresh_from_db()
+    ticket = runner.issue_ticket("reasoning", campaign.pk, campaign=campaign, only_if_quiet=False)
+    legacy = current_app.tasks["reasoning.tasks.reasoning_step"]
+
+    assert legacy(campaign.pk, "stale") == "skipped"
+    assert legacy(campaign.pk, ticket) == "done"
+
+    rc = campaign.reasoning.__class__.objects.get(pk=campaign.pk)
+    assert rc.steps_done == 1 and rc.ticket != ticket  # the next step got a new ticket
+    assert sent == [(runner.STEP_TASK, ("reasoning", campaign.pk, rc.ticket, "default"))]
+
+
+# --------------------------------------------------------------------------- run_campaign --inline
+
+
+@pytest.mark.django_db(transaction=True)
+def test_run_campaign_inline_completes_an_xcoder_campaign(fake_server):
+    campaign = WORLDS["xcoder"](fake_server)
+    out, err = StringIO(), StringIO()
+
+    call_command("run_campaign", str(campaign.pk), "--inline", stdout=out, stderr=err)
+
+    campaign.refresh_from_db()
+    assert campaign.state == CampaignState.COMPLETED
+    assert f"campaign {campaign.pk}: completed" in out.getvalue()

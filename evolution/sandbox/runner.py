@@ -736,6 +736,16 @@ class _Snapshot:
         os.chdir(self.scratch)
 
 
+def _std_fds_open(fstat) -> bool:
+    """Descriptors 0-5 (stdin, stdout, stderr, result, command, reply) are all still open."""
+    try:
+        for fd in range(6):
+            fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
 def _fast_worker_main(job, compiled, fds, seccomp, scratch):
     """The worker: runs tests on command until the runner closes the command pipe."""
     stdin_fd, stdout_fd, stderr_fd, result_fd, cmd_fd, reply_fd = fds
@@ -759,6 +769,7 @@ def _fast_worker_main(job, compiled, fds, seccomp, scratch):
         # Bound here: a test that replaces these names in their modules cannot reach the loop.
         recv, send, getrusage, setrlimit = _recv, _send, resource.getrusage, resource.setrlimit
         rusage_self, rlimit_cpu, listdir = resource.RUSAGE_SELF, resource.RLIMIT_CPU, os.listdir
+        fstat = os.fstat
         _, cpu_hard = resource.getrlimit(rlimit_cpu)
         while True:
             try:
@@ -779,7 +790,10 @@ def _fast_worker_main(job, compiled, fds, seccomp, scratch):
             # A thread, an open file (its directory entry is wiped, the open file is not) or
             # exhausted memory would reach the next test: this worker is then replaced. The
             # listing itself holds one descriptor >= 6 while it runs.
-            tainted = (
+            # So would a closed standard stream (`open(0).read()` closes fd 0 when its file
+            # object is collected, and the next test would find no stdin); checked first, as
+            # the listings below would take a closed descriptor's number.
+            tainted = not _std_fds_open(fstat) or (
                 exit_code == EXIT_MEMORY
                 or len(listdir("/proc/self/task")) > 1
                 or sum(1 for fd in listdir("/proc/self/fd") if int(fd) >= 6) > 1

@@ -185,3 +185,21 @@ def test_the_setting_picks_the_mode_when_neither_caller_nor_problem_does(backend
     shared = _run(backend, code, ["", ""], isolation=None)
     assert [o.stdout for o in forked] == ["2\n", "3\n"]
     assert [o.stdout for o in shared] == ["2\n", "2\n"]
+
+
+@pytest.mark.parametrize("isolation", ["fast", "fork"])
+def test_a_program_that_closes_its_standard_streams_leaves_the_next_test_its_own(
+    backend, isolation
+):
+    # `open(0).read()` closes descriptor 0 when the file object is collected, and a program may
+    # close stdout on purpose: the next test must still get its input and its output captured.
+    code = """
+        import os, sys
+        data = open(0).read().split()
+        print(sum(map(int, data)))
+        sys.stdout.flush()
+        os.close(1)
+    """
+    outcomes = _run(backend, code, ["1 2\n", "3 4\n", "5 6\n"], isolation=isolation)
+    assert [o.status for o in outcomes] == ["OK"] * 3, [o.stderr for o in outcomes]
+    assert [o.stdout for o in outcomes] == ["3\n", "7\n", "11\n"]

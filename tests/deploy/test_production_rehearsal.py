@@ -28,12 +28,13 @@ from urllib.parse import urlparse, urlunparse
 import httpx
 import psycopg
 import pytest
-import yaml
 from django.conf import settings
 
 from evolution.demo import pack
 from tests.evolution.engine.conftest import KeyedResponder
 from tests.support.fake_openai import FakeOpenAI
+
+from .compose import compose_config
 
 pytestmark = [pytest.mark.slow]
 
@@ -48,16 +49,7 @@ EXPECTED_DECISIONS = {
 
 def compose_commands() -> dict[str, str]:
     """What docker-compose.yml runs in each application service."""
-    env = {**os.environ, "POSTGRES_PASSWORD": "placeholder", "SECRET_KEY": "placeholder"}
-    out = subprocess.run(
-        [shutil.which("docker-compose") or "docker-compose", "-f", "docker-compose.yml", "config"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    services = yaml.safe_load(out)["services"]
+    services = compose_config()["services"]
     commands = {}
     for name in ("web", "worker", "sandbox-worker"):
         command = services[name]["command"]

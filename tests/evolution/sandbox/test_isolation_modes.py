@@ -185,3 +185,18 @@ def test_the_setting_picks_the_mode_when_neither_caller_nor_problem_does(backend
     shared = _run(backend, code, ["", ""], isolation=None)
     assert [o.stdout for o in forked] == ["2\n", "3\n"]
     assert [o.stdout for o in shared] == ["2\n", "2\n"]
+
+
+def test_fast_mode_survives_a_test_that_closes_its_standard_input(backend):
+    # open(0) wraps descriptor 0; collecting the file object closes it. LiveCodeBench-style
+    # solutions do this; the next test must still get its input.
+    code = "lines = open(0).read().split()\nprint(int(lines[0]) * 2)"
+    outcomes = _run(backend, code, ["1", "2", "3"], isolation="fast")
+    assert [(o.status, o.stdout) for o in outcomes] == [("OK", "2\n"), ("OK", "4\n"), ("OK", "6\n")]
+
+
+def test_a_test_that_closes_the_workers_reply_channel_is_its_own_runtime_error(backend):
+    code = "import os\nif input() == 'close':\n    os.close(5)\nprint('ran')"
+    outcomes = _run(backend, code, ["close", "fine"], isolation="fast")
+    assert [o.status for o in outcomes] == ["RE", "OK"]
+    assert outcomes[1].stdout == "ran\n"

@@ -356,6 +356,18 @@ def _prelude_namespace(name):
     return namespace
 
 
+def _join_threads():
+    """Wait for the program's non-daemon threads, as the interpreter does before it exits: the
+    idiom ``threading.Thread(target=main).start()`` (for a bigger stack) prints from a thread."""
+    threading = sys.modules.get("threading")
+    if threading is None:
+        return
+    current = threading.current_thread()
+    for thread in threading.enumerate():
+        if thread is not current and not thread.daemon and thread.is_alive():
+            thread.join()
+
+
 def _run_child(job, compiled, test_input, result_fd):
     """Executed in the forked child: returns the process exit code."""
     harness = job["harness"]
@@ -393,6 +405,7 @@ def _run_child(job, compiled, test_input, result_fd):
         else:
             namespace = _prelude_namespace("__main__")
             exec(compiled, namespace)
+            _join_threads()
     except SystemExit as exc:
         _flush()
         code = exc.code

@@ -200,3 +200,18 @@ def test_a_test_that_closes_the_workers_reply_channel_is_its_own_runtime_error(b
     outcomes = _run(backend, code, ["close", "fine"], isolation="fast")
     assert [o.status for o in outcomes] == ["RE", "OK"]
     assert outcomes[1].stdout == "ran\n"
+
+
+@pytest.mark.parametrize("isolation", ["fast", "fork"])
+def test_a_program_that_works_in_a_thread_is_waited_for(backend, isolation):
+    # The competitive-programming idiom for a deeper stack: main() runs in a new thread.
+    code = """
+        import sys, threading
+        def main():
+            print(int(input()) * 2)
+        sys.setrecursionlimit(10 ** 6)
+        threading.stack_size(1 << 26)
+        threading.Thread(target=main).start()
+    """
+    outcomes = _run(backend, code, ["1", "2", "3"], isolation=isolation)
+    assert [(o.status, o.stdout) for o in outcomes] == [("OK", "2\n"), ("OK", "4\n"), ("OK", "6\n")]

@@ -225,18 +225,17 @@ def _generate(run: LeaderboardRun, item: ReleaseItem, index: int) -> None:
         )
 
 
-def _judge(sample: LeaderboardSample, tests_by_item: dict[int, list], items: dict) -> None:
+def _judge_job(sample: LeaderboardSample, tests_by_item: dict[int, list], items: dict):
+    """The judge's job for a sample of a pass/fail item (its tests, harness, limits)."""
     from evolution import sandbox
+    from evolution.sandbox.batch import JudgeJob
 
-    item = items[sample.item_id]
-    record = item.record
-    specs = [sandbox.TestSpec(input=t.input, output=t.output) for t in tests_by_item[item.pk]]
-    if scoring.is_scored(record.get("comparison")):
-        _score(sample, record, specs)
-        return
-    result = sandbox.judge(
-        sample.code,
-        specs,
+    record = items[sample.item_id].record
+    return JudgeJob(
+        code=sample.code,
+        tests=[
+            sandbox.TestSpec(input=t.input, output=t.output) for t in tests_by_item[sample.item_id]
+        ],
         harness=record["harness"],
         limits=sandbox.Limits(
             time_s=float(record["time_limit_s"]),
@@ -247,11 +246,56 @@ def _judge(sample: LeaderboardSample, tests_by_item: dict[int, list], items: dic
         comparison=record.get("comparison") or {},
         stop_on_first_failure=True,
     )
+
+
+def _store_verdict(sample: LeaderboardSample, result) -> None:
+    if isinstance(result, ValueError):
+        raise result
     if result.verdict == "SE":
         raise SandboxUnavailable(f"sandbox failure while judging sample {sample.pk}")
     LeaderboardSample.objects.filter(pk=sample.pk, verdict="").update(
         verdict=result.verdict, passed_tests=result.passed, total_tests=result.total
     )
+
+
+def _judge(sample: LeaderboardSample, tests_by_item: dict[int, list], items: dict) -> None:
+    from evolution import sandbox
+
+    item = items[sample.item_id]
+    record = item.record
+    if scoring.is_scored(record.get("comparison")):
+        specs = [sandbox.TestSpec(input=t.input, output=t.output) for t in tests_by_item[item.pk]]
+        _score(sample, record, specs)
+        return
+    job = _judge_job(sample, tests_by_item, items)
+    result = sandbox.judge(
+        job.code,
+        job.tests,
+        harness=job.harness,
+        limits=job.limits,
+        entry_point=job.entry_point,
+        comparison=job.comparison,
+        stop_on_first_failure=True,
+    )
+    _store_verdict(sample, result)
+
+
+def _judge_all(pending: list, tests_by_item: dict[int, list], items: dict, width: int) -> None:
+    """Every pending sample: open-ended items through their verifier, side by side; pass/fail
+    samples as ONE workload for the judge (spread over the sandboxes, results in order, each
+    stored as it arrives)."""
+    from evolution.sandbox.batch import judge_many
+
+    def is_scored(sample) -> bool:
+        return scoring.is_scored(items[sample.item_id].record.get("comparison"))
+
+    scored = [s for s in pending if is_scored(s)]
+    plain = [s for s in pending if not is_scored(s)]
+    if scored:
+        _parallel([lambda s=s: _judge(s, tests_by_item, items) for s in scored], width=width)
+    jobs = (_judge_job(s, tests_by_item, items) for s in plain)
+    for sample, result in zip(plain, judge_many(jobs, workers=width), strict=True):
+        _store_verdict(sample, result)
 
 
 def _score(sample: LeaderboardSample, record: dict, specs: list) -> None:
@@ -329,7 +373,7 @@ def run_execute(*, run_id: int) -> LeaderboardRun:
         ):
             tests_by_item[t.item_id].append(t)
         width = int(getattr(settings, "SANDBOX_MAX_PARALLEL", 2))
-        _parallel([lambda s=s: _judge(s, tests_by_item, items) for s in pending], width=width)
+        _judge_all(pending, tests_by_item, items, width)
     except Exception as exc:
         log.exception("leaderboard run %s failed", run_id)
         LeaderboardRun.objects.filter(pk=run_id).update(

@@ -158,7 +158,9 @@ def _run_session(
                     "max_output_bytes": limits.max_output_bytes,
                     "nproc": getattr(session, "nproc", None),
                     "warm": len(inputs) > 1,
-                    "isolation": isolation,
+                    # One test gains nothing from a worker interpreter: a forked test process
+                    # is the same fresh state, for less.
+                    "isolation": isolation if len(inputs) > 1 else "fork",
                 }
             )
             # With a stop condition, inputs go one at a time: stopping is then just "end", and

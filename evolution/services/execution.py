@@ -26,6 +26,16 @@ def judge(code: str, tests: list[tuple[str, str]], **kwargs):
     return sandbox.judge(code, specs, **kwargs)
 
 
+def judge_many(codes: list[str], tests: list[tuple[str, str]], **kwargs):
+    """Judge many programs against the same tests as one workload (a panel's attempts): yields
+    one result per program, in order, each as soon as it and those before it are done."""
+    from evolution.sandbox.batch import JudgeJob
+    from evolution.sandbox.batch import judge_many as judge_jobs
+
+    specs = [sandbox.TestSpec(input=i, output=o) for i, o in tests]
+    return judge_jobs(JudgeJob(code=code, tests=specs, **kwargs) for code in codes)
+
+
 def same_output(expected: str, actual: str, comparison: dict | None = None) -> bool:
     """LiveCodeBench's stdio comparison (or the problem's own mode) between two outputs."""
     c = comparison or {}

@@ -326,24 +326,30 @@ def _solve_attempts(
 def _judge_attempts(
     ctx: Ctx, attempts, *, tests, harness, entry_point, limits, comparison=None
 ) -> None:
-    def job(attempt):
-        result = _judge_code(
-            attempt.code,
-            tests,
-            harness=harness,
-            entry_point=entry_point,
-            limits=limits,
-            comparison=comparison,
-        )
+    # The panel's attempts are one workload for the judge (spread over the sandboxes, results
+    # in order); each is stored as it arrives, so a sandbox failure keeps the ones before it.
+    results = execution.judge_many(
+        [attempt.code for attempt in attempts],
+        tests,
+        harness=harness,
+        entry_point=entry_point,
+        limits=limits,
+        comparison=comparison or {},
+        stop_on_first_failure=True,
+    )
+    for attempt, result in zip(attempts, results, strict=True):
+        if isinstance(result, ValueError):
+            raise result
+        if result.verdict == "SE":
+            raise SandboxFailure(
+                f"sandbox failure while judging: {result.compile_error or result.to_dict()}"
+            )
         SolverAttempt.objects.filter(pk=attempt.pk, verdict="").update(
             verdict=result.verdict,
             passed_tests=result.passed,
             total_tests=result.total,
             details={**attempt.details, "tests": [t.verdict for t in result.tests][:50]},
         )
-
-    width = int(getattr(django_settings, "SANDBOX_MAX_PARALLEL", 2))
-    _parallel([lambda a=a: job(a) for a in attempts], width=width)
 
 
 # --------------------------------------------------------------------------- seed calibration

@@ -117,3 +117,31 @@ def test_the_chunk_task_is_registered_for_the_sandbox_queue():
 
     task = app.tasks["evolution.tasks.sandbox_judge_chunk"]
     assert app.amqp.router.route({}, task.name)["queue"].name == "sandbox"
+
+
+def test_a_worker_loading_its_tasks_does_not_import_the_web_layer():
+    # What a Celery worker does at start: set up Django, load the task modules (its Django
+    # fix-up would run the URL checks and so import the API and every app's routers).
+    script = (
+        "import sys, django; django.setup()\n"
+        "from benchapp.celery import app\n"
+        "app.loader.import_default_modules()\n"
+        "assert 'evolution.tasks' in sys.modules and 'evolution.sandbox.tasks' in sys.modules\n"
+        "print(sorted(m for m in ('benchapp.api', 'benchapp.urls', 'benchapp.views') if m in sys.modules))\n"
+    )
+    import os
+    import subprocess
+    import sys
+
+    from django.conf import settings
+
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=settings.BASE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "CELERY_SKIP_CHECKS"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from django.db.models import Q
 
 from evolution.models import Campaign
-from evolution.streams.kinds import NEW, Kind, Stage, register, unit_transition
+from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, Stage, register, unit_transition
 
 from . import services
 from .models import EvoSynCampaign, Instance, InstanceRole, InstanceStatus
@@ -76,7 +76,7 @@ KIND = register(
         next_action=next_action,
         give_up=give_up,
         unit_of=lambda action: action.instance_id,
-        given_up=Q(status__in=(St.UNUSABLE, St.PRUNED), status_reason__contains=" failed "),
+        given_up=Q(status__in=(St.UNUSABLE, St.PRUNED), status_reason__regex=GIVE_UP_REASON),
         finished=finished,
         budget_errors=(services.SandboxBudgetReached,),
     )

@@ -48,6 +48,7 @@ from evolution.models.problems import ProblemKind
 from evolution.pipeline import judge as judge_stage
 from evolution.streams import runner
 from evolution.streams.errors import SandboxFailure
+from evolution.streams.kinds import unit_transition
 from evolution.streams.runner import StepReport
 
 from .config import EvoSynSettings
@@ -409,8 +410,11 @@ def _execute(ctx: Ctx, action: Action) -> None:
     tests = list(inst.tests.order_by("index"))
     give_up = InstanceStatus.UNUSABLE if inst.role == InstanceRole.SEED else InstanceStatus.PRUNED
     if len(solutions) < 2 or not tests:
-        Instance.objects.filter(pk=inst.pk, status=InstanceStatus.PENDING).update(
-            status=give_up,
+        unit_transition(
+            KIND_NAME,
+            Instance.objects.filter(pk=inst.pk),
+            source=InstanceStatus.PENDING,
+            target=give_up,
             status_reason=(
                 f"too little to rank: {len(solutions)} solution(s) with code, {len(tests)} test(s)"
             ),
@@ -446,8 +450,11 @@ def _execute(ctx: Ctx, action: Action) -> None:
                 human.append(all(v == "AC" for v in hrow))
     finally:
         _spend(ctx, spent)
-    Instance.objects.filter(pk=inst.pk, status=InstanceStatus.PENDING).update(
-        status=InstanceStatus.READY,
+    unit_transition(
+        KIND_NAME,
+        Instance.objects.filter(pk=inst.pk),
+        source=InstanceStatus.PENDING,
+        target=InstanceStatus.READY,
         matrix={
             "solutions": [s.index for s in solutions],
             "tests": [t.index for t in tests],
@@ -656,8 +663,13 @@ def _filter(ctx: Ctx, action: Action) -> None:
     sol_order, test_order = inst.matrix["solutions"], inst.matrix["tests"]
 
     def prune(reason: str, ranking: dict | None = None) -> None:
-        Instance.objects.filter(pk=inst.pk, status=InstanceStatus.READY).update(
-            status=InstanceStatus.PRUNED, status_reason=reason, ranking=ranking or {}
+        unit_transition(
+            KIND_NAME,
+            Instance.objects.filter(pk=inst.pk),
+            source=InstanceStatus.READY,
+            target=InstanceStatus.PRUNED,
+            status_reason=reason,
+            ranking=ranking or {},
         )
 
     reason = pruning.identical_solutions_reason([solutions[i].code for i in sol_order])
@@ -688,8 +700,13 @@ def _filter(ctx: Ctx, action: Action) -> None:
         strongest_solution=strongest.index, selected_tests=[test_order[j] for j in selected]
     )
     with transaction.atomic():
-        if not Instance.objects.filter(pk=inst.pk, status=InstanceStatus.READY).update(
-            status=InstanceStatus.KEPT, ranking=ranking, status_reason=""
+        if not unit_transition(
+            KIND_NAME,
+            Instance.objects.filter(pk=inst.pk),
+            source=InstanceStatus.READY,
+            target=InstanceStatus.KEPT,
+            ranking=ranking,
+            status_reason="",
         ):
             return
         inst.ranking = ranking

@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.db.models import Q
 
 from evolution.models import Campaign
-from evolution.streams.kinds import NEW, Kind, Stage, register
+from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, Stage, register
 
 from . import services
 from .config import FrontierSettings
@@ -100,7 +100,7 @@ KIND = register(
         next_action=next_action,
         give_up=give_up,
         unit_of=lambda action: action.candidate_id,
-        given_up=Q(decision=CandidateDecision.UNPARSABLE, decision_reason__contains=" failed "),
+        given_up=Q(decision=CandidateDecision.UNPARSABLE, decision_reason__regex=GIVE_UP_REASON),
         finished=finished,
         completed_reason="all rounds finished",
     )

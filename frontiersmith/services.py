@@ -33,6 +33,7 @@ from evolution.models.problems import Harness, ProblemKind
 from evolution.sandbox import scoring
 from evolution.streams import runner
 from evolution.streams.errors import SandboxFailure
+from evolution.streams.kinds import unit_transition
 from evolution.streams.runner import StepReport
 
 from .config import FrontierSettings
@@ -381,8 +382,13 @@ def _filter(ctx: Ctx, action: Action) -> None:
     c = FrontierCandidate.objects.get(pk=action.candidate_id)
     accepted, verdict = _filter_verdict(ctx, c.statement, _key(c))
     if accepted:
-        FrontierCandidate.objects.filter(pk=c.pk, stage=CandidateStage.PROPOSED).update(
-            filter_passed=True, filter_verdict=verdict, stage=CandidateStage.FILTERED
+        unit_transition(
+            KIND_NAME,
+            FrontierCandidate.objects.filter(pk=c.pk),
+            source=CandidateStage.PROPOSED,
+            target=CandidateStage.FILTERED,
+            filter_passed=True,
+            filter_verdict=verdict,
         )
         return
     FrontierCandidate.objects.filter(pk=c.pk).update(filter_passed=False, filter_verdict=verdict)
@@ -450,8 +456,12 @@ def _pair(ctx: Ctx, action: Action) -> None:
 def _judged(ctx: Ctx, action: Action) -> None:
     c = FrontierCandidate.objects.get(pk=action.candidate_id)
     value = divergence.judged_divergence(c.pair_verdicts)
-    FrontierCandidate.objects.filter(pk=c.pk, stage=CandidateStage.FILTERED).update(
-        judged_divergence=value, stage=CandidateStage.JUDGED
+    unit_transition(
+        KIND_NAME,
+        FrontierCandidate.objects.filter(pk=c.pk),
+        source=CandidateStage.FILTERED,
+        target=CandidateStage.JUDGED,
+        judged_divergence=value,
     )
 
 
@@ -471,7 +481,12 @@ def _select_div(ctx: Ctx, action: Action) -> None:
     kept_ids = {c.pk for c in kept}
     for c in judged:
         if c.pk in kept_ids:
-            FrontierCandidate.objects.filter(pk=c.pk).update(stage=CandidateStage.BUILDING)
+            unit_transition(
+                KIND_NAME,
+                FrontierCandidate.objects.filter(pk=c.pk),
+                source=CandidateStage.JUDGED,
+                target=CandidateStage.BUILDING,
+            )
         else:
             _decide(
                 c.pk,

@@ -11,7 +11,15 @@ from __future__ import annotations
 from django.db.models import Q
 
 from evolution.models import Campaign
-from evolution.streams.kinds import NEW, Kind, Stage, register, unit_created, unit_transition
+from evolution.streams.kinds import (
+    GIVE_UP_REASON,
+    NEW,
+    Kind,
+    Stage,
+    register,
+    unit_created,
+    unit_transition,
+)
 
 from . import services
 from .config import ReasoningSettings
@@ -80,7 +88,7 @@ KIND = register(
         next_action=next_action,
         give_up=give_up,
         unit_of=lambda action: action.item_id,
-        given_up=Q(status=S.ERROR),
+        given_up=Q(status=S.ERROR, status_reason__regex=GIVE_UP_REASON),
         finished=finished,
         completed_reason="all runs finished",
     )

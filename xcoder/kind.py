@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.db.models import Q
 
 from evolution.models import Campaign
-from evolution.streams.kinds import NEW, Kind, Stage, register, unit_transition
+from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, Stage, register, unit_transition
 
 from . import services
 from .models import (
@@ -106,7 +106,7 @@ KIND = register(
         next_action=next_action,
         give_up=give_up,
         unit_of=lambda action: action.task_id,
-        given_up=Q(status=T.ERROR),
+        given_up=Q(status=T.ERROR, reason__regex=GIVE_UP_REASON),
         finished=finished,
     )
 )

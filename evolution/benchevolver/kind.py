@@ -16,7 +16,7 @@ from evolution.models.campaigns import Decision, LineageState, Stage
 from evolution.pipeline.config import EvolutionSettings
 from evolution.services import steps
 from evolution.services.campaigns import ACTIVE_LINEAGE_STATES
-from evolution.streams.kinds import ANY, DEFAULT, NEW, SANDBOX, Kind, register
+from evolution.streams.kinds import ANY, DEFAULT, GIVE_UP_REASON, NEW, SANDBOX, Kind, register
 from evolution.streams.kinds import Stage as StreamStage
 
 ORDER = [
@@ -103,7 +103,7 @@ KIND = register(
         next_action=next_action,
         give_up=give_up,
         unit_of=lambda action: action.candidate_id,
-        given_up=Q(decision=Decision.ERROR),
+        given_up=Q(decision=Decision.ERROR, decision_reason__regex=GIVE_UP_REASON),
         fail_stream=fail_lineage,
         finished=finished,
         sequential=False,

@@ -26,6 +26,9 @@ ANY = "any"  # the step may run on whichever queue's worker picked it up
 QUEUES = (DEFAULT, SANDBOX, ANY)
 # A unit that does not exist yet: edges from NEW are the states a unit may be created in.
 NEW = "<new>"
+# The reason the runner gives when it gives up on an item ("judge failed 3 times: ..."); a
+# kind's ``given_up`` matches it so that rejections by the method itself are told apart.
+GIVE_UP_REASON = r"^[a-z_]+ failed [0-9]+ times: "
 
 
 class KindError(Exception):

@@ -10,3 +10,8 @@ class EvolutionConfig(AppConfig):
         from .services.kinds import BenchEvolverDriver, register
 
         register(CampaignKind.BENCHEVOLVER, BenchEvolverDriver())
+
+        # Each kind's problem source lives in <app>/sources.py (review and releases ask it).
+        from . import sources
+
+        sources.autodiscover()

@@ -57,6 +57,15 @@ INSTALLED_APPS = [
     "xcoder",
 ]
 
+# What `manage.py demo` adds after the demo campaign, in order (each a callable taking world,
+# stdout and admin). The project composes its apps here so the engine imports none above it.
+DEMO_EXTENSIONS = [
+    "review.demo.review_demo_hook",
+    "releases.demo.releases_demo",
+    "reasoning.demo.setup.reasoning_demo",
+    "xcoder.demo.setup.xcoder_demo",
+]
+
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

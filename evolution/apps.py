@@ -10,3 +10,8 @@ class EvolutionConfig(AppConfig):
         from .streams.kinds import discover
 
         discover()
+
+        # Each kind's problem source lives in <app>/sources.py (review and releases ask it).
+        from . import sources
+
+        sources.autodiscover()

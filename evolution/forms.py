@@ -3,13 +3,13 @@ from __future__ import annotations
 import json
 
 from django import forms
-from django.core.exceptions import ValidationError
 
+from .campaign_forms import CampaignForm as KindCampaignForm
 from .models import ModelEndpoint, Panel, ProblemSet
-from .pipeline.config import SETTING_HELP, EvolutionSettings
+from .pipeline.config import EvolutionSettings
 
 
-class CampaignForm(forms.Form):
+class CampaignForm(KindCampaignForm):
     """Campaign creation: the algorithm settings are one field each, prefilled with Table 5."""
 
     name = forms.CharField(max_length=200)
@@ -25,37 +25,7 @@ class CampaignForm(forms.Form):
     budget_max_tokens = forms.IntegerField(min_value=1, required=False)
     budget_max_cost = forms.DecimalField(min_value=0, required=False, decimal_places=4)
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        for name, default in EvolutionSettings.defaults().items():
-            initial = ", ".join(str(v) for v in default) if isinstance(default, list) else default
-            field_class = forms.BooleanField if isinstance(default, bool) else forms.CharField
-            self.fields[f"setting_{name}"] = field_class(
-                label=name, initial=initial, required=False, help_text=SETTING_HELP.get(name, "")
-            )
-
-    def setting_fields(self):
-        return [self[name] for name in self.fields if name.startswith("setting_")]
-
-    def settings_dict(self) -> dict:
-        data = {}
-        for name in EvolutionSettings.field_names():
-            value = self.cleaned_data.get(f"setting_{name}")
-            if value is None or value == "":
-                continue
-            data[name] = value
-        return data
-
-    def clean(self):
-        cleaned = super().clean()
-        try:
-            EvolutionSettings.from_dict(self.settings_dict())
-        except ValidationError as exc:
-            for key, messages in exc.message_dict.items():
-                self.add_error(
-                    f"setting_{key}" if f"setting_{key}" in self.fields else None, messages
-                )
-        return cleaned
+    settings_class = EvolutionSettings
 
 
 def settings_json(value: dict) -> str:

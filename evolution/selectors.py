@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from .models import Campaign, Candidate, Lineage, Problem, ProblemSet
 from .models.campaigns import Decision, LineageState
-from .pipeline.config import SETTING_HELP, EvolutionSettings
+from .pipeline.config import EvolutionSettings
 
 
 def problem_set_list() -> QuerySet[ProblemSet]:
@@ -101,18 +101,7 @@ def campaign_progress(campaign: Campaign) -> dict:
 
 
 def campaign_settings_table(campaign: Campaign) -> list[dict]:
-    current = EvolutionSettings.from_dict(campaign.settings).to_dict()
-    defaults = EvolutionSettings.defaults()
-    return [
-        {
-            "name": k,
-            "value": current[k],
-            "default": defaults[k],
-            "help": SETTING_HELP.get(k, ""),
-            "changed": current[k] != defaults[k],
-        }
-        for k in EvolutionSettings.field_names()
-    ]
+    return EvolutionSettings.table(campaign.settings)
 
 
 def lineage_list(campaign: Campaign) -> QuerySet[Lineage]:

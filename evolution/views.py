@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.http import Http404, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
@@ -50,29 +51,45 @@ def campaign_list(request):
 
 @role_required(ADMIN)
 def campaign_new(request):
-    form = CampaignForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    def create(form):
         data = form.cleaned_data
+        return campaign_services.campaign_create(
+            name=data["name"],
+            seed_set=data["seed_set"],
+            evolver=data["evolver"],
+            panel=data["panel"],
+            settings=form.settings_dict(),
+            seed_limit=data["seed_limit"],
+            **form.budget(),
+            created_by=request.user,
+        )
+
+    return campaign_new_response(
+        request,
+        form=CampaignForm(request.POST or None),
+        template="evolution/campaign_new.html",
+        create=create,
+    )
+
+
+def campaign_new_response(request, *, form, template: str, create):
+    """The creation page of every kind. On a valid POST ``create(form)`` makes the campaign and,
+    when the form asks (its ``launch`` box), it is launched in the same transaction: a launch
+    that fails leaves no draft behind. Errors go on the fields they name."""
+    if request.method == "POST" and form.is_valid():
+        launch = bool(form.cleaned_data.get("launch"))
         try:
-            campaign = campaign_services.campaign_create(
-                name=data["name"],
-                seed_set=data["seed_set"],
-                evolver=data["evolver"],
-                panel=data["panel"],
-                settings=form.settings_dict(),
-                seed_limit=data["seed_limit"],
-                budget_max_calls=data["budget_max_calls"],
-                budget_max_tokens=data["budget_max_tokens"],
-                budget_max_cost=data["budget_max_cost"],
-                created_by=request.user,
-            )
+            with transaction.atomic():
+                campaign = create(form)
+                if launch:
+                    campaign = campaign_services.campaign_launch(campaign_id=campaign.pk)
         except ValidationError as exc:
-            for key, errors in exc.message_dict.items():
-                form.add_error(key if key in form.fields else None, errors)
+            form.add_settings_errors(exc)
         else:
-            messages.success(request, f"Campaign {campaign.name} created. Launch it when ready.")
-            return redirect("evolution:campaign_detail", campaign.pk)
-    return render(request, "evolution/campaign_new.html", {"form": form})
+            done = " and launched." if launch else ". Launch it when ready."
+            messages.success(request, f"Campaign {campaign.name} created{done}")
+            return redirect(campaign_page(campaign))
+    return render(request, template, {"form": form})
 
 
 def _campaign_context(campaign: Campaign) -> dict:
@@ -95,9 +112,20 @@ def campaign_detail(request, pk: int):
     context = _campaign_context(campaign)
     context["settings_table"] = selectors.campaign_settings_table(campaign)
     context["can_control"] = has_role(request.user, ADMIN)
+    return render_campaign_page(
+        request,
+        "evolution/campaign_detail.html",
+        context,
+        live_body="evolution/_live_benchevolver.html",
+    )
+
+
+def render_campaign_page(request, template: str, context: dict, *, live_body: str):
+    """A campaign page of any kind; its live-progress poll (an htmx request) gets the shared
+    live section (``evolution/_live.html``) filled by the kind's ``live_body`` alone."""
     if request.htmx:
-        return render(request, "evolution/campaign_detail.html#live", context)
-    return render(request, "evolution/campaign_detail.html", context)
+        return render(request, "evolution/_live.html", {**context, "live_body": live_body})
+    return render(request, template, context)
 
 
 _ACTIONS = {
@@ -108,9 +136,22 @@ _ACTIONS = {
 }
 
 
-def campaign_control_response(request, *, pk: int, action: str, detail_view: str):
-    """Launch / pause / resume / cancel any kind of campaign from a POST, with a message, and go
-    back to the kind's page. Every kind's control view calls this after its own checks."""
+def campaign_page(campaign: Campaign) -> str:
+    """The URL of a campaign's page: BenchEvolver's here, every other kind's in its own app
+    (``<kind>:campaign_detail``)."""
+    if campaign.kind == CampaignKind.BENCHEVOLVER:
+        return reverse("evolution:campaign_detail", args=[campaign.pk])
+    return reverse(f"{campaign.kind}:campaign_detail", args=[campaign.pk])
+
+
+@role_required(ADMIN)
+@require_POST
+def campaign_control(request, pk: int, action: str, kind: str | None = None):
+    """Launch / pause / resume / cancel a campaign of any kind from a POST, with a message, and
+    go back to the campaign's page. The one control view: ``evolution:campaign_control`` serves
+    every kind, and each kind's ``<kind>:campaign_control`` route (kept for the links in its
+    pages) reaches it with ``kind`` set, so a campaign of another kind is a 404 there."""
+    campaign = get_object_or_404(Campaign, pk=pk, **({"kind": kind} if kind else {}))
     service = _ACTIONS.get(action)
     if service is None:
         return HttpResponseNotAllowed(list(_ACTIONS))
@@ -120,16 +161,7 @@ def campaign_control_response(request, *, pk: int, action: str, detail_view: str
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Campaign {campaign.name}: {campaign.state}.")
-    return redirect(detail_view, pk)
-
-
-@role_required(ADMIN)
-@require_POST
-def campaign_control(request, pk: int, action: str):
-    get_object_or_404(Campaign, pk=pk)
-    return campaign_control_response(
-        request, pk=pk, action=action, detail_view="evolution:campaign_detail"
-    )
+    return redirect(campaign_page(campaign))
 
 
 @role_required(ADMIN, CURATOR)

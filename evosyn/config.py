@@ -9,9 +9,9 @@ naming the key; evolution's ``EvolutionSettings`` is never used for this kind.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 
-from django.core.exceptions import ValidationError
+from evolution.algorithm_settings import AlgorithmSettings
 
 SETTING_HELP = {
     "solutions_per_problem": "M: candidate solutions generated per problem",
@@ -37,7 +37,10 @@ SETTING_HELP = {
 
 
 @dataclass(frozen=True)
-class EvoSynSettings:
+class EvoSynSettings(AlgorithmSettings):
+    LABEL = "EvoSyn"
+    HELP = SETTING_HELP
+
     solutions_per_problem: int = 16
     tests_per_problem: int = 16
     test_calls: int = 3
@@ -80,66 +83,7 @@ class EvoSynSettings:
         "duplicate_threshold": (0.0, 1.0),
     }
 
-    @classmethod
-    def names(cls) -> list[str]:
-        return [f.name for f in fields(cls)]
-
-    @classmethod
-    def from_dict(cls, data: dict | None) -> EvoSynSettings:
-        """Validate ``data`` (missing keys take defaults); ValidationError names each bad key."""
-        data = dict(data or {})
-        errors: dict[str, list[str]] = {}
-        known = {f.name for f in fields(cls)}
-        defaults = cls()
-        values = {}
-        for key, raw in data.items():
-            if key not in known:
-                errors.setdefault(key, []).append(f"unknown EvoSyn setting {key!r}")
-                continue
-            default = getattr(defaults, key)
-            try:
-                values[key] = _coerce(key, raw, default)
-            except ValueError as exc:
-                errors.setdefault(key, []).append(str(exc))
-        result = cls(**values)
-        for name, (low, high) in cls._BOUNDS.items():
-            value = getattr(result, name)
-            if not low <= value <= high:
-                errors.setdefault(name, []).append(f"{name} must be in [{low}, {high}]")
-        if errors:
-            raise ValidationError(errors)
-        return result
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-def _coerce(name: str, raw, default):
-    if isinstance(raw, bool):
-        raise ValueError(f"{name} must be a number")
-    if isinstance(default, int):
-        if isinstance(raw, float) and not raw.is_integer():
-            raise ValueError(f"{name} must be an integer")
-        try:
-            return int(raw)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be an integer") from None
-    try:
-        return float(raw)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number") from None
-
 
 def settings_table(raw: dict) -> list[dict]:
     """Rows for the campaign page: name, value, default, changed, help."""
-    current, defaults = EvoSynSettings.from_dict(raw), EvoSynSettings()
-    return [
-        {
-            "name": name,
-            "value": getattr(current, name),
-            "default": getattr(defaults, name),
-            "changed": getattr(current, name) != getattr(defaults, name),
-            "help": SETTING_HELP.get(name, ""),
-        }
-        for name in EvoSynSettings.names()
-    ]
+    return EvoSynSettings.table(raw)

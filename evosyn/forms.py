@@ -4,11 +4,11 @@ overrides), budget, and one field per setting prefilled with the document's defa
 from __future__ import annotations
 
 from django import forms
-from django.core.exceptions import ValidationError
 
+from evolution.campaign_forms import CampaignForm
 from evolution.models import ModelEndpoint, ProblemSet
 
-from .config import SETTING_HELP, EvoSynSettings
+from .config import EvoSynSettings
 
 # The roles a campaign asks a model for (``Ctx.chat(role, ...)`` in services); each may be
 # served by its own endpoint, otherwise by the default one.
@@ -20,7 +20,7 @@ ROLES = {
 }
 
 
-class EvoSynCampaignForm(forms.Form):
+class EvoSynCampaignForm(CampaignForm):
     """Campaign creation. ``clean`` validates the settings with ``EvoSynSettings.from_dict`` so a
     bad value is reported on the field of the setting it names."""
 
@@ -41,6 +41,8 @@ class EvoSynCampaignForm(forms.Form):
     budget_max_cost = forms.DecimalField(min_value=0, required=False, decimal_places=4)
     launch = forms.BooleanField(required=False, help_text="launch as soon as it is created")
 
+    settings_class = EvoSynSettings
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         for role, what in ROLES.items():
@@ -50,27 +52,6 @@ class EvoSynCampaignForm(forms.Form):
                 label=f"{role} endpoint",
                 help_text=f"{what} (empty: the default endpoint)",
             )
-        defaults = EvoSynSettings()
-        for name in EvoSynSettings.names():
-            self.fields[f"setting_{name}"] = forms.CharField(
-                label=name,
-                initial=getattr(defaults, name),
-                required=False,
-                help_text=SETTING_HELP.get(name, ""),
-            )
-
-    def setting_fields(self):
-        return [self[name] for name in self.fields if name.startswith("setting_")]
-
-    def settings_dict(self) -> dict:
-        """Only the settings filled in; an empty field takes the default."""
-        data = {}
-        for name in EvoSynSettings.names():
-            value = self.cleaned_data.get(f"setting_{name}")
-            if value in (None, ""):
-                continue
-            data[name] = value.strip() if isinstance(value, str) else value
-        return data
 
     def role_endpoints(self) -> dict[str, int]:
         """``{role: endpoint id}`` for the roles given their own endpoint."""
@@ -79,13 +60,3 @@ class EvoSynCampaignForm(forms.Form):
             for role in ROLES
             if self.cleaned_data.get(f"{role}_endpoint")
         }
-
-    def clean(self):
-        cleaned = super().clean()
-        try:
-            EvoSynSettings.from_dict(self.settings_dict())
-        except ValidationError as exc:
-            for key, messages in exc.message_dict.items():
-                field = f"setting_{key}"
-                self.add_error(field if field in self.fields else None, messages)
-        return cleaned

@@ -88,6 +88,11 @@ class Instance(models.Model):
     def __str__(self):
         return f"{self.role} {self.slot} of {self.evosyn_id}"
 
+    @property
+    def human_passing(self) -> int | None:
+        """How many of the M solutions pass the human tests (None before they ran)."""
+        return None if self.human is None else sum(1 for passed in self.human if passed)
+
 
 class Solution(models.Model):
     instance = models.ForeignKey(Instance, on_delete=models.CASCADE, related_name="solutions")

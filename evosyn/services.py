@@ -515,6 +515,10 @@ def _evolve(ctx: Ctx, action: Action) -> None:
             archive, island, exploitation_ratio=s.exploitation_ratio, rng=rng
         )
         parent = Strategy.objects.get(pk=elite.strategy_id) if elite else ctx.esc.best_strategy
+        if parent is None:
+            # Nothing placed yet (the initial strategy failed on every seed): the strategist
+            # improves the initial program itself, as its score-0 record shows.
+            parent = ctx.esc.strategies.get(iteration=0)
         others = [
             Strategy.objects.get(pk=e.strategy_id)
             for e in search.inspirations(archive, island, elite)

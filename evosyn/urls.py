@@ -1,5 +1,7 @@
 from django.urls import path
 
+from evolution.views import campaign_control
+
 from . import views
 
 app_name = "evosyn"
@@ -20,5 +22,10 @@ urlpatterns = [
         name="control_download",
     ),
     # Last, so the fixed paths above ("control/", "scores.json") win over the action slot.
-    path("evosyn/<int:pk>/<str:action>/", views.campaign_control, name="campaign_control"),
+    path(
+        "evosyn/<int:pk>/<str:action>/",
+        campaign_control,
+        {"kind": "evosyn"},
+        name="campaign_control",
+    ),
 ]

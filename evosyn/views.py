@@ -9,15 +9,13 @@ import json
 import plotly
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
-from evolution.services import campaigns as campaign_services
-from evolution.views import campaign_control_response
+from evolution.views import campaign_new_response, render_campaign_page
 
 from . import selectors, services
 from .config import settings_table
@@ -39,35 +37,25 @@ def campaign_list(request):
 
 @role_required(ADMIN)
 def campaign_new(request):
-    form = EvoSynCampaignForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    def create(form):
         data = form.cleaned_data
-        try:
-            # Create and launch together: a launch that fails leaves no draft behind.
-            with transaction.atomic():
-                campaign = services.evosyn_campaign_create(
-                    name=data["name"],
-                    seed_set=data["seed_set"],
-                    endpoint=data["endpoint"],
-                    settings=form.settings_dict(),
-                    seed_limit=data["seed_limit"],
-                    role_endpoints=form.role_endpoints(),
-                    budget_max_calls=data["budget_max_calls"],
-                    budget_max_tokens=data["budget_max_tokens"],
-                    budget_max_cost=data["budget_max_cost"],
-                    created_by=request.user,
-                )
-                if data["launch"]:
-                    campaign = campaign_services.campaign_launch(campaign_id=campaign.pk)
-        except ValidationError as exc:
-            for key, errors in exc.message_dict.items():
-                field = f"setting_{key}" if f"setting_{key}" in form.fields else key
-                form.add_error(field if field in form.fields else None, errors)
-        else:
-            done = " and launched." if data["launch"] else ". Launch it when ready."
-            messages.success(request, f"Campaign {campaign.name} created{done}")
-            return redirect("evosyn:campaign_detail", campaign.pk)
-    return render(request, "evosyn/campaign_new.html", {"form": form})
+        return services.evosyn_campaign_create(
+            name=data["name"],
+            seed_set=data["seed_set"],
+            endpoint=data["endpoint"],
+            settings=form.settings_dict(),
+            seed_limit=data["seed_limit"],
+            role_endpoints=form.role_endpoints(),
+            **form.budget(),
+            created_by=request.user,
+        )
+
+    return campaign_new_response(
+        request,
+        form=EvoSynCampaignForm(request.POST or None),
+        template="evosyn/campaign_new.html",
+        create=create,
+    )
 
 
 @role_required(ADMIN, CURATOR)
@@ -85,15 +73,8 @@ def campaign_detail(request, pk: int):
         "plotly_url": reverse("evolution:plotly_js", args=[plotly.__version__]),
         "can_control": has_role(request.user, ADMIN),
     }
-    return render(request, "evosyn/campaign_detail.html", context)
-
-
-@role_required(ADMIN)
-@require_POST
-def campaign_control(request, pk: int, action: str):
-    _get(pk)
-    return campaign_control_response(
-        request, pk=pk, action=action, detail_view="evosyn:campaign_detail"
+    return render_campaign_page(
+        request, "evosyn/campaign_detail.html", context, live_body="evosyn/_live.html"
     )
 
 

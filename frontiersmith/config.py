@@ -8,9 +8,9 @@ values with a ValidationError naming the key. BenchEvolver's settings never appl
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 
-from django.core.exceptions import ValidationError
+from evolution.algorithm_settings import AlgorithmSettings
 
 SETTING_HELP = {
     "rounds": "synthesis rounds; accepted problems join the seed pool for the next round",
@@ -30,7 +30,10 @@ SETTING_HELP = {
 
 
 @dataclass(frozen=True)
-class FrontierSettings:
+class FrontierSettings(AlgorithmSettings):
+    LABEL = "FrontierSmith"
+    HELP = SETTING_HELP
+
     rounds: int = 4
     budget_candidates: int = 1000
     n_div: int = 100
@@ -61,68 +64,13 @@ class FrontierSettings:
         "judge_temperature": (0.0, 2.0),
     }
 
-    @classmethod
-    def names(cls) -> list[str]:
-        return [f.name for f in fields(cls)]
-
-    @classmethod
-    def from_dict(cls, data: dict | None) -> FrontierSettings:
-        """Validate ``data`` (missing keys take defaults); ValidationError names each bad key."""
-        data = dict(data or {})
-        errors: dict[str, list[str]] = {}
-        defaults = cls()
-        values = {}
-        for key, raw in data.items():
-            if key not in cls.names():
-                errors.setdefault(key, []).append(f"unknown FrontierSmith setting {key!r}")
-                continue
-            default = getattr(defaults, key)
-            try:
-                values[key] = _coerce(key, raw, default)
-            except ValueError as exc:
-                errors.setdefault(key, []).append(str(exc))
-        result = cls(**values)
-        for name, (low, high) in cls._BOUNDS.items():
-            if not low <= getattr(result, name) <= high:
-                errors.setdefault(name, []).append(f"{name} must be in [{low}, {high}]")
-        if result.n_div > result.budget_candidates:
+    def validate(self, errors: dict[str, list[str]]) -> None:
+        if self.n_div > self.budget_candidates:
             errors.setdefault("n_div", []).append("n_div must not exceed budget_candidates")
-        if result.n_final > result.n_div:
+        if self.n_final > self.n_div:
             errors.setdefault("n_final", []).append("n_final must not exceed n_div")
-        if errors:
-            raise ValidationError(errors)
-        return result
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-def _coerce(name: str, raw, default):
-    if isinstance(raw, bool):
-        raise ValueError(f"{name} must be a number")
-    if isinstance(default, int):
-        if isinstance(raw, float) and not raw.is_integer():
-            raise ValueError(f"{name} must be an integer")
-        try:
-            return int(raw)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be an integer") from None
-    try:
-        return float(raw)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number") from None
 
 
 def settings_table(raw: dict) -> list[dict]:
     """Rows for the campaign page: name, value, default, changed, help."""
-    current, defaults = FrontierSettings.from_dict(raw), FrontierSettings()
-    return [
-        {
-            "name": name,
-            "value": getattr(current, name),
-            "default": getattr(defaults, name),
-            "changed": getattr(current, name) != getattr(defaults, name),
-            "help": SETTING_HELP.get(name, ""),
-        }
-        for name in FrontierSettings.names()
-    ]
+    return FrontierSettings.table(raw)

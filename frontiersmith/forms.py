@@ -5,14 +5,14 @@ default."""
 from __future__ import annotations
 
 from django import forms
-from django.core.exceptions import ValidationError
 
+from evolution.campaign_forms import CampaignForm
 from evolution.models import ModelEndpoint, ProblemSet
 
-from .config import SETTING_HELP, FrontierSettings
+from .config import FrontierSettings
 
 
-class FrontierCampaignForm(forms.Form):
+class FrontierCampaignForm(CampaignForm):
     """Campaign creation. ``clean`` validates the settings with ``FrontierSettings.from_dict`` so
     a bad value (or a broken relation such as n_final > n_div) is reported on the field of the
     setting it names."""
@@ -48,36 +48,4 @@ class FrontierCampaignForm(forms.Form):
     budget_max_cost = forms.DecimalField(min_value=0, required=False, decimal_places=4)
     launch = forms.BooleanField(required=False, help_text="launch as soon as it is created")
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        defaults = FrontierSettings()
-        for name in FrontierSettings.names():
-            self.fields[f"setting_{name}"] = forms.CharField(
-                label=name,
-                initial=getattr(defaults, name),
-                required=False,
-                help_text=SETTING_HELP.get(name, ""),
-            )
-
-    def setting_fields(self):
-        return [self[name] for name in self.fields if name.startswith("setting_")]
-
-    def settings_dict(self) -> dict:
-        """Only the settings filled in; an empty field takes the default."""
-        data = {}
-        for name in FrontierSettings.names():
-            value = self.cleaned_data.get(f"setting_{name}")
-            if value in (None, ""):
-                continue
-            data[name] = value.strip() if isinstance(value, str) else value
-        return data
-
-    def clean(self):
-        cleaned = super().clean()
-        try:
-            FrontierSettings.from_dict(self.settings_dict())
-        except ValidationError as exc:
-            for key, messages in exc.message_dict.items():
-                field = f"setting_{key}"
-                self.add_error(field if field in self.fields else None, messages)
-        return cleaned
+    settings_class = FrontierSettings

@@ -690,8 +690,8 @@ def _select_final(ctx: Ctx, action: Action) -> None:
             c.accepted_problem = problem
             c.decision = CandidateDecision.ACCEPTED
             c.decision_reason = (
-                f"execution divergence {c.execution_divergence:.4f} within the top "
-                f"{ctx.settings.n_final} of the round"
+                f"execution divergence {divergence.describe(c.execution_divergence)} "
+                f"within the top {ctx.settings.n_final} of the round"
             )
             c.stage = CandidateStage.DONE
             c.save()
@@ -699,8 +699,8 @@ def _select_final(ctx: Ctx, action: Action) -> None:
             _decide(
                 c.pk,
                 CandidateDecision.LOW_EXEC_DIVERGENCE,
-                f"execution divergence {c.execution_divergence} outside the top "
-                f"{ctx.settings.n_final} of the round",
+                f"execution divergence {divergence.describe(c.execution_divergence)} "
+                f"outside the top {ctx.settings.n_final} of the round",
             )
     rnd.funnel = round_funnel(fc=fc, number=rnd.number)
     rnd.closed = True

@@ -6,18 +6,13 @@ also sends this kind's campaigns here."""
 
 from __future__ import annotations
 
-from django.contrib import messages
-from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.http import Http404
-from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.shortcuts import get_object_or_404, render
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
 from evolution import selectors as evolution_selectors
 from evolution.models.campaigns import CampaignKind
-from evolution.services import campaigns as campaign_services
-from evolution.views import campaign_control_response
+from evolution.views import campaign_new_response, render_campaign_page
 
 from . import selectors, services
 from .config import settings_table
@@ -45,43 +40,33 @@ def campaign_list(request):
 
 @role_required(ADMIN)
 def campaign_new(request):
-    form = FrontierCampaignForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    def create(form):
         data = form.cleaned_data
-        try:
-            # Create and launch together: a launch that fails leaves no draft behind.
-            with transaction.atomic():
-                campaign = services.frontier_campaign_create(
-                    name=data["name"],
-                    seed_set=data["seed_set"],
-                    mutator_endpoint=data["mutator_endpoint"],
-                    solver_endpoint=data["solver_endpoint"],
-                    settings=form.settings_dict(),
-                    seed_limit=data["seed_limit"],
-                    calibration_closed=data["calibration_closed"],
-                    calibration_open=data["calibration_open"],
-                    budget_max_calls=data["budget_max_calls"],
-                    budget_max_tokens=data["budget_max_tokens"],
-                    budget_max_cost=data["budget_max_cost"],
-                    created_by=request.user,
-                )
-                if data["launch"]:
-                    campaign = campaign_services.campaign_launch(campaign_id=campaign.pk)
-        except ValidationError as exc:
-            for key, errors in exc.message_dict.items():
-                field = f"setting_{key}" if f"setting_{key}" in form.fields else key
-                form.add_error(field if field in form.fields else None, errors)
-        else:
-            done = " and launched." if data["launch"] else ". Launch it when ready."
-            messages.success(request, f"Campaign {campaign.name} created{done}")
-            return redirect("frontiersmith:campaign_detail", campaign.pk)
-    return render(request, "frontiersmith/campaign_new.html", {"form": form})
+        return services.frontier_campaign_create(
+            name=data["name"],
+            seed_set=data["seed_set"],
+            mutator_endpoint=data["mutator_endpoint"],
+            solver_endpoint=data["solver_endpoint"],
+            settings=form.settings_dict(),
+            seed_limit=data["seed_limit"],
+            calibration_closed=data["calibration_closed"],
+            calibration_open=data["calibration_open"],
+            **form.budget(),
+            created_by=request.user,
+        )
+
+    return campaign_new_response(
+        request,
+        form=FrontierCampaignForm(request.POST or None),
+        template="frontiersmith/campaign_new.html",
+        create=create,
+    )
 
 
 @role_required(ADMIN, CURATOR)
 def campaign_detail(request, pk: int):
     fc = _get(pk)
-    return render(
+    return render_campaign_page(
         request,
         "frontiersmith/campaign_detail.html",
         {
@@ -93,6 +78,7 @@ def campaign_detail(request, pk: int):
             "candidates": selectors.candidate_list(fc=fc),
             "can_control": has_role(request.user, ADMIN),
         },
+        live_body="frontiersmith/_live.html",
     )
 
 
@@ -105,12 +91,3 @@ def candidate_detail(request, pk: int):
         pk=pk,
     )
     return render(request, "frontiersmith/candidate_detail.html", {"c": candidate})
-
-
-@role_required(ADMIN)
-@require_POST
-def campaign_control(request, pk: int, action: str):
-    _get(pk)
-    return campaign_control_response(
-        request, pk=pk, action=action, detail_view="frontiersmith:campaign_detail"
-    )

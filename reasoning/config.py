@@ -8,9 +8,9 @@ engine's ``EvolutionSettings`` is never used for this kind.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 
-from django.core.exceptions import ValidationError
+from evolution.algorithm_settings import AlgorithmSettings
 
 # Section 10: the default reasoning types and what each one covers.
 DEFAULT_REASONING_TYPES: tuple[tuple[str, str], ...] = (
@@ -90,7 +90,10 @@ SETTING_HELP = {
 
 
 @dataclass(frozen=True)
-class ReasoningSettings:
+class ReasoningSettings(AlgorithmSettings):
+    LABEL = "reasoning"
+    HELP = SETTING_HELP
+
     reasoning_types: list[dict] = field(default_factory=default_reasoning_types)
     difficulty_start: int = 1
     difficulty_end: int = 10
@@ -142,42 +145,19 @@ class ReasoningSettings:
     }
 
     @classmethod
-    def names(cls) -> list[str]:
-        return [f.name for f in fields(cls)]
+    def coerce(cls, name: str, raw, default):
+        if name == "reasoning_types":
+            return _coerce_types(raw)
+        return super().coerce(name, raw, default)
 
     @classmethod
-    def from_dict(cls, data: dict | None) -> ReasoningSettings:
-        """Validate ``data`` (missing keys take defaults). Raises ValidationError naming each
-        bad key."""
-        data = dict(data or {})
-        errors: dict[str, list[str]] = {}
-        known = {f.name: f for f in fields(cls)}
-        for key in data:
-            if key not in known:
-                errors.setdefault(key, []).append(f"unknown reasoning setting {key!r}")
-        values = {}
-        defaults = cls()
-        for name in known:
-            if name not in data:
-                continue
-            raw = data[name]
-            default = getattr(defaults, name)
-            try:
-                values[name] = _coerce(name, raw, default)
-            except (TypeError, ValueError) as exc:
-                errors.setdefault(name, []).append(str(exc))
-        # Range checks run on the values that did parse, so one answer names every bad key.
-        result = cls(**values)
-        result._check(errors)
-        if errors:
-            raise ValidationError(errors)
-        return result
+    def shown(cls, name: str, value):
+        # The page lists the types by name; their descriptions are on the new-campaign form.
+        if name == "reasoning_types":
+            return ", ".join(t["name"] for t in value)
+        return value
 
-    def _check(self, errors: dict[str, list[str]]) -> None:
-        for name, (low, high) in self._BOUNDS.items():
-            value = getattr(self, name)
-            if not low <= value <= high:
-                errors.setdefault(name, []).append(f"{name} must be in [{low}, {high}]")
+    def validate(self, errors: dict[str, list[str]]) -> None:
         if self.alpha == 0:
             errors.setdefault("alpha", []).append("alpha must be greater than 0")
         if self.difficulty_start > self.difficulty_end:
@@ -209,9 +189,6 @@ class ReasoningSettings:
                     f"type {name!r} needs a description (it goes into the generation prompt)"
                 )
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
     @property
     def type_names(self) -> list[str]:
         return [t["name"] for t in self.reasoning_types]
@@ -227,73 +204,28 @@ class ReasoningSettings:
         return list(range(self.difficulty_start, self.difficulty_end + 1))
 
 
-def _coerce(name: str, raw, default):
-    if name == "reasoning_types":
-        if not isinstance(raw, list):
-            raise ValueError("reasoning_types must be a list of {name, description} objects")
-        out = []
-        for entry in raw:
-            if isinstance(entry, str):
-                # A bare default name takes the document's description.
-                described = dict(DEFAULT_REASONING_TYPES).get(entry)
-                if described is None:
-                    raise ValueError(f"custom type {entry!r} needs a description")
-                entry = {"name": entry, "description": described}
-            if not isinstance(entry, dict):
-                raise ValueError("each reasoning type must be an object {name, description}")
-            out.append(
-                {
-                    "name": str(entry.get("name", "")).strip(),
-                    "description": str(entry.get("description", "")).strip(),
-                }
-            )
-        return out
-    if isinstance(default, bool):
-        if isinstance(raw, bool):
-            return raw
-        if isinstance(raw, str) and raw.lower() in ("true", "false", "1", "0", "on", "off"):
-            return raw.lower() in ("true", "1", "on")
-        raise ValueError(f"{name} must be true or false")
-    if isinstance(default, int):
-        if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
-            raise ValueError(f"{name} must be an integer")
-        try:
-            return int(raw)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be an integer")
-    if isinstance(default, float):
-        if isinstance(raw, bool):
-            raise ValueError(f"{name} must be a number")
-        try:
-            return float(raw)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be a number")
-    if isinstance(default, str):
-        if not isinstance(raw, str):
-            raise ValueError(f"{name} must be a string")
-        return raw.strip()
-    return raw
+def _coerce_types(raw) -> list[dict]:
+    if not isinstance(raw, list):
+        raise ValueError("reasoning_types must be a list of {name, description} objects")
+    out = []
+    for entry in raw:
+        if isinstance(entry, str):
+            # A bare default name takes the document's description.
+            described = dict(DEFAULT_REASONING_TYPES).get(entry)
+            if described is None:
+                raise ValueError(f"custom type {entry!r} needs a description")
+            entry = {"name": entry, "description": described}
+        if not isinstance(entry, dict):
+            raise ValueError("each reasoning type must be an object {name, description}")
+        out.append(
+            {
+                "name": str(entry.get("name", "")).strip(),
+                "description": str(entry.get("description", "")).strip(),
+            }
+        )
+    return out
 
 
 def settings_table(raw: dict) -> list[dict]:
     """Rows for the campaign page: name, value, default, changed, help."""
-    current = ReasoningSettings.from_dict(raw)
-    defaults = ReasoningSettings()
-    rows = []
-    for name in ReasoningSettings.names():
-        value = getattr(current, name)
-        if name == "reasoning_types":
-            value = ", ".join(current.type_names)
-            default = ", ".join(defaults.type_names)
-        else:
-            default = getattr(defaults, name)
-        rows.append(
-            {
-                "name": name,
-                "value": value,
-                "default": default,
-                "changed": value != default,
-                "help": SETTING_HELP.get(name, ""),
-            }
-        )
-    return rows
+    return ReasoningSettings.table(raw)

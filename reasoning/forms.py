@@ -5,14 +5,13 @@ import json
 from django import forms
 from django.core.exceptions import ValidationError
 
+from evolution.campaign_forms import CampaignForm
 from evolution.models import ModelEndpoint
 
-from .config import SETTING_HELP, ReasoningSettings
-
-SCALAR_SETTINGS = [n for n in ReasoningSettings.names() if n != "reasoning_types"]
+from .config import ReasoningSettings
 
 
-class ReasoningCampaignForm(forms.Form):
+class ReasoningCampaignForm(CampaignForm):
     """Campaign creation: one field per setting, prefilled with the document's defaults."""
 
     name = forms.CharField(max_length=200)
@@ -36,21 +35,15 @@ class ReasoningCampaignForm(forms.Form):
     budget_max_tokens = forms.IntegerField(min_value=1, required=False)
     budget_max_cost = forms.DecimalField(min_value=0, required=False, decimal_places=4)
 
+    settings_class = ReasoningSettings
+    # The types are edited one per line in their own field.
+    settings_omitted = ("reasoning_types",)
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        defaults = ReasoningSettings()
         self.fields["reasoning_types"].initial = "\n".join(
-            f"{t['name']}: {t['description']}" for t in defaults.reasoning_types
+            f"{t['name']}: {t['description']}" for t in ReasoningSettings().reasoning_types
         )
-        for name in SCALAR_SETTINGS:
-            default = getattr(defaults, name)
-            field_class = forms.BooleanField if isinstance(default, bool) else forms.CharField
-            self.fields[f"setting_{name}"] = field_class(
-                label=name, initial=default, required=False, help_text=SETTING_HELP.get(name, "")
-            )
-
-    def setting_fields(self):
-        return [self[name] for name in self.fields if name.startswith("setting_")]
 
     def clean_reasoning_types(self):
         text = self.cleaned_data.get("reasoning_types", "").strip()
@@ -66,16 +59,9 @@ class ReasoningCampaignForm(forms.Form):
             types.append({"name": name.strip(), "description": description.strip()})
         return types
 
-    def settings_dict(self) -> dict:
-        data = {}
-        for name in SCALAR_SETTINGS:
-            value = self.cleaned_data.get(f"setting_{name}")
-            if value in (None, ""):
-                continue
-            data[name] = value
-        if self.cleaned_data.get("reasoning_types"):
-            data["reasoning_types"] = self.cleaned_data["reasoning_types"]
-        return data
+    def extra_settings(self) -> dict:
+        types = self.cleaned_data.get("reasoning_types")
+        return {"reasoning_types": types} if types else {}
 
     @staticmethod
     def settings_json(data: dict) -> str:

@@ -1,5 +1,7 @@
 from django.urls import path
 
+from evolution.views import campaign_control
+
 from . import views
 
 app_name = "reasoning"
@@ -11,7 +13,12 @@ urlpatterns = [
     path("reasoning/<int:pk>/items/", views.item_list, name="item_list"),
     path("reasoning/<int:pk>/log.jsonl", views.result_log, name="result_log"),
     path("reasoning/<int:pk>/runs/<int:number>/report.md", views.run_report, name="run_report"),
-    path("reasoning/<int:pk>/<str:action>/", views.campaign_control, name="campaign_control"),
+    path(
+        "reasoning/<int:pk>/<str:action>/",
+        campaign_control,
+        {"kind": "reasoning"},
+        name="campaign_control",
+    ),
     path("reasoning/items/<int:pk>/", views.item_detail, name="item_detail"),
     path("reasoning/assets/plotly.min.js", views.plotly_js, name="plotly_js"),
 ]

@@ -14,10 +14,10 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
-from evolution.views import campaign_control_response
+from evolution.views import campaign_new_response, render_campaign_page
 
 from . import selectors, services
 from .config import settings_table
@@ -47,30 +47,28 @@ def campaign_list(request):
 
 @role_required(ADMIN)
 def campaign_new(request):
-    form = ReasoningCampaignForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    def create(form):
         data = form.cleaned_data
-        try:
-            campaign = services.reasoning_campaign_create(
-                name=data["name"],
-                generation_endpoint=data["generation_endpoint"],
-                answering_endpoint=data["answering_endpoint"],
-                judge_endpoints=list(data["judge_endpoints"]),
-                quality_endpoint=data["quality_endpoint"],
-                settings=form.settings_dict(),
-                budget_max_calls=data["budget_max_calls"],
-                budget_max_tokens=data["budget_max_tokens"],
-                budget_max_cost=data["budget_max_cost"],
-                created_by=request.user,
-            )
-        except ValidationError as exc:
-            for key, errors in exc.message_dict.items():
-                field = f"setting_{key}" if f"setting_{key}" in form.fields else key
-                form.add_error(field if field in form.fields else None, errors)
-        else:
-            messages.success(request, f"Campaign {campaign.name} created. Launch it when ready.")
-            return redirect("reasoning:campaign_detail", campaign.pk)
-    return render(request, "reasoning/campaign_new.html", {"form": form})
+        return services.reasoning_campaign_create(
+            name=data["name"],
+            generation_endpoint=data["generation_endpoint"],
+            answering_endpoint=data["answering_endpoint"],
+            judge_endpoints=list(data["judge_endpoints"]),
+            quality_endpoint=data["quality_endpoint"],
+            settings=form.settings_dict(),
+            **form.budget(),
+            created_by=request.user,
+        )
+
+    return campaign_new_response(
+        request,
+        form=ReasoningCampaignForm(request.POST or None),
+        template="reasoning/campaign_new.html",
+        create=create,
+    )
+
+
+LIVE_BODY = "reasoning/_live.html"
 
 
 def _detail_context(rc: ReasoningCampaign) -> dict:
@@ -87,16 +85,17 @@ def _detail_context(rc: ReasoningCampaign) -> dict:
 def campaign_detail(request, pk: int):
     rc = _get(pk)
     context = _detail_context(rc)
-    if request.htmx:
-        return render(request, "reasoning/campaign_detail.html#live", context)
-    context.update(
-        settings_table=settings_table(rc.campaign.settings),
-        judges=selectors.judge_names(rc),
-        can_control=has_role(request.user, ADMIN),
-        plotly_url=_plotly_url(),
-        settings=selectors.settings_of(rc),
+    if not request.htmx:  # the live poll needs only the progress, not settings and charts
+        context.update(
+            settings_table=settings_table(rc.campaign.settings),
+            judges=selectors.judge_names(rc),
+            can_control=has_role(request.user, ADMIN),
+            plotly_url=_plotly_url(),
+            settings=selectors.settings_of(rc),
+        )
+    return render_campaign_page(
+        request, "reasoning/campaign_detail.html", context, live_body=LIVE_BODY
     )
-    return render(request, "reasoning/campaign_detail.html", context)
 
 
 @role_required(ADMIN, CURATOR)
@@ -112,15 +111,6 @@ def campaign_charts(request, pk: int):
             "state": selectors.run_state(rc),
         },
         encoder=DjangoJSONEncoder,
-    )
-
-
-@role_required(ADMIN)
-@require_POST
-def campaign_control(request, pk: int, action: str):
-    _get(pk)
-    return campaign_control_response(
-        request, pk=pk, action=action, detail_view="reasoning:campaign_detail"
     )
 
 

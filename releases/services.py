@@ -19,8 +19,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from evolution.models import Campaign, Candidate, Lineage, Problem, ProblemSet, SolverAttempt
-from reasoning.models import ItemStatus as ReasoningItemStatus
-from reasoning.models import ReasoningItem
+from evolution.sources import ProblemSource, source_for_model
 
 from . import content
 from .gate import CandidateFacts, GateRules, RulesError, evaluate
@@ -415,79 +414,57 @@ def _difficulty(problem: Problem) -> str:
 REFERENCE_MIN_SCORE = 0.5
 
 
-def question_unfit(item: ReasoningItem) -> str | None:
+def question_source() -> ProblemSource:
+    """The problem source of the items ``ReleaseQuestion.reasoning_item`` points to (releases
+    never name that kind)."""
+    return source_for_model(ReleaseQuestion._meta.get_field("reasoning_item").related_model)
+
+
+def question_unfit(item) -> str | None:
     """Why ``item`` cannot be a release question (None when it can)."""
-    if item.status != ReasoningItemStatus.JUDGED:
-        return f"reasoning item {item.pk} is {item.status}, not judged"
-    if not item.question.strip() or not item.answer.strip():
-        return f"reasoning item {item.pk} has no question or no answer"
-    score = item.score
+    facts = question_source().facts(item)
+    if not facts.status_ok:
+        return f"{facts.kind} item {item.pk} is {facts.status}, not judged"
+    if not facts.statement.strip() or not facts.reference_answer.strip():
+        return f"{facts.kind} item {item.pk} has no question or no answer"
+    score = facts.score
     if score is None or score < REFERENCE_MIN_SCORE:
         return (
-            f"the answer of reasoning item {item.pk} is not judged correct (score {score}); "
+            f"the answer of {facts.kind} item {item.pk} is not judged correct (score {score}); "
             "settle it in a review round first"
         )
     return None
 
 
-def _question_snapshot(item: ReasoningItem) -> dict:
+def _question_snapshot(item) -> dict:
     """The question's columns as a release holds them, with hash and provenance."""
+    facts = question_source().facts(item)
     public_id = content.question_public_id(item.pk)
     record = content.question_content_record(
         public_id=public_id,
-        reasoning_type=item.reasoning_type,
-        difficulty=item.difficulty,
-        question=item.question,
-        reference_answer=item.answer,
+        reasoning_type=facts.item_type,
+        difficulty=facts.difficulty,
+        question=facts.statement,
+        reference_answer=facts.reference_answer,
     )
-    campaign = item.reasoning.campaign
     return {
         "public_id": public_id,
-        "reasoning_type": item.reasoning_type,
-        "difficulty": item.difficulty,
-        "question": item.question,
-        "reference_answer": item.answer,
+        "reasoning_type": facts.item_type,
+        "difficulty": facts.difficulty,
+        "question": facts.statement,
+        "reference_answer": facts.reference_answer,
         "record": record,
         "content_hash": content.question_hash(record),
-        "provenance": {
-            "campaign": {"id": campaign.pk, "name": campaign.name},
-            "reasoning_item": item.pk,
-            "run": item.run.number,
-            "question_index": item.question_index,
-            "judge_score": item.judge_score,
-            "verdicts": [
-                {"judge": v.get("judge"), "score": v.get("score")} for v in item.verdicts or []
-            ],
-            "override": (
-                {
-                    "score": item.override_score,
-                    "reason": item.override_reason,
-                    "by": item.override_by.username if item.override_by_id else None,
-                    "at": item.override_at.isoformat() if item.override_at else None,
-                }
-                if item.override_score is not None
-                else None
-            ),
-            "score": item.score,
-            "similarity": item.similarity,
-        },
+        "provenance": facts.provenance,
     }
 
 
-def question_candidates(
-    *, release: Release, reasoning=None, reasoning_type: str = ""
-) -> list[ReasoningItem]:
-    """Judged items whose answer counts as correct and that the draft does not hold yet."""
-    qs = ReasoningItem.objects.filter(status=ReasoningItemStatus.JUDGED).select_related(
-        "run", "reasoning__campaign", "override_by"
-    )
-    if reasoning is not None:
-        qs = qs.filter(reasoning=reasoning)
-    if reasoning_type:
-        qs = qs.filter(reasoning_type=reasoning_type)
+def question_candidates(*, release: Release, reasoning=None, reasoning_type: str = "") -> list:
+    """Reviewable items whose answer counts as correct and that the draft does not hold yet
+    (``reasoning``: one campaign of the question source; ``reasoning_type``: one type)."""
+    qs = question_source().release_candidates(campaign=reasoning, item_type=reasoning_type)
     held = release.questions.values_list("reasoning_item_id", flat=True)
-    qs = qs.exclude(pk__in=held).order_by("reasoning_type", "difficulty", "run__number", "position")
-    return [i for i in qs if question_unfit(i) is None]
+    return [i for i in qs.exclude(pk__in=held) if question_unfit(i) is None]
 
 
 @transaction.atomic
@@ -539,7 +516,7 @@ def release_freeze(*, release: Release, by=None) -> Release:
     selection = release_selection(release=release)
     questions = list(
         release.questions.select_related(
-            "reasoning_item__run", "reasoning_item__reasoning__campaign"
+            *(f"reasoning_item__{path}" for path in question_source().item_related)
         )
     )
     if not selection and not questions:
@@ -621,9 +598,8 @@ def release_freeze(*, release: Release, by=None) -> Release:
     unfit = [reason for q in questions if (reason := question_unfit(q.reasoning_item))]
     if unfit:
         raise ValidationError(unfit)
-    questions.sort(
-        key=lambda q: (q.reasoning_item.reasoning_type, q.reasoning_item.difficulty, q.public_id)
-    )
+    facts = {q.pk: question_source().facts(q.reasoning_item) for q in questions}
+    questions.sort(key=lambda q: (facts[q.pk].item_type, facts[q.pk].difficulty, q.public_id))
     for position, question in enumerate(questions):
         for name, value in _question_snapshot(question.reasoning_item).items():
             setattr(question, name, value)

@@ -16,7 +16,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from benchapp.roles import ADMIN, CURATOR, role_required
 from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
-from reasoning.models import ReasoningCampaign, ReasoningItem
 
 from . import exporters, leaderboard, selectors, services
 from .models import Benchmark, ErratumKind, LeaderboardRun, Release, ReleaseItem
@@ -164,6 +163,7 @@ def release_new(request):
 def curate_detail(request, pk: int):
     release = get_object_or_404(Release.objects.select_related("benchmark"), pk=pk)
     run = selectors.release_latest_gate_run(release=release)
+    question_source = services.question_source()
     return render(
         request,
         "releases/curate_detail.html",
@@ -180,9 +180,9 @@ def curate_detail(request, pk: int):
             "erratum_kinds": ErratumKind.choices,
             "items": release.items.order_by("position"),
             "questions": release.questions.order_by("position"),
-            "reasoning_campaigns": ReasoningCampaign.objects.select_related("campaign").order_by(
-                "-campaign__created_at"
-            ),
+            "reasoning_campaigns": [
+                (rc.pk, question_source.campaign_label(rc)) for rc in question_source.campaigns()
+            ],
             "runs": selectors.release_runs(release=release),
             "endpoints": ModelEndpoint.objects.order_by("name"),
             "formats": exporters.FORMATS,
@@ -267,13 +267,15 @@ def release_questions_add(request, pk: int):
         if raw_ids:
             if not all(part.isdigit() for part in raw_ids):
                 raise ValidationError("Item ids must be whole numbers.")
-            found = ReasoningItem.objects.in_bulk([int(p) for p in raw_ids])
+            found = services.question_source().items_by_id([int(p) for p in raw_ids])
             missing = sorted({int(p) for p in raw_ids} - set(found))
             if missing:
                 raise ValidationError(f"Unknown reasoning item(s): {missing}.")
             items = [found[int(p)] for p in raw_ids]
         else:
-            reasoning = get_object_or_404(ReasoningCampaign, pk=request.POST.get("reasoning") or 0)
+            reasoning = get_object_or_404(
+                services.question_source().campaigns(), pk=request.POST.get("reasoning") or 0
+            )
             items = services.question_candidates(
                 release=release,
                 reasoning=reasoning,

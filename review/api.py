@@ -13,7 +13,6 @@ from ninja.errors import HttpError
 
 from benchapp.roles import ADMIN, CURATOR, REVIEWER, user_roles
 from evolution.models import Lineage, Problem
-from reasoning.models import ReasoningItem
 
 from . import selectors, services
 from .forms import rating_fields
@@ -389,7 +388,7 @@ def round_create(request, payload: RoundIn):
     if len(roots) != len(set(payload.root_public_ids)):
         raise HttpError(400, "Unknown problem public id(s).")
     wanted = {pk for group in payload.reasoning_item_groups for pk in group}
-    found = ReasoningItem.objects.in_bulk(wanted)
+    found = selectors.question_source().items_by_id(wanted) if wanted else {}
     if len(found) != len(wanted):
         missing_ids = ", ".join(str(pk) for pk in sorted(wanted - set(found)))
         raise HttpError(400, f"Unknown reasoning item id(s): {missing_ids}.")

@@ -85,3 +85,17 @@ def review_demo_round(*, curator, reviewers: list) -> ReviewRound | None:
             )
         services.assignment_submit(assignment=assignment, data={k: str(v) for k, v in data.items()})
     return review_round
+
+
+def review_demo_hook(*, world, stdout, admin) -> None:
+    """The demo's review round over the demo campaign's lineages: one group rated by both demo
+    reviewers (agreement shows), one waiting in demo-reviewer's queue."""
+    from django.contrib.auth import get_user_model
+
+    users = get_user_model().objects
+    review_round = review_demo_round(
+        curator=users.get(username="demo-curator"),
+        reviewers=[users.get(username="demo-reviewer"), users.get(username="demo-reviewer-2")],
+    )
+    if review_round is not None:
+        stdout.write(f"Review round '{review_round.name}' ready.")

@@ -129,10 +129,10 @@ class ReasoningRoundCreateForm(forms.Form):
     reviewers_per_group = forms.IntegerField(min_value=1, max_value=5, initial=2)
     exclude_creators = forms.BooleanField(required=False, initial=True)
 
-    def __init__(self, *args, reasoning_queryset, **kwargs):
+    def __init__(self, *args, reasoning_queryset, reasoning_label, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["reasoning"].queryset = reasoning_queryset
-        self.fields["reasoning"].label_from_instance = lambda rc: rc.campaign.name
+        self.fields["reasoning"].label_from_instance = reasoning_label
         self.fields["reviewers"].queryset = (
             get_user_model()
             .objects.filter(groups__name=REVIEWER, is_active=True)

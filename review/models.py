@@ -198,11 +198,13 @@ class GroupItem(models.Model):
 
     @property
     def subject_label(self) -> str:
-        """What a curator calls the item: the problem's title, or type, difficulty and index."""
+        """What a curator calls the item: the problem's title, or what its source calls it."""
         if self.problem_id:
             return self.problem.title
-        ri = self.reasoning_item
-        return f"{ri.reasoning_type} d{ri.difficulty} #{ri.question_index} (item {ri.pk})"
+        from evolution.sources import source_for_model
+
+        item_model = type(self)._meta.get_field("reasoning_item").related_model
+        return source_for_model(item_model).subject_label(self.reasoning_item)
 
 
 class Assignment(models.Model):

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field, fields
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from evolution.models import Candidate, Lineage, Problem, TestCase
-from reasoning.models import ItemStatus as ReasoningItemStatus
-from reasoning.models import ReasoningCampaign, ReasoningItem
+from evolution.rendering import render_statement
+from evolution.sources import ProblemSource, source_for_model
 
 from .agreement import krippendorff_alpha, weighted_cohen_kappa
 from .models import (
@@ -35,7 +35,6 @@ from .models import (
     TagStatus,
     TagSynonym,
 )
-from .rendering import render_statement
 from .vocabulary import normalize_tag_key
 
 MAX_GROUP = 4
@@ -72,47 +71,37 @@ def lineage_choice_list() -> QuerySet[Lineage]:
     )
 
 
-def reasoning_choice_list() -> QuerySet[ReasoningCampaign]:
-    """Reasoning campaigns with at least one judged item, for the round creation form."""
-    return (
-        ReasoningCampaign.objects.select_related("campaign")
-        .annotate(n_judged=Count("items", filter=Q(items__status=ReasoningItemStatus.JUDGED)))
-        .filter(n_judged__gte=1)
-        .order_by("-campaign__created_at")
-    )
+def question_source() -> ProblemSource:
+    """The problem source behind question groups: whichever kind owns the items
+    ``GroupItem.reasoning_item`` points to (review never names that kind)."""
+    return source_for_model(GroupItem._meta.get_field("reasoning_item").related_model)
+
+
+def reasoning_choice_list() -> QuerySet:
+    """Campaigns of the question source with at least one reviewable item, for the round
+    creation form."""
+    return question_source().reviewable_campaigns()
 
 
 def reasoning_group_plan(
     *,
-    reasoning: ReasoningCampaign | None = None,
+    reasoning=None,
     item_ids: list[int] | None = None,
     group_size: int = 3,
     max_groups: int | None = None,
-) -> list[list[ReasoningItem]]:
-    """Judged reasoning items cut into review groups of one type across difficulties.
+) -> list[list]:
+    """Reviewable questions cut into review groups, as their source deals them (the reasoning
+    kind: one type across difficulties, sizes differing by at most one).
 
-    The items are ``reasoning``'s judged items, or the judged items among ``item_ids``. Per
-    type, items sorted by difficulty are dealt round-robin into ceil(n / group_size) groups,
-    so each group spans the type's difficulties and group sizes differ by at most one. A type
-    with a single item cannot form a group and is left out. At most ``max_groups`` groups,
-    taking them type by type. Unjudged ids are left out (``round_create`` names them).
+    The items are the campaign ``reasoning``'s reviewable items, or the reviewable items among
+    ``item_ids``; the others are left out (``round_create`` names them). At most
+    ``max_groups`` groups.
     """
     if not 2 <= group_size <= MAX_GROUP:
         raise ValueError(f"group_size must be 2 to {MAX_GROUP}")
-    qs = ReasoningItem.objects.filter(status=ReasoningItemStatus.JUDGED)
-    if reasoning is not None:
-        qs = qs.filter(reasoning=reasoning)
-    if item_ids is not None:
-        qs = qs.filter(pk__in=item_ids)
-    by_type: dict[str, list[ReasoningItem]] = defaultdict(list)
-    for item in qs.order_by("reasoning_type", "difficulty", "run__number", "position"):
-        by_type[item.reasoning_type].append(item)
-    groups: list[list[ReasoningItem]] = []
-    for items in by_type.values():
-        n_groups = -(-len(items) // group_size)
-        dealt = [items[k::n_groups] for k in range(n_groups)]
-        groups += [g for g in dealt if len(g) >= 2]
-    return groups[:max_groups] if max_groups else groups
+    return question_source().review_groups(
+        campaign=reasoning, item_ids=item_ids, group_size=group_size, max_groups=max_groups
+    )
 
 
 # --- reviewer side (blinded) ------------------------------------------------------------------
@@ -282,13 +271,13 @@ def reviewer_group(*, reviewer, opaque_id: str) -> ReviewerGroup:
     problems, questions = [], []
     for review in reviews:
         if review.item.reasoning_item_id:
-            ri = review.item.reasoning_item
+            shown = question_source().present(review.item.reasoning_item)
             questions.append(
                 ReviewerQuestion(
                     opaque_id=review.item.opaque_id,
                     label=_label(review.position),
-                    question_html=render_statement(ri.question),
-                    answer_html=render_statement(ri.answer),
+                    question_html=render_statement(shown.statement),
+                    answer_html=render_statement(shown.answer),
                     draft=_draft(review),
                 )
             )
@@ -441,7 +430,7 @@ class ItemAggregate:
     )
     # Reasoning items: the item, its reviewers' answer verdicts, and the settled verdict
     # (the curator's newest "answer" override, else the majority, "incorrect" winning ties).
-    reasoning_item: ReasoningItem | None = None
+    reasoning_item: object | None = None
     answer_votes: dict[str, int] = field(default_factory=dict)
     answer_final: str | None = None
 
@@ -610,9 +599,10 @@ def round_export_rows(*, review_round: ReviewRound):
         .prefetch_related("tags")
         .order_by("item__group__position", "item__lineage_position", "assignment_id")
     )
+    source = question_source()
     for r in reviews:
         p, ri = r.item.problem, r.item.reasoning_item
-        # Every row has the same keys (CSV needs one header): coding or reasoning columns
+        # Every row has the same keys (CSV needs one header): coding or question columns
         # stay empty when they do not apply.
         yield {
             "round": review_round.name,
@@ -621,10 +611,7 @@ def round_export_rows(*, review_round: ReviewRound):
             "problem_public_id": p.public_id if p else None,
             "problem_title": p.title if p else None,
             "problem_kind": p.kind if p else "reasoning",
-            "reasoning_item_id": ri.pk if ri else None,
-            "reasoning_type": ri.reasoning_type if ri else None,
-            "reasoning_difficulty": ri.difficulty if ri else None,
-            "judge_score": ri.judge_score if ri else None,
+            **source.export_columns(ri),
             "answer_verdict": r.answer_verdict,
             "lineage_position": r.item.lineage_position,
             "lineage_id": r.item.group.lineage_id,

@@ -12,9 +12,6 @@ from django.db.models import Count
 from django.utils import timezone
 
 from evolution.models import Candidate, Lineage, Problem
-from reasoning import services as reasoning_services
-from reasoning.models import ItemStatus as ReasoningItemStatus
-from reasoning.models import ReasoningItem
 
 from . import selectors
 from .forms import ItemReviewForm, ReasoningItemReviewForm
@@ -77,7 +74,7 @@ def round_create(
     reviewers: Iterable,
     lineages: Iterable[Lineage] = (),
     roots: Iterable[Problem] = (),
-    reasoning_groups: Iterable[Sequence[ReasoningItem]] = (),
+    reasoning_groups: Iterable[Sequence] = (),
     reviewers_per_group: int = 2,
     exclude_creators: bool = True,
     instructions: str = "",
@@ -131,15 +128,15 @@ def round_create(
             GroupItem(group=group, problem=p, lineage_position=i)
             for i, p in enumerate(source.problems[:MAX_GROUP])
         )
+    source = selectors.question_source() if question_groups else None
     for position, items in enumerate(question_groups, start=len(sources)):
-        types = {i.reasoning_type for i in items}
         group = ReviewGroup.objects.create(
             round=review_round,
             kind=GroupKind.REASONING,
-            reasoning_type=types.pop() if len(types) == 1 else "",
+            reasoning_type=source.group_type(items),
             position=position,
         )
-        ordered = sorted(items, key=lambda i: (i.difficulty, i.run_id, i.position))
+        ordered = sorted(items, key=source.group_order)
         GroupItem.objects.bulk_create(
             GroupItem(group=group, reasoning_item=item, lineage_position=i)
             for i, item in enumerate(ordered)
@@ -148,7 +145,10 @@ def round_create(
     return review_round
 
 
-def _check_reasoning_groups(groups: list[list[ReasoningItem]]) -> None:
+def _check_reasoning_groups(groups: list[list]) -> None:
+    if not groups:
+        return
+    source = selectors.question_source()
     seen: set[int] = set()
     for items in groups:
         if not MIN_GROUP <= len(items) <= MAX_GROUP:
@@ -158,11 +158,9 @@ def _check_reasoning_groups(groups: list[list[ReasoningItem]]) -> None:
                 f"one has {len(items)} (items {ids})."
             )
         for item in items:
-            # Only judged items have an answer to rate and a score a verdict can replace.
-            if item.status != ReasoningItemStatus.JUDGED:
-                raise ValidationError(
-                    f"Reasoning item {item.pk} is {item.status}; only judged items can be reviewed."
-                )
+            refusal = source.review_refusal(item)
+            if refusal:
+                raise ValidationError(refusal)
             if item.pk in seen:
                 raise ValidationError(f"Reasoning item {item.pk} was chosen twice.")
             seen.add(item.pk)
@@ -172,10 +170,8 @@ def _group_creators(group: ReviewGroup) -> set[int]:
     """Users who helped create a group's problems: creators of the campaigns behind them."""
     creators = set()
     if group.kind == GroupKind.REASONING:
-        creators |= set(
-            ReasoningItem.objects.filter(review_items__group=group).values_list(
-                "reasoning__campaign__created_by_id", flat=True
-            )
+        creators |= selectors.question_source().creator_ids(
+            item_ids=group.items.values_list("reasoning_item_id", flat=True)
         )
     if group.lineage_id:
         creators.add(group.lineage.campaign.created_by_id)
@@ -602,8 +598,8 @@ def reasoning_answer_override(*, item: GroupItem, verdict: str, reason: str, by)
     """The curator settles whether a reasoning item's answer is correct.
 
     ``verdict`` "correct" / "incorrect" replaces the judges' score of the item with 1.0 / 0.0
-    in its campaign (``reasoning.services.item_override_score``: every EMA is recomputed and
-    the campaign's log records it); "clear" removes the override. The decision is also kept
+    in its campaign (through the item's problem source; the reasoning kind recomputes every
+    EMA and logs it); "clear" removes the override. The decision is also kept
     as the item's newest "answer" ScoreOverride in this round, with the reason.
     ValidationError when the item is a coding problem, the verdict is unknown or the reason
     is blank.
@@ -615,7 +611,7 @@ def reasoning_answer_override(*, item: GroupItem, verdict: str, reason: str, by)
     if not (reason or "").strip():
         raise ValidationError("An override needs a reason.")
     review_round = item.group.round
-    reasoning_services.item_override_score(
+    selectors.question_source().answer_override(
         item_id=item.reasoning_item_id,
         score=ANSWER_OVERRIDE_SCORES[verdict],
         reason=f"review round {review_round.name!r}: {reason.strip()}",

@@ -186,7 +186,9 @@ def round_create_reasoning(request):
     """A round of reasoning items: a campaign's judged items (or chosen ids) in groups of one
     type across difficulties."""
     form = ReasoningRoundCreateForm(
-        request.POST or None, reasoning_queryset=selectors.reasoning_choice_list()
+        request.POST or None,
+        reasoning_queryset=selectors.reasoning_choice_list(),
+        reasoning_label=selectors.question_source().campaign_label,
     )
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data

@@ -7,9 +7,11 @@ key. BenchEvolver's ``EvolutionSettings`` is never used for this kind.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 
 from django.core.exceptions import ValidationError
+
+from evolution.algorithm_settings import AlgorithmSettings
 
 STYLES = ("codeforces", "atcoder", "leetcode")
 TEST_MODES = ("prompt", "generator", "both")
@@ -49,7 +51,10 @@ SETTING_HELP = {
 
 
 @dataclass(frozen=True)
-class XcoderSettings:
+class XcoderSettings(AlgorithmSettings):
+    UNKNOWN_MESSAGE = "unknown setting {key!r}"
+    HELP = SETTING_HELP
+
     evolution_rounds: int = 1
     num_tasks: int = 4
     subtree_leaves: int = 8
@@ -75,43 +80,31 @@ class XcoderSettings:
     sample_seed: int = 42
 
     @classmethod
-    def from_dict(cls, data: dict | None) -> XcoderSettings:
-        data = dict(data or {})
-        known = {f.name for f in fields(cls)}
-        errors: dict[str, list[str]] = {}
-        for key in sorted(set(data) - known):
-            errors[key] = [f"unknown setting {key!r}"]
-        values = {}
-        for f in fields(cls):
-            if f.name not in data:
-                continue
-            value = data[f.name]
-            default = getattr(cls(), f.name)
-            try:
-                if isinstance(default, bool):
-                    raise TypeError  # no boolean settings; guard against future ones
-                if isinstance(default, int):
-                    if isinstance(value, bool) or int(value) != float(value):
-                        raise ValueError
-                    value = int(value)
-                elif isinstance(default, float):
-                    value = float(value)
-                elif isinstance(default, str):
-                    value = str(value)
-            except (TypeError, ValueError):
-                errors[f.name] = [f"expected a {type(default).__name__}, got {value!r}"]
-                continue
-            values[f.name] = value
-        settings = cls(**values)
+    def coerce(cls, name: str, raw, default):
+        if isinstance(default, bool):
+            raise TypeError(f"expected a bool, got {raw!r}")  # no boolean settings yet
         try:
-            settings.check()
+            if isinstance(default, int):
+                if isinstance(raw, bool) or int(raw) != float(raw):
+                    raise ValueError
+                return int(raw)
+            if isinstance(default, float):
+                return float(raw)
+            if isinstance(default, str):
+                return str(raw)
+        except (TypeError, ValueError):
+            raise ValueError(f"expected a {type(default).__name__}, got {raw!r}") from None
+        return raw
+
+    def validate(self, errors: dict[str, list[str]]) -> None:
+        # Ranges and choices read best with their own wording (``check``); every bad key is
+        # reported at once, type errors and range errors alike.
+        try:
+            self.check()
         except ValidationError as exc:
-            # Report every bad key at once, type errors and range errors alike.
             for key, messages in exc.message_dict.items():
-                errors.setdefault(key, []).extend(messages)
-        if errors:
-            raise ValidationError(errors)
-        return settings
+                if key not in errors:
+                    errors.setdefault(key, []).extend(messages)
 
     def check(self) -> None:
         errors: dict[str, list[str]] = {}
@@ -152,9 +145,6 @@ class XcoderSettings:
         need(16 <= self.memory_mb <= 8192, "memory_mb", "16 to 8192")
         if errors:
             raise ValidationError(errors)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     def rows(self) -> list[tuple[str, object, str]]:
         """(key, value, help) for the campaign page."""

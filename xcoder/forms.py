@@ -8,12 +8,13 @@ import json
 from django import forms
 from django.core.exceptions import ValidationError
 
+from evolution.campaign_forms import CampaignForm
 from evolution.models import ModelEndpoint, ProblemSet
 
 from .config import XcoderSettings
 
 
-class XcoderCampaignForm(forms.Form):
+class XcoderCampaignForm(CampaignForm):
     name = forms.CharField(max_length=200)
     seed_set = forms.ModelChoiceField(queryset=ProblemSet.objects.all())
     seed_limit = forms.IntegerField(min_value=1, required=False, help_text="first N seeds only")
@@ -28,28 +29,14 @@ class XcoderCampaignForm(forms.Form):
     budget_max_tokens = forms.IntegerField(min_value=1, required=False)
     budget_max_cost = forms.DecimalField(min_value=0, required=False, decimal_places=4)
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        for key, value, help_text in XcoderSettings().rows():
-            initial = json.dumps(value) if isinstance(value, dict) else value
-            self.fields[f"setting_{key}"] = forms.CharField(
-                label=key, initial=initial, required=False, help_text=help_text
-            )
+    settings_class = XcoderSettings
 
-    def setting_fields(self):
-        return [self[name] for name in self.fields if name.startswith("setting_")]
-
-    def settings_dict(self) -> dict:
-        """Only the settings the admin filled in; the service validates them."""
-        result = {}
-        for name, value in self.cleaned_data.items():
-            if not name.startswith("setting_") or value in ("", None):
-                continue
-            key = name.removeprefix("setting_")
-            if key == "style_mix":
-                try:
-                    value = json.loads(value)
-                except ValueError as exc:
-                    raise ValidationError({name: f"not JSON: {exc}"}) from exc
-            result[key] = value
-        return result
+    def extra_settings(self) -> dict:
+        # The style mix is edited as a JSON object; the settings read a mapping.
+        value = self.cleaned_data.get("setting_style_mix")
+        if value in ("", None):
+            return {}
+        try:
+            return {"style_mix": json.loads(value)}
+        except ValueError as exc:
+            raise ValidationError({"setting_style_mix": f"not JSON: {exc}"}) from exc

@@ -4,14 +4,11 @@ strategy, gates, tests, candidates and the vote matrix). Admins and curators onl
 
 from __future__ import annotations
 
-from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import Http404
-from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.shortcuts import render
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
-from evolution.views import campaign_control_response
+from evolution.views import campaign_new_response, render_campaign_page
 
 from . import selectors, services
 from .config import XcoderSettings
@@ -33,30 +30,25 @@ def campaign_list(request):
 
 @role_required(ADMIN)
 def campaign_new(request):
-    form = XcoderCampaignForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    def create(form):
         data = form.cleaned_data
-        try:
-            campaign = services.xcoder_campaign_create(
-                name=data["name"],
-                seed_set=data["seed_set"],
-                seed_limit=data["seed_limit"],
-                generator_endpoint=data["generator_endpoint"],
-                solver_endpoints=list(data["solver_endpoints"]),
-                settings=form.settings_dict(),
-                budget_max_calls=data["budget_max_calls"],
-                budget_max_tokens=data["budget_max_tokens"],
-                budget_max_cost=data["budget_max_cost"],
-                created_by=request.user,
-            )
-        except ValidationError as exc:
-            for key, errors in exc.message_dict.items():
-                field = f"setting_{key}" if f"setting_{key}" in form.fields else key
-                form.add_error(field if field in form.fields else None, errors)
-        else:
-            messages.success(request, f"Campaign {campaign.name} created. Launch it when ready.")
-            return redirect("xcoder:campaign_detail", campaign.pk)
-    return render(request, "xcoder/campaign_new.html", {"form": form})
+        return services.xcoder_campaign_create(
+            name=data["name"],
+            seed_set=data["seed_set"],
+            seed_limit=data["seed_limit"],
+            generator_endpoint=data["generator_endpoint"],
+            solver_endpoints=list(data["solver_endpoints"]),
+            settings=form.settings_dict(),
+            **form.budget(),
+            created_by=request.user,
+        )
+
+    return campaign_new_response(
+        request,
+        form=XcoderCampaignForm(request.POST or None),
+        template="xcoder/campaign_new.html",
+        create=create,
+    )
 
 
 @role_required(ADMIN, CURATOR)
@@ -74,7 +66,9 @@ def campaign_detail(request, pk: int):
         "reasons": selectors.discard_reasons(xc),
         "can_control": has_role(request.user, ADMIN),
     }
-    return render(request, "xcoder/campaign_detail.html", context)
+    return render_campaign_page(
+        request, "xcoder/campaign_detail.html", context, live_body="xcoder/_live.html"
+    )
 
 
 @role_required(ADMIN, CURATOR)
@@ -90,12 +84,3 @@ def task_detail(request, pk: int, index: int):
         "matrix": selectors.vote_matrix(task),
     }
     return render(request, "xcoder/task_detail.html", context)
-
-
-@role_required(ADMIN)
-@require_POST
-def campaign_control(request, pk: int, action: str):
-    _get(pk)
-    return campaign_control_response(
-        request, pk=pk, action=action, detail_view="xcoder:campaign_detail"
-    )

@@ -103,28 +103,13 @@ def demo_campaign(world: DemoWorld, name: str, created_by=None) -> Campaign:
     )
 
 
-def demo_review_round(*, world, stdout, admin) -> None:
-    """A review round over the demo campaign's lineages: one group rated by both demo
-    reviewers (agreement shows), one waiting in demo-reviewer's queue."""
-    from django.contrib.auth import get_user_model
-
-    from review.demo import review_demo_round
-
-    users = get_user_model().objects
-    review_round = review_demo_round(
-        curator=users.get(username="demo-curator"),
-        reviewers=[users.get(username="demo-reviewer"), users.get(username="demo-reviewer-2")],
-    )
-    if review_round is not None:
-        stdout.write(f"Review round '{review_round.name}' ready.")
-
-
 def demo_extensions():
-    """Later capabilities (review rounds, releases, reasoning campaigns) add themselves to the
-    demo here: each hook gets the world, the console and the demo admin, and runs in order
-    after the demo campaign completed."""
-    from reasoning.demo.setup import reasoning_demo
-    from releases.demo import releases_demo
-    from xcoder.demo.setup import xcoder_demo
+    """Later capabilities (review rounds, releases, reasoning and X-Coder campaigns) add
+    themselves to the demo: each hook gets the world, the console and the demo admin, and runs
+    in order after the demo campaign completed. The list is ``settings.DEMO_EXTENSIONS``
+    (dotted paths): the project composes the apps, so the engine never imports the apps
+    above it."""
+    from django.conf import settings
+    from django.utils.module_loading import import_string
 
-    return [demo_review_round, releases_demo, reasoning_demo, xcoder_demo]
+    return [import_string(path) for path in settings.DEMO_EXTENSIONS]

@@ -7,9 +7,9 @@ rejects unknown keys and out-of-range values with a message naming the key.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 
-from django.core.exceptions import ValidationError
+from evolution.algorithm_settings import AlgorithmSettings
 
 # phi: pass rate -> difficulty level 1..5. A pass rate at or above THRESHOLDS[i] maps to level
 # i + 1; below the last threshold is level 5. Level 1 is saturated (almost always solved),
@@ -30,7 +30,10 @@ def phi(
 
 
 @dataclass(frozen=True)
-class EvolutionSettings:
+class EvolutionSettings(AlgorithmSettings):
+    UNKNOWN_MESSAGE = "unknown setting"
+    BOUNDS_MESSAGE = "must be between {low} and {high}"
+
     # Model and evaluation
     target_eval_k: int = 4
     temperature: float = 0.8
@@ -104,54 +107,22 @@ class EvolutionSettings:
     }
 
     @classmethod
-    def field_names(cls) -> list[str]:
-        return [f.name for f in fields(cls)]
+    def coerce(cls, name: str, raw, default):
+        return _coerce(raw, default)
 
-    @classmethod
-    def defaults(cls) -> dict:
-        return asdict(cls())
-
-    @classmethod
-    def from_dict(cls, data: dict | None) -> EvolutionSettings:
-        """Validate ``data`` (partial; missing keys take defaults). Raises ValidationError
-        mapping each bad key to a message."""
-        data = dict(data or {})
-        errors: dict[str, str] = {}
-        known = set(cls.field_names())
-        for key in sorted(set(data) - known):
-            errors[key] = "unknown setting"
-        values = cls.defaults()
-        for f in fields(cls):
-            if f.name not in data:
-                continue
-            raw = data[f.name]
-            default = values[f.name]
-            try:
-                values[f.name] = _coerce(raw, default)
-            except (TypeError, ValueError) as exc:
-                errors[f.name] = str(exc)
-                continue
-            bounds = cls._BOUNDS.get(f.name)
-            if bounds and not bounds[0] <= values[f.name] <= bounds[1]:
-                errors[f.name] = f"must be between {bounds[0]} and {bounds[1]}"
-        levels = values["allowed_seed_levels"]
+    def validate(self, errors: dict[str, list[str]]) -> None:
+        levels = self.allowed_seed_levels
         if "allowed_seed_levels" not in errors and (
             not levels or any(not 1 <= lv <= 5 for lv in levels)
         ):
-            errors["allowed_seed_levels"] = "must be a non-empty list of levels between 1 and 5"
-        thresholds = values["level_thresholds"]
+            errors["allowed_seed_levels"] = ["must be a non-empty list of levels between 1 and 5"]
+        thresholds = self.level_thresholds
         if "level_thresholds" not in errors and (
             len(thresholds) != 4
             or any(not 0.0 < t <= 1.0 for t in thresholds)
             or any(a <= b for a, b in zip(thresholds, thresholds[1:], strict=False))
         ):
-            errors["level_thresholds"] = "must be 4 strictly decreasing pass rates in (0, 1]"
-        if errors:
-            raise ValidationError({k: [v] for k, v in errors.items()})
-        return cls(**values)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
+            errors["level_thresholds"] = ["must be 4 strictly decreasing pass rates in (0, 1]"]
 
     def level(self, pass_rate: float) -> int:
         return phi(pass_rate, self.level_thresholds)
@@ -229,3 +200,5 @@ SETTING_HELP = {
     "global_memory_max_entries": "Max global accepted entries shown to the mutator.",
     "global_memory_max_chars": "Character cap for the global memory block.",
 }
+
+EvolutionSettings.HELP = SETTING_HELP

@@ -3,46 +3,17 @@ The version used is stored with every model call."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
-from string import Template
+
+from evolution.llm.prompts import PromptTemplate, prompt_load
+
+__all__ = ["PromptTemplate", "load"]
 
 PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts"
 
 
-@dataclass(frozen=True)
-class PromptTemplate:
-    name: str
-    version: str
-    role: str
-    body: str
-
-    def render(self, **values) -> str:
-        # string.Template ($name) so braces in code and JSON need no escaping; a missing
-        # value is a programming error and raises KeyError.
-        return Template(self.body).substitute(**values)
-
-    def messages(self, **values) -> list[dict]:
-        return [{"role": "user", "content": self.render(**values)}]
-
-
-@cache
 def load(name: str) -> PromptTemplate:
-    path = PROMPT_DIR / f"{name}.md"
-    text = path.read_text(encoding="utf-8")
-    meta: dict[str, str] = {}
-    body = text
-    if text.startswith("---\n"):
-        header, _, body = text[4:].partition("\n---\n")
-        for line in header.splitlines():
-            key, _, value = line.partition(":")
-            meta[key.strip()] = value.strip()
-    if "version" not in meta:
-        raise ValueError(f"prompt {name} has no version in its front matter")
-    return PromptTemplate(
-        name=name, version=meta["version"], role=meta.get("role", name), body=body.strip() + "\n"
-    )
+    return prompt_load(PROMPT_DIR, name)
 
 
 HARNESS_DESCRIPTIONS = {

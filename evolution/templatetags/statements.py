@@ -1,7 +1,7 @@
 from django import template
 from django.utils.safestring import mark_safe
 
-from review.rendering import render_statement
+from evolution.rendering import render_statement
 
 register = template.Library()
 

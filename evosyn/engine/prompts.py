@@ -7,28 +7,17 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from functools import cache
 from pathlib import Path
 
 from evolution.llm.parsing import ParseError, extract_code, extract_json, fenced_blocks
-from evolution.pipeline.prompts import PromptTemplate
+from evolution.llm.prompts import PromptTemplate, prompt_load
 
 PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts"
 ENTRY_POINT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,79}$")
 
 
-@cache
 def load(name: str) -> PromptTemplate:
-    text = (PROMPT_DIR / f"{name}.md").read_text(encoding="utf-8")
-    header, _, body = text[4:].partition("\n---\n")
-    meta = dict(
-        (k.strip(), v.strip()) for k, _, v in (line.partition(":") for line in header.splitlines())
-    )
-    if "version" not in meta:
-        raise ValueError(f"prompt {name} has no version in its front matter")
-    return PromptTemplate(
-        name=f"evosyn/{name}", version=meta["version"], role=meta.get("role", name), body=body
-    )
+    return prompt_load(PROMPT_DIR, name, prefix="evosyn/")
 
 
 def parse_solution(text: str) -> str:

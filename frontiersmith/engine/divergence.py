@@ -41,3 +41,10 @@ def top(items: list, n: int, key) -> list:
     """The ``n`` items with the highest ``key`` (None sorts last); ties keep input order."""
     ranked = sorted(enumerate(items), key=lambda p: (key(p[1]) is None, -(key(p[1]) or 0.0), p[0]))
     return [item for _, item in ranked[:n]]
+
+
+def describe(value: float | None) -> str:
+    """An execution divergence as a decision reason shows it. None (fewer than two solutions
+    scored) is possible for a kept candidate: ``top`` keeps it when fewer than N_final have a
+    value."""
+    return "unknown (fewer than two scored solutions)" if value is None else f"{value:.4f}"

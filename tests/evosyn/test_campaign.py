@@ -170,3 +170,18 @@ def test_it_rejects_a_seed_set_without_function_level_problems(world):
     assert "tests_per_problem" in exc.value.message_dict
     assert not Problem.objects.filter(method="evosyn").exists()
     assert not Instance.objects.exists()
+
+
+def test_iteration_one_improves_the_initial_strategy_when_it_failed_on_every_seed(
+    world, fake_server, monkeypatch
+):
+    # The initial program crashes on every seed instance: nothing enters the archive and no
+    # best strategy exists. Iteration 1 mutates the failed initial program instead of crashing.
+    monkeypatch.setattr(S, "INITIAL_STRATEGY", CRASHING)
+    campaign, esc = _run(world, fake_server, strategist=[fenced(FIGURE_3), fenced(FIGURE_3)])
+    strategies = list(esc.strategies.order_by("iteration"))
+    assert strategies[0].status == StrategyStatus.FAILED
+    assert strategies[1].parent_id == strategies[0].pk
+    assert strategies[1].status == StrategyStatus.OK
+    assert esc.best_strategy_id == strategies[1].pk
+    assert campaign.state == CampaignState.COMPLETED, campaign.state_reason

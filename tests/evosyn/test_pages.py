@@ -54,3 +54,26 @@ def test_a_curator_builds_and_downloads_the_control_dataset(personas, finished):
     download = client.get(reverse("evosyn:control_download", args=[finished.pk, control.pk]))
     assert download.status_code == 200
     assert download.content.decode().count("\n") == len(control.items) == 1
+
+
+def test_the_seed_table_counts_solutions_passing_the_human_tests(personas, finished):
+    # Two of the four scripted seed solutions are correct: the column shows 2 of 4, not M.
+    seed = finished.evosyn.instances.get(role="seed")
+    assert seed.human == [True, True, False, False]
+    page = personas.curator.client.get(reverse("evosyn:campaign_detail", args=[finished.pk]))
+    body = page.content.decode()
+    assert '<td class="human-passing">2 of 4</td>' in body
+    assert "<td>4 sampled</td>" not in body
+
+
+def test_the_campaign_page_polls_its_live_section_while_active(personas, finished):
+    from evolution.models import Campaign
+
+    url = reverse("evosyn:campaign_detail", args=[finished.pk])
+    client = personas.curator.client
+    assert "hx-get" not in client.get(url).content.decode()
+    Campaign.objects.filter(pk=finished.pk).update(state="running")
+    assert f'hx-get="{url}"' in client.get(url).content.decode()
+    poll = client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert poll.lstrip().startswith('<section id="live"') and "<h1>" not in poll
+    assert '<b id="state">running</b>' in poll and "seed instances scored" in poll

@@ -106,3 +106,21 @@ def test_replaying_a_finished_step_never_duplicates_an_accepted_problem(world):
         services._select_final(services._load(fc.pk), services.Action("select_final"))
     assert Problem.objects.filter(method="frontiersmith").count() == before == 1
     assert FrontierCandidate.objects.filter(frontier=fc, decision="accepted").count() == 1
+
+
+def test_final_selection_keeps_a_converged_candidate_without_execution_divergence(world):
+    # Fewer than N_final converged candidates have a divergence: top() keeps one whose
+    # divergence is unknown (fewer than two scored solutions). Selecting it must not crash.
+    campaign = run(make_campaign(world, rounds=1))
+    fc = FrontierCampaign.objects.get(pk=campaign.pk)
+    kept = fc.candidates.get(round=1, decision=CandidateDecision.ACCEPTED)
+    fc.rounds.filter(number=1).update(closed=False, closed_at=None)
+    FrontierCampaign.objects.filter(pk=fc.pk).update(current_round=1)
+    FrontierCandidate.objects.filter(pk=kept.pk).update(
+        stage="executed", decision="", decision_reason="", execution_divergence=None
+    )
+    services._select_final(services._load(fc.pk), services.Action("select_final"))
+    kept.refresh_from_db()
+    assert kept.decision == CandidateDecision.ACCEPTED
+    assert kept.accepted_problem_id is not None
+    assert "execution divergence unknown" in kept.decision_reason

@@ -295,3 +295,15 @@ def test_only_admins_may_create_through_the_api(personas, refs):
     assert post_json(personas.anonymous.client, API, api_payload(refs)).status_code == 401
     assert personas.reviewer_a.client.get(f"{API}/1").status_code == 403
     assert not Campaign.objects.filter(kind=CampaignKind.FRONTIERSMITH).exists()
+
+
+def test_the_campaign_page_polls_its_live_section_while_active(personas, refs):
+    campaign_id = post_json(personas.admin.client, API, api_payload(refs)).json()["id"]
+    url = reverse("frontiersmith:campaign_detail", args=[campaign_id])
+    client = personas.curator.client
+    assert "hx-get" not in client.get(url).content.decode()  # a draft: nothing moves
+    Campaign.objects.filter(pk=campaign_id).update(state=CampaignState.QUEUED)
+    assert f'hx-get="{url}"' in client.get(url).content.decode()
+    poll = client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert poll.lstrip().startswith('<section id="live"') and "<h1>" not in poll
+    assert '<b id="state">queued</b>' in poll

@@ -18,10 +18,10 @@ from django.urls import resolve
 from ninja import Schema
 from pydantic import create_model
 
+from evolution.rendering import render_statement
 from review import api as review_api
 from review import selectors, services
 from review.models import GroupItem
-from review.rendering import render_statement
 from tests.factories import ModelEndpointFactory
 from tests.reasoning.judged import judged_reasoning
 from tests.support.fake_openai import FakeOpenAI

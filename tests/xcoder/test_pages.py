@@ -63,6 +63,14 @@ def test_the_task_page_shows_the_vote_matrix(personas, finished):
     assert "Weighted score on the golden suite" in html
 
 
+def test_the_task_page_title_is_plain_text_and_its_style_is_in_the_page(personas, finished):
+    page = personas.curator.client.get(reverse("xcoder:task_detail", args=[finished.pk, 0]))
+    html = page.content.decode()
+    title = html.split("<title>", 1)[1].split("</title>", 1)[0]
+    assert title == f"Task 0 · {finished.name} · BenchForge"
+    assert html.count(".tree, .tree ul") == 1  # the task page's stylesheet, once, in the body
+
+
 def test_an_unknown_task_or_campaign_is_404(personas, finished):
     client = personas.curator.client
     assert client.get(reverse("xcoder:task_detail", args=[finished.pk, 9])).status_code == 404
@@ -118,3 +126,14 @@ def test_the_evolution_campaign_page_redirects_to_the_xcoder_page(personas, fini
     page = personas.curator.client.get(reverse("evolution:campaign_detail", args=[finished.pk]))
     assert page.status_code == 302
     assert page.url == reverse("xcoder:campaign_detail", args=[finished.pk])
+
+
+def test_the_campaign_page_polls_its_live_section_while_active(personas, finished):
+    url = reverse("xcoder:campaign_detail", args=[finished.pk])
+    client = personas.curator.client
+    assert "hx-get" not in client.get(url).content.decode()  # completed: nothing moves
+    Campaign.objects.filter(pk=finished.pk).update(state=CampaignState.RUNNING)
+    assert f'hx-get="{url}"' in client.get(url).content.decode()
+    poll = client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert poll.lstrip().startswith('<section id="live"') and "<h1>" not in poll
+    assert 'id="campaign-state">running<' in poll

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 from evolution.llm.parsing import ParseError, extract_json
-from evolution.pipeline.prompts import PromptTemplate
+from evolution.llm.prompts import PromptTemplate, prompt_load
 
 from .features import CATEGORIES
 
@@ -32,24 +31,8 @@ CATEGORY_EXPLANATIONS = {
 }
 
 
-@cache
 def load(name: str) -> PromptTemplate:
-    text = (PROMPT_DIR / f"{name}.md").read_text(encoding="utf-8")
-    meta: dict[str, str] = {}
-    body = text
-    if text.startswith("---\n"):
-        header, _, body = text[4:].partition("\n---\n")
-        for line in header.splitlines():
-            key, _, value = line.partition(":")
-            meta[key.strip()] = value.strip()
-    if "version" not in meta:
-        raise ValueError(f"prompt {name} has no version in its front matter")
-    return PromptTemplate(
-        name=f"xcoder/{name}",
-        version=meta["version"],
-        role=meta.get("role", name),
-        body=body.strip() + "\n",
-    )
+    return prompt_load(PROMPT_DIR, name, prefix="xcoder/")
 
 
 def extraction_messages(*, statement: str, code: str):

@@ -1,4 +1,4 @@
-"""Statement Markdown -> safe HTML for reviewers.
+"""Statement Markdown -> safe HTML for reviewers and every page that shows a statement.
 
 Raw HTML in a statement is never passed through (markdown-it ``html=False`` escapes it), code
 is escaped inside ``<pre><code>``, and ``$...$`` / ``$$...$$`` math is kept verbatim as text

@@ -1,0 +1,142 @@
+"""The one base of every campaign kind's algorithm settings.
+
+A kind's settings are a frozen dataclass whose fields are the settings with their defaults;
+deriving from ``AlgorithmSettings`` gives it, once for every kind: validation of a submitted
+dict (unknown keys refused, values coerced to the default's type, inclusive bounds checked,
+then the kind's own cross-field rules in ``validate``), one ``ValidationError`` naming every
+bad key at once, ``to_dict`` for storage, and the table the campaign page shows.
+
+Message wording is part of each kind's contract with its users (forms and the API show it),
+so the wording is a class attribute a kind may set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, fields
+from typing import Any, ClassVar
+
+from django.core.exceptions import ValidationError
+
+TRUE_WORDS = ("true", "1", "on", "yes")
+FALSE_WORDS = ("false", "0", "off", "no")
+
+
+class AlgorithmSettings:
+    """Mixin for a ``@dataclass(frozen=True)`` of settings (see the module docstring)."""
+
+    #: the kind's name in messages ("EvoSyn" -> "unknown EvoSyn setting 'x'")
+    LABEL: ClassVar[str] = ""
+    #: what each setting means, shown next to it on forms and the campaign page
+    HELP: ClassVar[Mapping[str, str]] = {}
+    UNKNOWN_MESSAGE: ClassVar[str] = "unknown {label} setting {key!r}"
+    BOUNDS_MESSAGE: ClassVar[str] = "{name} must be in [{low}, {high}]"
+    # {name: (low, high)} inclusive, for numeric settings; subclasses set it.
+    _BOUNDS: ClassVar[Mapping[str, tuple[Any, Any]]] = {}
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        return cls.names()
+
+    @classmethod
+    def defaults(cls) -> dict:
+        return asdict(cls())
+
+    @classmethod
+    def coerce(cls, name: str, raw, default):
+        """``raw`` as the type of ``default``; ValueError / TypeError saying what was wrong."""
+        if isinstance(default, bool):
+            if isinstance(raw, bool):
+                return raw
+            if isinstance(raw, str) and raw.lower() in TRUE_WORDS + FALSE_WORDS:
+                return raw.lower() in TRUE_WORDS
+            raise ValueError(f"{name} must be true or false")
+        if isinstance(default, int):
+            if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
+                raise ValueError(f"{name} must be an integer")
+            try:
+                return int(raw)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name} must be an integer") from None
+        if isinstance(default, float):
+            if isinstance(raw, bool):
+                raise ValueError(f"{name} must be a number")
+            try:
+                return float(raw)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name} must be a number") from None
+        if isinstance(default, str):
+            if not isinstance(raw, str):
+                raise ValueError(f"{name} must be a string")
+            return raw.strip()
+        return raw
+
+    @classmethod
+    def from_dict(cls, data: Mapping | None):
+        """Validate ``data`` (partial: missing keys take defaults). Raises ValidationError
+        mapping each bad key to its messages; every bad key is reported at once."""
+        data = dict(data or {})
+        names = cls.names()
+        errors: dict[str, list[str]] = {}
+        for key in data:
+            if key not in names:
+                errors.setdefault(key, []).append(
+                    cls.UNKNOWN_MESSAGE.format(label=cls.LABEL, key=key)
+                )
+        defaults = cls()
+        values = {}
+        for name in names:
+            if name not in data:
+                continue
+            try:
+                values[name] = cls.coerce(name, data[name], getattr(defaults, name))
+            except (TypeError, ValueError) as exc:
+                errors.setdefault(name, []).append(str(exc))
+        result = cls(**values)
+        # Ranges run on the values that did parse (a bad one keeps its default meanwhile), so
+        # one answer names every bad key.
+        for name, (low, high) in cls._BOUNDS.items():
+            if name in errors:
+                continue
+            if not low <= getattr(result, name) <= high:
+                errors.setdefault(name, []).append(
+                    cls.BOUNDS_MESSAGE.format(name=name, low=low, high=high)
+                )
+        result.validate(errors)
+        if errors:
+            raise ValidationError(errors)
+        return result
+
+    def validate(self, errors: dict[str, list[str]]) -> None:
+        """The kind's rules across settings: append messages to ``errors[key]``."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def shown(cls, name: str, value):
+        """How the campaign page shows a value (a kind may shorten structured ones)."""
+        return value
+
+    @classmethod
+    def table(cls, raw: Mapping | None) -> list[dict]:
+        """Rows for the campaign page: name, value, default, changed, help."""
+        current, defaults = cls.from_dict(raw), cls()
+        rows = []
+        for name in cls.names():
+            value = cls.shown(name, getattr(current, name))
+            default = cls.shown(name, getattr(defaults, name))
+            rows.append(
+                {
+                    "name": name,
+                    "value": value,
+                    "default": default,
+                    "changed": value != default,
+                    "help": cls.HELP.get(name, ""),
+                }
+            )
+        return rows

@@ -1,0 +1,1 @@
+"""The platform's and BenchEvolver's services (writes): campaigns, steps, leases, runner."""

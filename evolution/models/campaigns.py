@@ -10,7 +10,7 @@ from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
 
-from evolution.streams.models import WorkStream
+from .workstream import WorkStream
 
 
 class CampaignKind(models.TextChoices):

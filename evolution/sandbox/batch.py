@@ -153,9 +153,8 @@ def _key(batch_id: str) -> str:
 
 
 def _judge_distributed(jobs: list[JudgeJob]) -> Iterator[JudgeResult | ValueError]:
+    from celery import current_app
     from django.conf import settings
-
-    from .tasks import sandbox_judge_chunk
 
     if not jobs:
         return
@@ -171,7 +170,10 @@ def _judge_distributed(jobs: list[JudgeJob]) -> Iterator[JudgeResult | ValueErro
     size = max(1, min(64, len(jobs) // 16 or 1))
     for start in range(0, len(jobs), size):
         chunk = [job.to_dict() for job in jobs[start : start + size]]
-        sandbox_judge_chunk.delay(batch_id, start, chunk)
+        # By name, as every service enqueues (the task module imports this one).
+        current_app.send_task(
+            "evolution.tasks.sandbox_judge_chunk", (batch_id, start, chunk), queue="sandbox"
+        )
     ready: dict[int, JudgeResult | ValueError] = {}
     next_index = 0
     patience = CHUNK_PATIENCE_S + max(j.limits.time_s * len(j.tests) for j in jobs)

@@ -109,7 +109,7 @@ def run_judge(opts: dict, write: Callable[[str], None]) -> None:
 
 def run_judge_batch(opts: dict, stderr) -> None:
     """Judge a JSONL file of jobs; results are written in job order as they become ready."""
-    from evolution.management.commands._progress import ProgressBar
+    from evolution.console import ProgressBar
 
     from .batch import JudgeJob, judge_many, result_to_dict
     from .jobs import JobError, parse_job

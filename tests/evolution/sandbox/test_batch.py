@@ -57,21 +57,21 @@ def test_a_distributed_batch_streams_results_back_in_job_order(monkeypatch, sett
     sent = []
     all_sent = threading.Event()
 
-    class QueuedTask:
-        @staticmethod
-        def delay(batch_id, start, documents):
-            sent.append((batch_id, start, json.loads(json.dumps(documents))))
-            if sum(len(d) for _, _, d in sent) == len(jobs):
-                all_sent.set()
+    def send_task(name, args, queue):
+        assert (name, queue) == ("evolution.tasks.sandbox_judge_chunk", "sandbox")
+        batch_id, start, documents = args
+        sent.append((batch_id, start, json.loads(json.dumps(documents))))
+        if sum(len(d) for _, _, d in sent) == len(jobs):
+            all_sent.set()
 
     def worker():
         all_sent.wait(30)
         for batch_id, start, documents in reversed(sent):
             batch.judge_chunk(batch_id, start, documents, 1)
 
-    import evolution.sandbox.tasks as tasks
+    from celery import current_app
 
-    monkeypatch.setattr(tasks, "sandbox_judge_chunk", QueuedTask)
+    monkeypatch.setattr(current_app, "send_task", send_task)
     thread = threading.Thread(target=worker, daemon=True)
     thread.start()
     assert _summary(judge_many(jobs, distributed=True)) == EXPECTED

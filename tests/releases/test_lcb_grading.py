@@ -29,6 +29,7 @@ def _build_demo_release():
     from evolution.services.campaigns import campaign_launch
     from evolution.services.runner import campaign_run_inline
     from releases.demo import releases_demo
+    from review.demo import review_demo_hook
 
     world = setup.demo_world()
     setup.demo_users()
@@ -37,7 +38,7 @@ def _build_demo_release():
     campaign_launch(campaign_id=campaign.pk)
     campaign = campaign_run_inline(campaign_id=campaign.pk, workers=2)
     assert campaign.state == CampaignState.COMPLETED, campaign.state_reason
-    setup.demo_review_round(world=world, stdout=io.StringIO(), admin=admin)
+    review_demo_hook(world=world, stdout=io.StringIO(), admin=admin)
     release = releases_demo(world=world, stdout=io.StringIO(), admin=admin)
     assert release is not None
     return release

@@ -198,6 +198,26 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
+# --- Caching -------------------------------------------------------------------
+# Public release pages are cached per content (releases/page_cache.py). "locmem" keeps the
+# cache in each web process; "redis" shares it through REDIS_URL across processes.
+CACHE_BACKEND = env_choice("CACHE_BACKEND", "locmem", ("locmem", "redis"))
+CACHES = {
+    "default": (
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": env_str("REDIS_URL", "redis://127.0.0.1:6379/0"),
+            "KEY_PREFIX": "bf-cache",
+        }
+        if CACHE_BACKEND == "redis"
+        else {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": 2000},
+        }
+    )
+}
+PUBLIC_PAGE_CACHE_SECONDS = env_int("PUBLIC_PAGE_CACHE_SECONDS", 3600, minimum=0)
+
 # --- Background work -------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 # "redis" for production and tests; "filesystem" is the embedded broker used by `make demo`

@@ -20,6 +20,7 @@ from reasoning.models import ReasoningCampaign, ReasoningItem
 
 from . import exporters, leaderboard, selectors, services
 from .models import Benchmark, ErratumKind, LeaderboardRun, Release, ReleaseItem
+from .page_cache import cached_public_page
 from .tasks import enqueue_leaderboard_run
 
 NOT_PUBLISHED = "No such published release."
@@ -48,6 +49,7 @@ def _published(slug: str, version: str) -> Release:
 
 
 @require_GET
+@cached_public_page
 def public_detail(request, slug: str, version: str):
     release = _published(slug, version)
     return render(
@@ -66,6 +68,7 @@ def public_detail(request, slug: str, version: str):
 
 
 @require_GET
+@cached_public_page
 def public_item(request, slug: str, version: str, public_id: str):
     release = _published(slug, version)
     try:
@@ -76,6 +79,7 @@ def public_item(request, slug: str, version: str, public_id: str):
 
 
 @require_GET
+@cached_public_page
 def public_leaderboard(request, slug: str, version: str):
     release = _published(slug, version)
     sort = request.GET.get("sort", "pass1")
@@ -97,6 +101,7 @@ def public_leaderboard(request, slug: str, version: str):
 
 
 @require_GET
+@cached_public_page
 def public_card(request, slug: str, version: str):
     release = _published(slug, version)
     return HttpResponse(

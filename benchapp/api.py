@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from django.contrib.auth import authenticate
+from django.core.exceptions import PermissionDenied, SuspiciousOperation
 from django.db import DataError
 from django.utils import timezone
 from ninja import Field, NinjaAPI, Router, Schema
@@ -129,6 +130,19 @@ def _data_error(request, exc):
     return api.create_response(
         request, {"detail": f"a value does not fit the database: {exc}".strip()}, status=400
     )
+
+
+@api.exception_handler(PermissionDenied)
+def _forbidden(request, exc):
+    return api.create_response(
+        request, {"detail": str(exc) or "your role does not allow this operation"}, status=403
+    )
+
+
+@api.exception_handler(SuspiciousOperation)
+def _suspicious(request, exc):
+    # RequestDataTooBig and friends: the client sent something the server refuses to read.
+    return api.create_response(request, {"detail": str(exc) or "bad request"}, status=400)
 
 
 @api.exception_handler(Exception)

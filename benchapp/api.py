@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from django.contrib.auth import authenticate
+from django.core.exceptions import PermissionDenied, SuspiciousOperation
 from django.db import DataError
 from django.utils import timezone
 from ninja import Field, NinjaAPI, Router, Schema
@@ -27,7 +28,56 @@ class BearerToken(HttpBearer):
         return found.user
 
 
-api = NinjaAPI(
+ERROR_SCHEMA = {
+    "type": "object",
+    "properties": {"detail": {"description": "what went wrong (a list for 422)"}},
+    "required": ["detail"],
+}
+# What every operation may answer besides its own responses, and when.
+_ERRORS = {
+    "401": "not authenticated: no session and no valid bearer token",
+    "403": "authenticated, but the role does not allow this operation",
+    "404": "no such object (or not visible to this user)",
+    "422": "the input does not match the schema; detail lists each field and why",
+}
+
+
+def document_errors(schema: dict) -> dict:
+    """Add the error answers the framework gives but does not declare: 401 and 403 where an
+    operation needs authentication, 404 where the path names an object, 422 where there is
+    input to validate. Declared responses (a 400 or 409 with its own schema) are kept."""
+    schema.setdefault("components", {}).setdefault("schemas", {})["ErrorDetail"] = ERROR_SCHEMA
+    ref = {"$ref": "#/components/schemas/ErrorDetail"}
+    for path, methods in schema.get("paths", {}).items():
+        for operation in methods.values():
+            wanted = []
+            if operation.get("security"):
+                wanted += ["401", "403"]
+            if "{" in path:
+                wanted.append("404")
+            if operation.get("parameters") or operation.get("requestBody"):
+                wanted.append("422")
+            responses = operation.setdefault("responses", {})
+            declared = {str(code) for code in responses}
+            for code in wanted:
+                if code in declared:
+                    continue
+                responses.setdefault(
+                    code,
+                    {
+                        "description": _ERRORS[code],
+                        "content": {"application/json": {"schema": ref}},
+                    },
+                )
+    return schema
+
+
+class BenchForgeAPI(NinjaAPI):
+    def get_openapi_schema(self, *args, **kwargs):
+        return document_errors(super().get_openapi_schema(*args, **kwargs))
+
+
+api = BenchForgeAPI(
     title="BenchForge API",
     version="1",
     docs_url="/docs",
@@ -80,6 +130,19 @@ def _data_error(request, exc):
     return api.create_response(
         request, {"detail": f"a value does not fit the database: {exc}".strip()}, status=400
     )
+
+
+@api.exception_handler(PermissionDenied)
+def _forbidden(request, exc):
+    return api.create_response(
+        request, {"detail": str(exc) or "your role does not allow this operation"}, status=403
+    )
+
+
+@api.exception_handler(SuspiciousOperation)
+def _suspicious(request, exc):
+    # RequestDataTooBig and friends: the client sent something the server refuses to read.
+    return api.create_response(request, {"detail": str(exc) or "bad request"}, status=400)
 
 
 @api.exception_handler(Exception)

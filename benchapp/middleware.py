@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponseBadRequest, JsonResponse
 
 _JSON_NUL = (b"\\u0000", b"\\U0000")  # JSON escapes decode to NUL; case of the hex is free
@@ -14,7 +16,13 @@ def _has_nul(value) -> bool:
 
 
 def _bad_request(request, where: str):
-    message = f"{where} contains a NUL character (U+0000), which no text field accepts"
+    return _error(
+        request, f"{where} contains a NUL character (U+0000), which no text field accepts"
+    )
+
+
+def _error(request, message: str):
+    """A 400 in the form the client reads: JSON for the API, plain text elsewhere."""
     if request.path.startswith("/api/"):
         return JsonResponse({"detail": message}, status=400)
     return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
@@ -37,7 +45,14 @@ class RejectNulMiddleware:
             if _has_nul(key) or any(_has_nul(v) for v in values):
                 return _bad_request(request, f"query parameter {key!r}")
         if request.method in ("POST", "PUT", "PATCH", "DELETE"):
-            problem = self._body_problem(request)
+            try:
+                problem = self._body_problem(request)
+            except RequestDataTooBig:
+                return _error(
+                    request,
+                    "the request body is larger than MAX_UPLOAD_BYTES "
+                    f"({settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes)",
+                )
             if problem:
                 return _bad_request(request, problem)
         return self.get_response(request)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from evolution.sandbox import config as sandbox_config
@@ -47,6 +48,7 @@ INSTALLED_APPS = [
     "template_partials",
     "ninja",
     "axes",
+    "csp",
     "benchapp",
     "evolution",
     "review",
@@ -68,6 +70,7 @@ DEMO_EXTENSIONS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "benchapp.middleware.RejectNulMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -167,9 +170,65 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = True
 
+# --- HTTPS and headers ---------------------------------------------------------
+# Behind a TLS-terminating proxy: SECURE_PROXY_SSL_HEADER trusts its X-Forwarded-Proto (set it
+# only when the proxy always sets or strips that header), SECURE_SSL_REDIRECT sends plain HTTP
+# to HTTPS, SECURE_HSTS_SECONDS tells browsers to use HTTPS only (0 = off; turn on once HTTPS
+# works, e.g. 31536000).
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("SECURE_PROXY_SSL_HEADER", False) else None
+)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+# Probes and workers inside the network ask over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# Content Security Policy (django-csp): scripts only from this site (htmx and plotly.js are
+# served locally) or inline with the per-response nonce; no inline event handlers, no eval.
+# Inline style attributes stay allowed: the templates and plotly's layout use them, and a
+# style cannot run code.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, "'unsafe-inline'"],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+
+# --- Caching -------------------------------------------------------------------
+# Public release pages are cached per content (releases/page_cache.py). "locmem" keeps the
+# cache in each web process; "redis" shares it through REDIS_URL across processes.
+CACHE_BACKEND = env_choice("CACHE_BACKEND", "locmem", ("locmem", "redis"))
+CACHES = {
+    "default": (
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": env_str("REDIS_URL", "redis://127.0.0.1:6379/0"),
+            "KEY_PREFIX": "bf-cache",
+        }
+        if CACHE_BACKEND == "redis"
+        else {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": 2000},
+        }
+    )
+}
+PUBLIC_PAGE_CACHE_SECONDS = env_int("PUBLIC_PAGE_CACHE_SECONDS", 3600, minimum=0)
 
 # --- Background work -------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")

@@ -52,7 +52,7 @@ class RunStateOut(Schema):
     saved_at: str | None
 
 
-class RunOut(Schema):
+class ReasoningRunOut(Schema):
     number: int
     status: str
     score: float | None
@@ -72,7 +72,7 @@ class ReasoningCampaignOut(Schema):
     replayed: bool
     settings: dict
     run_state: RunStateOut
-    runs: list[RunOut]
+    runs: list[ReasoningRunOut]
 
 
 class ItemOut(Schema):
@@ -96,7 +96,7 @@ class ItemOut(Schema):
     created_at: datetime
 
 
-class OverrideIn(Schema):
+class ReasoningOverrideIn(Schema):
     score: float | None
     reason: str
 
@@ -198,7 +198,7 @@ def get_matrix(request, campaign_id: int, run: int | None = None) -> dict:
 
 
 @router.post("/reasoning/items/{item_id}/override", response=ItemOut)
-def override_item(request, item_id: int, payload: OverrideIn):
+def override_item(request, item_id: int, payload: ReasoningOverrideIn):
     _require(request, ADMIN, CURATOR)
     get_object_or_404(ReasoningItem, pk=item_id)
     try:

@@ -19,6 +19,7 @@ from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
 
 from . import exporters, leaderboard, selectors, services
 from .models import Benchmark, ErratumKind, LeaderboardRun, Release, ReleaseItem
+from .page_cache import cached_public_page
 from .tasks import enqueue_leaderboard_run
 
 NOT_PUBLISHED = "No such published release."
@@ -47,6 +48,7 @@ def _published(slug: str, version: str) -> Release:
 
 
 @require_GET
+@cached_public_page
 def public_detail(request, slug: str, version: str):
     release = _published(slug, version)
     return render(
@@ -65,6 +67,7 @@ def public_detail(request, slug: str, version: str):
 
 
 @require_GET
+@cached_public_page
 def public_item(request, slug: str, version: str, public_id: str):
     release = _published(slug, version)
     try:
@@ -75,6 +78,7 @@ def public_item(request, slug: str, version: str, public_id: str):
 
 
 @require_GET
+@cached_public_page
 def public_leaderboard(request, slug: str, version: str):
     release = _published(slug, version)
     sort = request.GET.get("sort", "pass1")
@@ -96,6 +100,7 @@ def public_leaderboard(request, slug: str, version: str):
 
 
 @require_GET
+@cached_public_page
 def public_card(request, slug: str, version: str):
     release = _published(slug, version)
     return HttpResponse(

@@ -127,6 +127,12 @@ class SavedOut(Schema):
     saved: int
 
 
+class DraftRejectedOut(Schema):
+    detail: str
+    saved: int
+    rejected: dict[str, list[str]]
+
+
 class SubmitOut(Schema):
     submitted: bool
     errors: dict[str, dict[str, list[str]]]
@@ -189,14 +195,24 @@ def reviewer_group(request, opaque_id: str):
     return selectors.reviewer_group(reviewer=request.user, opaque_id=opaque_id)
 
 
-@router.put("/review/groups/{opaque_id}/draft", response=SavedOut)
+@router.put("/review/groups/{opaque_id}/draft", response={200: SavedOut, 422: DraftRejectedOut})
 def reviewer_save_draft(request, opaque_id: str, payload: GroupAnswersIn):
+    """Save the valid answers as a draft; 422 naming each refused value (not stored)."""
     assignment = _own(request, opaque_id)
     try:
-        saved = services.assignment_save_draft(assignment=assignment, data=_form_data(payload))
+        result = services.assignment_save_draft(assignment=assignment, data=_form_data(payload))
     except ValidationError as exc:
         raise HttpError(409, _messages(exc))
-    return {"saved": saved}
+    if result.rejected:
+        return Status(
+            422,
+            {
+                "detail": f"invalid values refused: {result.message}",
+                "saved": result.saved,
+                "rejected": result.rejected,
+            },
+        )
+    return {"saved": result.saved}
 
 
 @router.post("/review/groups/{opaque_id}/submit", response={200: SubmitOut, 400: SubmitOut})

@@ -389,12 +389,31 @@ def assignment_open(*, assignment: Assignment) -> None:
     )
 
 
-@transaction.atomic
-def assignment_save_draft(*, assignment: Assignment, data: Mapping) -> int:
-    """Save whatever is valid in ``data`` as a draft; invalid or missing fields stay empty.
+@dataclass
+class DraftResult:
+    """``saved``: problems whose draft changed. ``rejected``: each input (by its form name,
+    e.g. ``<opaque id>-quality``) that held a value the field refuses, with the messages; those
+    values were not stored, and the caller must say so rather than "saved"."""
 
-    Drafts never fail: a half-typed rating is simply not stored. Returns the number of
-    problems whose draft changed. Raises AlreadySubmitted once the group is submitted.
+    saved: int
+    rejected: dict[str, list[str]]
+
+    @property
+    def message(self) -> str:
+        return "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in self.rejected.items())
+
+
+# Free text is kept as typed in a draft, valid yet or not.
+_DRAFT_RAW_TEXT = ("validity_reason", "tags", "justification")
+
+
+@transaction.atomic
+def assignment_save_draft(*, assignment: Assignment, data: Mapping) -> DraftResult:
+    """Save whatever is valid in ``data`` as a draft; missing fields stay empty.
+
+    A value a field refuses (a rating out of range, an unknown choice) is not stored and is
+    reported in ``rejected``, so the reviewer is told instead of reading "saved". Raises
+    AlreadySubmitted once the group is submitted.
     """
     assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
     if assignment.is_submitted:
@@ -402,10 +421,17 @@ def assignment_save_draft(*, assignment: Assignment, data: Mapping) -> int:
     if assignment.group.round.status != "open":
         raise ValidationError("This review round is closed.")
     changed = 0
+    rejected: dict[str, list[str]] = {}
     for review, form in _item_forms(assignment, data):
         if not any(key.startswith(f"{review.item.opaque_id}-") for key in data):
             continue
         form.is_valid()  # fills cleaned_data with every field that is valid on its own
+        for name, messages in form.errors.items():
+            raw = data.get(form.add_prefix(name))
+            # An empty field is unfinished, not wrong; free text is kept as typed.
+            if name in _DRAFT_RAW_TEXT or name not in form.fields or raw in (None, ""):
+                continue
+            rejected[form.add_prefix(name)] = list(messages)
         values = {
             name: form.cleaned_data.get(name)
             for name in form.fields
@@ -423,7 +449,7 @@ def assignment_save_draft(*, assignment: Assignment, data: Mapping) -> int:
     if certify is not None:
         assignment.certified_no_ai = str(certify).lower() in ("on", "true", "1")
         assignment.save(update_fields=["certified_no_ai"])
-    return changed
+    return DraftResult(saved=changed, rejected=rejected)
 
 
 @dataclass

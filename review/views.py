@@ -122,13 +122,21 @@ def autosave(request, opaque_id: str):
     """htmx: save the whole form as a draft on every pause in typing."""
     assignment = _own_assignment(request, opaque_id)
     try:
-        services.assignment_save_draft(assignment=assignment, data=request.POST)
+        result = services.assignment_save_draft(assignment=assignment, data=request.POST)
     except ValidationError as exc:
         return render(
             request,
             "review/group.html#save-status",
             {"save_state": "error", "save_message": "; ".join(exc.messages)},
             status=409,
+        )
+    if result.rejected:
+        # htmx swaps 4xx answers only when told to; the page's config accepts this one.
+        return render(
+            request,
+            "review/group.html#save-status",
+            {"save_state": "error", "save_message": f"invalid values refused: {result.message}"},
+            status=422,
         )
     return render(request, "review/group.html#save-status", {"save_state": "saved"})
 

@@ -140,3 +140,15 @@ def test_an_unexpected_api_failure_is_a_json_500_not_an_html_page(personas, clie
     response = client.get("/api/campaigns", **_bearer(personas.admin.user))
     assert response.status_code == 500
     assert response.json() == {"detail": "internal server error"}
+
+
+def test_an_api_body_past_the_upload_limit_is_a_json_400(personas, client, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2048
+    response = client.post(
+        "/api/panels",
+        '{"name": "' + "x" * 4000 + '", "members": []}',
+        content_type="application/json",
+        **_bearer(personas.admin.user),
+    )
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("application/json")

@@ -216,11 +216,13 @@ def test_suggestions_match_synonyms():
     assert (s.name, s.matched) == ("heavy-light decomposition", "hld")
 
 
-def test_a_draft_keeps_valid_fields_and_drops_invalid_ones(review_round, personas):
+def test_a_draft_keeps_valid_fields_and_refuses_invalid_ones_by_name(review_round, personas):
     assignment = Assignment.objects.get(reviewer=personas.reviewer_a.user)
     item = assignment.reviews.first().item
     data = answers(item.opaque_id, clarity="9", cf_rating="1950", justification="half")
-    assert services.assignment_save_draft(assignment=assignment, data=data) == 1
+    result = services.assignment_save_draft(assignment=assignment, data=data)
+    assert result.saved == 1
+    assert set(result.rejected) == {f"{item.opaque_id}-clarity", f"{item.opaque_id}-cf_rating"}
     review = Review.objects.get(assignment=assignment, item=item)
     assert review.clarity is None and review.cf_rating is None
     assert (review.novelty, review.justification, review.seconds_spent) == (3, "half", 30)

@@ -102,3 +102,13 @@
     input.dispatchEvent(new Event("change", { bubbles: true }));
   });
 })();
+
+// A refused draft (409 closed round, 422 invalid values) answers with the save-status partial
+// naming why: show it, instead of htmx's default of not swapping error answers.
+document.addEventListener("htmx:beforeSwap", (ev) => {
+  const status = ev.detail.xhr.status;
+  if (status === 409 || status === 422) {
+    ev.detail.shouldSwap = true;
+    ev.detail.isError = false;
+  }
+});

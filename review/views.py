@@ -60,6 +60,22 @@ def _own_assignment(request, opaque_id: str) -> Assignment:
         raise Http404(NOT_FOUND)
 
 
+def _labelled_errors(form) -> list[tuple[str, str]]:
+    """A bound form's errors as (what the reviewer sees on the page, message): field labels,
+    never the field names (``cf_rating``) the form posts."""
+    if form is None:
+        return []
+    out = []
+    for name, errors in form.errors.items():
+        field = form.fields.get(name)
+        if field is None:
+            label = "This item"
+        else:
+            label = field.label or name.replace("_", " ").capitalize()
+        out.extend((str(label), str(message)) for message in errors)
+    return out
+
+
 def _group_context(request, opaque_id: str, *, forms=None, certify_error="") -> dict:
     """Template rows per problem: the blinded problem, its scales with the current draft
     value, and (after a failed submit) its field errors."""
@@ -71,7 +87,7 @@ def _group_context(request, opaque_id: str, *, forms=None, certify_error="") -> 
         scales = [
             {**scale, "current": getattr(problem.draft, scale["name"])} for scale in rating_fields()
         ]
-        rows.append({"p": problem, "scales": scales, "errors": form.errors if form else {}})
+        rows.append({"p": problem, "scales": scales, "errors": _labelled_errors(form)})
     question_rows = []
     for question in group.questions:
         form = forms.get(question.opaque_id)
@@ -79,9 +95,7 @@ def _group_context(request, opaque_id: str, *, forms=None, certify_error="") -> 
             {**scale, "current": getattr(question.draft, scale["name"])}
             for scale in reasoning_rating_fields()
         ]
-        question_rows.append(
-            {"q": question, "scales": scales, "errors": form.errors if form else {}}
-        )
+        question_rows.append({"q": question, "scales": scales, "errors": _labelled_errors(form)})
     return {
         "group": group,
         "rows": rows,

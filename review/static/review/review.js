@@ -26,7 +26,13 @@
   }
 
   form.classList.add("js");
-  show(0, false);
+  // After a refused submit the server marks the problems that need attention: open the first.
+  const firstError = problems.findIndex((p) => p.classList.contains("has-error"));
+  show(firstError >= 0 ? firstError : 0, false);
+  if (firstError >= 0) {
+    const errors = problems[firstError].querySelector(".field-errors");
+    if (errors) errors.scrollIntoView({ block: "center" });
+  }
   tabs.forEach((tab, i) =>
     tab.addEventListener("click", (ev) => {
       ev.preventDefault();
@@ -49,6 +55,7 @@
   }, 250);
   form.addEventListener("htmx:afterRequest", (ev) => {
     if (ev.detail.elt !== form || !ev.detail.successful) return;
+    draftSaved();
     // The server has added what it received; count again from zero.
     problems.forEach((p) => {
       elapsed.set(p.dataset.item, 0);
@@ -86,6 +93,151 @@
       show(active - 1, true);
     }
   });
+
+  // --- Drafts that survive failures --------------------------------------------------------
+  // Every edit is kept in this browser (localStorage) until the server confirms it saved it,
+  // so a lost session, a refused save or a dead network never loses typed text: the kept copy
+  // is sent again after a re-login, on the next edit, or when the page is opened again.
+  const groupId = form.dataset.group;
+  const submitted = Boolean(form.dataset.submitted);
+  const storageKey = `benchforge:review-draft:${groupId}`;
+  let editSeq = 0; // bumped by every edit
+  let sentSeq = 0; // the edit the request in flight carries
+  let savedSeq = 0; // the last edit the server confirmed
+  let submitting = false;
+
+  function setStatus(state, text) {
+    const el = document.getElementById("save-status");
+    if (!el) return;
+    el.className = `save-status ${state}`;
+    el.textContent = text;
+  }
+
+  function keepLocally() {
+    const fields = [];
+    for (const [name, value] of new FormData(form)) {
+      if (name === "csrfmiddlewaretoken" || name.endsWith("-elapsed")) continue;
+      fields.push([name, value]);
+    }
+    try {
+      localStorage.setItem(storageKey, JSON.stringify({ at: Date.now(), fields }));
+    } catch (e) {
+      // Storage full or disabled: the server copy is still attempted.
+    }
+  }
+
+  function forget() {
+    try {
+      localStorage.removeItem(storageKey);
+    } catch (e) {
+      /* nothing kept */
+    }
+  }
+
+  const sessionLost = () => Boolean(window.BenchForgeSession && window.BenchForgeSession.isLost());
+  const LOST_TEXT =
+    "Not saved: your session has ended. Log in again; your edits are kept in this browser.";
+
+  function onEdit() {
+    if (submitted) return;
+    editSeq += 1;
+    keepLocally();
+    if (sessionLost()) setStatus("error", LOST_TEXT);
+    else setStatus("unsaved", "Unsaved changes");
+  }
+  form.addEventListener("input", onEdit);
+  form.addEventListener("change", (ev) => {
+    // Typing and clicks already fired "input"; the keyboard shortcuts and the tag picker
+    // set values from script and announce them with a synthetic "change".
+    if (!ev.isTrusted && ev.target !== form) onEdit();
+  });
+
+  function draftSaved() {
+    savedSeq = sentSeq;
+    if (savedSeq === editSeq) forget();
+  }
+
+  form.addEventListener("htmx:beforeRequest", (ev) => {
+    if (ev.detail.elt !== form) return;
+    if (sessionLost()) {
+      // Nothing can reach the server until the re-login; the edit stays in this browser.
+      ev.preventDefault();
+      setStatus("error", LOST_TEXT);
+      return;
+    }
+    sentSeq = editSeq;
+    setStatus("saving", "Saving…");
+  });
+  form.addEventListener("htmx:responseError", (ev) => {
+    if (ev.detail.elt !== form) return;
+    const xhr = ev.detail.xhr;
+    if (xhr.status === 401) {
+      setStatus("error", LOST_TEXT);
+      return;
+    }
+    let reason = "";
+    if (xhr.status === 409 || xhr.status === 400) {
+      // The server explains (e.g. the group was already submitted) in its status fragment.
+      const doc = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
+      reason = (doc.body.textContent || "").trim().replace(/^Not saved:\s*/, "");
+    }
+    if (!reason) reason = `the server answered ${xhr.status} ${xhr.statusText || ""}`.trim();
+    setStatus("error", `Not saved: ${reason}. Your edits are kept in this browser.`);
+  });
+  const networkDown = (ev) => {
+    if (ev.detail.elt !== form) return;
+    setStatus(
+      "error",
+      "Not saved: the server could not be reached (network). Your edits are kept in this " +
+        "browser and sent again with your next change."
+    );
+  };
+  form.addEventListener("htmx:sendError", networkDown);
+  form.addEventListener("htmx:timeout", networkDown);
+
+  // After a re-login: send what was kept.
+  document.addEventListener("benchforge:session-restored", () => {
+    if (!submitted && editSeq !== savedSeq && window.htmx) window.htmx.trigger(form, "change");
+  });
+
+  form.addEventListener("submit", () => {
+    submitting = true;
+  });
+  window.addEventListener("beforeunload", (ev) => {
+    if (submitting || submitted || editSeq === savedSeq) return;
+    ev.preventDefault();
+    ev.returnValue = ""; // older Chromium needs a value to show its dialog
+  });
+
+  // Opened again with edits the server never confirmed (closed tab, lost session): put them
+  // back and save them.
+  (function restoreKept() {
+    let kept = null;
+    try {
+      kept = JSON.parse(localStorage.getItem(storageKey) || "null");
+    } catch (e) {
+      kept = null;
+    }
+    if (!kept || !Array.isArray(kept.fields)) return;
+    if (submitted) {
+      forget();
+      return;
+    }
+    for (const [name, value] of kept.fields) {
+      const fields = form.querySelectorAll(`[name="${CSS.escape(name)}"]`);
+      fields.forEach((field) => {
+        if (field.type === "radio") field.checked = field.value === value;
+        else if (field.type === "checkbox") field.checked = true;
+        else field.value = value;
+      });
+    }
+    editSeq += 1;
+    setStatus("unsaved", "Restored edits kept in this browser; saving…");
+    // htmx binds the form's triggers when the document is parsed; send after that.
+    const send = () => setTimeout(() => window.htmx && window.htmx.trigger(form, "change"), 0);
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", send);
+    else send();
+  })();
 
   // Tag typeahead: a picked suggestion replaces the token being typed.
   form.addEventListener("click", (ev) => {

@@ -96,9 +96,12 @@ def _group_context(request, opaque_id: str, *, forms=None, certify_error="") -> 
             for scale in reasoning_rating_fields()
         ]
         question_rows.append({"q": question, "scales": scales, "errors": _labelled_errors(form)})
+    queue = selectors.reviewer_queue(reviewer=request.user)
     return {
         "group": group,
         "rows": rows,
+        "queue_total": len(queue),
+        "queue_submitted": sum(1 for e in queue if e.submitted),
         "question_rows": question_rows,
         "certify_error": certify_error,
         "cf_choices": list(range(CF_MIN, CF_MAX + 1, CF_STEP)),
@@ -119,6 +122,18 @@ def group(request, opaque_id: str):
             messages.error(request, "; ".join(exc.messages))
             return redirect("review:queue")
         if result.ok:
+            # Straight on to the next group to rate, as a queue tool does; the queue when done.
+            waiting = [
+                e
+                for e in selectors.reviewer_queue(reviewer=request.user)
+                if not e.submitted and e.opaque_id != opaque_id
+            ]
+            if waiting:
+                messages.success(
+                    request,
+                    f"Submitted. Next group: {len(waiting)} still to rate in your queue.",
+                )
+                return redirect("review:group", opaque_id=waiting[0].opaque_id)
             messages.success(request, "Thank you: your reviews of this group are submitted.")
             return redirect("review:queue")
         context = _group_context(

@@ -29,6 +29,9 @@
   // After a refused submit the server marks the problems that need attention: open the first.
   const firstError = problems.findIndex((p) => p.classList.contains("has-error"));
   show(firstError >= 0 ? firstError : 0, false);
+  // Keyboard users start on the problem: Tab enters its form, digits rate it.
+  if (problems.length && document.activeElement === document.body)
+    problems[active].focus({ preventScroll: true });
   if (firstError >= 0) {
     const errors = problems[firstError].querySelector(".field-errors");
     if (errors) errors.scrollIntoView({ block: "center" });
@@ -64,6 +67,133 @@
     });
   });
 
+  // --- Keyboard ---------------------------------------------------------------------------
+  // Digits rate the shown problem without clicking first: the focused scale if a rating has
+  // focus, else the first scale not yet rated. Letters set validity, skip, flag and undo.
+  const undoStack = [];
+  const groupKey = form.dataset.group;
+  const flagKey = `benchforge:review-flags:${groupKey}`;
+
+  function numericScales(section) {
+    return Array.from(section.querySelectorAll("fieldset.scale")).filter((f) =>
+      f.querySelector('input[type=radio][value="1"]')
+    );
+  }
+
+  function setRadio(radio) {
+    const group = Array.from(form.querySelectorAll(`input[name="${CSS.escape(radio.name)}"]`));
+    const previous = group.find((r) => r.checked);
+    undoStack.push({ name: radio.name, value: previous ? previous.value : null });
+    radio.checked = true;
+    radio.dispatchEvent(new Event("change", { bubbles: true }));
+    refreshMarkers();
+  }
+
+  function undo() {
+    const last = undoStack.pop();
+    if (!last) return;
+    const group = Array.from(form.querySelectorAll(`input[name="${CSS.escape(last.name)}"]`));
+    group.forEach((r) => (r.checked = r.value === last.value));
+    if (group.length) group[0].dispatchEvent(new Event("change", { bubbles: true }));
+    refreshMarkers();
+  }
+
+  // A problem is done when everything its submit needs is filled in.
+  function isDone(section) {
+    const names = new Set();
+    section.querySelectorAll("[name]").forEach((el) => {
+      if (el.type !== "hidden") names.add(el.name);
+    });
+    for (const name of names) {
+      const fields = Array.from(section.querySelectorAll(`[name="${CSS.escape(name)}"]`));
+      if (fields[0].type === "radio") {
+        if (!fields.some((r) => r.checked)) return false;
+      } else if (name.endsWith("-validity_reason")) {
+        const validity = section.querySelector(`[name$="-validity"]:checked`);
+        if (validity && validity.value !== "valid" && !fields[0].value.trim()) return false;
+      } else if (!fields[0].value.trim()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  function refreshMarkers() {
+    let done = 0;
+    problems.forEach((section, i) => {
+      const ok = isDone(section);
+      if (ok) done += 1;
+      section.classList.toggle("done", ok);
+      if (ok) section.classList.remove("has-error");
+      if (tabs[i]) {
+        tabs[i].classList.toggle("done", ok);
+        if (ok) tabs[i].classList.remove("has-error");
+        tabs[i].classList.toggle("flagged", section.classList.contains("flagged"));
+      }
+    });
+    const progress = document.getElementById("group-progress");
+    if (progress) progress.textContent = `${done} of ${problems.length} in this group done`;
+  }
+
+  function flags() {
+    try {
+      return new Set(JSON.parse(localStorage.getItem(flagKey) || "[]"));
+    } catch (e) {
+      return new Set();
+    }
+  }
+  flags().forEach((item) => {
+    const section = problems.find((p) => p.dataset.item === item);
+    if (section) section.classList.add("flagged");
+  });
+  function toggleFlag() {
+    const section = problems[active];
+    const set = flags();
+    if (section.classList.toggle("flagged")) set.add(section.dataset.item);
+    else set.delete(section.dataset.item);
+    try {
+      localStorage.setItem(flagKey, JSON.stringify(Array.from(set)));
+    } catch (e) {
+      /* the flag still shows on this page */
+    }
+    refreshMarkers();
+  }
+
+  function skip() {
+    for (let step = 1; step <= problems.length; step += 1) {
+      const index = (active + step) % problems.length;
+      if (!problems[index].classList.contains("done")) {
+        show(index, false);
+        problems[index].focus();
+        return;
+      }
+    }
+    show(active + 1, false);
+    problems[active].focus();
+  }
+
+  const VERDICT_KEYS = { v: ["valid", "correct"], i: ["invalid", "incorrect"], u: ["unsure"] };
+
+  function setVerdict(key) {
+    const section = problems[active];
+    const field = section.querySelector(
+      'fieldset[data-scale="validity"], fieldset[data-scale="answer_verdict"]'
+    );
+    if (!field) return;
+    const radio = VERDICT_KEYS[key]
+      .map((v) => field.querySelector(`input[type=radio][value="${v}"]`))
+      .find(Boolean);
+    if (!radio) return;
+    setRadio(radio);
+    // Anything but "valid" needs a reason: go there.
+    const reason = field.querySelector("textarea");
+    if (reason && radio.value !== "valid") reason.focus();
+  }
+
+  form.addEventListener("input", refreshMarkers);
+  form.addEventListener("change", refreshMarkers);
+  refreshMarkers();
+
   document.addEventListener("keydown", (ev) => {
     const target = ev.target;
     if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
@@ -72,20 +202,50 @@
       return;
     }
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.key === "Escape" && isTyping(target)) {
+      ev.preventDefault();
+      target.blur();
+      problems[active].focus();
+      return;
+    }
+    if (!problems.length || form.dataset.submitted) return;
     // A digit on a focused rating sets that rating.
     if (/^[1-5]$/.test(ev.key) && target.type === "radio") {
       const scale = target.closest("fieldset.scale");
       const radio = scale && scale.querySelector(`input[type=radio][value="${ev.key}"]`);
       if (radio) {
         ev.preventDefault();
-        radio.checked = true;
+        setRadio(radio);
         radio.focus();
-        radio.dispatchEvent(new Event("change", { bubbles: true }));
       }
       return;
     }
     if (isTyping(target)) return;
-    if (ev.key === "j") {
+    if (/^[1-5]$/.test(ev.key)) {
+      // Nothing focused: the first scale of the shown problem without a rating.
+      const scale = numericScales(problems[active]).find(
+        (f) => !f.querySelector("input[type=radio]:checked")
+      );
+      const radio = scale && scale.querySelector(`input[type=radio][value="${ev.key}"]`);
+      if (radio) {
+        ev.preventDefault();
+        setRadio(radio);
+      }
+      return;
+    }
+    if (ev.key in VERDICT_KEYS) {
+      ev.preventDefault();
+      setVerdict(ev.key);
+    } else if (ev.key === "s") {
+      ev.preventDefault();
+      skip();
+    } else if (ev.key === "f") {
+      ev.preventDefault();
+      toggleFlag();
+    } else if (ev.key === "z") {
+      ev.preventDefault();
+      undo();
+    } else if (ev.key === "j") {
       ev.preventDefault();
       show(active + 1, true);
     } else if (ev.key === "k") {

@@ -81,6 +81,7 @@ MIDDLEWARE = [
     "benchapp.middleware.AdminRefusalMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "benchapp.session_guard.HtmxSessionMiddleware",
     # Last, as django-axes requires: it turns a locked-out login into the lockout answer.
     "axes.middleware.AxesMiddleware",
 ]

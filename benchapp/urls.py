@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from . import views
+from . import session_guard, views
 from .api import api
 
 urlpatterns = [
@@ -16,6 +16,8 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/session/", session_guard.session_state, name="session_state"),
+    path("accounts/back/", session_guard.logged_in_again, name="logged_in_again"),
     path("favicon.ico", RedirectView.as_view(url="/static/benchapp/favicon.svg", permanent=True)),
     path(
         "accounts/password_change/",

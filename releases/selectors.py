@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, Q, QuerySet
 
+from review.selectors import problems_under_blind_review
+
 from .models import (
     Benchmark,
     Erratum,
@@ -176,17 +178,20 @@ class PublicItem:
     memory_mb: int
     examples: list[PublicExample]
     hidden_tests: int
+    # True while reviewers rate this problem blind: origin and tags are then left out.
+    withheld: bool = False
 
 
-def _public_item(item: ReleaseItem, *, with_examples: bool) -> PublicItem:
+def _public_item(item: ReleaseItem, *, with_examples: bool, withheld: bool) -> PublicItem:
     record = item.record
     tests = list(item.tests.all()) if with_examples else []
     return PublicItem(
         public_id=item.public_id,
         title=item.title,
-        origin=item.origin,
+        origin="" if withheld else item.origin,
         difficulty=item.difficulty,
-        tags=list(item.tags or []),
+        tags=[] if withheld else list(item.tags or []),
+        withheld=withheld,
         statement=record.get("statement", ""),
         harness=record.get("harness", ""),
         entry_point=record.get("entry_point", ""),
@@ -233,14 +238,16 @@ def public_release_items(*, release: Release) -> list[PublicItem]:
     if release.state != ReleaseState.PUBLISHED:
         return []
     items = release.items.order_by("position")
-    return [_public_item(i, with_examples=False) for i in items]
+    blind = problems_under_blind_review()
+    return [_public_item(i, with_examples=False, withheld=i.problem_id in blind) for i in items]
 
 
 def public_release_item(*, release: Release, public_id: str) -> PublicItem:
     if release.state != ReleaseState.PUBLISHED:
         raise ReleaseItem.DoesNotExist
     item = release.items.prefetch_related("tests").get(public_id=public_id)
-    return _public_item(item, with_examples=True)
+    blind = item.problem_id in problems_under_blind_review()
+    return _public_item(item, with_examples=True, withheld=blind)
 
 
 SORT_KEYS = ("pass1", "passk", "clean", "model", "avgk", "bestk")

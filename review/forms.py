@@ -33,11 +33,15 @@ class ItemReviewForm(forms.Form):
     )
     quality = forms.TypedChoiceField(choices=RATING_CHOICES, coerce=int, widget=forms.RadioSelect)
     validity = forms.ChoiceField(choices=Validity.choices, widget=forms.RadioSelect)
-    validity_reason = forms.CharField(required=False, max_length=2000)
-    cf_rating = forms.IntegerField(min_value=CF_MIN, max_value=CF_MAX, step_size=CF_STEP)
-    tags = forms.CharField(max_length=1000, help_text="comma-separated")
+    validity_reason = forms.CharField(required=False, max_length=2000, label="Validity reason")
+    cf_rating = forms.IntegerField(
+        min_value=CF_MIN, max_value=CF_MAX, step_size=CF_STEP, label="Codeforces rating estimate"
+    )
+    tags = forms.CharField(
+        max_length=1000, help_text="comma-separated", label="Algorithms and data structures"
+    )
     justification = forms.CharField(max_length=JUSTIFICATION_MAX)
-    elapsed = forms.FloatField(required=False, min_value=0)
+    elapsed = forms.FloatField(required=False, min_value=0, label="Time spent")
 
     def clean(self):
         data = super().clean()
@@ -61,9 +65,13 @@ class ReasoningItemReviewForm(forms.Form):
     difficulty = forms.TypedChoiceField(
         choices=RATING_CHOICES, coerce=int, widget=forms.RadioSelect
     )
-    answer_verdict = forms.ChoiceField(choices=AnswerVerdict.choices, widget=forms.RadioSelect)
+    answer_verdict = forms.ChoiceField(
+        choices=AnswerVerdict.choices,
+        widget=forms.RadioSelect,
+        label="Is the given answer correct?",
+    )
     justification = forms.CharField(max_length=JUSTIFICATION_MAX)
-    elapsed = forms.FloatField(required=False, min_value=0)
+    elapsed = forms.FloatField(required=False, min_value=0, label="Time spent")
 
 
 def reasoning_rating_fields() -> list[dict]:

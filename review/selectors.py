@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 
@@ -30,6 +30,7 @@ from .models import (
     GroupItem,
     Review,
     ReviewRound,
+    RoundStatus,
     ScoreOverride,
     Tag,
     TagStatus,
@@ -254,6 +255,58 @@ def _label(position: int) -> str:
     return LABELS[position] if position < len(LABELS) else str(position + 1)
 
 
+def _same_limits(problems: list[ReviewerProblem]) -> list[ReviewerProblem]:
+    """Every problem of a group shown with the same limits: the group's most generous ones.
+
+    Evolutions are often measured at other limits than their seed (a seed at 2 s / 256 MB
+    next to evolutions at 1 s / 512 MB), so per-problem limits point at the seed. The most
+    generous limits keep every problem solvable as shown; tightness is not what reviewers
+    judge, and the released problem keeps its own limits."""
+    if len(problems) < 2:
+        return problems
+    time_limit = max(p.time_limit_s for p in problems)
+    memory = max(p.memory_mb for p in problems)
+    return [replace(p, time_limit_s=time_limit, memory_mb=memory) for p in problems]
+
+
+def problems_under_blind_review() -> set[int]:
+    """Ids of problems that a reviewer is rating blind right now: in a group of an open round
+    with an assignment not yet submitted. Public pages hide their origin and reviewer tags."""
+    return set(
+        GroupItem.objects.filter(
+            problem__isnull=False,
+            group__round__status=RoundStatus.OPEN,
+            group__assignments__submitted_at__isnull=True,
+        ).values_list("problem_id", flat=True)
+    )
+
+
+def round_published_problems(*, review_round: ReviewRound) -> list[dict]:
+    """Problems of this round that a published release already shows: reviewers can find
+    them on public pages, so the curator is told (origin and tags there are withheld while
+    the round is blind, but exported files of the release still carry them)."""
+    from releases.models import ReleaseItem, ReleaseState
+
+    problem_ids = review_round.groups.values_list("items__problem_id", flat=True)
+    items = (
+        ReleaseItem.objects.filter(
+            problem_id__in=problem_ids, release__state=ReleaseState.PUBLISHED
+        )
+        .select_related("release__benchmark")
+        .order_by("public_id")
+    )
+    return [
+        {
+            "public_id": i.public_id,
+            "title": i.title,
+            "benchmark": i.release.benchmark.name,
+            "slug": i.release.benchmark.slug,
+            "version": i.release.version,
+        }
+        for i in items
+    ]
+
+
 def reviewer_group(*, reviewer, opaque_id: str) -> ReviewerGroup:
     """One group as its reviewer sees it, in that reviewer's own shuffled order."""
     assignment = reviewer_assignment(reviewer=reviewer, opaque_id=opaque_id)
@@ -300,6 +353,7 @@ def reviewer_group(*, reviewer, opaque_id: str) -> ReviewerGroup:
                 draft=_draft(review),
             )
         )
+    problems = _same_limits(problems)
     return ReviewerGroup(
         opaque_id=assignment.opaque_id,
         instructions=assignment.group.round.instructions,

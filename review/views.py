@@ -60,6 +60,22 @@ def _own_assignment(request, opaque_id: str) -> Assignment:
         raise Http404(NOT_FOUND)
 
 
+def _labelled_errors(form) -> list[tuple[str, str]]:
+    """A bound form's errors as (what the reviewer sees on the page, message): field labels,
+    never the field names (``cf_rating``) the form posts."""
+    if form is None:
+        return []
+    out = []
+    for name, errors in form.errors.items():
+        field = form.fields.get(name)
+        if field is None:
+            label = "This item"
+        else:
+            label = field.label or name.replace("_", " ").capitalize()
+        out.extend((str(label), str(message)) for message in errors)
+    return out
+
+
 def _group_context(request, opaque_id: str, *, forms=None, certify_error="") -> dict:
     """Template rows per problem: the blinded problem, its scales with the current draft
     value, and (after a failed submit) its field errors."""
@@ -71,7 +87,7 @@ def _group_context(request, opaque_id: str, *, forms=None, certify_error="") -> 
         scales = [
             {**scale, "current": getattr(problem.draft, scale["name"])} for scale in rating_fields()
         ]
-        rows.append({"p": problem, "scales": scales, "errors": form.errors if form else {}})
+        rows.append({"p": problem, "scales": scales, "errors": _labelled_errors(form)})
     question_rows = []
     for question in group.questions:
         form = forms.get(question.opaque_id)
@@ -79,12 +95,13 @@ def _group_context(request, opaque_id: str, *, forms=None, certify_error="") -> 
             {**scale, "current": getattr(question.draft, scale["name"])}
             for scale in reasoning_rating_fields()
         ]
-        question_rows.append(
-            {"q": question, "scales": scales, "errors": form.errors if form else {}}
-        )
+        question_rows.append({"q": question, "scales": scales, "errors": _labelled_errors(form)})
+    queue = selectors.reviewer_queue(reviewer=request.user)
     return {
         "group": group,
         "rows": rows,
+        "queue_total": len(queue),
+        "queue_submitted": sum(1 for e in queue if e.submitted),
         "question_rows": question_rows,
         "certify_error": certify_error,
         "cf_choices": list(range(CF_MIN, CF_MAX + 1, CF_STEP)),
@@ -105,6 +122,18 @@ def group(request, opaque_id: str):
             messages.error(request, "; ".join(exc.messages))
             return redirect("review:queue")
         if result.ok:
+            # Straight on to the next group to rate, as a queue tool does; the queue when done.
+            waiting = [
+                e
+                for e in selectors.reviewer_queue(reviewer=request.user)
+                if not e.submitted and e.opaque_id != opaque_id
+            ]
+            if waiting:
+                messages.success(
+                    request,
+                    f"Submitted. Next group: {len(waiting)} still to rate in your queue.",
+                )
+                return redirect("review:group", opaque_id=waiting[0].opaque_id)
             messages.success(request, "Thank you: your reviews of this group are submitted.")
             return redirect("review:queue")
         context = _group_context(
@@ -241,6 +270,7 @@ def round_detail(request, pk: int):
         {
             "round": review_round,
             "progress": selectors.round_progress(review_round=review_round),
+            "published_problems": selectors.round_published_problems(review_round=review_round),
             "understaffed": selectors.round_understaffed_groups(review_round=review_round),
             "agreement": selectors.round_agreement(review_round=review_round),
             "aggregates": aggregates,

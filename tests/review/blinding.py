@@ -266,3 +266,89 @@ def schema_field_leaks(schemas) -> list[str]:
             if name in FORBIDDEN_KEYS:
                 leaks.append(f"{schema.__name__}.{name}")
     return leaks
+
+
+# --- presentation that differs by origin ------------------------------------------------------
+
+_TIME_LIMIT = re.compile(r"Time limit:\s*([0-9.]+)\s*s")
+_MEMORY_LIMIT = re.compile(r"Memory limit:\s*([0-9]+)\s*MB")
+
+
+def limit_leaks(fetched: list[Fetched]) -> list[str]:
+    """Limits that differ between the problems of one group: a seed kept at 2 s / 256 MB next
+    to evolutions at 1 s / 512 MB tells the reviewer which one is the seed."""
+    leaks = []
+    for f in fetched:
+        if f.status != 200 or not f.body:
+            continue
+        if f.is_json and f.label.startswith("GET /api/review/groups/"):
+            problems = json.loads(f.body).get("problems", [])
+            shown = {(p["time_limit_s"], p["memory_mb"]) for p in problems}
+            if len(shown) > 1:
+                leaks.append(f"{f.label}: limits differ within the group: {sorted(shown)}")
+        elif f.label.startswith("GET /review/g/"):
+            times = set(_TIME_LIMIT.findall(f.body))
+            memories = set(_MEMORY_LIMIT.findall(f.body))
+            if len(times) > 1 or len(memories) > 1:
+                leaks.append(
+                    f"{f.label}: limits differ within the group: {sorted(times)} s, "
+                    f"{sorted(memories)} MB"
+                )
+    return leaks
+
+
+# --- public pages ----------------------------------------------------------------------------
+
+
+def crawl_public_surface(client, start: str = "/releases/") -> list[Fetched]:
+    """Every public release page ``client`` can reach from ``start`` (HTML only)."""
+    out: list[Fetched] = []
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        url = unescape(todo.pop(0))
+        if url in seen or not url.startswith("/releases/"):
+            continue
+        seen.add(url)
+        fetched = _record(out, f"GET {url}", client.get(url))
+        if fetched.status == 200 and not fetched.is_json and "text/html" in fetched.headers:
+            todo.extend(LINK.findall(fetched.body))
+    return out
+
+
+@dataclass
+class UnderReview:
+    """A released problem that reviewers are rating blind right now."""
+
+    public_id: str
+    origin: str
+    tags: list[str]
+    title: str = ""
+
+
+def public_page_leaks(fetched: list[Fetched], under_review: list[UnderReview]) -> list[str]:
+    """Origin labels or reviewer tags shown next to a problem that is under blind review.
+
+    On an item's own page the whole page is about that problem; on a release page only the
+    table row that names the problem counts."""
+    leaks = []
+    for f in fetched:
+        if f.status != 200 or f.is_json:
+            continue
+        for item in under_review:
+            if f.label.endswith(f"/items/{item.public_id}/"):
+                scopes = [_visible_text(f.body)]
+            else:
+                rows = re.findall(r"<tr\b.*?</tr>", f.body, flags=re.S)
+                scopes = [_visible_text(r) for r in rows if item.public_id in r]
+            for text in scopes:
+                # A title is the problem's name, chosen when it was written; it is judged by
+                # the reviewer-side crawl, not here.
+                if item.title:
+                    text = text.replace(item.title, " ")
+                if re.search(rf"\b{re.escape(item.origin)}\b", text, flags=re.IGNORECASE):
+                    leaks.append(f"{f.label}: {item.public_id} shows its origin {item.origin!r}")
+                for tag in item.tags:
+                    if tag.casefold() in text.casefold():
+                        leaks.append(f"{f.label}: {item.public_id} shows reviewer tag {tag!r}")
+    return leaks

@@ -15,10 +15,12 @@ from types import SimpleNamespace
 
 import pytest
 from django.urls import resolve
+from django.utils import timezone
 from ninja import Schema
 from pydantic import create_model
 
 from evolution.rendering import render_statement
+from evolution.models import Problem
 from review import api as review_api
 from review import selectors, services
 from review.models import GroupItem
@@ -28,9 +30,14 @@ from tests.support.fake_openai import FakeOpenAI
 
 from .blinding import (
     FORBIDDEN_KEYS,
+    Fetched,
+    UnderReview,
+    crawl_public_surface,
     crawl_reviewer_surface,
     find_leaks,
+    limit_leaks,
     provenance_values,
+    public_page_leaks,
     schema_field_leaks,
 )
 from .factories import lineage_with_problems
@@ -203,3 +210,104 @@ def test_the_crawl_catches_judge_rationale_leaked_into_a_reasoning_group(
     )
     assert any("GET /review/g/" in leak and "SECRET" in leak for leak in leaks)
     assert any("GET /api/review/groups/" in leak and "SECRET" in leak for leak in leaks)
+
+
+# --- limits and public pages --------------------------------------------------------------
+
+
+def test_problems_of_one_group_show_the_same_limits(personas):
+    """A seed kept at 2 s / 256 MB next to evolutions at 1 s / 512 MB gives the seed away."""
+    lineage, problems = lineage_with_problems(n_evolved=2, tag="limits")
+    seed, *evolved = problems
+    Problem.objects.filter(pk=seed.pk).update(time_limit_s=2.0, memory_mb=256)
+    Problem.objects.filter(pk__in=[p.pk for p in evolved]).update(time_limit_s=1.0, memory_mb=512)
+    services.round_create(
+        name="limits round",
+        created_by=personas.curator.user,
+        reviewers=[personas.reviewer_a.user],
+        lineages=[lineage],
+    )
+    fetched = crawl_reviewer_surface(personas.reviewer_a.client)
+    assert any(f.label.startswith("GET /api/review/groups/") for f in fetched)
+    assert limit_leaks(fetched) == []
+    # The one presentation is the group's most generous limits, so no problem becomes
+    # unsolvable as shown: 2 s and 512 MB.
+    group = next(f for f in fetched if f.label.startswith("GET /review/g/") and f.status == 200)
+    assert "Time limit: 2 s" in group.body and "Memory limit: 512 MB" in group.body
+
+
+def test_the_limit_check_catches_differing_limits():
+    page = Fetched(
+        label="GET /review/g/abc/",
+        status=200,
+        body="<li>Time limit: 2 s</li><li>Time limit: 1 s</li><li>Memory limit: 256 MB</li>",
+        headers="",
+        is_json=False,
+    )
+    assert limit_leaks([page]) != []
+
+
+def _published_release_under_review(personas):
+    """A published release whose problems carry reviewer tags, and an open round in which
+    reviewer A has not yet rated them."""
+    from releases import services as release_services
+    from releases.models import ReleaseItem
+    from review.models import Review, Tag
+    from tests.releases.builders import crafted_world
+
+    world = crafted_world()
+    tag = Tag.objects.create(name="sweep-line-SECRET", status="approved")
+    for review in Review.objects.all():
+        review.tags.add(tag)
+    bench = release_services.benchmark_create(name="Public Bench", description="Harder problems.")
+    release = release_services.release_create(benchmark=bench, campaigns=[world.campaign])
+    release_services.gate_run_create(release=release)
+    release = release_services.release_freeze(release=release)
+    release = release_services.release_publish(release=release)
+    review_round = services.round_create(
+        name="open round over published problems",
+        created_by=personas.curator.user,
+        reviewers=[personas.reviewer_a.user, personas.reviewer_b.user],
+        lineages=list(
+            world.campaign.lineages.filter(seed__in=world.seeds.values()).exclude(
+                seed=world.seeds["S3"]
+            )
+        ),
+    )
+    in_round = set(review_round.groups.values_list("items__problem_id", flat=True))
+    under_review = [
+        UnderReview(public_id=i.public_id, origin=i.origin, tags=list(i.tags), title=i.title)
+        for i in ReleaseItem.objects.filter(release=release, problem_id__in=in_round)
+    ]
+    return release, review_round, under_review
+
+
+def test_public_pages_hide_origin_and_reviewer_tags_of_problems_under_blind_review(personas):
+    release, _, under_review = _published_release_under_review(personas)
+    assert len(under_review) >= 2 and any(u.tags for u in under_review), "fixture changed"
+    fetched = crawl_public_surface(personas.reviewer_a.client)
+    item_pages = [f for f in fetched if "/items/" in f.label and f.status == 200]
+    assert len(item_pages) >= len(under_review)
+    assert public_page_leaks(fetched, under_review) == []
+    detail = next(f for f in fetched if f.label.endswith(f"/v{release.version}/"))
+    assert "withheld during blind review" in detail.body
+
+
+def test_public_pages_show_origin_again_once_every_reviewer_has_submitted(personas):
+    release, review_round, under_review = _published_release_under_review(personas)
+    from review.models import Assignment
+
+    Assignment.objects.filter(group__round=review_round).update(
+        submitted_at=timezone.now(), certified_no_ai=True
+    )
+    fetched = crawl_public_surface(personas.anonymous.client)
+    leaks = public_page_leaks(fetched, under_review)
+    # The same check reports every origin badge and tag now shown: it is not blind to them.
+    assert any("shows its origin" in leak for leak in leaks)
+    assert any("shows reviewer tag 'sweep-line-SECRET'" in leak for leak in leaks)
+
+
+def test_a_curator_is_warned_when_a_round_includes_published_problems(personas):
+    _, review_round, under_review = _published_release_under_review(personas)
+    page = personas.curator.client.get(f"/review/rounds/{review_round.pk}/").content.decode()
+    assert f"{len(under_review)} problem(s) in this round are published" in page

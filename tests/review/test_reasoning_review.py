@@ -141,9 +141,11 @@ def test_a_reviewer_rates_question_and_answer_and_the_form_requires_a_verdict(pe
         data |= reasoning_answers(opaque)
     data |= {f"{ids[0]}-answer_verdict": "", f"{ids[0]}-justification": ""}
     refused = client.post(url, data)
-    assert refused.status_code == 400 and "answer_verdict: This field is required" in (
-        refused.content.decode()
-    )
+    # Errors name the field as the page labels it, never by its form name.
+    refused_page = refused.content.decode()
+    assert refused.status_code == 400
+    assert "<b>Is the given answer correct?</b>: This field is required" in refused_page
+    assert "answer_verdict:" not in refused_page
     assignment.refresh_from_db()
     assert not assignment.is_submitted
     data |= reasoning_answers(ids[0], answer_verdict="incorrect")

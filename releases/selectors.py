@@ -293,3 +293,24 @@ def public_leaderboard(*, release: Release, sort: str = "pass1", descending: boo
 
     rows.sort(key=key, reverse=descending)
     return rows
+
+
+def published_items_for_problems(problem_ids) -> list[dict]:
+    """The items of published releases that show these problems (review's curator warning)."""
+    items = (
+        ReleaseItem.objects.filter(
+            problem_id__in=problem_ids, release__state=ReleaseState.PUBLISHED
+        )
+        .select_related("release__benchmark")
+        .order_by("public_id")
+    )
+    return [
+        {
+            "public_id": i.public_id,
+            "title": i.title,
+            "benchmark": i.release.benchmark.name,
+            "slug": i.release.benchmark.slug,
+            "version": i.release.version,
+        }
+        for i in items
+    ]

@@ -281,30 +281,25 @@ def problems_under_blind_review() -> set[int]:
     )
 
 
+# Releases sit above review: they register how to find the published releases that show given
+# problems (releases/apps.py), so review never imports them.
+_published_lookup = None
+
+
+def register_published_lookup(lookup) -> None:
+    """``lookup(problem_ids) -> [{"public_id", "title", "benchmark", "slug", "version"}]``."""
+    global _published_lookup
+    _published_lookup = lookup
+
+
 def round_published_problems(*, review_round: ReviewRound) -> list[dict]:
     """Problems of this round that a published release already shows: reviewers can find
     them on public pages, so the curator is told (origin and tags there are withheld while
     the round is blind, but exported files of the release still carry them)."""
-    from releases.models import ReleaseItem, ReleaseState
-
+    if _published_lookup is None:
+        return []
     problem_ids = review_round.groups.values_list("items__problem_id", flat=True)
-    items = (
-        ReleaseItem.objects.filter(
-            problem_id__in=problem_ids, release__state=ReleaseState.PUBLISHED
-        )
-        .select_related("release__benchmark")
-        .order_by("public_id")
-    )
-    return [
-        {
-            "public_id": i.public_id,
-            "title": i.title,
-            "benchmark": i.release.benchmark.name,
-            "slug": i.release.benchmark.slug,
-            "version": i.release.version,
-        }
-        for i in items
-    ]
+    return _published_lookup(problem_ids)
 
 
 def reviewer_group(*, reviewer, opaque_id: str) -> ReviewerGroup:

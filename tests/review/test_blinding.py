@@ -19,8 +19,8 @@ from django.utils import timezone
 from ninja import Schema
 from pydantic import create_model
 
-from evolution.rendering import render_statement
 from evolution.models import Problem
+from evolution.rendering import render_statement
 from review import api as review_api
 from review import selectors, services
 from review.models import GroupItem

@@ -21,6 +21,8 @@ class ProblemSetImportIn(Schema):
     source: str
     content: str | None = None
     set_name: str | None = None
+    # lcb only: the solutions file's text (JSONL of {question_id, solution}).
+    solutions: str | None = None
 
 
 class ProblemSetImportOut(Schema):
@@ -60,7 +62,8 @@ def _require(request, role: str) -> None:
     summary="Import seed problems into a set (admin)",
     description=(
         f"`source` is one of {', '.join(SOURCES)}. `content` is the JSONL text (required for "
-        "lcb and jsonl; humaneval reads the packaged problems when it is omitted). One "
+        "lcb and jsonl; humaneval reads the packaged problems when it is omitted). `solutions` "
+        "(lcb only) is the text of a solutions file, one `{question_id, solution}` a line. One "
         "transaction: a bad line returns 400 naming the line and field, and nothing is written."
     ),
 )
@@ -68,7 +71,10 @@ def problem_set_import(request, payload: ProblemSetImportIn):
     _require(request, ADMIN)
     try:
         report = import_seeds(
-            source=payload.source, content=payload.content, set_name=payload.set_name
+            source=payload.source,
+            content=payload.content,
+            set_name=payload.set_name,
+            solutions_content=payload.solutions,
         )
     except SeedImportError as exc:
         return 400, {"detail": str(exc), "line": exc.line, "field": exc.field}

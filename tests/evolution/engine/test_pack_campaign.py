@@ -94,8 +94,10 @@ def test_a_disagreeing_brute_force_is_repaired_then_the_candidate_is_accepted(ru
     steps = [(e["step"], e.get("outcome", ""), e.get("target", "")) for e in cand.validation_ledger]
     assert ("vote", "disagree: repair brute_force", "") in steps
     assert ("repair", "applied", "brute_force") in steps
-    assert steps[-2][:2] == ("vote", "agree") and steps[-1][:2] == ("hidden check", "agree")
-    hidden = cand.validation_ledger[-1]
+    assert steps[-3][:2] == ("vote", "agree") and steps[-2][:2] == ("hidden check", "agree")
+    # Then the parent's reference is run on the new tests and the result recorded.
+    assert steps[-1][0] == "parent check"
+    hidden = cand.validation_ledger[-2]
     assert (
         hidden["infeasible"] >= 1
     )  # the quadratic brute force timed out on large tests: infeasible, not wrong

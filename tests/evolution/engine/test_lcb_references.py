@@ -164,6 +164,9 @@ def test_without_solutions_a_calibration_attempt_that_passed_every_test_becomes_
     client.force_login(admin)
     page = client.get(f"/problems/{acronym.public_id}/").content.decode()
     assert "a calibration attempt that passed every public and private test" in page
+    lineage = campaign.lineages.get(seed=acronym)
+    page = client.get(f"/lineages/{lineage.pk}/").content.decode()
+    assert "a calibration attempt that passed every test (<code>good</code>, attempt 0" in page
     assert "<code>good</code>, attempt 0" in page
 
 

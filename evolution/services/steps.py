@@ -1385,7 +1385,8 @@ def act_faithfulness_solve(ctx: Ctx, action: Action) -> None:
         except BudgetExhausted as exc:
             budget.append(exc)
         except LLMError as exc:
-            answers[index] = {"code": "", "problem": f"model call failed: {exc}"}
+            # Not an answer: never a 0 pass rate that would call the statement underspecified.
+            answers[index] = {"code": "", "infra_error": str(exc)[:500]}
 
     _parallel([lambda i=i: job(i) for i in range(len(answers))], width=fanout_threads())
     if budget:
@@ -1397,8 +1398,29 @@ def act_faithfulness_solve(ctx: Ctx, action: Action) -> None:
 def act_faithfulness_execute(ctx: Ctx, action: Action) -> None:
     cand = _candidate_or_none(action)
     tests = [(t["input"], t["output"]) for t in cand.tests]
+    answered = [a for a in cand.generators["faithfulness"] if not a.get("infra_error")]
+    if not answered:
+        # Every solver call failed for transport or provider reasons: ask again, a bounded
+        # number of times; an outage is not an underspecified statement.
+        gen = dict(cand.generators)
+        failed = gen.pop("faithfulness")
+        tries = gen.get("faithfulness_infra_retries", 0) + 1
+        gen["faithfulness_infra_retries"] = tries
+        cand.generators = gen
+        if tries >= ctx.settings.infra_retry_limit:
+            cand.save(update_fields=["generators"])
+            _decide(
+                ctx,
+                cand,
+                Decision.ERROR,
+                f"faithfulness solver calls failed {tries} times (infrastructure, not the "
+                f"statement): {failed[0]['infra_error'][:300]}",
+            )
+            return
+        cand.save(update_fields=["generators"])
+        return
     rates = []
-    for answer in cand.generators["faithfulness"]:
+    for answer in answered:
         if not answer.get("code"):
             rates.append(0.0)
             continue
@@ -1415,7 +1437,16 @@ def act_faithfulness_execute(ctx: Ctx, action: Action) -> None:
         rates.append(result.passed / result.total if result.total else 0.0)
     best = max(rates) if rates else 0.0
     floor = ctx.settings.faithfulness_min_pass_rate
-    _ledger(cand, {"step": "faithfulness", "pass_rates": rates, "best": best, "floor": floor})
+    _ledger(
+        cand,
+        {
+            "step": "faithfulness",
+            "pass_rates": rates,
+            "best": best,
+            "floor": floor,
+            "infrastructure_errors": len(cand.generators["faithfulness"]) - len(answered),
+        },
+    )
     if validate.faithfulness_passes(best, floor):
         if not _parent_check(ctx, cand):
             return

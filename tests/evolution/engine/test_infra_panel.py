@@ -147,3 +147,30 @@ def test_a_panel_member_sets_its_own_k(fake_server):
     }
     assert counts == {"strict": 4, "flaky": 4, "right": 6, "wrong": 1}
     assert (lineage.seed_passes, lineage.seed_attempts) == (14, 15)
+
+
+def test_failed_faithfulness_calls_are_retried_not_read_as_an_underspecified_statement(
+    fake_server,
+):
+    from .conftest import KeyedResponder, build_world
+    from .test_scenarios import SETTINGS, advance_until_done
+
+    table = pack.responses()
+    for index in range(3):  # HumanEval/0 round 1: every faithfulness call fails (404)
+        del table[
+            ("faithfulness", f"seed=HumanEval/0;round=1;repair=0;attempt={index};role=faithfulness")
+        ]
+    fake_server.responder = KeyedResponder(table)
+    seed_set, evolver, panel = build_world(fake_server, seeds=("HumanEval/0",))
+    campaign = running(
+        campaign_create(
+            name="faithful", seed_set=seed_set, evolver=evolver, panel=panel, settings=SETTINGS
+        )
+    )
+    lineage = advance_until_done(campaign.lineages.get())
+    cand = lineage.candidates.get(round=1)
+    assert cand.decision == "error"
+    assert "faithfulness solver calls failed 3 times (infrastructure" in cand.decision_reason
+    assert cand.spec_repairs == 0  # never sent to statement repair
+    assert LLMCall.objects.filter(campaign=campaign, role="faithfulness").count() == 9
+    assert not LLMCall.objects.filter(campaign=campaign, role="repair").exists()

@@ -33,8 +33,13 @@ class EndpointIn(Schema):
     base_url: str = ""
     model: str
     api_key_env: str = ""
-    temperature: float = 0.8
+    # None: the campaign's temperature; omit_temperature: send none (APIs that take only 1).
+    temperature: float | None = None
+    omit_temperature: bool = False
+    top_p: float | None = None
     max_tokens: int | None = None
+    reasoning_effort: str = ""
+    extra_params: dict = {}
     concurrency_limit: int = 4
     timeout_s: float = 600.0
     max_retries: int = 5
@@ -51,7 +56,11 @@ class EndpointOut(Schema):
     model: str
     api_key_env: str
     api_key_set: bool
-    temperature: float
+    temperature: float | None
+    omit_temperature: bool
+    top_p: float | None
+    max_tokens: int | None
+    reasoning_effort: str
     concurrency_limit: int
     timeout_s: float
     price_in_per_1k: Decimal
@@ -65,7 +74,8 @@ class EndpointOut(Schema):
 
 class PanelMemberIn(Schema):
     endpoint_id: int
-    attempts: int = 4
+    # K for this model; None: the campaign's target_eval_k.
+    attempts: int | None = None
 
 
 class PanelIn(Schema):
@@ -75,7 +85,7 @@ class PanelIn(Schema):
 
 class PanelMemberOut(Schema):
     endpoint: str
-    attempts: int
+    attempts: int | None
 
 
 class PanelOut(Schema):

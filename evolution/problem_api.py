@@ -21,6 +21,8 @@ class ProblemSetImportIn(Schema):
     source: str
     content: str | None = None
     set_name: str | None = None
+    # lcb only: the solutions file's text (JSONL of {question_id, solution}).
+    solutions: str | None = None
 
 
 class ProblemSetImportOut(Schema):
@@ -65,7 +67,8 @@ def _require(request, role: str) -> None:
         "every source but humaneval, which reads the packaged problems when it is omitted). "
         "`with_reference` counts the imported problems that carry a reference solution, "
         "`skipped` the rows left out by rule (call-based APPS / TACO rows, SciCode steps "
-        "without gold code). One "
+        "without gold code). `solutions` (lcb only) is the text of a solutions file, one "
+        "`{question_id, solution}` a line. One "
         "transaction: a bad line returns 400 naming the line and field, and nothing is written."
     ),
 )
@@ -73,7 +76,10 @@ def problem_set_import(request, payload: ProblemSetImportIn):
     _require(request, ADMIN)
     try:
         report = import_seeds(
-            source=payload.source, content=payload.content, set_name=payload.set_name
+            source=payload.source,
+            content=payload.content,
+            set_name=payload.set_name,
+            solutions_content=payload.solutions,
         )
     except SeedImportError as exc:
         return 400, {"detail": str(exc), "line": exc.line, "field": exc.field}

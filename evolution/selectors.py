@@ -104,6 +104,25 @@ def campaign_settings_table(campaign: Campaign) -> list[dict]:
     return EvolutionSettings.table(campaign.settings)
 
 
+def campaign_endpoint_table(campaign: Campaign) -> list[dict]:
+    """What each model of the campaign is sent: the evolver, and per panel member its K and
+    sampling, resolved exactly as the engine resolves them (``evolution/llm/sampling.py``)."""
+    from evolution.llm.sampling import resolve_sampling
+
+    current = EvolutionSettings.from_dict(campaign.settings)
+
+    def row(role: str, endpoint, k: int | None) -> dict:
+        sampling = resolve_sampling(
+            endpoint, temperature=current.temperature, timeout=current.timeout
+        )
+        return {"role": role, "endpoint": endpoint.name, "k": k, "sampling": sampling.describe()}
+
+    rows = [row("evolver", campaign.evolver, None)]
+    for member in campaign.panel.members.select_related("endpoint"):
+        rows.append(row("panel", member.endpoint, member.k(current.target_eval_k)))
+    return rows
+
+
 def lineage_list(campaign: Campaign) -> QuerySet[Lineage]:
     return (
         Lineage.objects.filter(campaign=campaign)

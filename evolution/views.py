@@ -111,6 +111,7 @@ def campaign_detail(request, pk: int):
             raise Http404(f"no page for campaigns of kind {campaign.kind}")
     context = _campaign_context(campaign)
     context["settings_table"] = selectors.campaign_settings_table(campaign)
+    context["endpoint_table"] = selectors.campaign_endpoint_table(campaign)
     context["can_control"] = has_role(request.user, ADMIN)
     return render_campaign_page(
         request,

@@ -72,7 +72,7 @@ def releases_demo(*, world, stdout, admin) -> Release | None:
         ).exists()
         if not done:
             run = leaderboard.run_create(
-                release=release, endpoint=member.endpoint, samples=member.attempts, by=curator
+                release=release, endpoint=member.endpoint, samples=member.attempts or 4, by=curator
             )
             leaderboard.run_execute(run_id=run.pk)
     stdout.write(

@@ -17,3 +17,10 @@ class ReviewConfig(AppConfig):
                 aggregates=problem_review_aggregates, fingerprint=review_fingerprint_annotations
             )
         )
+
+        # Mutation families (evolution) are named in the reviewers' tag vocabulary.
+        from evolution.pipeline.families import register_vocabulary
+
+        from .vocabulary import VOCABULARY
+
+        register_vocabulary(lambda: VOCABULARY)

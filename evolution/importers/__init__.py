@@ -22,6 +22,7 @@ from .humaneval import read_humaneval
 from .jsonl import read_jsonl
 from .lcb import read_lcb
 from .scicode import read_scicode
+from .solutions import SOLUTIONS_FIELD, attach_solutions, read_solutions
 from .store import RecordWriter
 from .taco import read_taco
 
@@ -82,6 +83,8 @@ def import_seeds(
     path: str | None = None,
     set_name: str | None = None,
     content: str | None = None,
+    solutions_path: str | None = None,
+    solutions_content: str | None = None,
 ) -> ImportReport:
     """Import every problem of ``source`` into the ProblemSet ``set_name``.
 
@@ -90,6 +93,9 @@ def import_seeds(
     are matched by public id or (origin_dataset, origin_id): new ones are created, changed
     ones overwritten, identical ones left alone; all end up in the set. Raises
     SeedImportError and writes nothing when any line is bad.
+
+    ``solutions_path`` / ``solutions_content`` (lcb only) give the reference solutions
+    LiveCodeBench does not publish, keyed by ``question_id`` (``evolution/importers/solutions.py``).
     """
     if source not in _READERS:
         raise SeedImportError(
@@ -104,10 +110,28 @@ def import_seeds(
     max_length = ProblemSet._meta.get_field("name").max_length
     if set_name is not None and len(set_name) > max_length:
         raise SeedImportError(f"must be at most {max_length} characters", field="set_name")
+    solutions = None
+    if solutions_path is not None or solutions_content is not None:
+        if source != "lcb":
+            raise SeedImportError(
+                "a solutions file is read with the lcb source only (the project's JSONL "
+                "carries reference_solution on each line)",
+                field=SOLUTIONS_FIELD,
+            )
+        if solutions_path is not None and solutions_content is not None:
+            raise SeedImportError(
+                "give a solutions file path or its content, not both", field=SOLUTIONS_FIELD
+            )
+        solutions = read_solutions(path=solutions_path, content=solutions_content)
     writer = RecordWriter(source=source, set_name=set_name, default_set=DEFAULT_SET_NAMES[source])
     with_reference = skipped = 0
     with transaction.atomic():
-        for line, record in _READERS[source](path=path, content=content):
+        records = _READERS[source](path=path, content=content)
+        if solutions is not None:
+            records = list(records)
+            name = solutions_path.rsplit("/", 1)[-1] if solutions_path else "uploaded"
+            attach_solutions(records, solutions, name=name)
+        for line, record in records:
             if record is None:
                 skipped += 1
                 continue

@@ -7,6 +7,8 @@ Accepted forms, each seen in published files:
 - ``metadata``: a JSON string or an object.
 A test is ``{"input", "output", "testtype": "stdin"|"functional"}``; ``metadata.func_name``
 or any functional test makes the problem call-based (harness "function").
+An optional ``reference_solution`` string is kept as the seed's reference (LiveCodeBench
+ships none; ``import_seeds(solutions_path=...)`` attaches them from a solutions file).
 """
 
 from __future__ import annotations
@@ -72,11 +74,20 @@ def lcb_record(obj: dict, *, line: int | None) -> dict:
         }
         for index, test in enumerate(private)
     ]
+    # LiveCodeBench publishes no solutions: a line may carry one (``reference_solution``),
+    # a solutions file may give it (importers/solutions.py), else calibration may find one.
+    reference = fields.text("reference_solution")
+    metadata = {
+        "platform": fields.text("platform"),
+        "contest_id": fields.text("contest_id"),
+        "lcb_metadata": lcb_metadata,
+    }
+    if reference.strip():
+        metadata["reference_provenance"] = {"source": "record"}
     return {
         "title": title,
         "statement": statement,
-        # LiveCodeBench publishes no solutions.
-        "reference_solution": "",
+        "reference_solution": reference,
         "harness": harness,
         "entry_point": func_name or "",
         "starter_code": fields.text("starter_code"),
@@ -89,11 +100,7 @@ def lcb_record(obj: dict, *, line: int | None) -> dict:
         "origin_id": question_id,
         "origin_difficulty": fields.text("difficulty"),
         "contest_date": fields.timestamp("contest_date"),
-        "metadata": {
-            "platform": fields.text("platform"),
-            "contest_id": fields.text("contest_id"),
-            "lcb_metadata": lcb_metadata,
-        },
+        "metadata": metadata,
         "lineage_depth": 0,
         "parent": None,
         "lineage_root": None,

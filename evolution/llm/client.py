@@ -116,7 +116,14 @@ class LLMClient:
         body = dict(endpoint.extra_params or {})
         body["model"] = endpoint.model
         body["messages"] = messages
-        body["temperature"] = endpoint.temperature if temperature is None else temperature
+        # An endpoint that omits temperature gets none (APIs accepting only their default
+        # answer 400 to any other); no temperature set anywhere also sends none.
+        if not endpoint.omit_temperature:
+            value = endpoint.temperature if temperature is None else temperature
+            if value is not None:
+                body["temperature"] = value
+        if endpoint.reasoning_effort:
+            body["reasoning_effort"] = endpoint.reasoning_effort
         if endpoint.top_p is not None:
             body["top_p"] = endpoint.top_p
         tokens = endpoint.max_tokens if max_tokens is None else max_tokens

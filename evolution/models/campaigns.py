@@ -301,12 +301,16 @@ class SolverAttempt(models.Model):
 
 
 class GlobalMemoryEntry(models.Model):
-    """Accepted mutation families across seeds of a campaign (global memory, Section 3.4)."""
+    """Mutation families attempted and accepted across seeds of a campaign (global memory,
+    Section 3.4); families are canonical tags of the review vocabulary where one fits."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="global_memory")
     family = models.CharField(max_length=120)
     summary = models.TextField()
     level_gain = models.IntegerField(default=0)
+    # Section 3.4 keeps attempted families too: False for a decided candidate not accepted.
+    accepted = models.BooleanField(default=True)
+    decision = models.CharField(max_length=20, blank=True)
     candidate = models.OneToOneField(
         Candidate, on_delete=models.CASCADE, related_name="global_memory_entry"
     )

@@ -30,7 +30,22 @@ class Provider(models.TextChoices):
     REPLAY = "replay", "replayed responses (cassette)"
 
 
+class ReasoningEffort(models.TextChoices):
+    MINIMAL = "minimal", "minimal"
+    LOW = "low", "low"
+    MEDIUM = "medium", "medium"
+    HIGH = "high", "high"
+
+
 class ModelEndpoint(models.Model):
+    """An OpenAI-compatible endpoint and its own sampling parameters.
+
+    Sampling: ``temperature`` None takes the campaign's ``temperature`` (Table 5: 0.8);
+    ``omit_temperature`` sends none at all (APIs that reject any temperature but their
+    default answer 400 otherwise); ``top_p`` / ``max_tokens`` / ``reasoning_effort`` are sent
+    only when set; ``extra_params`` are extra body fields. A campaign's ``timeout`` caps
+    ``timeout_s`` for its calls (``evolution/llm/sampling.py`` resolves what is sent)."""
+
     name = models.CharField(max_length=100, unique=True)
     provider = models.CharField(max_length=10, choices=Provider.choices, default=Provider.OPENAI)
     base_url = models.URLField(
@@ -38,10 +53,18 @@ class ModelEndpoint(models.Model):
     )
     model = models.CharField(max_length=200)
     api_key_env = models.CharField(max_length=100, blank=True, validators=[ENV_NAME])
-    temperature = models.FloatField(default=0.8)
+    temperature = models.FloatField(
+        null=True, blank=True, help_text="empty: the campaign's temperature"
+    )
+    omit_temperature = models.BooleanField(
+        default=False, help_text="send no temperature (the API accepts only its default)"
+    )
     top_p = models.FloatField(null=True, blank=True)
     max_tokens = models.PositiveIntegerField(null=True, blank=True)
-    extra_params = models.JSONField(default=dict, blank=True)
+    reasoning_effort = models.CharField(
+        max_length=10, blank=True, choices=ReasoningEffort.choices, help_text="empty: not sent"
+    )
+    extra_params = models.JSONField(default=dict, blank=True, help_text="extra request body fields")
     concurrency_limit = models.PositiveIntegerField(default=4)
     timeout_s = models.FloatField(default=600.0)
     max_retries = models.PositiveIntegerField(default=5)
@@ -120,7 +143,9 @@ class PanelMember(models.Model):
         ModelEndpoint, on_delete=models.PROTECT, related_name="panel_memberships"
     )
     attempts = models.PositiveIntegerField(
-        default=4, help_text="K attempts per problem (target_eval_k)"
+        null=True,
+        blank=True,
+        help_text="K attempts per problem for this model; empty: the campaign's target_eval_k",
     )
 
     class Meta:
@@ -133,4 +158,8 @@ class PanelMember(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.panel} / {self.endpoint} x{self.attempts}"
+        return f"{self.panel} / {self.endpoint} x{self.attempts or 'K'}"
+
+    def k(self, default: int) -> int:
+        """Attempts this member makes per problem: its own K, else the campaign's."""
+        return self.attempts or default

@@ -7,7 +7,7 @@ rejects unknown keys and out-of-range values with a message naming the key.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from evolution.algorithm_settings import AlgorithmSettings
 
@@ -73,6 +73,28 @@ class EvolutionSettings(AlgorithmSettings):
     near_duplicate_threshold: float = 0.85
     global_memory_max_entries: int = 50
     global_memory_max_chars: int = 6000
+    # --- BenchForge's additions to the paper (docs/benchevolver.md, "What BenchForge adds") ---
+    # A seed without a reference takes the first calibration attempt that passes all its tests.
+    reference_from_calibration: bool = True
+    # Failed model calls (transport/provider) for one panel attempt before the campaign pauses.
+    infra_retry_limit: int = 3
+    # A level gain needs evidence: the Wilson upper bound of the pass rate at this confidence
+    # must map to the level needed (0: the paper's point estimate alone). The paper gives none.
+    level_confidence: float = 0.95
+    # Attempts per panel model a candidate may get when its gain is not yet proven.
+    max_panel_attempts: int = 8
+    # The parent's reference runs on the new tests; on: one that still passes them all is
+    # not_harder (its approach was not made insufficient).
+    require_parent_insufficient: bool = False
+    # An input validator written from the statement checks every generated stdin input.
+    validate_inputs: bool = True
+    # A tier asking for several inputs must get at least this many distinct ones.
+    min_distinct_inputs_per_tier: int = 2
+    # Table 5's SciCode column, for function-level lineages of the same campaign (the fields
+    # above are its LiveCodeBench column, for stdin/stdout lineages).
+    function_execution_timeout: float = 30.0
+    function_memory_raw_window: int = 5
+    function_global_memory_max_entries: int = 20
 
     # (min, max) for numbers; None = unbounded on that side.
     _BOUNDS = {
@@ -104,6 +126,13 @@ class EvolutionSettings(AlgorithmSettings):
         "near_duplicate_threshold": (0.0, 1.0),
         "global_memory_max_entries": (0, 10_000),
         "global_memory_max_chars": (0, 1_000_000),
+        "infra_retry_limit": (1, 100),
+        "level_confidence": (0.0, 0.999),
+        "max_panel_attempts": (1, 256),
+        "min_distinct_inputs_per_tier": (0, 100),
+        "function_execution_timeout": (0.1, 600.0),
+        "function_memory_raw_window": (1, 1000),
+        "function_global_memory_max_entries": (0, 10_000),
     }
 
     @classmethod
@@ -123,6 +152,19 @@ class EvolutionSettings(AlgorithmSettings):
             or any(a <= b for a, b in zip(thresholds, thresholds[1:], strict=False))
         ):
             errors["level_thresholds"] = ["must be 4 strictly decreasing pass rates in (0, 1]"]
+
+    def for_harness(self, harness: str) -> EvolutionSettings:
+        """The settings a lineage of this harness runs with: stdin/stdout lineages use the
+        LiveCodeBench column as is; function-level ones (function / assert seeds) take the
+        SciCode column's execution time-out, raw memory window and global-memory size."""
+        if harness == "stdio":
+            return self
+        return replace(
+            self,
+            execution_timeout=self.function_execution_timeout,
+            memory_raw_window=self.function_memory_raw_window,
+            global_memory_max_entries=self.function_global_memory_max_entries,
+        )
 
     def level(self, pass_rate: float) -> int:
         return phi(pass_rate, self.level_thresholds)
@@ -167,9 +209,9 @@ def _coerce(raw, default):
 
 # Human-readable meaning of each setting, shown on the campaign page and in the README.
 SETTING_HELP = {
-    "target_eval_k": "Attempts per target model (K).",
-    "temperature": "Sampling temperature for generation.",
-    "timeout": "LLM request timeout in seconds.",
+    "target_eval_k": "Attempts per target model (K), unless a panel member sets its own.",
+    "temperature": "Sampling temperature, for every endpoint that sets none of its own.",
+    "timeout": "LLM request timeout in seconds: caps each endpoint's own timeout for this campaign's calls.",
     "allowed_seed_levels": "Seed difficulty levels allowed as starting points.",
     "accept_min_level_gain": "Minimum difficulty-level gain over the seed (Δ).",
     "accept_target_level": "Stop once an accepted candidate reaches this level.",
@@ -199,6 +241,16 @@ SETTING_HELP = {
     "near_duplicate_threshold": "Lexical similarity at or above which a candidate is a near-duplicate.",
     "global_memory_max_entries": "Max global accepted entries shown to the mutator.",
     "global_memory_max_chars": "Character cap for the global memory block.",
+    "reference_from_calibration": "BenchForge: a seed without a reference solution takes the first calibration attempt that passes every public and private test.",
+    "level_confidence": "BenchForge (the project's own threshold; the paper gives none): a level gain is declared only when the pass rate's Wilson upper bound at this confidence maps to the level needed; 0 uses the point estimate alone.",
+    "max_panel_attempts": "BenchForge (the project's own cap): attempts per panel model a candidate may reach when its gain is not yet proven; past it the candidate is not_harder with the interval in the reason.",
+    "require_parent_insufficient": "BenchForge: the parent's reference is run on every candidate's new tests (recorded as now wrong / too slow / still right); on, a candidate the parent still solves is not_harder.",
+    "validate_inputs": "BenchForge: an input validator written from the statement alone checks every generated stdin input; refused inputs are dropped and the generator is repaired (counts in the ledger).",
+    "min_distinct_inputs_per_tier": "BenchForge: a generator giving fewer distinct inputs than this in a tier (it ignores its seed) is repaired like a failing one.",
+    "function_execution_timeout": "Table 5, SciCode column: per-test time-out (s) for function-level lineages (execution_timeout is the LiveCodeBench column, for stdin/stdout ones).",
+    "function_memory_raw_window": "Table 5, SciCode column: memory_raw_window for function-level lineages.",
+    "function_global_memory_max_entries": "Table 5, SciCode column: global_memory_max_entries for function-level lineages.",
+    "infra_retry_limit": "BenchForge: failed model calls (transport or provider errors) allowed for one panel attempt before the campaign pauses naming the endpoint; such attempts never count in a pass rate.",
 }
 
 EvolutionSettings.HELP = SETTING_HELP

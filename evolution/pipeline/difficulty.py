@@ -18,16 +18,19 @@ class PanelResult:
     attempts: int
     per_model: dict[str, dict]
     error_pattern: dict[str, int]
+    infra_errors: int = 0
 
     @property
     def pass_rate(self) -> float:
         return self.passes / self.attempts if self.attempts else 0.0
 
 
-def solver_messages(*, statement: str, harness: str, entry_point: str):
+def solver_messages(*, statement: str, harness: str, entry_point: str, starter_code: str = ""):
     template = prompts.load("solver")
     return template.messages(
-        statement=statement, code_contract=prompts.code_contract(harness, entry_point)
+        statement=statement,
+        code_contract=prompts.code_contract(harness, entry_point),
+        starter_block=prompts.starter_block(starter_code, entry_point),
     ), template
 
 
@@ -39,13 +42,25 @@ def solver_code(text: str) -> tuple[str, str]:
         return "", str(exc)
 
 
+# A panel attempt whose model call failed (transport, provider): not an answer, so not counted.
+INFRA_ERROR = "IE"
+
+
 def pool(attempts: list[tuple[str, str]]) -> PanelResult:
-    """``attempts`` are (model name, verdict) pairs; AC passes."""
+    """``attempts`` are (model name, verdict) pairs; AC passes. Infrastructure errors (IE) are
+    counted apart and excluded from the pass rate: an outage is not difficulty."""
     per_model: dict[str, dict] = {}
     errors: Counter[str] = Counter()
     passes = 0
+    infra = 0
+    counted = 0
     for model, verdict in attempts:
         row = per_model.setdefault(model, {"passes": 0, "attempts": 0, "verdicts": {}})
+        if verdict == INFRA_ERROR:
+            row["infra_errors"] = row.get("infra_errors", 0) + 1
+            infra += 1
+            continue
+        counted += 1
         row["attempts"] += 1
         row["verdicts"][verdict] = row["verdicts"].get(verdict, 0) + 1
         if verdict == "AC":
@@ -54,5 +69,9 @@ def pool(attempts: list[tuple[str, str]]) -> PanelResult:
         else:
             errors[verdict] += 1
     return PanelResult(
-        passes=passes, attempts=len(attempts), per_model=per_model, error_pattern=dict(errors)
+        passes=passes,
+        attempts=counted,
+        per_model=per_model,
+        error_pattern=dict(errors),
+        infra_errors=infra,
     )

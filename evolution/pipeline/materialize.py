@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from evolution.llm.parsing import ParseError, extract_code
 
@@ -35,11 +35,37 @@ def parse_generator(text: str) -> str:
         raise StageError(f"test generator answer unparsable: {exc}")
 
 
+def validator_messages(*, statement: str):
+    template = prompts.load("input_validator")
+    return template.messages(statement=statement), template
+
+
+def parse_validator(text: str) -> str:
+    try:
+        return extract_code(text, language="python").rstrip() + "\n"
+    except ParseError as exc:
+        raise StageError(f"input validator answer unparsable: {exc}")
+
+
+def validator_verdicts(outcomes) -> list[tuple[bool, str]]:
+    """(valid, message) per validator run: valid only on exit 0 with a first word OK."""
+    verdicts = []
+    for outcome in outcomes:
+        words = outcome.stdout.strip().split(None, 1) if outcome.status == "OK" else []
+        ok = bool(words) and words[0].upper() == "OK"
+        message = outcome.stdout.strip()[:200] if outcome.status == "OK" else outcome.status
+        verdicts.append((ok, "" if ok else message or "no verdict printed"))
+    return verdicts
+
+
 @dataclass
 class Materialized:
     public: list[GeneratedTest]
     hidden: list[GeneratedTest]
     notes: list[str]
+    # Inputs the statement's validator refused: dropped, each {"tier", "seed", "why"}.
+    invalid_inputs: list[dict] = field(default_factory=list)
+    generated: int = 0
 
     @property
     def all(self) -> list[GeneratedTest]:
@@ -56,8 +82,15 @@ def materialize(
     tier_counts: dict[str, int],
     limits,
     run_batch: Callable,
+    validate_inputs: Callable[[list[str]], list[tuple[bool, str]]] | None = None,
+    min_distinct_per_tier: int = 0,
 ) -> Materialized:
     """Generate hidden inputs, then run C' on public and hidden inputs to get every output.
+
+    A generator that ignores its seed (fewer than ``min_distinct_per_tier`` distinct inputs
+    in a tier that asked for that many) fails like a crashing one. ``validate_inputs`` (the
+    statement's input validator) judges every generated input; refused ones are dropped and
+    reported in ``invalid_inputs``.
 
     Raises StageError (candidate invalid) when the generator fails, produces nothing, or C'
     does not finish a test within the limits.
@@ -66,7 +99,9 @@ def materialize(
     notes: list[str] = []
     hidden: list[GeneratedTest] = []
     seen: set[str] = set(examples)
+    generated = 0
     for tier, count in tier_counts.items():
+        tier_texts: set[str] = set()
         for index in range(count):
             seed = BASE_SEED + index
             outcome = run_batch(
@@ -83,6 +118,8 @@ def materialize(
             text = outcome.stdout if outcome.stdout.endswith("\n") else outcome.stdout + "\n"
             if not text.strip():
                 raise StageError(f"test generator printed nothing for tier {tier} seed {seed}")
+            generated += 1
+            tier_texts.add(text)
             if text in seen:
                 notes.append(f"duplicate input dropped (tier {tier}, seed {seed})")
                 continue
@@ -95,6 +132,23 @@ def materialize(
                     provenance={"generator": generator_sha, "tier": tier, "seed": seed},
                 )
             )
+        wanted = min(count, min_distinct_per_tier)
+        if wanted >= 2 and len(tier_texts) < wanted:
+            raise StageError(
+                f"test generator ignores its seed: tier {tier} gave {len(tier_texts)} distinct "
+                f"input(s) for {count} seeds (at least {wanted} required)"
+            )
+    invalid: list[dict] = []
+    if validate_inputs is not None and hidden:
+        kept = []
+        for test, (ok, why) in zip(hidden, validate_inputs([t.input for t in hidden]), strict=True):
+            if ok:
+                kept.append(test)
+            else:
+                invalid.append(
+                    {"tier": test.tier, "seed": test.provenance.get("seed"), "why": why[:200]}
+                )
+        hidden = kept
     if not hidden:
         raise StageError("test generator produced no usable hidden test")
     public = [
@@ -114,4 +168,6 @@ def materialize(
                 f"reference solution {outcome.status} on {where}: {outcome.stderr[-300:]}".strip()
             )
         test.output = outcome.stdout
-    return Materialized(public=public, hidden=hidden, notes=notes)
+    return Materialized(
+        public=public, hidden=hidden, notes=notes, invalid_inputs=invalid, generated=generated
+    )

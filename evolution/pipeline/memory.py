@@ -70,8 +70,16 @@ def digest_text(memory: list[dict], *, recent_k: int) -> str:
     return "\n".join(lines)
 
 
-def global_text(entries: list[tuple[str, str, int]], *, max_entries: int, max_chars: int) -> str:
-    """``entries`` are (family, summary, level gain), newest last; the newest are kept."""
+def global_text(
+    entries: list[tuple[str, str, int]],
+    *,
+    max_entries: int,
+    max_chars: int,
+    attempted: list[tuple[str, str]] | None = None,
+) -> str:
+    """``entries`` are accepted (family, summary, level gain), newest last; the newest are kept.
+    ``attempted`` are (family, decision) of candidates not accepted, summarised as counts
+    after the accepted ones, within the same caps."""
     lines: list[str] = []
     used = 0
     for family, summary, gain in reversed(entries[-max_entries:] if max_entries else []):
@@ -80,4 +88,12 @@ def global_text(entries: list[tuple[str, str, int]], *, max_entries: int, max_ch
             break
         lines.append(line)
         used += len(line) + 1
-    return "\n".join(reversed(lines))
+    lines.reverse()
+    if attempted and max_entries:
+        counts = Counter(family for family, _ in attempted[-max_entries:])
+        line = "Attempted in other lineages without acceptance: " + ", ".join(
+            f"{family} x{n}" for family, n in counts.most_common(12)
+        )
+        if used + len(line) + 1 <= max_chars:
+            lines.append(line)
+    return "\n".join(lines)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import difflib
 
 from evolution.llm.parsing import ParseError, extract_code, extract_json
+from evolution.sandbox import contracts
 
-from . import prompts
+from . import families, prompts
 from .types import Mutation, StageError, Written
 
 
@@ -20,6 +21,7 @@ def mutator_messages(
     seed_level: int,
     lineage_memory: str,
     global_memory: str,
+    starter_code: str = "",
 ) -> tuple[list[dict], prompts.PromptTemplate]:
     template = prompts.load("mutator")
     messages = template.messages(
@@ -30,6 +32,8 @@ def mutator_messages(
         lineage_memory=lineage_memory or "(empty: this is the first proposal)",
         global_memory=global_memory or "(none yet)",
         code_contract=prompts.code_contract(harness, entry_point),
+        starter_block=prompts.starter_block(starter_code, entry_point),
+        family_vocabulary=", ".join(families.vocabulary_names()) or "(free text)",
     )
     return messages, template
 
@@ -52,8 +56,9 @@ def parse_mutation(text: str) -> Mutation:
 
 
 def normalize_family(name: str) -> str:
-    """Families are compared across lineages; fold case and spacing."""
-    return " ".join(name.lower().replace("_", " ").replace("-", " ").split())[:120]
+    """Families are compared across lineages: the controlled tag vocabulary's canonical name
+    (synonyms folded), else the name with case, spacing and filler words folded."""
+    return families.canonical_family(name)
 
 
 def writer_messages(
@@ -88,11 +93,16 @@ def parse_written(text: str) -> Written:
     entry_point = str(meta.get("entry_point", "")).strip()
     if entry_point and not entry_point.isidentifier():
         raise StageError(f"writer answer names an invalid entry point {entry_point!r}")
+    try:
+        contract = contracts.parse_contract(meta.get("output_contract"))
+    except contracts.ContractError as exc:
+        raise StageError(f"writer answer: {exc}")
     return Written(
         title=title[:300],
         statement=statement,
         examples=[_with_newline(e) for e in examples],
         entry_point=entry_point,
+        contract=contract,
     )
 
 

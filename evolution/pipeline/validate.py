@@ -37,23 +37,41 @@ class Vote:
     agree: bool
     target: str | None  # what to repair when not agreeing
     per_example: list[dict] = field(default_factory=list)
+    # Examples where only the oracle differed: two executed programs outvote one prediction.
+    oracle_overruled: int = 0
 
 
 def vote(
     reference: list[str],
     brute: list[str | None],
     oracle: list[str | None],
-    same: Callable[[str, str], bool],
+    same: Callable,
+    *,
+    inputs: list[str] | None = None,
 ) -> Vote:
-    """Three-way vote on the public examples. ``None`` means the witness gave no usable output."""
+    """Three-way vote on the public examples. ``None`` means the witness gave no usable output.
+
+    When the reference and the brute force agree and only the oracle (a model predicting the
+    output, never executed) differs, the example agrees: two independent executed programs
+    outvote one prediction. It is recorded (``oracle_overruled``), not sent to statement repair.
+    """
     rows = []
+    overruled = 0
     pattern = {REFERENCE: 0, BRUTE_FORCE: 0, STATEMENT: 0}
     for index, ref in enumerate(reference):
         b = brute[index] if index < len(brute) else None
         o = oracle[index] if index < len(oracle) else None
-        rb = b is not None and same(b, ref)
-        ro = o is not None and same(o, ref)
-        bo = b is not None and o is not None and same(b, o)
+
+        # same(actual, expected[, input]): with ``inputs`` the output contract may need the
+        # example's input (a checker program does).
+        def eq(actual, expected, index=index):
+            if inputs is None:
+                return same(actual, expected)
+            return same(actual, expected, inputs[index])
+
+        rb = b is not None and eq(b, ref)
+        ro = o is not None and eq(o, ref)
+        bo = b is not None and o is not None and eq(b, o)
         if rb and ro:
             verdict = "agree"
         elif ro and not rb:
@@ -61,7 +79,8 @@ def vote(
         elif bo and not rb:
             verdict, pattern[REFERENCE] = "reference disagrees", pattern[REFERENCE] + 1
         elif rb and not ro:
-            verdict, pattern[STATEMENT] = "oracle disagrees", pattern[STATEMENT] + 1
+            verdict = "oracle overruled (reference and brute force agree)"
+            overruled += 1
         else:
             verdict, pattern[STATEMENT] = "all differ", pattern[STATEMENT] + 1
         rows.append(
@@ -75,11 +94,11 @@ def vote(
         )
     disagreements = {k: v for k, v in pattern.items() if v}
     if not disagreements:
-        return Vote(agree=True, target=None, per_example=rows)
+        return Vote(agree=True, target=None, per_example=rows, oracle_overruled=overruled)
     # The most frequent pattern decides; ties prefer fixing the cheapest, most local artefact.
     order = [BRUTE_FORCE, REFERENCE, STATEMENT]
     target = max(order, key=lambda k: (disagreements.get(k, 0), -order.index(k)))
-    return Vote(agree=False, target=target, per_example=rows)
+    return Vote(agree=False, target=target, per_example=rows, oracle_overruled=overruled)
 
 
 @dataclass
@@ -90,17 +109,16 @@ class HiddenCheck:
     counterexample: dict | None
 
 
-def hidden_check(
-    tests: list[dict], brute_outcomes: list, same: Callable[[str, str], bool]
-) -> HiddenCheck:
-    """Brute force vs reference outputs on hidden tests. TLE/MLE of the brute force = infeasible."""
+def hidden_check(tests: list[dict], brute_outcomes: list, same: Callable) -> HiddenCheck:
+    """Brute force vs reference outputs on hidden tests. TLE/MLE of the brute force = infeasible.
+    ``same(actual, expected, input)`` decides under the task's output contract."""
     checked = infeasible = 0
     for test, outcome in zip(tests, brute_outcomes, strict=True):
         if outcome.status in ("TLE", "MLE", "OLE"):
             infeasible += 1
             continue
         checked += 1
-        if outcome.status != "OK" or not same(outcome.stdout, test["output"]):
+        if outcome.status != "OK" or not same(outcome.stdout, test["output"], test["input"]):
             return HiddenCheck(
                 agree=False,
                 checked=checked,

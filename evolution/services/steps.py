@@ -28,7 +28,8 @@ from django.db import (
 )
 from django.utils import timezone
 
-from evolution.llm import BudgetExhausted, CallContext, LLMClient, LLMError
+from evolution.llm import BudgetExhausted, CallContext, LLMClient, LLMError, sampling
+from evolution.llm.errors import LLMTransportError
 from evolution.models import (
     Campaign,
     Candidate,
@@ -41,13 +42,24 @@ from evolution.models import (
 )
 from evolution.models.campaigns import Decision, LineageState, Stage
 from evolution.models.problems import ProblemKind
-from evolution.pipeline import accept, difficulty, judge, materialize, memory, propose, validate
+from evolution.pipeline import (
+    accept,
+    difficulty,
+    judge,
+    materialize,
+    memory,
+    prompts,
+    propose,
+    validate,
+)
 from evolution.pipeline.config import EvolutionSettings
 from evolution.pipeline.types import GeneratedTest, StageError
+from evolution.sandbox import contracts
 from evolution.streams import runner
 from evolution.streams.errors import SandboxFailure
 from evolution.streams.runner import StepReport
 
+from . import campaigns as campaign_services
 from . import execution
 
 log = logging.getLogger(__name__)
@@ -55,6 +67,9 @@ log = logging.getLogger(__name__)
 DEFAULT = "default"
 SANDBOX = "sandbox"
 ANY = "any"
+# Verdict of a panel attempt whose model call failed for transport or provider reasons: it is
+# retried, and never counted in a pass rate (an outage is not difficulty).
+INFRA_ERROR = "IE"
 
 # Roles whose model is the campaign's evolver unless role_endpoints names another endpoint.
 EVOLVER_ROLES = (
@@ -82,6 +97,10 @@ class Ctx:
     lineage: Lineage
     settings: EvolutionSettings
 
+    def __post_init__(self):
+        # One campaign, two columns of Table 5: function-level lineages run with SciCode's.
+        self.settings = self.settings.for_harness(self.lineage.seed.harness)
+
     @property
     def seed(self) -> Problem:
         return self.lineage.seed
@@ -107,7 +126,11 @@ class Ctx:
         temperature: float | None = None,
     ):
         client = LLMClient(
-            endpoint or self.endpoint_for(role),
+            sampling.endpoint_for_campaign(
+                endpoint or self.endpoint_for(role),
+                temperature=self.settings.temperature,
+                timeout=self.settings.timeout,
+            ),
             CallContext(
                 campaign_id=self.campaign.pk,
                 lineage_id=self.lineage.pk,
@@ -120,7 +143,7 @@ class Ctx:
             template=template.name,
             template_version=template.version,
             replay_key=f"seed={self.seed_key()};{key};role={role}",
-            temperature=self.settings.temperature if temperature is None else temperature,
+            temperature=temperature,
         )
 
     def limits(self, time_s: float | None = None):
@@ -157,10 +180,10 @@ def next_action(ctx: Ctx) -> Action:
     if lineage.state == LineageState.PENDING:
         if (ctx.seed.comparison or {}).get("mode") == "score":
             return Action("skip_scored_seed", ANY)
-        k = ctx.settings.target_eval_k
-        members = list(ctx.campaign.panel.members.all())
+        if no_reference_reason(ctx):
+            return Action("skip_without_reference", ANY)
         attempts = SolverAttempt.objects.filter(lineage=lineage, candidate__isnull=True)
-        if attempts.count() < k * len(members):
+        if attempts.exclude(verdict=INFRA_ERROR).count() < planned_attempts(ctx):
             return Action("calibrate_solve", DEFAULT)
         if attempts.filter(verdict="").exists():
             return Action("calibrate_judge", SANDBOX)
@@ -185,13 +208,50 @@ def next_action(ctx: Ctx) -> Action:
             return Action("faithfulness_solve", DEFAULT, c)
         return Action("faithfulness_execute", SANDBOX, c)
     if cand.stage == Stage.VALIDATED:
-        attempts = cand.solver_attempts.all()
-        if attempts.count() < ctx.settings.target_eval_k * ctx.campaign.panel.members.count():
+        attempts = cand.solver_attempts.exclude(verdict=INFRA_ERROR)
+        if attempts.count() < planned_attempts(ctx, cand):
             return Action("measure_solve", DEFAULT, c)
         return Action("measure_judge", SANDBOX, c)
     if cand.stage == Stage.MEASURED:
         return Action("judge", DEFAULT, c)
     return Action("decide", ANY, c)
+
+
+def no_reference_reason(ctx: Ctx) -> str:
+    """Why the seed can never get a reference solution in this campaign ("" when it can): it
+    has none, and either calibration may not supply one or there are no tests to prove it."""
+    seed = ctx.seed
+    if seed.reference_solution.strip():
+        return ""
+    if not ctx.settings.reference_from_calibration:
+        return (
+            "the seed has no reference solution and reference_from_calibration is off "
+            "(give one in a solutions file at import)"
+        )
+    if not seed.tests.exists():
+        return (
+            "the seed has no reference solution and no tests a calibration attempt could "
+            "pass to become one"
+        )
+    return ""
+
+
+def planned_attempts(ctx: Ctx, candidate: Candidate | None = None) -> int:
+    """How many panel attempts a measurement needs: K per member (plus a candidate's extra
+    attempts when its level gain needed more evidence)."""
+    return sum(k for _, k in panel_plan(ctx, candidate))
+
+
+def panel_plan(ctx: Ctx, candidate: Candidate | None = None) -> list[tuple[ModelEndpoint, int]]:
+    """(endpoint, K) per panel member: the member's own ``attempts``, else ``target_eval_k``,
+    plus the candidate's ``panel_extra`` attempts, never past ``max_panel_attempts``."""
+    k = ctx.settings.target_eval_k
+    extra = (candidate.generators or {}).get("panel_extra", 0) if candidate else 0
+    plan = []
+    for m in ctx.campaign.panel.members.select_related("endpoint"):
+        own = m.k(k)
+        plan.append((m.endpoint, max(own, min(own + extra, ctx.settings.max_panel_attempts))))
+    return plan
 
 
 # --------------------------------------------------------------------------- helpers
@@ -261,27 +321,40 @@ def _ledger(cand: Candidate, entry: dict) -> None:
 
 
 def _solve_attempts(
-    ctx: Ctx, *, candidate: Candidate | None, statement: str, harness: str, entry_point: str
+    ctx: Ctx,
+    *,
+    candidate: Candidate | None,
+    statement: str,
+    harness: str,
+    entry_point: str,
+    starter_code: str = "",
 ):
-    """Ask every panel model K times; each answer is stored as soon as it arrives."""
-    k = ctx.settings.target_eval_k
-    existing = set(
-        SolverAttempt.objects.filter(lineage=ctx.lineage, candidate=candidate).values_list(
-            "endpoint_id", "attempt_index"
-        )
-    )
+    """Ask every panel model K times; each answer is stored as soon as it arrives.
+
+    A call that fails for transport or provider reasons (HTTP 400/401/5xx, time-out after the
+    client's retries, a missing key) is stored as an infrastructure error (verdict IE, with the
+    status and message) and asked again on the next step; it never counts in a pass rate. When
+    one attempt has failed so ``infra_retry_limit`` times, the campaign pauses naming the
+    endpoint."""
+    attempts = SolverAttempt.objects.filter(lineage=ctx.lineage, candidate=candidate)
+    existing = {
+        (a.endpoint_id, a.attempt_index): a
+        for a in attempts.only("id", "endpoint_id", "attempt_index", "verdict", "details")
+    }
     messages, template = difficulty.solver_messages(
-        statement=statement, harness=harness, entry_point=entry_point
+        statement=statement, harness=harness, entry_point=entry_point, starter_code=starter_code
     )
     round_key = f"round={candidate.round}" if candidate else "round=0"
     jobs = []
     budget_errors: list[BudgetExhausted] = []
-    for member in ctx.campaign.panel.members.select_related("endpoint"):
+    plan = panel_plan(ctx, candidate)
+    for endpoint, k in plan:
         for index in range(k):
-            if (member.endpoint_id, index) in existing:
+            earlier = existing.get((endpoint.pk, index))
+            if earlier is not None and earlier.verdict != INFRA_ERROR:
                 continue
 
-            def job(endpoint=member.endpoint, index=index):
+            def job(endpoint=endpoint, index=index, earlier=earlier):
                 try:
                     answer = ctx.chat(
                         "solver",
@@ -291,15 +364,25 @@ def _solve_attempts(
                         candidate=candidate,
                         endpoint=endpoint,
                     )
-                    code, problem = difficulty.solver_code(answer.content)
-                    details = {"call_id": answer.call_id}
                 except BudgetExhausted as exc:
                     budget_errors.append(exc)
                     return
                 except LLMError as exc:
-                    code, problem, details = "", "", {"llm_error": str(exc)[:500]}
+                    _store_infra_error(ctx, candidate, endpoint, index, earlier, exc)
+                    return
+                code, problem = difficulty.solver_code(answer.content)
+                details = {"call_id": answer.call_id}
+                if earlier is not None:
+                    details["infra_errors"] = earlier.details.get("infra_errors", [])
                 if problem:
                     details["parse_error"] = problem
+                # No code (an answer without a code block) is a failed attempt: judged "NC".
+                verdict = "" if code else "NC"
+                if earlier is not None:
+                    SolverAttempt.objects.filter(pk=earlier.pk, verdict=INFRA_ERROR).update(
+                        code=code, verdict=verdict, details=details
+                    )
+                    return
                 # A concurrent rerun may have stored this attempt first.
                 with contextlib.suppress(IntegrityError):
                     SolverAttempt.objects.create(
@@ -308,19 +391,74 @@ def _solve_attempts(
                         endpoint=endpoint,
                         attempt_index=index,
                         code=code,
-                        # No code (unparsable or failed call) is a failed attempt: judged "NC".
-                        verdict="" if code else "NC",
+                        verdict=verdict,
                         details=details,
                     )
 
             jobs.append(job)
     # No more threads than the panel can serve at once: each thread holds a DB connection.
-    limit = sum(
-        m.endpoint.concurrency_limit for m in ctx.campaign.panel.members.select_related("endpoint")
-    )
+    limit = sum(endpoint.concurrency_limit for endpoint, _ in plan)
     _parallel(jobs, width=max(1, min(fanout_threads(), limit)))
     if budget_errors:
         raise budget_errors[0]
+    _pause_if_endpoint_keeps_failing(ctx, candidate)
+
+
+def _store_infra_error(ctx, candidate, endpoint, index, earlier, exc: LLMError) -> None:
+    status = exc.status if isinstance(exc, LLMTransportError) else None
+    entry = {
+        "status": status,
+        "message": str(exc)[:500],
+        "call_id": exc.call_id,
+        "at": timezone.now().isoformat(timespec="seconds"),
+    }
+    if earlier is not None:
+        history = [*earlier.details.get("infra_errors", []), entry][-10:]
+        failures = earlier.details.get("infra_failures", 0) + 1
+        SolverAttempt.objects.filter(pk=earlier.pk, verdict=INFRA_ERROR).update(
+            details={**earlier.details, "infra_errors": history, "infra_failures": failures}
+        )
+        return
+    with contextlib.suppress(IntegrityError):
+        SolverAttempt.objects.create(
+            lineage=ctx.lineage,
+            candidate=candidate,
+            endpoint=endpoint,
+            attempt_index=index,
+            code="",
+            verdict=INFRA_ERROR,
+            details={"infra_errors": [entry], "infra_failures": 1},
+        )
+
+
+def _pause_if_endpoint_keeps_failing(ctx: Ctx, candidate: Candidate | None) -> None:
+    """An endpoint whose call for one attempt failed ``infra_retry_limit`` times in a row is
+    down or misconfigured: pause the campaign with a reason naming it (measuring on would
+    only burn budget). Resuming retries those attempts afresh."""
+    limit = ctx.settings.infra_retry_limit
+    failing = [
+        a
+        for a in SolverAttempt.objects.filter(
+            lineage=ctx.lineage, candidate=candidate, verdict=INFRA_ERROR
+        ).select_related("endpoint")
+        if a.details.get("infra_failures", 0) >= limit
+    ]
+    if not failing:
+        return
+    worst = failing[0]
+    last = (worst.details.get("infra_errors") or [{}])[-1]
+    status = f"HTTP {last['status']}" if last.get("status") else "no HTTP answer"
+    names = sorted({a.endpoint.name for a in failing})
+    reason = (
+        f"panel endpoint {', '.join(repr(n) for n in names)} keeps failing "
+        f"({limit} failed calls for one attempt; last: {status}: {last.get('message', '')})"
+    )
+    for attempt in failing:
+        SolverAttempt.objects.filter(pk=attempt.pk).update(
+            details={**attempt.details, "infra_failures": 0}
+        )
+    with contextlib.suppress(campaign_services.TransitionError):
+        campaign_services.campaign_pause(campaign_id=ctx.campaign.pk, reason=reason[:300])
 
 
 def _judge_attempts(
@@ -363,6 +501,7 @@ def act_calibrate_solve(ctx: Ctx, action: Action) -> None:
         statement=seed.statement,
         harness=seed.harness,
         entry_point=seed.entry_point,
+        starter_code=seed.starter_code,
     )
 
 
@@ -390,12 +529,57 @@ def act_skip_scored_seed(ctx: Ctx, action: Action) -> None:
     )
 
 
+def act_skip_without_reference(ctx: Ctx, action: Action) -> None:
+    """Skipped before any model is called: nothing could ever give this seed a reference."""
+    Lineage.objects.filter(pk=ctx.lineage.pk, state=LineageState.PENDING).update(
+        state=LineageState.SKIPPED, stop_reason=no_reference_reason(ctx)[:300]
+    )
+
+
+def _adopt_calibration_reference(ctx: Ctx, attempts: list[SolverAttempt]) -> bool:
+    """Give a seed without a reference the first calibration attempt that passed every public
+    and private test (a calibration attempt is judged on all of the seed's tests), with its
+    provenance. Returns whether the seed now has a reference."""
+    seed = ctx.seed
+    if seed.reference_solution.strip():
+        return True
+    if not ctx.settings.reference_from_calibration:
+        return False
+    passed = sorted(
+        (a for a in attempts if a.verdict == "AC" and a.code.strip()),
+        key=lambda a: (a.endpoint.name, a.attempt_index),
+    )
+    if not passed:
+        return False
+    chosen = passed[0]
+    provenance = {
+        "source": "calibration",
+        "campaign": ctx.campaign.pk,
+        "lineage": ctx.lineage.pk,
+        "endpoint": chosen.endpoint.name,
+        "model": chosen.endpoint.model,
+        "attempt": chosen.attempt_index,
+        "solver_attempt": chosen.pk,
+        "tests_passed": f"{chosen.passed_tests}/{chosen.total_tests}",
+    }
+    # Conditional: a reference given meanwhile (another campaign, a re-import) is kept.
+    with transaction.atomic():
+        locked = Problem.objects.select_for_update().get(pk=seed.pk)
+        if not locked.reference_solution.strip():
+            locked.reference_solution = chosen.code
+            locked.metadata = {**(locked.metadata or {}), "reference_provenance": provenance}
+            locked.save(update_fields=["reference_solution", "metadata", "updated_at"])
+    seed.refresh_from_db()
+    return bool(seed.reference_solution.strip())
+
+
 def act_calibrate_finish(ctx: Ctx, action: Action) -> None:
     attempts = list(
         SolverAttempt.objects.filter(lineage=ctx.lineage, candidate__isnull=True).select_related(
             "endpoint"
         )
     )
+    has_reference = _adopt_calibration_reference(ctx, attempts)
     panel = difficulty.pool([(a.endpoint.name, a.verdict) for a in attempts])
     level = ctx.settings.level(panel.pass_rate)
     updates = {
@@ -412,9 +596,11 @@ def act_calibrate_finish(ctx: Ctx, action: Action) -> None:
             stop_reason=f"seed level {level} (pass rate {panel.pass_rate:.2f}) is outside allowed_seed_levels "
             f"{ctx.settings.allowed_seed_levels}",
         )
-    elif not ctx.seed.reference_solution.strip():
+    elif not has_reference:
         updates.update(
-            state=LineageState.SKIPPED, stop_reason="the seed has no reference solution to evolve"
+            state=LineageState.SKIPPED,
+            stop_reason="the seed has no reference solution and no calibration attempt passed "
+            "every public and private test",
         )
     else:
         updates["state"] = LineageState.EVOLVING
@@ -426,16 +612,22 @@ def act_calibrate_finish(ctx: Ctx, action: Action) -> None:
 
 def _memory_texts(ctx: Ctx) -> tuple[str, str]:
     local = memory.digest_text(ctx.lineage.memory, recent_k=ctx.settings.memory_digest_recent_k)
+    others = GlobalMemoryEntry.objects.filter(campaign=ctx.campaign).exclude(
+        candidate__lineage=ctx.lineage
+    )
     entries = list(
-        GlobalMemoryEntry.objects.filter(campaign=ctx.campaign)
-        .exclude(candidate__lineage=ctx.lineage)
+        others.filter(accepted=True)
         .order_by("created_at")
         .values_list("family", "summary", "level_gain")
+    )
+    attempted = list(
+        others.filter(accepted=False).order_by("created_at").values_list("family", "decision")
     )
     glob = memory.global_text(
         entries,
         max_entries=ctx.settings.global_memory_max_entries,
         max_chars=ctx.settings.global_memory_max_chars,
+        attempted=attempted,
     )
     return local, glob
 
@@ -471,6 +663,7 @@ def act_propose(ctx: Ctx, action: Action) -> None:
             seed_level=lineage.seed_level or 1,
             lineage_memory=local,
             global_memory=glob,
+            starter_code=parent.starter_code,
         )
         answer = ctx.chat("mutator", messages, template, key=f"round={round_no}")
         mutation = propose.parse_mutation(answer.content)
@@ -496,7 +689,14 @@ def act_propose(ctx: Ctx, action: Action) -> None:
     record.update(
         title=written.title,
         statement=written.statement,
-        generators={"statement_body": written.statement, "examples": written.examples},
+        generators={
+            "statement_body": written.statement,
+            "examples": written.examples,
+            # Function-level answers are JSON values: token layout never matters there.
+            "contract": written.contract
+            if harness == "stdio" or written.contract["kind"] not in ("tokens", "checker")
+            else {"kind": "exact"},
+        },
         parent_weakness=mutation.parent_weakness,
         code_diff=propose.code_diff(parent.reference_solution, mutation.code),
     )
@@ -562,15 +762,69 @@ def act_write_tests(ctx: Ctx, action: Action) -> None:
     except LLMError as exc:
         _decide(ctx, cand, Decision.ERROR, f"model call failed: {exc}")
         return
-    cand.generators = {**cand.generators, "program": program}
+    gen = {**cand.generators, "program": program}
+    if ctx.settings.validate_inputs and cand.harness == "stdio" and "input_validator" not in gen:
+        gen["input_validator"] = _write_input_validator(ctx, cand)
+    cand.generators = gen
     cand.stage = Stage.GENERATED
-    cand.save(update_fields=["generators", "stage"])
+    cand.save(update_fields=["generators", "stage", "validation_ledger"])
+
+
+def _write_input_validator(ctx: Ctx, cand: Candidate) -> str:
+    """The statement's input validator (written from the statement alone, like the brute
+    force); "" when none could be had, recorded in the ledger (inputs then go unchecked)."""
+    messages, template = materialize.validator_messages(
+        statement=cand.generators.get("statement_body", cand.statement)
+    )
+    try:
+        answer = ctx.chat(
+            "input_validator",
+            messages,
+            template,
+            key=f"round={cand.round};repair={cand.spec_repairs}",
+            candidate=cand,
+        )
+        return materialize.parse_validator(answer.content)
+    except BudgetExhausted:
+        raise
+    except (StageError, LLMError) as exc:
+        why = exc.reason if isinstance(exc, StageError) else f"model call failed: {exc}"
+        _ledger(cand, {"step": "input validator", "outcome": f"none: {why}"[:300]})
+        return ""
+
+
+def _input_checker(ctx: Ctx, cand: Candidate, examples: list[str]):
+    """A function judging generated inputs with the statement's validator, or None. A validator
+    that refuses the statement's own examples is itself wrong: it is recorded and not used."""
+    validator = cand.generators.get("input_validator") or ""
+    if not validator:
+        return None
+    limits = ctx.limits()
+
+    def check(inputs: list[str]) -> list[tuple[bool, str]]:
+        outcomes = execution.run_batch(validator, inputs, harness="stdio", limits=limits)
+        if any(o.status == "SE" for o in outcomes):
+            raise SandboxFailure("sandbox failure while running the input validator")
+        return materialize.validator_verdicts(outcomes)
+
+    refused = [i + 1 for i, (ok, _) in enumerate(check(examples)) if not ok] if examples else []
+    if refused:
+        _ledger(
+            cand,
+            {
+                "step": "input validator",
+                "outcome": f"refuses the statement's own example(s) {refused}: not used",
+            },
+        )
+        return None
+    return check
 
 
 def act_materialize(ctx: Ctx, action: Action) -> None:
     cand = _candidate_or_none(action)
     gen = cand.generators
     try:
+        check_inputs = _input_checker(ctx, cand, gen.get("examples", []))
         result = materialize.materialize(
             code=cand.code,
             generator=gen["program"],
@@ -580,6 +834,8 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
             tier_counts=ctx.settings.tier_counts(cand.harness),
             limits=ctx.limits(),
             run_batch=execution.run_batch,
+            validate_inputs=check_inputs,
+            min_distinct_per_tier=ctx.settings.min_distinct_inputs_per_tier,
         )
     except StageError as exc:
         generator_fault = exc.reason.startswith("test generator")
@@ -606,6 +862,35 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
         cand.save(update_fields=["validation_ledger"])
         _decide(ctx, cand, Decision.INVALID, exc.reason)
         return
+    if result.invalid_inputs:
+        dropped = len(result.invalid_inputs)
+        reason = (
+            f"{dropped} of {result.generated} generated inputs break the stated constraints "
+            f"(first: tier {result.invalid_inputs[0]['tier']} seed "
+            f"{result.invalid_inputs[0]['seed']}: {result.invalid_inputs[0]['why']})"
+        )
+        repair = (
+            ctx.settings.enable_test_repair
+            and cand.test_repairs < ctx.settings.test_repair_attempts
+        )
+        _ledger(
+            cand,
+            {
+                "step": "input validation",
+                "outcome": f"{reason}; dropped"
+                + ("; regenerating the generator" if repair else "; kept the valid ones"),
+                "dropped": dropped,
+                "generated": result.generated,
+                "invalid": result.invalid_inputs[:5],
+            },
+        )
+        if repair:
+            cand.generators = {**gen, "generator_feedback": f"test generator: {reason}"}
+            cand.generators.pop("program", None)
+            cand.test_repairs += 1
+            cand.stage = Stage.PROPOSED
+            cand.save(update_fields=["generators", "validation_ledger", "test_repairs", "stage"])
+            return
     body = gen.get("statement_body", cand.statement)
     cand.tests = [t.to_dict() for t in result.all]
     cand.statement = propose.render_statement(body, [(t.input, t.output) for t in result.public])
@@ -691,12 +976,132 @@ def _request_repair_or_reject(
     cand.save(update_fields=["generators", "validation_ledger"])
 
 
+def _contract(cand: Candidate) -> dict:
+    return (cand.generators or {}).get("contract") or {"kind": "exact"}
+
+
+def _comparison(cand: Candidate) -> dict:
+    """The judge's comparison for the candidate's declared output contract."""
+    return contracts.comparison_for(_contract(cand))
+
+
+def _same_under_contract(cand: Candidate, limits):
+    """same(actual, expected, input) under the candidate's contract; a checker contract runs
+    the writer's checker, sandboxed, once per pair."""
+    contract = _contract(cand)
+    if contract["kind"] != "checker":
+        return lambda actual, expected, given: bool(
+            contracts.same_output(expected, actual, contract)
+        )
+
+    def same(actual, expected, given):
+        doc = {"input": given, "expected": expected, "actual": actual}
+        try:
+            (verdict,) = contracts.checker_verdicts(contract["checker"], [doc], limits=limits)
+        except RuntimeError as exc:
+            raise SandboxFailure(str(exc))
+        return verdict == "AC"
+
+    return same
+
+
+def _checker_accepts_the_reference(ctx: Ctx, cand: Candidate, limits) -> bool:
+    """A checker must accept the reference's own outputs (run once per candidate, recorded);
+    one that rejects them, or crashes, would fail every right answer: the candidate is invalid."""
+    contract = _contract(cand)
+    gen = cand.generators
+    if contract["kind"] != "checker" or gen.get("contract_verified"):
+        return True
+    docs = [
+        {"input": t["input"], "expected": t["output"], "actual": t["output"]} for t in cand.tests
+    ]
+    try:
+        verdicts = contracts.checker_verdicts(contract["checker"], docs, limits=limits)
+    except RuntimeError as exc:
+        raise SandboxFailure(str(exc))
+    bad = [i + 1 for i, v in enumerate(verdicts) if v != "AC"]
+    _ledger(
+        cand,
+        {
+            "step": "output contract",
+            "contract": contracts.describe(contract),
+            "outcome": "checker accepts the reference's outputs" if not bad else "rejected",
+            "tests": len(docs),
+        },
+    )
+    if bad:
+        cand.save(update_fields=["validation_ledger"])
+        _decide(
+            ctx,
+            cand,
+            Decision.INVALID,
+            f"the declared checker rejects the reference's own output on test(s) {bad[:5]}",
+        )
+        return False
+    cand.generators = {**gen, "contract_verified": True}
+    cand.save(update_fields=["generators", "validation_ledger"])
+    return True
+
+
+def _parent_check(ctx: Ctx, cand: Candidate) -> bool:
+    """Run the parent's reference on the candidate's hidden tests (under its output contract)
+    and record whether it is now wrong, too slow, or still right. With
+    ``require_parent_insufficient`` a parent that still solves every test makes the candidate
+    not_harder (the mutation did not make the parent's approach insufficient). Returns whether
+    the candidate may go on."""
+    parent_code = cand.parent.reference_solution
+    if not parent_code.strip():
+        return True
+    hidden = [(t["input"], t["output"]) for t in cand.tests if t["hidden"]] or [
+        (t["input"], t["output"]) for t in cand.tests
+    ]
+    result = _judge_code(
+        parent_code,
+        hidden,
+        harness=cand.harness,
+        entry_point=cand.entry_point,
+        limits=ctx.limits(),
+        comparison=_comparison(cand),
+    )
+    if result.verdict == "AC":
+        outcome = "parent still solves every new test"
+    elif result.verdict in ("TLE", "MLE"):
+        outcome = f"parent too slow ({result.verdict})"
+    else:
+        outcome = f"parent now wrong ({result.verdict})"
+    failing = next((i for i, t in enumerate(result.tests) if t.verdict != "AC"), None)
+    entry = {
+        "step": "parent check",
+        "outcome": outcome,
+        "verdict": result.verdict,
+        "passed": result.passed,
+        "total": result.total,
+    }
+    if failing is not None:
+        entry["first_failing_test"] = failing + 1
+    _ledger(cand, entry)
+    cand.generators = {**cand.generators, "parent_check": result.verdict}
+    cand.save(update_fields=["validation_ledger", "generators"])
+    if result.verdict == "AC" and ctx.settings.require_parent_insufficient:
+        _decide(
+            ctx,
+            cand,
+            Decision.NOT_HARDER,
+            "the parent's reference still solves every new test (require_parent_insufficient)",
+        )
+        return False
+    return True
+
+
 def act_validate_execute(ctx: Ctx, action: Action) -> None:
     cand = _candidate_or_none(action)
+    limits = ctx.limits()
+    if not _checker_accepts_the_reference(ctx, cand, limits):
+        return
     gen = cand.generators
     public = [t for t in cand.tests if not t["hidden"]]
     hidden = [t for t in cand.tests if t["hidden"]]
-    limits = ctx.limits()
+    same = _same_under_contract(cand, limits)
     outcomes = execution.run_batch(
         gen["brute_force"], [t["input"] for t in public], harness="stdio", limits=limits
     )
@@ -704,13 +1109,18 @@ def act_validate_execute(ctx: Ctx, action: Action) -> None:
         raise SandboxFailure("sandbox failure while running the brute force")
     brute = [o.stdout if o.status == "OK" else None for o in outcomes]
     result = validate.vote(
-        [t["output"] for t in public], brute, gen["oracle_outputs"], execution.same_output
+        [t["output"] for t in public],
+        brute,
+        gen["oracle_outputs"],
+        same,
+        inputs=[t["input"] for t in public],
     )
     _ledger(
         cand,
         {
             "step": "vote",
             "outcome": "agree" if result.agree else f"disagree: repair {result.target}",
+            "oracle_overruled": result.oracle_overruled,
             "examples": result.per_example,
             "brute_force_status": [o.status for o in outcomes],
         },
@@ -735,7 +1145,9 @@ def act_validate_execute(ctx: Ctx, action: Action) -> None:
     )
     if any(o.status == "SE" for o in outcomes):
         raise SandboxFailure("sandbox failure while running the brute force on hidden tests")
-    check = validate.hidden_check(hidden, outcomes, execution.same_output)
+    check = validate.hidden_check(
+        hidden, outcomes, lambda actual, expected, given: same(actual, expected, given)
+    )
     _ledger(
         cand,
         {
@@ -762,6 +1174,8 @@ def act_validate_execute(ctx: Ctx, action: Action) -> None:
         _request_repair_or_reject(
             ctx, cand, target, evidence, "brute force disagrees with the reference on a hidden test"
         )
+        return
+    if not _parent_check(ctx, cand):
         return
     cand.valid = True
     cand.stage = Stage.VALIDATED
@@ -820,6 +1234,12 @@ def act_repair(ctx: Ctx, action: Action) -> None:
             gen["statement_body"] = fixed
             gen.pop("oracle_outputs", None)
             gen.pop("faithfulness", None)
+            # The brute force was written from the old statement: vetting the new statement
+            # with it would test the old one. It is written again from the repaired statement.
+            if gen.pop("brute_force", None) is not None:
+                gen["brute_force_regenerated"] = gen.get("brute_force_regenerated", 0) + 1
+            # The validator checks the stated constraints: the old statement's are gone.
+            gen.pop("input_validator", None)
             cand.stage = Stage.GENERATED  # re-render the statement with its examples
     elif cand.harness != "stdio":
         gen.pop("faithfulness", None)
@@ -834,7 +1254,10 @@ def act_repair(ctx: Ctx, action: Action) -> None:
 def act_faithfulness_solve(ctx: Ctx, action: Action) -> None:
     cand = _candidate_or_none(action)
     messages, template = difficulty.solver_messages(
-        statement=cand.statement, harness=cand.harness, entry_point=cand.entry_point
+        statement=cand.statement,
+        harness=cand.harness,
+        entry_point=cand.entry_point,
+        starter_code=_candidate_starter(ctx, cand),
     )
     answers: list[dict] = [{} for _ in range(ctx.settings.faithfulness_check_N)]
     budget: list[BudgetExhausted] = []
@@ -853,7 +1276,8 @@ def act_faithfulness_solve(ctx: Ctx, action: Action) -> None:
         except BudgetExhausted as exc:
             budget.append(exc)
         except LLMError as exc:
-            answers[index] = {"code": "", "problem": f"model call failed: {exc}"}
+            # Not an answer: never a 0 pass rate that would call the statement underspecified.
+            answers[index] = {"code": "", "infra_error": str(exc)[:500]}
 
     _parallel([lambda i=i: job(i) for i in range(len(answers))], width=fanout_threads())
     if budget:
@@ -865,8 +1289,29 @@ def act_faithfulness_solve(ctx: Ctx, action: Action) -> None:
 def act_faithfulness_execute(ctx: Ctx, action: Action) -> None:
     cand = _candidate_or_none(action)
     tests = [(t["input"], t["output"]) for t in cand.tests]
+    answered = [a for a in cand.generators["faithfulness"] if not a.get("infra_error")]
+    if not answered:
+        # Every solver call failed for transport or provider reasons: ask again, a bounded
+        # number of times; an outage is not an underspecified statement.
+        gen = dict(cand.generators)
+        failed = gen.pop("faithfulness")
+        tries = gen.get("faithfulness_infra_retries", 0) + 1
+        gen["faithfulness_infra_retries"] = tries
+        cand.generators = gen
+        if tries >= ctx.settings.infra_retry_limit:
+            cand.save(update_fields=["generators"])
+            _decide(
+                ctx,
+                cand,
+                Decision.ERROR,
+                f"faithfulness solver calls failed {tries} times (infrastructure, not the "
+                f"statement): {failed[0]['infra_error'][:300]}",
+            )
+            return
+        cand.save(update_fields=["generators"])
+        return
     rates = []
-    for answer in cand.generators["faithfulness"]:
+    for answer in answered:
         if not answer.get("code"):
             rates.append(0.0)
             continue
@@ -876,14 +1321,26 @@ def act_faithfulness_execute(ctx: Ctx, action: Action) -> None:
             harness=cand.harness,
             limits=ctx.limits(),
             entry_point=cand.entry_point,
+            comparison=_comparison(cand),
         )
         if result.verdict == "SE":
             raise SandboxFailure("sandbox failure during the faithfulness check")
         rates.append(result.passed / result.total if result.total else 0.0)
     best = max(rates) if rates else 0.0
     floor = ctx.settings.faithfulness_min_pass_rate
-    _ledger(cand, {"step": "faithfulness", "pass_rates": rates, "best": best, "floor": floor})
+    _ledger(
+        cand,
+        {
+            "step": "faithfulness",
+            "pass_rates": rates,
+            "best": best,
+            "floor": floor,
+            "infrastructure_errors": len(cand.generators["faithfulness"]) - len(answered),
+        },
+    )
     if validate.faithfulness_passes(best, floor):
+        if not _parent_check(ctx, cand):
+            return
         cand.valid = True
         cand.stage = Stage.VALIDATED
         cand.save(update_fields=["validation_ledger", "valid", "stage"])
@@ -909,6 +1366,14 @@ def act_faithfulness_execute(ctx: Ctx, action: Action) -> None:
 # --------------------------------------------------------------------------- difficulty, judge, decision
 
 
+def _candidate_starter(ctx: Ctx, cand: Candidate) -> str:
+    """Call-based seeds that ship starter code (LeetCode-style) keep the convention in their
+    evolved tasks: ``class Solution`` with the evolved reference's method signature."""
+    if cand.harness == "stdio" or not ctx.seed.starter_code.strip():
+        return ""
+    return prompts.starter_from_solution(cand.code, cand.entry_point)
+
+
 def act_measure_solve(ctx: Ctx, action: Action) -> None:
     cand = _candidate_or_none(action)
     _solve_attempts(
@@ -917,6 +1382,7 @@ def act_measure_solve(ctx: Ctx, action: Action) -> None:
         statement=cand.statement,
         harness=cand.harness,
         entry_point=cand.entry_point,
+        starter_code=_candidate_starter(ctx, cand),
     )
 
 
@@ -933,6 +1399,7 @@ def act_measure_judge(ctx: Ctx, action: Action) -> None:
         harness=cand.harness,
         entry_point=cand.entry_point,
         limits=ctx.limits(),
+        comparison=_comparison(cand),
     )
     attempts = list(cand.solver_attempts.select_related("endpoint"))
     if any(a.verdict == "" for a in attempts):
@@ -950,7 +1417,7 @@ def act_measure_judge(ctx: Ctx, action: Action) -> None:
 
 def _family_used_elsewhere(ctx: Ctx, cand: Candidate) -> bool:
     return (
-        GlobalMemoryEntry.objects.filter(campaign=ctx.campaign, family=cand.family)
+        GlobalMemoryEntry.objects.filter(campaign=ctx.campaign, family=cand.family, accepted=True)
         .exclude(candidate__lineage=ctx.lineage)
         .exists()
     )
@@ -959,22 +1426,68 @@ def _family_used_elsewhere(ctx: Ctx, cand: Candidate) -> bool:
 def act_judge(ctx: Ctx, action: Action) -> None:
     cand = _candidate_or_none(action)
     lineage = ctx.lineage
+    reused = _family_used_elsewhere(ctx, cand)
+    parent_level = lineage.parent_level or lineage.seed_level or 1
+    seed_level = lineage.seed_level or 1
     outcome = accept.decide(
         level=cand.level,
-        parent_level=lineage.parent_level or lineage.seed_level or 1,
-        seed_level=lineage.seed_level or 1,
+        parent_level=parent_level,
+        seed_level=seed_level,
         settings=ctx.settings,
-        family_used_elsewhere=_family_used_elsewhere(ctx, cand),
+        family_used_elsewhere=reused,
+    )
+    evidence = accept.level_evidence(
+        passes=cand.passes or 0, attempts=cand.attempts or 0, settings=ctx.settings
     )
     if outcome.decision != Decision.ACCEPTED:
-        _decide(ctx, cand, Decision.NOT_HARDER, outcome.reason)
+        why = outcome.reason + (f" ({evidence.describe()})" if evidence else "")
+        _decide(ctx, cand, Decision.NOT_HARDER, why)
+        return
+    needed = accept.required_level(
+        parent_level=parent_level,
+        seed_level=seed_level,
+        settings=ctx.settings,
+        family_used_elsewhere=reused,
+    )
+    per_model = max((k for _, k in panel_plan(ctx, cand)), default=0)
+    verdict = accept.evidence_verdict(
+        evidence=evidence, needed=needed, attempts_per_model=per_model, settings=ctx.settings
+    )
+    if evidence is not None:
+        _ledger(
+            cand,
+            {
+                "step": "difficulty evidence",
+                "evidence": evidence.describe(),
+                "needed_level": needed,
+                "outcome": verdict,
+            },
+        )
+        cand.save(update_fields=["validation_ledger"])
+    if verdict == "more":
+        # The point estimate gains a level but the interval does not yet: ask the panel again
+        # (K more per model, up to max_panel_attempts) rather than call a level on noise.
+        gen = dict(cand.generators)
+        gen["panel_extra"] = gen.get("panel_extra", 0) + ctx.settings.target_eval_k
+        cand.generators = gen
+        cand.stage = Stage.VALIDATED
+        cand.save(update_fields=["generators", "stage"])
+        return
+    if verdict == "insufficient":
+        _decide(
+            ctx,
+            cand,
+            Decision.NOT_HARDER,
+            f"level {cand.level} by point estimate, but {evidence.describe()}, below the level "
+            f"{needed} needed, after {per_model} attempts per model (max_panel_attempts)",
+        )
         return
     earlier = {"seed": ctx.seed.statement}
     for other in (
         lineage.candidates.exclude(pk=cand.pk).exclude(statement="").only("round", "statement")
     ):
         earlier[f"round {other.round}"] = other.statement
-    report: dict = {"acceptance": outcome.reason}
+    report: dict = {"acceptance": outcome.reason + (f"; {evidence.describe()}" if evidence else "")}
     if ctx.settings.judge_near_duplicate_check:
         dup = judge.near_duplicate(cand.statement, earlier, ctx.settings.near_duplicate_threshold)
         report["lexical"] = {
@@ -1058,10 +1571,22 @@ def _decide(ctx: Ctx, cand: Candidate, decision: str, reason: str) -> None:
             summary=cand.idea[:600],
             level_gain=gain,
             candidate=cand,
+            decision=decision,
         )
     else:
         lineage.no_improve += 1
         cand.save()
+        if cand.family:
+            # Attempted, not accepted: remembered so other lineages see what did not work.
+            GlobalMemoryEntry.objects.create(
+                campaign=ctx.campaign,
+                family=cand.family,
+                summary=cand.idea[:600],
+                level_gain=(cand.level or 0) - (lineage.seed_level or 0) if cand.level else 0,
+                candidate=cand,
+                accepted=False,
+                decision=decision,
+            )
     record = {
         "round": cand.round,
         "decision": decision,
@@ -1110,6 +1635,8 @@ def _accepted_problem(ctx: Ctx, cand: Candidate) -> Problem:
         reference_solution=cand.code,
         harness=cand.harness,
         entry_point=cand.entry_point,
+        starter_code=_candidate_starter(ctx, cand),
+        comparison=_comparison(cand),
         time_limit_s=ctx.settings.execution_timeout,
         memory_mb=ctx.settings.memory_mb,
         kind=ProblemKind.EVOLVED,
@@ -1153,6 +1680,7 @@ ACTIONS: dict[str, Callable[[Ctx, Action], None]] = {
     "calibrate_judge": act_calibrate_judge,
     "calibrate_finish": act_calibrate_finish,
     "skip_scored_seed": act_skip_scored_seed,
+    "skip_without_reference": act_skip_without_reference,
     "propose": act_propose,
     "write_tests": act_write_tests,
     "materialize": act_materialize,

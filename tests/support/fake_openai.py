@@ -13,6 +13,11 @@ Which answer a request gets: the role queue (``X-BenchForge-Role`` header) if it
 items, else ``responder`` if set, else ``default_content``. An answer is a ``str`` (the
 message content), a ``Reply`` (content with explicit token usage) or a ``Fault``.
 
+Endpoints that misbehave the way real ones do are built from responders: ``by_model`` routes
+one server's requests by model name, ``only_default_temperature`` answers 400 to any
+temperature but 1 (as reasoning-model APIs do), ``intermittent`` fails each key's first
+requests with 5xx or ``Fault.timeout`` before answering.
+
 Also runs as a process (for benchmarks and multi-process tests)::
 
     python -m tests.support.fake_openai --port 0 --latency-ms 250 --content "ok"
@@ -92,12 +97,67 @@ class Fault:
         return cls(kind="reset")
 
     @classmethod
+    def timeout(cls, seconds: float) -> Fault:
+        """Answer only after ``seconds``: a client with a shorter timeout gives up first."""
+        return cls(kind="delay", seconds=seconds, then="too late")
+
+    @classmethod
     def delay(cls, seconds: float, then: str | Reply = "delayed") -> Fault:
         """Wait ``seconds`` (on top of the default latency), then answer ``then``."""
         return cls(kind="delay", seconds=seconds, then=then)
 
 
 Answer = str | Reply | Fault
+Responder = Callable[[dict, dict], Answer]
+
+# OpenAI's answer to a temperature a reasoning model does not support (HTTP 400).
+UNSUPPORTED_TEMPERATURE = (
+    '{"error": {"message": "Unsupported value: \'temperature\' does not support %s with this '
+    'model. Only the default (1) value is supported.", "type": "invalid_request_error", '
+    '"param": "temperature", "code": "unsupported_value"}}'
+)
+
+
+def only_default_temperature(inner: Responder) -> Responder:
+    """A reasoning-model API: 400 to any temperature other than 1 (none at all is fine)."""
+
+    def respond(body, headers):
+        if "temperature" in body and body["temperature"] != 1:
+            return Fault.http_status(400, UNSUPPORTED_TEMPERATURE % body["temperature"])
+        return inner(body, headers)
+
+    return respond
+
+
+def intermittent(inner: Responder, failures: list[Fault]) -> Responder:
+    """Fails the first requests of every distinct replay key with ``failures`` in order (e.g.
+    a 503, then a time-out), then answers as ``inner`` does: flaky, but deterministic per key
+    whatever the concurrency."""
+    seen: collections.Counter = collections.Counter()
+    lock = threading.Lock()
+
+    def respond(body, headers):
+        key = headers.get("x-benchforge-key", "")
+        with lock:
+            n = seen[key]
+            seen[key] += 1
+        if n < len(failures):
+            return failures[n]
+        return inner(body, headers)
+
+    return respond
+
+
+def by_model(table: dict[str, Responder], fallback: Responder | None = None) -> Responder:
+    """Route by the request's ``model`` field: one loopback server, several endpoints."""
+
+    def respond(body, headers):
+        responder = table.get(str(body.get("model", "")), fallback)
+        if responder is None:
+            return Fault.http_status(404, '{"error": "model not found"}')
+        return responder(body, headers)
+
+    return respond
 
 
 def _count_words(messages) -> int:

@@ -24,11 +24,18 @@ class Command(BaseCommand):
             "file's problem_set for jsonl)",
         )
 
-    def handle(self, *args, source, file, set_name, **options):
+        parser.add_argument(
+            "--solutions",
+            help="lcb only: JSONL of reference solutions, one {question_id, solution} a line",
+        )
+
+    def handle(self, *args, source, file, set_name, solutions=None, **options):
         if source != "humaneval" and not file:
             raise CommandError(f"import_seeds {source} needs a FILE", returncode=2)
         try:
-            report = import_seeds(source=source, path=file, set_name=set_name)
+            report = import_seeds(
+                source=source, path=file, set_name=set_name, solutions_path=solutions
+            )
         except SeedImportError as exc:
             raise CommandError(f"import failed, nothing was written: {exc}", returncode=1)
         self.stdout.write(self.style.SUCCESS(str(report)))

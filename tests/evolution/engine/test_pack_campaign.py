@@ -10,6 +10,7 @@ import pytest
 
 from evolution.demo import pack
 from evolution.models import Campaign, Candidate, GlobalMemoryEntry, LLMCall, Problem, SolverAttempt
+from evolution.pipeline import prompts
 from evolution.services.campaigns import campaign_create, campaign_launch
 from evolution.services.runner import campaign_run_inline
 from tests.support.fake_openai import FakeOpenAI
@@ -93,8 +94,10 @@ def test_a_disagreeing_brute_force_is_repaired_then_the_candidate_is_accepted(ru
     steps = [(e["step"], e.get("outcome", ""), e.get("target", "")) for e in cand.validation_ledger]
     assert ("vote", "disagree: repair brute_force", "") in steps
     assert ("repair", "applied", "brute_force") in steps
-    assert steps[-2][:2] == ("vote", "agree") and steps[-1][:2] == ("hidden check", "agree")
-    hidden = cand.validation_ledger[-1]
+    assert steps[-3][:2] == ("vote", "agree") and steps[-2][:2] == ("hidden check", "agree")
+    # Then the parent's reference is run on the new tests and the result recorded.
+    assert steps[-1][0] == "parent check"
+    hidden = cand.validation_ledger[-2]
     assert (
         hidden["infeasible"] >= 1
     )  # the quadratic brute force timed out on large tests: infeasible, not wrong
@@ -171,16 +174,19 @@ def test_nothing_is_duplicated_and_every_exchange_is_logged(run):
     campaign = run["campaign"]
     accepted = Candidate.objects.filter(lineage__campaign=campaign, decision="accepted")
     assert accepted.count() == Problem.objects.filter(kind="evolved").count() == 4
-    assert GlobalMemoryEntry.objects.filter(campaign=campaign).count() == 4
+    assert GlobalMemoryEntry.objects.filter(campaign=campaign, accepted=True).count() == 4
     calls = LLMCall.objects.filter(campaign=campaign)
     assert calls.count() == len(run["responder"].seen)
     assert calls.filter(status="ok").count() == calls.count()
     campaign.refresh_from_db()
     assert campaign.calls_made == calls.count()
-    assert {c.template_version for c in calls} == {"1"}
+    # Every call names the version of the template file it was rendered from.
+    assert all(c.template_version == prompts.load(c.template).version for c in calls)
+    assert {c.template_version for c in calls if c.template == "solver"} == {"2"}
 
 
 def test_the_mutator_prompt_sees_lineage_and_global_memory(run):
     second = lineage_of(run["campaign"], "demo/array-sum").candidates.get(round=2)
-    assert "accepted round 1: dynamic programming over prefixes" in second.memory_context
+    # The mutator said "dynamic programming over prefixes": stored as the vocabulary's tag.
+    assert "accepted round 1: dynamic programming" in second.memory_context
     assert "Digest: accepted 1" in second.memory_context

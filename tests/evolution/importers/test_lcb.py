@@ -256,3 +256,23 @@ def test_manage_py_exits_nonzero_with_the_message_on_stderr(lcb_sample, tmp_path
     assert "line 3: bad JSON" in result.stderr
     assert result.stdout == ""
     assert _snapshot() == (0, 0, 0)
+
+
+def test_the_command_reads_a_solutions_file_keyed_by_question_id(lcb_sample_path):
+    solutions = lcb_sample_path.parent / "lcb_sample_solutions.jsonl"
+    call_command(
+        "import_seeds", "lcb", str(lcb_sample_path), "--solutions", str(solutions), stdout=None
+    )
+    problem = Problem.objects.get(origin_id="1873_A")
+    expected = json.loads(solutions.read_text(encoding="utf-8"))["solution"]
+    assert problem.reference_solution == expected
+    assert problem.metadata["reference_provenance"] == {
+        "source": "solutions-file",
+        "file": "lcb_sample_solutions.jsonl",
+    }
+
+
+def test_a_solutions_file_is_refused_for_other_sources(lcb_sample_path):
+    with pytest.raises(SeedImportError) as info:
+        import_seeds(source="humaneval", solutions_content='{"question_id": "x"}\n')
+    assert info.value.field == "solutions"

@@ -13,7 +13,7 @@ from evolution.pipeline.config import EvolutionSettings, phi
 from evolution.pipeline.types import StageError
 
 
-def same(a, b):
+def same(a, b, given=None):
     return a.strip() == b.strip()
 
 
@@ -92,9 +92,14 @@ class TestVote:
         v = validate.vote(["3"], ["4"], ["4"], same)
         assert v.target == "reference"
 
-    def test_oracle_alone_disagreeing_names_the_statement(self):
-        v = validate.vote(["3"], ["3"], ["9"], same)
-        assert v.target == "statement"
+    def test_oracle_alone_disagreeing_is_overruled_when_reference_and_brute_force_agree(self):
+        v = validate.vote(["3", "5"], ["3", "5"], ["9", "5"], same)
+        assert (v.agree, v.target, v.oracle_overruled) == (True, None, 1)
+        assert v.per_example[0]["verdict"] == "oracle overruled (reference and brute force agree)"
+
+    def test_all_three_differing_names_the_statement(self):
+        v = validate.vote(["3"], ["4"], ["9"], same)
+        assert (v.agree, v.target) == (False, "statement")
 
     def test_a_missing_witness_output_counts_as_disagreement(self):
         v = validate.vote(["3"], [None], ["3"], same)
@@ -252,7 +257,8 @@ class TestParsing:
     def test_mutation_needs_json_meta_and_code(self):
         text = '```json\n{"idea": "x", "family": "DP-On_Trees", "parent_weakness": "y"}\n```\n```python\nprint(1)\n```'
         m = propose.parse_mutation(text)
-        assert (m.family, m.code) == ("dp on trees", "print(1)\n")
+        # "dp on trees" is a synonym of the review vocabulary's "tree dp".
+        assert (m.family, m.code) == ("tree dp", "print(1)\n")
         with pytest.raises(StageError, match="mutator answer unparsable"):
             propose.parse_mutation("just prose")
 
@@ -275,3 +281,84 @@ class TestParsing:
     def test_the_rendered_statement_carries_the_executed_example_outputs(self):
         text = propose.render_statement("# T\n\nbody", [("1 2\n", "3\n")])
         assert "### Example 1" in text and "```\n3\n```" in text
+
+
+class TestLevelEvidence:
+    def test_the_wilson_interval_matches_the_closed_form(self):
+        low, high = accept.wilson_interval(7, 8, 0.95)
+        assert (round(low, 3), round(high, 3)) == (0.529, 0.978)
+        assert accept.wilson_interval(0, 0, 0.95) == (0.0, 1.0)
+        low, high = accept.wilson_interval(8, 8, 0.95)
+        assert high == 1.0 and round(low, 3) == 0.676
+
+    def test_one_failure_in_eight_supports_only_level_one(self):
+        ev = accept.level_evidence(passes=7, attempts=8, settings=EvolutionSettings())
+        assert ev.level == 1
+        verdict = accept.evidence_verdict(
+            evidence=ev, needed=2, attempts_per_model=4, settings=EvolutionSettings()
+        )
+        assert verdict == "more"
+        capped = EvolutionSettings(max_panel_attempts=4)
+        assert (
+            accept.evidence_verdict(evidence=ev, needed=2, attempts_per_model=4, settings=capped)
+            == "insufficient"
+        )
+
+    def test_level_confidence_zero_turns_evidence_off(self):
+        s = EvolutionSettings(level_confidence=0.0)
+        assert accept.level_evidence(passes=7, attempts=8, settings=s) is None
+        assert (
+            accept.evidence_verdict(evidence=None, needed=2, attempts_per_model=4, settings=s)
+            == "enough"
+        )
+
+
+class TestFamilies:
+    @pytest.mark.parametrize(
+        ("given", "canonical"),
+        [
+            ("two pointers", "two pointers"),
+            ("two-pointer technique", "two pointers"),
+            ("Sliding window", "two pointers"),
+            ("DP-based approach", "dynamic programming"),
+            ("Offline queries with BIT", "fenwick tree"),
+            ("counting with hash maps", "hash tables"),
+            ("input format twist", "input format twist"),
+        ],
+    )
+    def test_families_fold_into_the_review_vocabulary(self, given, canonical):
+        assert propose.normalize_family(given) == canonical
+
+    def test_global_memory_lists_attempted_families_after_accepted_ones(self):
+        text = memory.global_text(
+            [("two pointers", "idea", 2)],
+            max_entries=50,
+            max_chars=6000,
+            attempted=[("dynamic programming", "not_harder"), ("dynamic programming", "invalid")],
+        )
+        assert text.splitlines() == [
+            "- two pointers (+2 levels): idea",
+            "Attempted in other lineages without acceptance: dynamic programming x2",
+        ]
+
+
+class TestPerHarnessDefaults:
+    def test_function_level_lineages_take_table_5s_scicode_column(self):
+        s = EvolutionSettings()
+        function = s.for_harness("function")
+        assert (
+            function.execution_timeout,
+            function.memory_raw_window,
+            function.global_memory_max_entries,
+        ) == (30.0, 5, 20)
+        assert s.for_harness("assert").execution_timeout == 30.0
+        stdio = s.for_harness("stdio")
+        assert (stdio.execution_timeout, stdio.memory_raw_window) == (6.0, 10)
+        assert stdio.global_memory_max_entries == 50
+
+    def test_each_column_is_its_own_setting(self):
+        s = EvolutionSettings.from_dict(
+            {"execution_timeout": 2.0, "function_execution_timeout": 45.0}
+        )
+        assert s.for_harness("stdio").execution_timeout == 2.0
+        assert s.for_harness("function").execution_timeout == 45.0

@@ -1,0 +1,242 @@
+"""Validation rules that hold on real model output: an oracle-only disagreement is overruled by
+two agreeing programs, the brute force is written again after a statement repair, and the
+parent's reference is run on the new tests (a setting can require it to fail)."""
+
+from __future__ import annotations
+
+import pytest
+
+from evolution.demo import pack
+from evolution.models import LLMCall
+from evolution.services.campaigns import campaign_create
+
+from .conftest import KeyedResponder, build_world
+from .test_scenarios import (
+    SETTINGS,
+    advance_until_done,
+    put,
+    running,
+    sort_seed_evolves_with_family,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SEED = "demo/sort-numbers"
+SORTED_ALL_BRUTE = """
+n = int(input())
+a = list(map(int, input().split()))
+for i in range(len(a)):
+    for j in range(len(a) - 1 - i):
+        if a[j] > a[j + 1]:
+            a[j], a[j + 1] = a[j + 1], a[j]
+print(" ".join(map(str, a)))
+"""
+SORT_STATEMENT = """
+# Sort the Numbers
+
+Given n integers, print them in non-decreasing order, separated by spaces.
+
+## Input
+The first line holds n (1 ≤ n ≤ 5·10^4), the second n integers of absolute value at most 10^9.
+
+## Output
+The n integers in non-decreasing order.
+"""
+
+
+def _run(fake_server, table, **settings):
+    fake_server.responder = KeyedResponder(table)
+    seed_set, evolver, panel = build_world(fake_server, seeds=(SEED,))
+    campaign = running(
+        campaign_create(
+            name="rules",
+            seed_set=seed_set,
+            evolver=evolver,
+            panel=panel,
+            settings={**SETTINGS, **settings},
+        )
+    )
+    lineage = advance_until_done(campaign.lineages.get())
+    return campaign, lineage.candidates.get(round=1)
+
+
+def test_an_oracle_only_disagreement_is_overruled_when_reference_and_brute_force_agree(
+    fake_server,
+):
+    table = pack.responses()
+    sort_seed_evolves_with_family(table, "deduplication", passes_per_model=1)
+    put(table, SEED, "oracle", "round=1;repair=0", pack.oracle(["3 3 2 1 1", "7"]))
+    campaign, cand = _run(fake_server, table)
+    vote = next(e for e in cand.validation_ledger if e["step"] == "vote")
+    assert vote["outcome"] == "agree" and vote["oracle_overruled"] == 1
+    assert vote["examples"][0]["verdict"] == "oracle overruled (reference and brute force agree)"
+    assert cand.repairs_used == 0 and cand.spec_repairs == 0
+    assert cand.valid and cand.decision == "accepted"
+    assert not LLMCall.objects.filter(campaign=campaign, role="repair").exists()
+
+
+def test_the_brute_force_is_written_again_after_a_statement_repair(fake_server):
+    table = pack.responses()
+    sort_seed_evolves_with_family(table, "deduplication", passes_per_model=1)
+    # First round of witnesses: all three differ on example 1 -> the statement is suspected.
+    put(table, SEED, "brute_force", "round=1;repair=0", pack.code(SORTED_ALL_BRUTE))
+    put(table, SEED, "oracle", "round=1;repair=0", pack.oracle(["1 2 3", "7"]))
+    put(
+        table,
+        SEED,
+        "repair",
+        "round=1;repair=0",
+        pack.repair(
+            "statement",
+            "Say that duplicates are printed once, largest first.",
+            statement=pack.DISTINCT_DESC_STATEMENT,
+        ),
+    )
+    # Written again from the repaired statement: the right brute force and oracle.
+    put(table, SEED, "brute_force", "round=1;repair=1", pack.code(pack.DISTINCT_DESC_BRUTE))
+    put(table, SEED, "oracle", "round=1;repair=1", pack.oracle(["3 2 1", "7"]))
+    campaign, cand = _run(fake_server, table)
+    brute_calls = LLMCall.objects.filter(campaign=campaign, role="brute_force")
+    assert brute_calls.count() == 2
+    assert cand.generators["brute_force_regenerated"] == 1
+    assert cand.generators["brute_force"].strip() == pack.DISTINCT_DESC_BRUTE.strip()
+    votes = [e["outcome"] for e in cand.validation_ledger if e["step"] == "vote"]
+    assert votes == ["disagree: repair statement", "agree"]
+    assert cand.valid and cand.spec_repairs == 1
+
+
+def test_the_parent_reference_is_run_on_the_new_tests_and_recorded(fake_server):
+    table = pack.responses()
+    sort_seed_evolves_with_family(table, "deduplication", passes_per_model=1)
+    _, cand = _run(fake_server, table)
+    check = next(e for e in cand.validation_ledger if e["step"] == "parent check")
+    # The seed's sort keeps duplicates and goes ascending: wrong on the evolved task.
+    assert check["outcome"] == "parent now wrong (WA)" and check["first_failing_test"] >= 1
+    assert cand.generators["parent_check"] == "WA"
+    assert cand.decision == "accepted"
+
+
+def _parent_still_right(table: dict) -> None:
+    """A 'mutation' that computes what the seed computes: the parent solves every new test."""
+    put(
+        table,
+        SEED,
+        "mutator",
+        "round=1",
+        pack.mutation("Sort with a heap.", "None really.", "heaps", pack.SORT_REF),
+    )
+    put(
+        table,
+        SEED,
+        "writer",
+        "round=1",
+        pack.written("Sort the Numbers", SORT_STATEMENT, ["5\n3 1 3 2 1\n", "1\n7\n"]),
+    )
+    put(table, SEED, "test_generator", "round=1;try=0", pack.code(pack.ARRAY_GENERATOR))
+    put(table, SEED, "brute_force", "round=1;repair=0", pack.code(SORTED_ALL_BRUTE))
+    put(table, SEED, "oracle", "round=1;repair=0", pack.oracle(["1 1 2 3 3", "7"]))
+    for model in pack.SOLVER_MODELS:
+        for index in range(4):
+            key = f"round=1;model={model};attempt={index}"
+            put(table, SEED, "solver", key, pack.code(pack.DISTINCT_DESC))
+    put(table, SEED, "judge", "round=1", pack.judge())
+
+
+def test_a_parent_that_still_solves_the_new_tests_is_recorded(fake_server):
+    table = pack.responses()
+    _parent_still_right(table)
+    _, cand = _run(fake_server, table)
+    check = next(e for e in cand.validation_ledger if e["step"] == "parent check")
+    assert check["outcome"] == "parent still solves every new test"
+    assert check["passed"] == check["total"] > 0
+
+
+def test_require_parent_insufficient_makes_such_a_candidate_not_harder(fake_server):
+    table = pack.responses()
+    _parent_still_right(table)
+    campaign, cand = _run(fake_server, table, require_parent_insufficient=True)
+    assert cand.decision == "not_harder"
+    assert "parent's reference still solves every new test" in cand.decision_reason
+    # Decided before the panel was asked: no solver call for round 1.
+    assert not LLMCall.objects.filter(campaign=campaign, role="solver", candidate=cand).exists()
+
+
+VALIDATOR = """
+import sys
+data = sys.stdin.read().split("\\n")
+try:
+    n = int(data[0])
+    values = list(map(int, data[1].split()))
+except (ValueError, IndexError):
+    print("BAD format")
+    sys.exit()
+if not 1 <= n <= 200000:
+    print("BAD n out of range")
+elif len(values) != n:
+    print("BAD wrong count")
+elif any(abs(v) > 10**9 for v in values):
+    print("BAD value out of range")
+else:
+    print("OK")
+"""
+# Tier "small" seed 1000 gets n = 0: the statement promises n >= 1.
+BREAKS_CONSTRAINTS = pack.ARRAY_GENERATOR.replace(
+    "print(n)\n",
+    'if args.tier == "small" and args.seed == 1000:\n    n, values = 0, []\nprint(n)\n',
+)
+SEED_BLIND = """
+import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("--tier", required=True)
+parser.add_argument("--seed", type=int, required=True)
+args = parser.parse_args()
+print(5)
+print("3 1 4 1 5")
+"""
+
+
+def _with_generators(table: dict, first: str) -> None:
+    sort_seed_evolves_with_family(table, "deduplication", passes_per_model=1)
+    put(table, SEED, "test_generator", "round=1;try=0", pack.code(first))
+    put(table, SEED, "test_generator", "round=1;try=1", pack.code(pack.ARRAY_GENERATOR))
+    put(table, SEED, "input_validator", "round=1;repair=0", pack.code(VALIDATOR))
+
+
+def test_inputs_breaking_the_stated_constraints_are_dropped_and_the_generator_repaired(
+    fake_server,
+):
+    table = pack.responses()
+    _with_generators(table, BREAKS_CONSTRAINTS)
+    campaign, cand = _run(fake_server, table, validate_inputs=True)
+    entry = next(e for e in cand.validation_ledger if e["step"] == "input validation")
+    assert (entry["dropped"], entry["generated"]) == (1, 13)  # 5 + 5 + 2 + 1 (demo tiers)
+    assert entry["invalid"][0]["tier"] == "small" and entry["invalid"][0]["seed"] == 1000
+    assert "BAD n out of range" in entry["invalid"][0]["why"]
+    assert "regenerating the generator" in entry["outcome"]
+    assert cand.test_repairs == 1
+    assert LLMCall.objects.filter(campaign=campaign, role="test_generator").count() == 2
+    assert LLMCall.objects.filter(campaign=campaign, role="input_validator").count() == 1
+    # The repaired generator's inputs all pass; none of the final tests has n = 0.
+    assert all(not t["input"].startswith("0\n") for t in cand.tests)
+    assert cand.valid and cand.decision == "accepted"
+
+
+def test_a_generator_that_ignores_its_seed_is_repaired(fake_server):
+    table = pack.responses()
+    _with_generators(table, SEED_BLIND)
+    campaign, cand = _run(fake_server, table, validate_inputs=True)
+    entry = next(e for e in cand.validation_ledger if e["step"] == "materialize")
+    assert entry["outcome"] == "generator failed; regenerating"
+    assert "ignores its seed: tier small gave 1 distinct input(s) for 5 seeds" in entry["reason"]
+    assert cand.test_repairs == 1
+    assert cand.valid and cand.decision == "accepted"
+
+
+def test_a_validator_refusing_the_statements_own_examples_is_not_used(fake_server):
+    table = pack.responses()
+    _with_generators(table, BREAKS_CONSTRAINTS)
+    put(table, SEED, "input_validator", "round=1;repair=0", pack.code('print("BAD always")'))
+    _, cand = _run(fake_server, table, validate_inputs=True)
+    entry = next(e for e in cand.validation_ledger if e["step"] == "input validator")
+    assert entry["outcome"] == "refuses the statement's own example(s) [1, 2]: not used"
+    assert not any(e["step"] == "input validation" for e in cand.validation_ledger)

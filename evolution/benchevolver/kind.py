@@ -86,6 +86,7 @@ KIND = register(
             StreamStage("calibrate_judge", A["calibrate_judge"], SANDBOX),
             StreamStage("calibrate_finish", A["calibrate_finish"], ANY),
             StreamStage("skip_scored_seed", A["skip_scored_seed"], ANY),
+            StreamStage("skip_without_reference", A["skip_without_reference"], ANY),
             StreamStage("propose", A["propose"], DEFAULT),
             StreamStage("write_tests", A["write_tests"], DEFAULT),
             StreamStage("materialize", A["materialize"], SANDBOX),

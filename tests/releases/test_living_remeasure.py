@@ -1,0 +1,74 @@
+"""Re-measurement on panel change, on a real Celery worker: a stronger model joins the
+panel of a published release, the panel's pooled pass@1 crosses the gate's upper bound and
+the problems are flagged saturated with the model that did it."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+import redis
+from django.conf import settings
+
+from releases import living
+from releases.models import DifficultyPoint, Remeasurement, SaturationFlag
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.workers import kill_group, start_worker, wait_for
+
+from .conftest import frozen_release
+from .living_support import Panel, endpoint
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+def _done(remeasurement_id: int) -> Remeasurement | None:
+    r = Remeasurement.objects.get(pk=remeasurement_id)
+    return r if r.state in ("completed", "failed") else None
+
+
+def test_a_stronger_model_joining_the_panel_saturates_problems_on_the_worker():
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    world, release = frozen_release(publish=True)
+    ids = {k: world.problem(k).public_id for k in ("E-OK", "E-OVERRIDE", "S2")}
+    bench = release.benchmark
+    with FakeOpenAI() as server:
+        server.responder = Panel()
+        weak, strong = endpoint(server, "weak"), endpoint(server, "strong")
+        worker = start_worker("living", pool_args=("-c", "1", "-P", "solo"))
+        try:
+            first = living.panel_seat_add(benchmark=bench, endpoint=weak, samples=4)
+            first = wait_for(lambda: _done(first.pk), 120, "the first re-measurement")
+            assert first.state == "completed", first.error
+            # 0.75 is the bound itself: still inside the gate's band, nothing saturated.
+            assert first.summary["saturated"] == 0
+            assert not SaturationFlag.objects.exists()
+            requests_before = server.request_count
+
+            second = living.panel_seat_add(benchmark=bench, endpoint=strong, samples=4)
+            second = wait_for(lambda: _done(second.pk), 120, "the second re-measurement")
+        finally:
+            kill_group(worker, signal.SIGTERM)
+    assert second.state == "completed", second.error
+    # The weak model's completed run was reused: only the strong model was asked.
+    assert server.request_count - requests_before == 12
+    assert second.trigger == "panel_change" and "strong" in second.reason
+    assert sorted(second.summary["newly_saturated"]) == sorted([ids["E-OK"], ids["E-OVERRIDE"]])
+
+    flags = {f.public_id: f for f in SaturationFlag.objects.filter(release=release)}
+    assert set(flags) == {ids["E-OK"], ids["E-OVERRIDE"]}
+    for flag in flags.values():
+        assert flag.pass_at_1 == pytest.approx(7 / 8)  # pooled: 3/4 + 4/4 over 8 samples
+        assert flag.bound == 0.75
+        assert flag.saturating_models == ["strong"]
+        assert flag.remeasurement_id == second.pk
+
+    history = living.difficulty_history(release=release, public_id=ids["E-OK"])
+    assert [p.pass_at_1 for p in history] == [pytest.approx(0.75), pytest.approx(7 / 8)]
+    assert history[0].measured_at < history[1].measured_at
+    low, high = living.wilson_interval(7, 8)
+    assert (history[1].low, history[1].high) == (pytest.approx(low), pytest.approx(high))
+    s2 = DifficultyPoint.objects.get(remeasurement=second, public_id=ids["S2"])
+    assert (s2.passes, s2.samples, s2.pass_at_1) == (0, 8, 0.0)
+
+    share = living.saturation_share(release=release)
+    assert (share["saturated"], share["problems"]) == (2, 3)

@@ -26,6 +26,7 @@ from .gate import GateRules, RulesError
 from .living_models import (
     DifficultyPoint,
     PanelSeat,
+    ReEvolution,
     Remeasurement,
     RemeasurementTrigger,
     SaturationFlag,
@@ -264,3 +265,280 @@ def difficulty_history(*, release: Release, public_id: str) -> list[DifficultyPo
             release=release, public_id=public_id, remeasurement__state="completed"
         ).order_by("measured_at", "id")
     )
+
+
+# --- small plots (inline SVG, no script: the problem page stays static) ----------------------
+
+PLOT_W, PLOT_H, PLOT_PAD = 320, 120, 18
+
+
+def history_plot(*, points: list[DifficultyPoint], bound: float) -> dict | None:
+    """Coordinates of a dated pass@1 plot: one marker per re-measurement with its interval as
+    a vertical bar, a line through the markers and a dashed line at the saturation bound."""
+    if not points:
+        return None
+    inner_w, inner_h = PLOT_W - 2 * PLOT_PAD, PLOT_H - 2 * PLOT_PAD
+
+    def y(value: float) -> float:
+        return round(PLOT_PAD + (1 - value) * inner_h, 1)
+
+    step = inner_w / (len(points) - 1) if len(points) > 1 else 0
+    marks = []
+    for index, p in enumerate(points):
+        x = round(PLOT_PAD + (index * step if len(points) > 1 else inner_w / 2), 1)
+        marks.append(
+            {
+                "x": x,
+                "y": y(p.pass_at_1),
+                "y_low": y(p.low),
+                "y_high": y(p.high),
+                "label": f"{p.measured_at:%Y-%m-%d %H:%M}: pass@1 {p.pass_at_1:.2f} "
+                f"[{p.low:.2f}, {p.high:.2f}] ({p.passes}/{p.samples})",
+                "saturated": p.pass_at_1 > bound,
+            }
+        )
+    return {
+        "width": PLOT_W,
+        "height": PLOT_H,
+        "left": PLOT_PAD,
+        "right": PLOT_W - PLOT_PAD,
+        "bound_y": y(bound),
+        "bound": bound,
+        "line": " ".join(f"{m['x']},{m['y']}" for m in marks),
+        "marks": marks,
+        "first": points[0].measured_at,
+        "last": points[-1].measured_at,
+    }
+
+
+def item_context(*, release: Release, public_id: str) -> dict:
+    """What the public problem page shows of the problem's life since release."""
+    bound = saturation_bound(release)
+    return {
+        "history_plot": history_plot(
+            points=difficulty_history(release=release, public_id=public_id), bound=bound
+        ),
+        "saturation_flag": SaturationFlag.objects.filter(
+            release=release, public_id=public_id
+        ).first(),
+    }
+
+
+# --- re-evolution ----------------------------------------------------------------------------
+
+
+def _retire_reason(flag: SaturationFlag) -> str:
+    models_text = ", ".join(flag.saturating_models) or "the panel"
+    return (
+        f"saturated on {flag.flagged_at:%Y-%m-%d}: pass@1 {flag.pass_at_1:.2f} over the panel "
+        f"> {flag.bound:g} (solved by {models_text})"
+    )
+
+
+@transaction.atomic
+def reevolution_create(
+    *, release: Release, evolver=None, launch: bool = False, by=None
+) -> ReEvolution:
+    """One action: the saturated problems of ``release`` become the seeds of a new BenchEvolver
+    campaign whose target panel is the benchmark's current evaluation panel. The evolver is
+    ``evolver`` or the one of the campaign the release came from. Left in draft unless
+    ``launch``, so the curator can adjust settings first."""
+    from evolution.models import Panel, PanelMember, ProblemSet
+    from evolution.models.campaigns import CampaignKind
+    from evolution.services import campaigns as campaign_services
+
+    flags = list(SaturationFlag.objects.filter(release=release).order_by("public_id"))
+    # A problem is re-evolved once: a second action takes only the newly saturated ones.
+    taken_ids = {
+        pid
+        for retired in ReEvolution.objects.filter(release=release).values_list("retired", flat=True)
+        for pid in retired
+    }
+    flags = [f for f in flags if f.public_id not in taken_ids]
+    if not flags:
+        raise ValidationError(
+            {"release": f"v{release.version} has no saturated problem left to re-evolve."}
+        )
+    seats = list(PanelSeat.objects.filter(benchmark=release.benchmark).select_related("endpoint"))
+    if not seats:
+        raise ValidationError({"release": "The benchmark has no evaluation panel."})
+    if evolver is None:
+        source = release.campaigns.exclude(evolver__isnull=True).order_by("id").first()
+        evolver = source.evolver if source else None
+    if evolver is None:
+        raise ValidationError({"evolver": "Choose the model that evolves the seeds."})
+    items = {
+        i.public_id: i for i in release.items.filter(public_id__in=[f.public_id for f in flags])
+    }
+    stamp = timezone.now().strftime("%Y-%m-%d %H:%M:%S")
+    label = f"{release.benchmark.name} v{release.version} saturated, {stamp}"
+    seeds = ProblemSet.objects.create(
+        name=label[:200],
+        description=f"Problems of {release} the evaluation panel saturated.",
+    )
+    seeds.problems.add(*[items[f.public_id].problem for f in flags])
+    panel = Panel.objects.create(
+        name=f"{release.benchmark.name} panel, {stamp}"[:100],
+        description="The benchmark's evaluation panel when its saturated problems were re-evolved.",
+    )
+    PanelMember.objects.bulk_create(
+        PanelMember(panel=panel, endpoint=s.endpoint, attempts=s.samples) for s in seats
+    )
+    campaign = campaign_services.campaign_create(
+        name=f"Re-evolve {label}"[:200],
+        seed_set=seeds,
+        evolver=evolver,
+        panel=panel,
+        kind=CampaignKind.BENCHEVOLVER,
+        created_by=by,
+    )
+    reevolution = ReEvolution.objects.create(
+        release=release,
+        campaign=campaign,
+        retired={f.public_id: _retire_reason(f) for f in flags},
+        created_by=by,
+    )
+    if launch:
+        campaign_services.campaign_launch(campaign_id=campaign.pk)
+    return reevolution
+
+
+def carry_reevolutions(*, draft: Release) -> None:
+    """A new version drafted after a release takes that release's re-evolution campaigns as
+    sources, so their accepted problems reach the gate (hook in ``services.release_next``)."""
+    if draft.previous_id is None:
+        return
+    campaigns = [r.campaign for r in ReEvolution.objects.filter(release=draft.previous_id)]
+    if campaigns:
+        draft.campaigns.add(*campaigns)
+
+
+def remeasured_panel(*, release: Release, problems: list, panel: dict) -> None:
+    """The gate's panel facts for problems of earlier versions, replaced by their latest
+    re-measurement by the living panel (hook in ``services.gate_run_create``): a problem the
+    panel has since saturated fails the pass@1 band and is retired by the gate, not kept on
+    its stale campaign measurement."""
+    by_public = {p.public_id: p.id for p in problems}
+    points = (
+        DifficultyPoint.objects.filter(
+            release__benchmark=release.benchmark,
+            public_id__in=list(by_public),
+            remeasurement__state="completed",
+        )
+        .exclude(release=release)
+        .order_by("measured_at", "id")
+    )
+    for point in points:  # later points overwrite earlier ones
+        panel[by_public[point.public_id]] = {
+            "passes": point.passes,
+            "attempts": point.samples,
+            "remeasured_at": point.measured_at.isoformat(),
+        }
+
+
+def changelog_reasons(*, release: Release, changelog) -> dict:
+    """Why items left or joined: {"retired": {public_id: reason}, "replacing": {public_id:
+    "re-evolved from <seed public id> (<campaign>)"}} for the re-evolutions of the previous
+    version."""
+    from evolution.models import Candidate
+
+    if changelog.previous is None:
+        return {"retired": {}, "replacing": {}}
+    reevolutions = list(
+        ReEvolution.objects.filter(release=changelog.previous).select_related("campaign")
+    )
+    removed = {i.public_id for i in changelog.removed}
+    retired = {pid: why for r in reevolutions for pid, why in r.retired.items() if pid in removed}
+    added = {i.public_id: i for i in changelog.added if hasattr(i, "problem_id")}
+    replacing = {}
+    for cand in Candidate.objects.filter(
+        lineage__campaign__in=[r.campaign for r in reevolutions],
+        accepted_problem_id__in=[i.problem_id for i in added.values()],
+    ).select_related("lineage__seed", "lineage__campaign", "accepted_problem"):
+        replacing[cand.accepted_problem.public_id] = (
+            f"re-evolved from saturated {cand.lineage.seed.public_id} "
+            f"({cand.lineage.campaign.name})"
+        )
+    return {"retired": retired, "replacing": replacing}
+
+
+# --- the living-benchmark page ---------------------------------------------------------------
+
+
+def saturation_plot(*, series: list[dict]) -> dict | None:
+    """Coordinates of the saturated share at each completed re-measurement (0 to 1)."""
+    if not series:
+        return None
+    inner_w, inner_h = 560 - 2 * PLOT_PAD, 140 - 2 * PLOT_PAD
+    step = inner_w / (len(series) - 1) if len(series) > 1 else 0
+    marks = []
+    for index, row in enumerate(series):
+        x = round(PLOT_PAD + (index * step if len(series) > 1 else inner_w / 2), 1)
+        marks.append(
+            {
+                "x": x,
+                "y": round(PLOT_PAD + (1 - row["share"]) * inner_h, 1),
+                "label": f"{row['at']:%Y-%m-%d %H:%M} v{row['version']}: "
+                f"{row['saturated']}/{row['problems']} saturated",
+            }
+        )
+    return {
+        "width": 560,
+        "height": 140,
+        "left": PLOT_PAD,
+        "right": 560 - PLOT_PAD,
+        "top": PLOT_PAD,
+        "bottom": 140 - PLOT_PAD,
+        "line": " ".join(f"{m['x']},{m['y']}" for m in marks),
+        "marks": marks,
+    }
+
+
+def benchmark_living(*, benchmark: Benchmark) -> dict:
+    """Everything the living-benchmark page shows: published releases with their saturated
+    share, the saturated share after each re-measurement, the re-measurements, the panel and
+    the re-evolution campaigns not finished yet."""
+    from evolution.models.campaigns import CampaignState
+
+    releases = list(
+        Release.objects.filter(benchmark=benchmark, state=ReleaseState.PUBLISHED).order_by(
+            "published_at"
+        )
+    )
+    remeasurements = list(
+        Remeasurement.objects.filter(benchmark=benchmark)
+        .select_related("release")
+        .prefetch_related("runs")
+        .order_by("-created_at", "-id")
+    )
+    series = [
+        {
+            "at": r.finished_at,
+            "version": r.release.version,
+            "saturated": r.summary.get("saturated", 0),
+            "problems": r.summary.get("problems", 0),
+            "share": (r.summary.get("saturated", 0) / r.summary["problems"])
+            if r.summary.get("problems")
+            else 0.0,
+        }
+        for r in reversed(remeasurements)
+        if r.state == "completed"
+    ]
+    pending = list(
+        ReEvolution.objects.filter(release__benchmark=benchmark)
+        .exclude(campaign__state__in=[CampaignState.COMPLETED, CampaignState.CANCELLED])
+        .select_related("campaign", "release")
+    )
+    latest = latest_published(benchmark)
+    return {
+        "releases": [{"release": r, "saturation": saturation_share(release=r)} for r in releases],
+        "series": series,
+        "saturation_plot": saturation_plot(series=series),
+        "remeasurements": remeasurements,
+        "seats": list(PanelSeat.objects.filter(benchmark=benchmark).select_related("endpoint")),
+        "pending": pending,
+        "latest": latest,
+        "flags": list(SaturationFlag.objects.filter(release=latest).order_by("flagged_at"))
+        if latest
+        else [],
+    }

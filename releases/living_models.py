@@ -123,3 +123,26 @@ class SaturationFlag(models.Model):
 
     def __str__(self):
         return f"{self.public_id} saturated at {self.pass_at_1:.3f}"
+
+
+class ReEvolution(models.Model):
+    """A release's saturated problems turned into a BenchEvolver campaign (they are its seeds,
+    the benchmark's current panel its target). The next version of the benchmark takes the
+    campaign as a source and its changelog says what was retired and what replaced it."""
+
+    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="reevolutions")
+    campaign = models.OneToOneField(
+        "evolution.Campaign", on_delete=models.PROTECT, related_name="reevolution"
+    )
+    # {public_id: why it is retired}, e.g. "saturated on 2026-11-23: pass@1 0.88 > 0.75 (m)"
+    retired = models.JSONField(default=dict)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["release_id", "-created_at"]
+
+    def __str__(self):
+        return f"re-evolution of release {self.release_id} as campaign {self.campaign_id}"

@@ -470,6 +470,7 @@ class LeaderboardSample(models.Model):
 from .living_models import (  # noqa: E402, F401
     DifficultyPoint,
     PanelSeat,
+    ReEvolution,
     Remeasurement,
     RemeasurementTrigger,
     SaturationFlag,

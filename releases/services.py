@@ -22,7 +22,7 @@ from evolution.models import Campaign, Candidate, Lineage, Problem, ProblemSet, 
 from reasoning.models import ItemStatus as ReasoningItemStatus
 from reasoning.models import ReasoningItem
 
-from . import content
+from . import content, living
 from .gate import CandidateFacts, GateRules, RulesError, evaluate
 from .models import (
     Benchmark,
@@ -165,6 +165,7 @@ def release_next(*, release: Release, bump: str = "patch", created_by=None) -> R
     ]
     if carried:
         release_questions_add(release=draft, items=carried)
+    living.carry_reevolutions(draft=draft)
     return draft
 
 
@@ -267,6 +268,7 @@ def gate_run_create(*, release: Release, by=None) -> GateRun:
     _require_draft(release)
     rules = GateRules.from_dict(release.gate_rules)
     problems, panel, seed_statements = _candidate_pool(release)
+    living.remeasured_panel(release=release, problems=problems, panel=panel)
     reviews = problem_reviews(problem_ids=[p.id for p in problems])
     facts = []
     for p in problems:

@@ -1,6 +1,8 @@
-"""Re-measurement on panel change, on a real Celery worker: a stronger model joins the
-panel of a published release, the panel's pooled pass@1 crosses the gate's upper bound and
-the problems are flagged saturated with the model that did it."""
+"""The living loop, end to end: a stronger model joins the panel of a published release, the
+re-measurement runs on a real Celery worker, the panel's pooled pass@1 crosses the gate's
+upper bound and the problems are flagged saturated with the model that did it; one action
+turns them into a BenchEvolver campaign, and after review and the gate the next version
+retires them and adds their replacements, saying why."""
 
 from __future__ import annotations
 
@@ -9,14 +11,15 @@ import signal
 import pytest
 import redis
 from django.conf import settings
+from django.core.exceptions import ValidationError
 
-from releases import living
-from releases.models import DifficultyPoint, Remeasurement, SaturationFlag
+from releases import living, selectors, services
+from releases.models import DifficultyPoint, ReEvolution, Remeasurement, SaturationFlag
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.workers import kill_group, start_worker, wait_for
 
 from .conftest import frozen_release
-from .living_support import Panel, endpoint
+from .living_support import Panel, accept_evolved, endpoint
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -72,3 +75,41 @@ def test_a_stronger_model_joining_the_panel_saturates_problems_on_the_worker():
 
     share = living.saturation_share(release=release)
     assert (share["saturated"], share["problems"]) == (2, 3)
+
+    # --- re-evolution in one action -------------------------------------------------------
+    reevolution = living.reevolution_create(release=release)
+    campaign = reevolution.campaign
+    assert campaign.kind == "benchevolver" and campaign.state == "draft"
+    saturated = {world.problem("E-OK"), world.problem("E-OVERRIDE")}
+    assert set(campaign.seed_set.problems.all()) == saturated
+    assert {m.endpoint.name for m in campaign.panel.members.all()} == {"weak", "strong"}
+    assert campaign.evolver == world.campaign.evolver
+    assert set(reevolution.retired) == {ids["E-OK"], ids["E-OVERRIDE"]}
+    assert (
+        "pass@1 0.88 over the panel > 0.75 (solved by strong)" in reevolution.retired[ids["E-OK"]]
+    )
+    with pytest.raises(ValidationError):  # nothing left to re-evolve
+        living.reevolution_create(release=release)
+
+    new_ok = accept_evolved(world, campaign, world.problem("E-OK"), "R-OK")
+    new_override = accept_evolved(world, campaign, world.problem("E-OVERRIDE"), "R-OVERRIDE")
+
+    draft = services.release_next(release=release)
+    assert campaign in draft.campaigns.all()
+    gate = services.gate_run_create(release=draft)
+    verdicts = {row["public_id"]: row for row in gate.report}
+    # The stale campaign measurement of E-OK passed the gate; the re-measured one does not.
+    assert verdicts[ids["E-OK"]]["passed"] is False
+    assert verdicts[new_ok.public_id]["passed"] is True
+    nxt = services.release_publish(release=services.release_freeze(release=draft))
+
+    changelog = selectors.release_changelog(release=nxt)
+    removed = {i.public_id for i in changelog.removed}
+    added = {i.public_id for i in changelog.added}
+    assert {ids["E-OK"], ids["E-OVERRIDE"]} <= removed
+    assert added == {new_ok.public_id, new_override.public_id}
+    why = living.changelog_reasons(release=nxt, changelog=changelog)
+    assert set(why["retired"]) == {ids["E-OK"], ids["E-OVERRIDE"]}
+    assert why["retired"][ids["E-OK"]].startswith("saturated on ")
+    assert why["replacing"][new_ok.public_id].startswith(f"re-evolved from saturated {ids['E-OK']}")
+    assert ReEvolution.objects.get(release=release).campaign == campaign

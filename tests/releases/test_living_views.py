@@ -1,0 +1,108 @@
+"""The living benchmark on the pages: the problem page's difficulty plot, the saturated share
+on the release page and the public leaderboard, the living-benchmark page and its curator
+actions (with clear errors)."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from evolution.models import Campaign
+from releases import living
+from releases.models import PanelSeat, ReEvolution, Remeasurement
+from tests.support.fake_openai import FakeOpenAI
+
+from .conftest import frozen_release
+from .living_support import Panel, endpoint
+
+
+@pytest.fixture
+def measured(transactional_db):
+    """A published release re-measured twice (weak alone, then weak and strong), inline."""
+    world, release = frozen_release(publish=True)
+    with FakeOpenAI() as server:
+        server.responder = Panel()
+        for name in ("weak", "strong"):
+            PanelSeat.objects.create(
+                benchmark=release.benchmark, endpoint=endpoint(server, name), samples=4
+            )
+            r = living.remeasurement_create(
+                benchmark=release.benchmark, trigger="panel_change", reason=f"{name} joined"
+            )
+            assert living.remeasurement_execute(remeasurement_id=r.pk).state == "completed"
+    return world, release
+
+
+def test_the_problem_page_plots_its_dated_difficulty_and_saturation(measured):
+    world, release = measured
+    pid = world.problem("E-OK").public_id
+    url = reverse("releases:public_item", args=[release.benchmark.slug, release.version, pid])
+    html = public_get(url)
+    assert html.count('class="history-point') == 2
+    assert html.count('class="history-point saturated"') == 1  # 0.75 then 0.875
+    assert "pass@1 0.88 [" in html
+    assert "saturated</span> since" in html and "by strong" in html
+    s2 = world.problem("S2").public_id
+    html = public_get(
+        reverse("releases:public_item", args=[release.benchmark.slug, release.version, s2])
+    )
+    assert "saturated</span> since" not in html and html.count('class="history-point"') == 2
+
+
+def test_release_page_and_leaderboard_show_the_saturated_share(measured):
+    _, release = measured
+    args = [release.benchmark.slug, release.version]
+    for name in ("public_detail", "public_leaderboard"):
+        html = public_get(reverse(f"releases:{name}", args=args))
+        assert "2 of 3 problems saturated" in html, name
+        assert "(67%" in html
+
+
+def test_the_living_page_lists_releases_remeasurements_and_pending_campaigns(measured, personas):
+    world, release = measured
+    url = reverse("releases:living", args=[release.benchmark.slug])
+    html = public_get(url)
+    assert html.count('class="remeasurement"') == 2
+    assert html.count('class="saturation-point"') == 2
+    assert html.count('class="saturation-flag"') == 2
+    assert "Re-evolve saturated problems" not in html  # anonymous: no curator actions
+
+    curator = personas.curator.client
+    reevolve = reverse("releases:living_reevolve", args=[release.benchmark.slug, release.pk])
+    assert personas.anonymous.client.post(reevolve).status_code == 302  # to the login page
+    assert not ReEvolution.objects.exists()
+    page = curator.post(reevolve, follow=True).content.decode()
+    campaign = Campaign.objects.get(reevolution__release=release)
+    assert "created from 2 saturated problem(s)" in page
+    assert 'class="reevolution"' in page and campaign.name in page
+    again = curator.post(reevolve, follow=True).content.decode()
+    assert "no saturated problem left to re-evolve" in again
+
+
+def test_adding_a_model_from_the_living_page_queues_a_remeasurement(measured, personas):
+    _, release = measured
+    url = reverse("releases:living_panel_add", args=[release.benchmark.slug])
+    curator = personas.curator.client
+    page = curator.post(url, {"endpoint": "999999"}, follow=True).content.decode()
+    assert "Choose a model endpoint." in page
+    strong = PanelSeat.objects.get(endpoint__name="strong").endpoint
+    page = curator.post(url, {"endpoint": strong.pk}, follow=True).content.decode()
+    assert "strong is already on the panel." in page
+    before = Remeasurement.objects.count()
+    newcomer = endpoint(FakeOpenAI(), "newcomer")
+    page = curator.post(url, {"endpoint": newcomer.pk, "samples": "x"}, follow=True)
+    assert "whole number" in page.content.decode()
+    page = curator.post(url, {"endpoint": newcomer.pk, "samples": "2"}, follow=True)
+    assert "newcomer joined the panel" in page.content.decode()
+    latest = Remeasurement.objects.order_by("-id").first()
+    assert Remeasurement.objects.count() == before + 1
+    assert (latest.trigger, latest.state) == ("panel_change", "queued")
+    assert {r.label for r in latest.runs.all()} == {"weak", "strong", "newcomer"}
+
+
+def public_get(url: str) -> str:
+    from django.test import Client
+
+    response = Client().get(url)
+    assert response.status_code == 200, url
+    return response.content.decode()

@@ -291,6 +291,7 @@ def gate_run_create(*, release: Release, by=None) -> GateRun:
                 panel_attempts=attempts,
                 open_ended=(p.comparison or {}).get("mode") == "score",
                 score_spread=((p.metadata or {}).get("frontiersmith") or {}).get("score_spread"),
+                mean_difficulty=agg.final.get("difficulty"),
             )
         )
     reports = evaluate(facts, rules, seed_statements=seed_statements)

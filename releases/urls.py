@@ -24,6 +24,26 @@ urlpatterns = [
         name="living_remeasure",
     ),
     path(
+        "curate/releases/<int:pk>/calibration/",
+        views_living.release_calibration,
+        name="release_calibration",
+    ),
+    path(
+        "curate/releases/<int:pk>/calibration/route/",
+        views_living.release_calibration_route,
+        name="release_calibration_route",
+    ),
+    path(
+        "curate/campaigns/<int:pk>/calibration/",
+        views_living.campaign_calibration,
+        name="living_calibration_campaign",
+    ),
+    path(
+        "curate/campaigns/<int:pk>/calibration/route/",
+        views_living.campaign_calibration_route,
+        name="campaign_calibration_route",
+    ),
+    path(
         "curate/benchmarks/<slug:slug>/releases/<int:pk>/re-evolve/",
         views_living.living_reevolve,
         name="living_reevolve",

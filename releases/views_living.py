@@ -9,12 +9,13 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
-from evolution.models import ModelEndpoint
+from evolution.models import Campaign, ModelEndpoint
 
-from . import living
+from . import calibration, living
 from .models import Benchmark, Release, RemeasurementTrigger
 
 CURATORS = (ADMIN, CURATOR)
@@ -101,3 +102,72 @@ def living_reevolve(request, slug: str, pk: int):
         )
 
     return _act(request, slug, act)
+
+
+def _calibration_page(request, *, title: str, back: str, cal, route_url: str):
+    return render(
+        request,
+        "releases/living_calibration.html",
+        {
+            "title": title,
+            "back": back,
+            "cal": cal,
+            "plot": cal.plot(),
+            "disagreements": cal.disagreements,
+            "route_url": route_url,
+        },
+    )
+
+
+@role_required(*CURATORS)
+@require_GET
+def release_calibration(request, pk: int):
+    release = get_object_or_404(Release, pk=pk)
+    return _calibration_page(
+        request,
+        title=f"{release.benchmark.name} v{release.version}",
+        back=reverse("releases:curate_detail", args=[release.pk]),
+        cal=calibration.for_release(release=release),
+        route_url=reverse("releases:release_calibration_route", args=[release.pk]),
+    )
+
+
+@role_required(*CURATORS)
+@require_GET
+def campaign_calibration(request, pk: int):
+    campaign = get_object_or_404(Campaign, pk=pk)
+    return _calibration_page(
+        request,
+        title=f"campaign {campaign.name}",
+        back=reverse("releases:living_calibration_campaign", args=[campaign.pk]),
+        cal=calibration.for_campaign(campaign=campaign),
+        route_url=reverse("releases:campaign_calibration_route", args=[campaign.pk]),
+    )
+
+
+def _route(request, cal, back: str):
+    opened = calibration.disagreements_route(calibration=cal)
+    messages.success(request, f"{len(opened)} disagreement(s) sent to the adjudication queue.")
+    return redirect(back)
+
+
+@role_required(*CURATORS)
+@require_POST
+def release_calibration_route(request, pk: int):
+    release = get_object_or_404(Release, pk=pk)
+    return _route(
+        request,
+        calibration.for_release(release=release),
+        reverse("releases:release_calibration", args=[release.pk]),
+    )
+
+
+@role_required(*CURATORS)
+@require_POST
+def campaign_calibration_route(request, pk: int):
+    campaign = get_object_or_404(Campaign, pk=pk)
+    return _route(
+        request,
+        calibration.for_campaign(campaign=campaign),
+        reverse("releases:living_calibration_campaign", args=[campaign.pk]),
+    )

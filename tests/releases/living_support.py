@@ -72,3 +72,26 @@ def accept_evolved(world, campaign, seed, key: str, *, passes: int = 2, attempts
     )
     review(world, problem, (4, "valid"), (4, "valid"))
     return problem
+
+
+def remeasured_release():
+    """A published release re-measured twice inline: by ``weak`` alone, then with ``strong``
+    too (E-OK and E-OVERRIDE end saturated). Needs committed data (transactional_db)."""
+    from releases import living
+    from releases.models import PanelSeat
+    from tests.support.fake_openai import FakeOpenAI
+
+    from .conftest import frozen_release
+
+    world, release = frozen_release(publish=True)
+    with FakeOpenAI() as server:
+        server.responder = Panel()
+        for name in ("weak", "strong"):
+            PanelSeat.objects.create(
+                benchmark=release.benchmark, endpoint=endpoint(server, name), samples=4
+            )
+            r = living.remeasurement_create(
+                benchmark=release.benchmark, trigger="panel_change", reason=f"{name} joined"
+            )
+            assert living.remeasurement_execute(remeasurement_id=r.pk).state == "completed"
+    return world, release

@@ -8,29 +8,15 @@ import pytest
 from django.urls import reverse
 
 from evolution.models import Campaign
-from releases import living
 from releases.models import PanelSeat, ReEvolution, Remeasurement
 from tests.support.fake_openai import FakeOpenAI
 
-from .conftest import frozen_release
-from .living_support import Panel, endpoint
+from .living_support import endpoint, remeasured_release
 
 
 @pytest.fixture
 def measured(transactional_db):
-    """A published release re-measured twice (weak alone, then weak and strong), inline."""
-    world, release = frozen_release(publish=True)
-    with FakeOpenAI() as server:
-        server.responder = Panel()
-        for name in ("weak", "strong"):
-            PanelSeat.objects.create(
-                benchmark=release.benchmark, endpoint=endpoint(server, name), samples=4
-            )
-            r = living.remeasurement_create(
-                benchmark=release.benchmark, trigger="panel_change", reason=f"{name} joined"
-            )
-            assert living.remeasurement_execute(remeasurement_id=r.pk).state == "completed"
-    return world, release
+    return remeasured_release()
 
 
 def test_the_problem_page_plots_its_dated_difficulty_and_saturation(measured):

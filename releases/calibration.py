@@ -177,11 +177,11 @@ def compute(measured: list[tuple]) -> Calibration:
         for r, er, mr in zip(out.rows, expert_ranks, model_ranks, strict=True):
             r.gap = abs(er - mr) / n
             r.model_only = r.expert_difficulty <= EASY and r.pass_at_1 <= FAILING
-            harder = "the panel" if mr > er else "the experts"
+            harder = "the panel finds" if mr > er else "the experts find"
             r.reason = (
                 f"experts rate difficulty {r.expert_difficulty:.1f}/5"
                 + (f" (Codeforces ~{r.cf_rating:.0f})" if r.cf_rating else "")
-                + f", panel pass@1 {r.pass_at_1:.2f}: {harder} find it much harder"
+                + f", panel pass@1 {r.pass_at_1:.2f}: {harder} it much harder"
                 + ("; model-only hardness" if r.model_only else "")
             )
     return out

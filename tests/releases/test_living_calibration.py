@@ -86,7 +86,7 @@ def test_campaign_calibration_from_authored_reviews_queues_the_disagreements(db)
     }
     assert set(queued) == set(flagged)
     assert queued[ids["E-UNSOLVED"]].detail == (
-        "experts rate difficulty 1.0/5 (Codeforces ~900), panel pass@1 0.00: the panel find it "
+        "experts rate difficulty 1.0/5 (Codeforces ~900), panel pass@1 0.00: the panel finds it "
         "much harder; model-only hardness"
     )
     assert "the experts find it much harder" in queued[ids["E-OVERRIDE"]].detail

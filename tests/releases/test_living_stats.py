@@ -33,3 +33,33 @@ def test_a_model_cannot_sit_twice_on_a_panel(published):
     with pytest.raises(ValidationError) as exc:
         living.panel_seat_add(benchmark=release.benchmark, endpoint=endpoint)
     assert "endpoint" in exc.value.message_dict
+
+
+def test_beat_schedules_the_remeasurement_task_it_names():
+    from datetime import timedelta
+
+    from django.conf import settings
+
+    from benchapp.celery import app
+
+    entry = settings.CELERY_BEAT_SCHEDULE["living-remeasure"]
+    assert entry["schedule"] == timedelta(hours=settings.LIVING_REMEASURE_HOURS)
+    app.loader.import_default_modules()
+    assert entry["task"] in app.tasks
+
+
+def test_the_schedule_remeasures_every_benchmark_with_a_panel(
+    published, django_capture_on_commit_callbacks
+):
+    from releases.models import PanelSeat, Remeasurement
+
+    _, release = published
+    endpoint = ModelEndpoint.objects.create(name="m", base_url="http://127.0.0.1:9/v1", model="m")
+    assert living.remeasure_scheduled() == []  # no panel yet: nothing to re-measure
+    PanelSeat.objects.create(benchmark=release.benchmark, endpoint=endpoint, samples=2)
+    with django_capture_on_commit_callbacks() as callbacks:
+        started = living.remeasure_scheduled()
+    assert len(started) == 1 and len(callbacks) == 1  # the task is enqueued on commit
+    r = Remeasurement.objects.get(pk=started[0])
+    assert (r.release, r.trigger, r.state) == (release, "schedule", "queued")
+    assert [run.label for run in r.runs.all()] == ["m"]

@@ -92,3 +92,19 @@ def public_get(url: str) -> str:
     response = Client().get(url)
     assert response.status_code == 200, url
     return response.content.decode()
+
+
+def test_calibration_pages_are_for_curators(published, personas):
+    world, release = published
+    pages = [
+        reverse("releases:release_calibration", args=[release.pk]),
+        reverse("releases:living_calibration_campaign", args=[world.campaign.pk]),
+    ]
+    for url in pages:
+        assert personas.anonymous.client.get(url).status_code == 302
+        assert personas.reviewer_a.client.get(url).status_code == 403
+        page = personas.curator.client.get(url)
+        assert page.status_code == 200 and b"Human against model difficulty" in page.content
+    route = reverse("releases:release_calibration_route", args=[release.pk])
+    assert personas.reviewer_a.client.post(route).status_code == 403
+    assert personas.curator.client.get(route).status_code == 405

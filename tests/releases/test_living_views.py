@@ -108,3 +108,42 @@ def test_calibration_pages_are_for_curators(published, personas):
     route = reverse("releases:release_calibration_route", args=[release.pk])
     assert personas.reviewer_a.client.post(route).status_code == 403
     assert personas.curator.client.get(route).status_code == 405
+
+
+def test_the_api_reports_the_living_benchmark_and_adds_models_with_named_errors(measured, personas):
+    world, release = measured
+    slug = release.benchmark.slug
+    body = personas.anonymous.client.get(f"/api/benchmarks/{slug}/living").json()
+    assert [s["model"] for s in body["panel"]] == ["weak", "strong"]
+    assert [r["saturated"] for r in body["remeasurements"]] == [2, 0]  # newest first
+    assert {f["public_id"] for f in body["saturated"]} == {
+        world.problem("E-OK").public_id,
+        world.problem("E-OVERRIDE").public_id,
+    }
+    assert body["saturated"][0]["saturating_models"] == ["strong"]
+
+    url = f"/api/benchmarks/{slug}/panel"
+    reviewer = personas.reviewer_a.client
+    assert (
+        reviewer.post(url, {"endpoint_id": 1}, content_type="application/json").status_code == 403
+    )
+    curator = personas.curator.client
+    missing = curator.post(url, {"endpoint_id": 999999}, content_type="application/json")
+    assert missing.status_code == 400 and "endpoint_id" in missing.json()["detail"]
+    strong = PanelSeat.objects.get(endpoint__name="strong").endpoint
+    twice = curator.post(url, {"endpoint_id": strong.pk}, content_type="application/json")
+    assert twice.status_code == 400 and "endpoint_id: strong is already" in twice.json()["detail"]
+    newcomer = endpoint(FakeOpenAI(), "newcomer")
+    bad = curator.post(
+        url, {"endpoint_id": newcomer.pk, "samples": 0}, content_type="application/json"
+    )
+    assert bad.status_code == 400 and bad.json()["detail"].startswith("samples:")
+    ok = curator.post(url, {"endpoint_id": newcomer.pk}, content_type="application/json")
+    assert ok.status_code == 201 and ok.json()["state"] == "queued"
+
+    cal = curator.get(f"/api/releases/{release.pk}/calibration")
+    assert cal.status_code == 200 and cal.json()["n"] == 2
+    assert personas.anonymous.client.get(f"/api/releases/{release.pk}/calibration").status_code in (
+        401,
+        403,
+    )

@@ -267,6 +267,19 @@ CELERY_TASK_ROUTES = {
     "evolution.tasks.sandbox_*": {"queue": "sandbox"},
 }
 CELERY_TASK_DEFAULT_QUEUE = "default"
+# Living benchmarks (docs/living.md): hours between the scheduled re-measurements of every
+# benchmark's published release by its evaluation panel, run by `celery beat`; 0 turns it off.
+LIVING_REMEASURE_HOURS = env_float("LIVING_REMEASURE_HOURS", 168.0, minimum=0.0)
+CELERY_BEAT_SCHEDULE = (
+    {
+        "living-remeasure": {
+            "task": "releases.tasks.remeasure_scheduled",
+            "schedule": timedelta(hours=LIVING_REMEASURE_HOURS),
+        }
+    }
+    if LIVING_REMEASURE_HOURS
+    else {}
+)
 # How often a running campaign re-checks for work that went quiet, and how long a lineage step
 # may hold its lease before another worker may take the lineage over.
 CAMPAIGN_TICK_SECONDS = env_float("CAMPAIGN_TICK_SECONDS", 15.0, minimum=0.1)

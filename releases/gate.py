@@ -41,6 +41,9 @@ class GateRules:
     # Open-ended (scored) problems: the least spread of their sampled solutions' mean scores;
     # None keeps them without a spread requirement.
     min_score_spread: float | None = None
+    # Hold back for the curator problems whose hardness is model-only (experts rate them easy,
+    # the panel fails them: releases.calibration), the signature of artificial difficulty.
+    exclude_model_only_hardness: bool = False
 
     _RANGES = {
         "min_quality": (1.0, 5.0),
@@ -107,6 +110,7 @@ class CandidateFacts:
     # Open-ended problems are scored, not passed: no pass@1 window, a score-spread rule.
     open_ended: bool = False
     score_spread: float | None = None
+    mean_difficulty: float | None = None  # the experts' difficulty rating, 1-5
 
 
 @dataclass
@@ -215,6 +219,25 @@ def _difficulty_rule(facts: CandidateFacts, rules: GateRules) -> RuleResult:
     )
 
 
+def _model_only_rule(facts: CandidateFacts) -> RuleResult:
+    from .calibration import EASY, FAILING
+
+    model_only = (
+        facts.mean_difficulty is not None
+        and facts.pass_at_1 is not None
+        and facts.mean_difficulty <= EASY
+        and facts.pass_at_1 <= FAILING
+    )
+    return RuleResult(
+        "model_only_hardness",
+        not model_only,
+        f"experts rate difficulty {facts.mean_difficulty:.1f}/5 but pass@1 is "
+        f"{facts.pass_at_1:.2f}: hardness may be artificial, for curator review"
+        if model_only
+        else "experts and panel do not point at artificial difficulty",
+    )
+
+
 def evaluate(
     candidates: list[CandidateFacts],
     rules: GateRules,
@@ -250,6 +273,8 @@ def evaluate(
             report.rules.extend(_review_rules(facts, rules))
         report.rules.append(_validity_rule(facts, rules))
         report.rules.append(_difficulty_rule(facts, rules))
+        if rules.exclude_model_only_hardness:
+            report.rules.append(_model_only_rule(facts))
 
         against = dict(kept)
         if facts.origin == "evolved":

@@ -464,3 +464,14 @@ class LeaderboardSample(models.Model):
     @property
     def passed(self) -> bool:
         return self.verdict == "AC"
+
+
+# The living-benchmark models live in their own module; importing them here registers them.
+from .living_models import (  # noqa: E402, F401
+    DifficultyPoint,
+    PanelSeat,
+    ReEvolution,
+    Remeasurement,
+    RemeasurementTrigger,
+    SaturationFlag,
+)

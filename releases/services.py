@@ -21,7 +21,7 @@ from django.utils.text import slugify
 from evolution.models import Campaign, Candidate, Lineage, Problem, ProblemSet, SolverAttempt
 from evolution.sources import ProblemSource, source_for_model
 
-from . import content
+from . import content, living
 from .gate import CandidateFacts, GateRules, RulesError, evaluate
 from .models import (
     Benchmark,
@@ -164,6 +164,7 @@ def release_next(*, release: Release, bump: str = "patch", created_by=None) -> R
     ]
     if carried:
         release_questions_add(release=draft, items=carried)
+    living.carry_reevolutions(draft=draft)
     return draft
 
 
@@ -266,6 +267,7 @@ def gate_run_create(*, release: Release, by=None) -> GateRun:
     _require_draft(release)
     rules = GateRules.from_dict(release.gate_rules)
     problems, panel, seed_statements = _candidate_pool(release)
+    living.remeasured_panel(release=release, problems=problems, panel=panel)
     reviews = problem_reviews(problem_ids=[p.id for p in problems])
     facts = []
     for p in problems:
@@ -288,6 +290,7 @@ def gate_run_create(*, release: Release, by=None) -> GateRun:
                 panel_attempts=attempts,
                 open_ended=(p.comparison or {}).get("mode") == "score",
                 score_spread=((p.metadata or {}).get("frontiersmith") or {}).get("score_spread"),
+                mean_difficulty=agg.final.get("difficulty"),
             )
         )
     reports = evaluate(facts, rules, seed_statements=seed_statements)

@@ -17,3 +17,21 @@ def leaderboard_run(run_id: int) -> str:
 
 def enqueue_leaderboard_run(run_id: int) -> None:
     transaction.on_commit(lambda: leaderboard_run.delay(run_id))
+
+
+@shared_task(**TASK_OPTIONS)
+def remeasurement_run(remeasurement_id: int) -> str:
+    from . import living
+
+    return living.remeasurement_execute(remeasurement_id=remeasurement_id).state
+
+
+@shared_task(**TASK_OPTIONS)
+def remeasure_scheduled() -> int:
+    from . import living
+
+    return len(living.remeasure_scheduled())
+
+
+def enqueue_remeasurement(remeasurement_id: int) -> None:
+    transaction.on_commit(lambda: remeasurement_run.delay(remeasurement_id))

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import views, views_living
 
 app_name = "releases"
 V = "releases/<slug:slug>/v<str:version>/"
@@ -11,7 +11,43 @@ urlpatterns = [
     path(V + "card.md", views.public_card, name="public_card"),
     path(V + "leaderboard/", views.public_leaderboard, name="public_leaderboard"),
     path(V + "items/<str:public_id>/", views.public_item, name="public_item"),
+    path("benchmarks/<slug:slug>/living/", views_living.living_page, name="living"),
     # curator
+    path(
+        "curate/benchmarks/<slug:slug>/panel/",
+        views_living.living_panel_add,
+        name="living_panel_add",
+    ),
+    path(
+        "curate/benchmarks/<slug:slug>/remeasure/",
+        views_living.living_remeasure,
+        name="living_remeasure",
+    ),
+    path(
+        "curate/releases/<int:pk>/calibration/",
+        views_living.release_calibration,
+        name="release_calibration",
+    ),
+    path(
+        "curate/releases/<int:pk>/calibration/route/",
+        views_living.release_calibration_route,
+        name="release_calibration_route",
+    ),
+    path(
+        "curate/campaigns/<int:pk>/calibration/",
+        views_living.campaign_calibration,
+        name="living_calibration_campaign",
+    ),
+    path(
+        "curate/campaigns/<int:pk>/calibration/route/",
+        views_living.campaign_calibration_route,
+        name="campaign_calibration_route",
+    ),
+    path(
+        "curate/benchmarks/<slug:slug>/releases/<int:pk>/re-evolve/",
+        views_living.living_reevolve,
+        name="living_reevolve",
+    ),
     path("curate/releases/", views.curate_list, name="curate_list"),
     path("curate/benchmarks/new/", views.benchmark_new, name="benchmark_new"),
     path("curate/releases/new/", views.release_new, name="release_new"),

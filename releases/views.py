@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from benchapp.roles import ADMIN, CURATOR, role_required
 from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
 
-from . import exporters, leaderboard, selectors, services
+from . import exporters, leaderboard, living, selectors, services
 from .models import Benchmark, ErratumKind, LeaderboardRun, Release, ReleaseItem
 from .page_cache import cached_public_page
 from .tasks import enqueue_leaderboard_run
@@ -51,17 +51,20 @@ def _published(slug: str, version: str) -> Release:
 @cached_public_page
 def public_detail(request, slug: str, version: str):
     release = _published(slug, version)
+    changelog = selectors.release_changelog(release=release)
     return render(
         request,
         "releases/public_detail.html",
         {
             "release": release,
             "counts": selectors.release_counts(release=release),
-            "changelog": selectors.release_changelog(release=release),
+            "changelog": changelog,
+            "changelog_reasons": living.changelog_reasons(release=release, changelog=changelog),
             "errata": selectors.release_errata(release=release),
             "items": selectors.public_release_items(release=release),
             "questions": selectors.public_release_questions(release=release),
             "card": exporters.card_markdown(release, yaml_header=False),
+            "saturation": living.saturation_share(release=release),
         },
     )
 
@@ -74,7 +77,15 @@ def public_item(request, slug: str, version: str, public_id: str):
         item = selectors.public_release_item(release=release, public_id=public_id)
     except ReleaseItem.DoesNotExist:
         raise Http404("No such problem in this release.")
-    return render(request, "releases/public_item.html", {"release": release, "item": item})
+    return render(
+        request,
+        "releases/public_item.html",
+        {
+            "release": release,
+            "item": item,
+            **living.item_context(release=release, public_id=public_id),
+        },
+    )
 
 
 @require_GET
@@ -95,6 +106,7 @@ def public_leaderboard(request, slug: str, version: str):
             "descending": descending,
             "origins": origins,
             "scored": any(r.get("avgk") for r in rows),
+            "saturation": living.saturation_share(release=release),
         },
     )
 

@@ -1,0 +1,169 @@
+"""Living-benchmark API: the panel, re-measurements and saturation of a benchmark (public),
+adding a model to the panel and a release's calibration figures (curators)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.shortcuts import get_object_or_404
+from ninja import Router, Schema
+from ninja.errors import HttpError
+
+from benchapp.roles import ADMIN, CURATOR, user_roles
+from evolution.models import ModelEndpoint
+
+from . import calibration, living
+from .models import Benchmark, Release
+
+router = Router(tags=["living benchmarks"])
+
+
+class SeatOut(Schema):
+    model: str
+    samples: int
+    added_at: datetime
+
+
+class RemeasurementOut(Schema):
+    id: int
+    version: str
+    trigger: str
+    reason: str
+    state: str
+    created_at: datetime
+    finished_at: datetime | None
+    saturated: int | None
+    problems: int | None
+
+
+class FlagOut(Schema):
+    public_id: str
+    flagged_at: datetime
+    pass_at_1: float
+    bound: float
+    saturating_models: list[str]
+
+
+class LivingOut(Schema):
+    benchmark: str
+    latest_version: str | None
+    panel: list[SeatOut]
+    remeasurements: list[RemeasurementOut]
+    saturated: list[FlagOut]
+
+
+class SeatIn(Schema):
+    endpoint_id: int
+    samples: int = 4
+
+
+class DisagreementOut(Schema):
+    public_id: str
+    expert_difficulty: float
+    cf_rating: float | None
+    pass_at_1: float
+    gap: float
+    model_only: bool
+    reason: str
+
+
+class CalibrationOut(Schema):
+    rho: float | None
+    low: float | None
+    high: float | None
+    n: int
+    unrated: int
+    disagreements: list[DisagreementOut]
+
+
+def _require_curator(request) -> None:
+    if not user_roles(request.user) & {ADMIN, CURATOR}:
+        raise HttpError(403, "Your role does not allow this operation.")
+
+
+def _living(benchmark: Benchmark) -> LivingOut:
+    data = living.benchmark_living(benchmark=benchmark)
+    return LivingOut(
+        benchmark=benchmark.name,
+        latest_version=data["latest"].version if data["latest"] else None,
+        panel=[
+            SeatOut(model=s.endpoint.name, samples=s.samples, added_at=s.added_at)
+            for s in data["seats"]
+        ],
+        remeasurements=[
+            RemeasurementOut(
+                id=r.pk,
+                version=r.release.version,
+                trigger=r.trigger,
+                reason=r.reason,
+                state=r.state,
+                created_at=r.created_at,
+                finished_at=r.finished_at,
+                saturated=r.summary.get("saturated"),
+                problems=r.summary.get("problems"),
+            )
+            for r in data["remeasurements"]
+        ],
+        saturated=[
+            FlagOut(
+                public_id=f.public_id,
+                flagged_at=f.flagged_at,
+                pass_at_1=f.pass_at_1,
+                bound=f.bound,
+                saturating_models=f.saturating_models,
+            )
+            for f in data["flags"]
+        ],
+    )
+
+
+@router.get("/benchmarks/{slug}/living", response=LivingOut, auth=None)
+def benchmark_living(request, slug: str):
+    return _living(get_object_or_404(Benchmark, slug=slug))
+
+
+@router.post("/benchmarks/{slug}/panel", response={201: RemeasurementOut})
+def panel_add(request, slug: str, payload: SeatIn):
+    _require_curator(request)
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    endpoint = ModelEndpoint.objects.filter(pk=payload.endpoint_id).first()
+    if endpoint is None:
+        raise HttpError(400, f"endpoint_id: no endpoint {payload.endpoint_id}")
+    try:
+        with transaction.atomic():
+            r = living.panel_seat_add(
+                benchmark=benchmark, endpoint=endpoint, samples=payload.samples, by=request.user
+            )
+    except ValidationError as exc:
+        detail = "; ".join(
+            f"{'endpoint_id' if k == 'endpoint' else k}: {' '.join(v)}"
+            for k, v in exc.message_dict.items()
+        )
+        raise HttpError(400, detail)
+    return 201, RemeasurementOut(
+        id=r.pk,
+        version=r.release.version,
+        trigger=r.trigger,
+        reason=r.reason,
+        state=r.state,
+        created_at=r.created_at,
+        finished_at=r.finished_at,
+        saturated=None,
+        problems=None,
+    )
+
+
+@router.get("/releases/{release_id}/calibration", response=CalibrationOut)
+def release_calibration(request, release_id: int):
+    _require_curator(request)
+    cal = calibration.for_release(release=get_object_or_404(Release, pk=release_id))
+    return CalibrationOut(
+        **cal.correlation.to_dict(),
+        unrated=cal.unrated,
+        disagreements=[
+            DisagreementOut(**{k: getattr(r, k) for k in DisagreementOut.model_fields})
+            for r in cal.disagreements
+        ],
+    )

@@ -1,0 +1,544 @@
+"""A living benchmark: re-measure the published release when the panel changes (or on a
+schedule), record each problem's dated difficulty and flag the problems the panel saturated.
+
+The panel's pass@1 on a problem is POOLED over the panel's samples (passes / attempts over
+every model), as the gate combines the campaign panel's attempts. Its 95% interval is the
+Wilson score interval for a binomial proportion:
+
+    centre = (p + z²/2n) / (1 + z²/n),  half = z·sqrt(p(1-p)/n + z²/4n²) / (1 + z²/n),  z = 1.96
+
+which stays inside [0, 1] and is defined at p = 0 and p = 1, where the normal interval is not.
+A problem is saturated when that pass@1 exceeds the release gate's ``max_pass_at_1`` (0.75 by
+default, the upper end of the band a problem had to lie in to enter the release); the models
+that saturated it are the panel models whose own pass@1 on it exceeds the same bound.
+"""
+
+from __future__ import annotations
+
+import math
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from . import leaderboard
+from .gate import GateRules, RulesError
+from .living_models import (
+    DifficultyPoint,
+    PanelSeat,
+    ReEvolution,
+    Remeasurement,
+    RemeasurementTrigger,
+    SaturationFlag,
+)
+from .models import Benchmark, LeaderboardRun, Release, ReleaseState, RunState
+
+Z95 = 1.959963984540054
+
+
+def wilson_interval(passes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """95% Wilson score interval of passes/n (see the module docstring); (0, 1) when n = 0."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = passes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def saturation_bound(release: Release) -> float:
+    try:
+        return GateRules.from_dict(release.gate_rules).max_pass_at_1
+    except RulesError:
+        return GateRules().max_pass_at_1
+
+
+def latest_published(benchmark: Benchmark) -> Release | None:
+    return (
+        Release.objects.filter(benchmark=benchmark, state=ReleaseState.PUBLISHED)
+        .order_by("-major", "-minor", "-patch")
+        .first()
+    )
+
+
+# --- the panel --------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def panel_seat_add(*, benchmark: Benchmark, endpoint, samples: int = 4, by=None) -> Remeasurement:
+    """Put ``endpoint`` on the benchmark's panel and re-measure its published release with
+    the new panel (enqueued when the transaction commits)."""
+    if not 1 <= samples <= 100:
+        raise ValidationError({"samples": "Samples per problem must be between 1 and 100."})
+    if latest_published(benchmark) is None:
+        raise ValidationError({"benchmark": f"{benchmark.name} has no published release yet."})
+    try:
+        with transaction.atomic():
+            PanelSeat.objects.create(
+                benchmark=benchmark, endpoint=endpoint, samples=samples, added_by=by
+            )
+    except IntegrityError:
+        raise ValidationError({"endpoint": f"{endpoint.name} is already on the panel."})
+    return remeasurement_start(
+        benchmark=benchmark,
+        trigger=RemeasurementTrigger.PANEL_CHANGE,
+        reason=f"{endpoint.name} joined the panel",
+        by=by,
+    )
+
+
+def remeasurement_create(
+    *, benchmark: Benchmark, trigger: str, reason: str = "", by=None
+) -> Remeasurement:
+    """A queued re-measurement of the latest published release by the current panel: one
+    leaderboard run per panel model, reusing a completed run with the same sample count."""
+    release = latest_published(benchmark)
+    if release is None:
+        raise ValidationError({"benchmark": f"{benchmark.name} has no published release yet."})
+    seats = list(PanelSeat.objects.filter(benchmark=benchmark).select_related("endpoint"))
+    if not seats:
+        raise ValidationError({"benchmark": f"{benchmark.name} has no evaluation panel yet."})
+    remeasurement = Remeasurement.objects.create(
+        benchmark=benchmark, release=release, trigger=trigger, reason=reason[:300], created_by=by
+    )
+    runs = []
+    for seat in seats:
+        run = (
+            LeaderboardRun.objects.filter(
+                release=release,
+                endpoint=seat.endpoint,
+                samples_per_problem=seat.samples,
+                state=RunState.COMPLETED,
+            )
+            .order_by("-finished_at")
+            .first()
+        )
+        if run is None:
+            run = leaderboard.run_create(
+                release=release, endpoint=seat.endpoint, samples=seat.samples, by=by
+            )
+        runs.append(run)
+    remeasurement.runs.set(runs)
+    return remeasurement
+
+
+def remeasurement_start(**kwargs) -> Remeasurement:
+    from .tasks import enqueue_remeasurement
+
+    remeasurement = remeasurement_create(**kwargs)
+    enqueue_remeasurement(remeasurement.pk)
+    return remeasurement
+
+
+def remeasure_scheduled() -> list[int]:
+    """Beat's entry: a re-measurement of every benchmark that has a panel and a published
+    release. Returns the ids started."""
+    started = []
+    for benchmark in Benchmark.objects.filter(panel_seats__isnull=False).distinct():
+        if latest_published(benchmark) is None:
+            continue
+        with transaction.atomic():
+            started.append(
+                remeasurement_start(
+                    benchmark=benchmark,
+                    trigger=RemeasurementTrigger.SCHEDULE,
+                    reason="scheduled re-measurement",
+                ).pk
+            )
+    return started
+
+
+# --- executing -------------------------------------------------------------------------------
+
+
+def remeasurement_execute(*, remeasurement_id: int) -> Remeasurement:
+    """Run every unfinished leaderboard run of the re-measurement, then record the points and
+    flags. Safe to call again: finished runs are skipped and recording is idempotent."""
+    claimed = Remeasurement.objects.filter(
+        pk=remeasurement_id, state__in=["queued", "running", "failed"]
+    ).update(state="running", error="")
+    remeasurement = Remeasurement.objects.select_related("release").get(pk=remeasurement_id)
+    if not claimed:
+        return remeasurement
+    runs = list(remeasurement.runs.all())
+    failed = []
+    for run in runs:
+        if run.state != RunState.COMPLETED:
+            run = leaderboard.run_execute(run_id=run.pk)
+        if run.state != RunState.COMPLETED:
+            failed.append(f"{run.label}: {run.error or run.state}")
+    if failed:
+        Remeasurement.objects.filter(pk=remeasurement_id).update(
+            state="failed", error="; ".join(failed)[:2000]
+        )
+        return Remeasurement.objects.get(pk=remeasurement_id)
+    summary = _record(remeasurement, list(remeasurement.runs.all()))
+    Remeasurement.objects.filter(pk=remeasurement_id).update(
+        state="completed", summary=summary, finished_at=timezone.now()
+    )
+    return Remeasurement.objects.get(pk=remeasurement_id)
+
+
+@transaction.atomic
+def _record(remeasurement: Remeasurement, runs: list[LeaderboardRun]) -> dict:
+    release = remeasurement.release
+    bound = saturation_bound(release)
+    now = timezone.now()
+    per_model: dict[str, list[dict]] = {}
+    for run in runs:
+        for row in run.summary.get("per_item", []):
+            per_model.setdefault(row["public_id"], []).append(
+                {
+                    "label": run.label,
+                    "n": row["n"],
+                    "c": row["c"],
+                    "pass_at_1": row["c"] / row["n"] if row["n"] else 0.0,
+                }
+            )
+    DifficultyPoint.objects.filter(remeasurement=remeasurement).delete()
+    already = set(
+        SaturationFlag.objects.filter(release=release).values_list("public_id", flat=True)
+    )
+    newly = []
+    saturated = 0
+    for item in release.items.order_by("position"):
+        rows = per_model.get(item.public_id, [])
+        n = sum(r["n"] for r in rows)
+        c = sum(r["c"] for r in rows)
+        p = c / n if n else 0.0
+        low, high = wilson_interval(c, n)
+        DifficultyPoint.objects.create(
+            remeasurement=remeasurement,
+            release=release,
+            public_id=item.public_id,
+            measured_at=now,
+            pass_at_1=p,
+            low=low,
+            high=high,
+            samples=n,
+            passes=c,
+            models_detail=rows,
+        )
+        if n and p > bound:
+            saturated += 1
+            if item.public_id not in already:
+                SaturationFlag.objects.create(
+                    release=release,
+                    public_id=item.public_id,
+                    flagged_at=now,
+                    pass_at_1=p,
+                    bound=bound,
+                    saturating_models=[r["label"] for r in rows if r["pass_at_1"] > bound],
+                    remeasurement=remeasurement,
+                )
+                newly.append(item.public_id)
+    return {
+        "bound": bound,
+        "problems": release.items.count(),
+        "saturated": saturated,
+        "newly_saturated": newly,
+        "models": [run.label for run in runs],
+    }
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def saturation_share(*, release: Release) -> dict:
+    """How much of ``release`` the panel has saturated (flags are never withdrawn: a problem
+    once solved past the bound stays suspect, as a contaminated one does)."""
+    problems = release.item_count or release.items.count()
+    flagged = SaturationFlag.objects.filter(release=release).count()
+    return {
+        "saturated": flagged,
+        "problems": problems,
+        "share": flagged / problems if problems else 0.0,
+        "bound": saturation_bound(release),
+        "measured": Remeasurement.objects.filter(release=release, state="completed").exists(),
+    }
+
+
+def difficulty_history(*, release: Release, public_id: str) -> list[DifficultyPoint]:
+    return list(
+        DifficultyPoint.objects.filter(
+            release=release, public_id=public_id, remeasurement__state="completed"
+        ).order_by("measured_at", "id")
+    )
+
+
+# --- small plots (inline SVG, no script: the problem page stays static) ----------------------
+
+PLOT_W, PLOT_H, PLOT_PAD = 320, 120, 18
+
+
+def history_plot(*, points: list[DifficultyPoint], bound: float) -> dict | None:
+    """Coordinates of a dated pass@1 plot: one marker per re-measurement with its interval as
+    a vertical bar, a line through the markers and a dashed line at the saturation bound."""
+    if not points:
+        return None
+    inner_w, inner_h = PLOT_W - 2 * PLOT_PAD, PLOT_H - 2 * PLOT_PAD
+
+    def y(value: float) -> float:
+        return round(PLOT_PAD + (1 - value) * inner_h, 1)
+
+    step = inner_w / (len(points) - 1) if len(points) > 1 else 0
+    marks = []
+    for index, p in enumerate(points):
+        x = round(PLOT_PAD + (index * step if len(points) > 1 else inner_w / 2), 1)
+        marks.append(
+            {
+                "x": x,
+                "y": y(p.pass_at_1),
+                "y_low": y(p.low),
+                "y_high": y(p.high),
+                "label": f"{p.measured_at:%Y-%m-%d %H:%M}: pass@1 {p.pass_at_1:.2f} "
+                f"[{p.low:.2f}, {p.high:.2f}] ({p.passes}/{p.samples})",
+                "saturated": p.pass_at_1 > bound,
+            }
+        )
+    return {
+        "width": PLOT_W,
+        "height": PLOT_H,
+        "left": PLOT_PAD,
+        "right": PLOT_W - PLOT_PAD,
+        "bound_y": y(bound),
+        "bound": bound,
+        "line": " ".join(f"{m['x']},{m['y']}" for m in marks),
+        "marks": marks,
+        "first": points[0].measured_at,
+        "last": points[-1].measured_at,
+    }
+
+
+def item_context(*, release: Release, public_id: str) -> dict:
+    """What the public problem page shows of the problem's life since release."""
+    bound = saturation_bound(release)
+    return {
+        "history_plot": history_plot(
+            points=difficulty_history(release=release, public_id=public_id), bound=bound
+        ),
+        "saturation_flag": SaturationFlag.objects.filter(
+            release=release, public_id=public_id
+        ).first(),
+    }
+
+
+# --- re-evolution ----------------------------------------------------------------------------
+
+
+def _retire_reason(flag: SaturationFlag) -> str:
+    models_text = ", ".join(flag.saturating_models) or "the panel"
+    return (
+        f"saturated on {flag.flagged_at:%Y-%m-%d}: pass@1 {flag.pass_at_1:.2f} over the panel "
+        f"> {flag.bound:g} (solved by {models_text})"
+    )
+
+
+@transaction.atomic
+def reevolution_create(
+    *, release: Release, evolver=None, launch: bool = False, by=None
+) -> ReEvolution:
+    """One action: the saturated problems of ``release`` become the seeds of a new BenchEvolver
+    campaign whose target panel is the benchmark's current evaluation panel. The evolver is
+    ``evolver`` or the one of the campaign the release came from. Left in draft unless
+    ``launch``, so the curator can adjust settings first."""
+    from evolution.models import Panel, PanelMember, ProblemSet
+    from evolution.models.campaigns import CampaignKind
+    from evolution.services import campaigns as campaign_services
+
+    flags = list(SaturationFlag.objects.filter(release=release).order_by("public_id"))
+    # A problem is re-evolved once: a second action takes only the newly saturated ones.
+    taken_ids = {
+        pid
+        for retired in ReEvolution.objects.filter(release=release).values_list("retired", flat=True)
+        for pid in retired
+    }
+    flags = [f for f in flags if f.public_id not in taken_ids]
+    if not flags:
+        raise ValidationError(
+            {"release": f"v{release.version} has no saturated problem left to re-evolve."}
+        )
+    seats = list(PanelSeat.objects.filter(benchmark=release.benchmark).select_related("endpoint"))
+    if not seats:
+        raise ValidationError({"release": "The benchmark has no evaluation panel."})
+    if evolver is None:
+        source = release.campaigns.exclude(evolver__isnull=True).order_by("id").first()
+        evolver = source.evolver if source else None
+    if evolver is None:
+        raise ValidationError({"evolver": "Choose the model that evolves the seeds."})
+    items = {
+        i.public_id: i for i in release.items.filter(public_id__in=[f.public_id for f in flags])
+    }
+    stamp = timezone.now().strftime("%Y-%m-%d %H:%M:%S")
+    label = f"{release.benchmark.name} v{release.version} saturated, {stamp}"
+    seeds = ProblemSet.objects.create(
+        name=label[:200],
+        description=f"Problems of {release} the evaluation panel saturated.",
+    )
+    seeds.problems.add(*[items[f.public_id].problem for f in flags])
+    panel = Panel.objects.create(
+        name=f"{release.benchmark.name} panel, {stamp}"[:100],
+        description="The benchmark's evaluation panel when its saturated problems were re-evolved.",
+    )
+    PanelMember.objects.bulk_create(
+        PanelMember(panel=panel, endpoint=s.endpoint, attempts=s.samples) for s in seats
+    )
+    campaign = campaign_services.campaign_create(
+        name=f"Re-evolve {label}"[:200],
+        seed_set=seeds,
+        evolver=evolver,
+        panel=panel,
+        kind=CampaignKind.BENCHEVOLVER,
+        created_by=by,
+    )
+    reevolution = ReEvolution.objects.create(
+        release=release,
+        campaign=campaign,
+        retired={f.public_id: _retire_reason(f) for f in flags},
+        created_by=by,
+    )
+    if launch:
+        campaign_services.campaign_launch(campaign_id=campaign.pk)
+    return reevolution
+
+
+def carry_reevolutions(*, draft: Release) -> None:
+    """A new version drafted after a release takes that release's re-evolution campaigns as
+    sources, so their accepted problems reach the gate (hook in ``services.release_next``)."""
+    if draft.previous_id is None:
+        return
+    campaigns = [r.campaign for r in ReEvolution.objects.filter(release=draft.previous_id)]
+    if campaigns:
+        draft.campaigns.add(*campaigns)
+
+
+def remeasured_panel(*, release: Release, problems: list, panel: dict) -> None:
+    """The gate's panel facts for problems of earlier versions, replaced by their latest
+    re-measurement by the living panel (hook in ``services.gate_run_create``): a problem the
+    panel has since saturated fails the pass@1 band and is retired by the gate, not kept on
+    its stale campaign measurement."""
+    by_public = {p.public_id: p.id for p in problems}
+    points = (
+        DifficultyPoint.objects.filter(
+            release__benchmark=release.benchmark,
+            public_id__in=list(by_public),
+            remeasurement__state="completed",
+        )
+        .exclude(release=release)
+        .order_by("measured_at", "id")
+    )
+    for point in points:  # later points overwrite earlier ones
+        panel[by_public[point.public_id]] = {
+            "passes": point.passes,
+            "attempts": point.samples,
+            "remeasured_at": point.measured_at.isoformat(),
+        }
+
+
+def changelog_reasons(*, release: Release, changelog) -> dict:
+    """Why items left or joined: {"retired": {public_id: reason}, "replacing": {public_id:
+    "re-evolved from <seed public id> (<campaign>)"}} for the re-evolutions of the previous
+    version."""
+    from evolution.models import Candidate
+
+    if changelog.previous is None:
+        return {"retired": {}, "replacing": {}}
+    reevolutions = list(
+        ReEvolution.objects.filter(release=changelog.previous).select_related("campaign")
+    )
+    removed = {i.public_id for i in changelog.removed}
+    retired = {pid: why for r in reevolutions for pid, why in r.retired.items() if pid in removed}
+    added = {i.public_id: i for i in changelog.added if hasattr(i, "problem_id")}
+    replacing = {}
+    for cand in Candidate.objects.filter(
+        lineage__campaign__in=[r.campaign for r in reevolutions],
+        accepted_problem_id__in=[i.problem_id for i in added.values()],
+    ).select_related("lineage__seed", "lineage__campaign", "accepted_problem"):
+        replacing[cand.accepted_problem.public_id] = (
+            f"re-evolved from saturated {cand.lineage.seed.public_id} "
+            f"({cand.lineage.campaign.name})"
+        )
+    return {"retired": retired, "replacing": replacing}
+
+
+# --- the living-benchmark page ---------------------------------------------------------------
+
+
+def saturation_plot(*, series: list[dict]) -> dict | None:
+    """Coordinates of the saturated share at each completed re-measurement (0 to 1)."""
+    if not series:
+        return None
+    inner_w, inner_h = 560 - 2 * PLOT_PAD, 140 - 2 * PLOT_PAD
+    step = inner_w / (len(series) - 1) if len(series) > 1 else 0
+    marks = []
+    for index, row in enumerate(series):
+        x = round(PLOT_PAD + (index * step if len(series) > 1 else inner_w / 2), 1)
+        marks.append(
+            {
+                "x": x,
+                "y": round(PLOT_PAD + (1 - row["share"]) * inner_h, 1),
+                "label": f"{row['at']:%Y-%m-%d %H:%M} v{row['version']}: "
+                f"{row['saturated']}/{row['problems']} saturated",
+            }
+        )
+    return {
+        "width": 560,
+        "height": 140,
+        "left": PLOT_PAD,
+        "right": 560 - PLOT_PAD,
+        "top": PLOT_PAD,
+        "bottom": 140 - PLOT_PAD,
+        "line": " ".join(f"{m['x']},{m['y']}" for m in marks),
+        "marks": marks,
+    }
+
+
+def benchmark_living(*, benchmark: Benchmark) -> dict:
+    """Everything the living-benchmark page shows: published releases with their saturated
+    share, the saturated share after each re-measurement, the re-measurements, the panel and
+    the re-evolution campaigns not finished yet."""
+    from evolution.models.campaigns import CampaignState
+
+    releases = list(
+        Release.objects.filter(benchmark=benchmark, state=ReleaseState.PUBLISHED).order_by(
+            "published_at"
+        )
+    )
+    remeasurements = list(
+        Remeasurement.objects.filter(benchmark=benchmark)
+        .select_related("release")
+        .prefetch_related("runs")
+        .order_by("-created_at", "-id")
+    )
+    series = [
+        {
+            "at": r.finished_at,
+            "version": r.release.version,
+            "saturated": r.summary.get("saturated", 0),
+            "problems": r.summary.get("problems", 0),
+            "share": (r.summary.get("saturated", 0) / r.summary["problems"])
+            if r.summary.get("problems")
+            else 0.0,
+        }
+        for r in reversed(remeasurements)
+        if r.state == "completed"
+    ]
+    pending = list(
+        ReEvolution.objects.filter(release__benchmark=benchmark)
+        .exclude(campaign__state__in=[CampaignState.COMPLETED, CampaignState.CANCELLED])
+        .select_related("campaign", "release")
+    )
+    latest = latest_published(benchmark)
+    return {
+        "releases": [{"release": r, "saturation": saturation_share(release=r)} for r in releases],
+        "series": series,
+        "saturation_plot": saturation_plot(series=series),
+        "remeasurements": remeasurements,
+        "seats": list(PanelSeat.objects.filter(benchmark=benchmark).select_related("endpoint")),
+        "pending": pending,
+        "latest": latest,
+        "flags": list(SaturationFlag.objects.filter(release=latest).order_by("flagged_at"))
+        if latest
+        else [],
+    }

@@ -1,0 +1,148 @@
+"""A living benchmark: the evaluation panel of a benchmark, its re-measurements over time,
+each problem's dated difficulty history and the saturation flags they raise.
+
+None of these rows belong to a release's frozen snapshot: they describe how the world's models
+fare on a published release as the panel changes, so they may be written after publishing.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from .models import Benchmark, LeaderboardRun, Release
+
+
+class PanelSeat(models.Model):
+    """A model on a benchmark's evaluation panel. Adding one re-measures the published release."""
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="panel_seats")
+    endpoint = models.ForeignKey(
+        "evolution.ModelEndpoint", on_delete=models.PROTECT, related_name="+"
+    )
+    samples = models.PositiveSmallIntegerField(default=4, help_text="samples per problem")
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["benchmark_id", "added_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["benchmark", "endpoint"], name="panelseat_unique"),
+            models.CheckConstraint(
+                condition=Q(samples__gte=1) & Q(samples__lte=100), name="panelseat_samples_range"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.endpoint} on {self.benchmark}"
+
+
+class RemeasurementTrigger(models.TextChoices):
+    PANEL_CHANGE = "panel_change", "a model joined the panel"
+    SCHEDULE = "schedule", "scheduled"
+    MANUAL = "manual", "requested by a curator"
+
+
+class Remeasurement(models.Model):
+    """The current panel evaluated on a published release (one leaderboard run per panel
+    model, reusing completed ones), then each problem's pooled pass@1 recorded."""
+
+    benchmark = models.ForeignKey(
+        Benchmark, on_delete=models.CASCADE, related_name="remeasurements"
+    )
+    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="remeasurements")
+    trigger = models.CharField(max_length=20, choices=RemeasurementTrigger.choices)
+    reason = models.CharField(max_length=300, blank=True)
+    state = models.CharField(max_length=10, default="queued")  # releases.models.RunState values
+    runs = models.ManyToManyField(LeaderboardRun, related_name="+", blank=True)
+    # {"bound", "problems", "saturated", "newly_saturated": [public ids], "models": [labels]}
+    summary = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["benchmark_id", "-created_at", "-id"]
+
+    def __str__(self):
+        return f"re-measurement {self.pk} of release {self.release_id}"
+
+
+class DifficultyPoint(models.Model):
+    """One problem's pass@1 over the panel as one re-measurement found it."""
+
+    remeasurement = models.ForeignKey(
+        Remeasurement, on_delete=models.CASCADE, related_name="points"
+    )
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="+")
+    public_id = models.CharField(max_length=24)
+    measured_at = models.DateTimeField()
+    pass_at_1 = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
+    samples = models.PositiveIntegerField()
+    passes = models.PositiveIntegerField()
+    # [{"label", "n", "c", "pass_at_1"}] per panel model
+    models_detail = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["release_id", "public_id", "measured_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["remeasurement", "public_id"], name="difficultypoint_unique"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.public_id} {self.pass_at_1:.3f} at {self.measured_at:%Y-%m-%d}"
+
+
+class SaturationFlag(models.Model):
+    """A problem whose pass@1 over the panel rose above the gate's upper bound: when, how
+    high, and the panel models that solve it more often than the bound."""
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="saturation_flags")
+    public_id = models.CharField(max_length=24)
+    flagged_at = models.DateTimeField()
+    pass_at_1 = models.FloatField()
+    bound = models.FloatField()
+    saturating_models = models.JSONField(default=list, blank=True)
+    remeasurement = models.ForeignKey(Remeasurement, on_delete=models.CASCADE, related_name="flags")
+
+    class Meta:
+        ordering = ["release_id", "flagged_at", "public_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["release", "public_id"], name="saturationflag_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.public_id} saturated at {self.pass_at_1:.3f}"
+
+
+class ReEvolution(models.Model):
+    """A release's saturated problems turned into a BenchEvolver campaign (they are its seeds,
+    the benchmark's current panel its target). The next version of the benchmark takes the
+    campaign as a source and its changelog says what was retired and what replaced it."""
+
+    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="reevolutions")
+    campaign = models.OneToOneField(
+        "evolution.Campaign", on_delete=models.PROTECT, related_name="reevolution"
+    )
+    # {public_id: why it is retired}, e.g. "saturated on 2026-11-23: pass@1 0.88 > 0.75 (m)"
+    retired = models.JSONField(default=dict)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["release_id", "-created_at"]
+
+    def __str__(self):
+        return f"re-evolution of release {self.release_id} as campaign {self.campaign_id}"

@@ -1,0 +1,60 @@
+"""Real Chromium: a curator walks the living-benchmark page of a re-measured release (the
+saturation plot, the re-measurements, re-evolving the saturated problems) and a campaign's
+calibration plot, sending the disagreements to adjudication. Screenshots go to docs/img/."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from benchapp.services import user_create
+from evolution.models import Campaign
+from review.models import Adjudication
+from tests.support.browser import chromium_page, log_in
+
+from .living_support import remeasured_release
+from .test_living_calibration import _author
+
+IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_curator_walks_the_living_page_and_the_calibration_plot(transactional_db, live_server):
+    world, release = remeasured_release()
+    _author(world)
+    user_create(username="cora", password="cora-password-1", role="curator")
+    slug = release.benchmark.slug
+    with chromium_page() as page:
+        log_in(page, live_server.url, "cora", "cora-password-1", f"/benchmarks/{slug}/living/")
+        expect(page.locator("#living-releases")).to_contain_text("v1.0.0")
+        expect(page.locator("#living-releases")).to_contain_text("2 (67%)")
+        expect(page.locator("tr.remeasurement")).to_have_count(2)
+        expect(page.locator("circle.saturation-point")).to_have_count(2)
+        expect(page.locator("tr.saturation-flag")).to_have_count(2)
+        expect(page.locator("tr.saturation-flag").first).to_contain_text("strong")
+        page.click("text=Re-evolve saturated problems")
+        expect(page.locator("p.reevolution")).to_contain_text("Re-evolve")
+        expect(page.locator("p.reevolution")).to_contain_text("draft")
+        page.screenshot(path=str(IMG / "living.png"), full_page=True)
+
+        pid = world.problem("E-OK").public_id
+        page.goto(f"{live_server.url}/releases/{slug}/v{release.version}/items/{pid}/")
+        expect(page.locator("#difficulty-history circle.history-point")).to_have_count(2)
+        expect(page.locator("#difficulty-history")).to_contain_text("saturated")
+
+        page.goto(f"{live_server.url}/curate/campaigns/{world.campaign.pk}/calibration/")
+        expect(page.locator("#calibration-rho")).to_contain_text("over 8 problems")
+        expect(page.locator("circle.calibration-point")).to_have_count(8)
+        expect(page.locator("circle.calibration-point.flagged")).to_have_count(2)
+        expect(page.locator("tr.disagreement")).to_have_count(2)
+        expect(page.locator("tr.disagreement").first).to_contain_text("model-only hardness")
+        page.screenshot(path=str(IMG / "living-calibration.png"), full_page=True)
+        page.click("text=Send to the adjudication queue")
+        expect(page.locator("body")).to_contain_text("2 disagreement(s) sent to the adjudication")
+        assert re.search(r"/calibration/$", page.url)
+    assert Adjudication.objects.filter(dimension="calibration").count() == 2
+    assert Campaign.objects.filter(reevolution__release=release).count() == 1

@@ -1,0 +1,65 @@
+"""The Wilson interval of the living benchmark, checked against scipy's binomtest."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+from scipy.stats import binomtest
+
+from evolution.models import ModelEndpoint
+from releases import living
+
+
+@pytest.mark.parametrize(("passes", "n"), [(0, 8), (7, 8), (8, 8), (3, 4), (50, 120)])
+def test_the_wilson_interval_matches_scipy(passes, n):
+    expected = binomtest(passes, n).proportion_ci(confidence_level=0.95, method="wilson")
+    low, high = living.wilson_interval(passes, n)
+    assert low == pytest.approx(expected.low, abs=1e-9)
+    assert high == pytest.approx(expected.high, abs=1e-9)
+
+
+def test_adding_a_model_needs_a_published_release(frozen):
+    _, release = frozen
+    endpoint = ModelEndpoint.objects.create(name="m", base_url="http://127.0.0.1:9/v1", model="m")
+    with pytest.raises(ValidationError) as exc:
+        living.panel_seat_add(benchmark=release.benchmark, endpoint=endpoint)
+    assert "benchmark" in exc.value.message_dict
+
+
+def test_a_model_cannot_sit_twice_on_a_panel(published):
+    _, release = published
+    endpoint = ModelEndpoint.objects.create(name="m", base_url="http://127.0.0.1:9/v1", model="m")
+    living.panel_seat_add(benchmark=release.benchmark, endpoint=endpoint)
+    with pytest.raises(ValidationError) as exc:
+        living.panel_seat_add(benchmark=release.benchmark, endpoint=endpoint)
+    assert "endpoint" in exc.value.message_dict
+
+
+def test_beat_schedules_the_remeasurement_task_it_names():
+    from datetime import timedelta
+
+    from django.conf import settings
+
+    from benchapp.celery import app
+
+    entry = settings.CELERY_BEAT_SCHEDULE["living-remeasure"]
+    assert entry["schedule"] == timedelta(hours=settings.LIVING_REMEASURE_HOURS)
+    app.loader.import_default_modules()
+    assert entry["task"] in app.tasks
+
+
+def test_the_schedule_remeasures_every_benchmark_with_a_panel(
+    published, django_capture_on_commit_callbacks
+):
+    from releases.models import PanelSeat, Remeasurement
+
+    _, release = published
+    endpoint = ModelEndpoint.objects.create(name="m", base_url="http://127.0.0.1:9/v1", model="m")
+    assert living.remeasure_scheduled() == []  # no panel yet: nothing to re-measure
+    PanelSeat.objects.create(benchmark=release.benchmark, endpoint=endpoint, samples=2)
+    with django_capture_on_commit_callbacks() as callbacks:
+        started = living.remeasure_scheduled()
+    assert len(started) == 1 and len(callbacks) == 1  # the task is enqueued on commit
+    r = Remeasurement.objects.get(pk=started[0])
+    assert (r.release, r.trigger, r.state) == (release, "schedule", "queued")
+    assert [run.label for run in r.runs.all()] == ["m"]

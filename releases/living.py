@@ -124,10 +124,13 @@ def remeasurement_create(
 
 
 def remeasurement_start(**kwargs) -> Remeasurement:
-    from .tasks import enqueue_remeasurement
+    from celery import current_app
 
     remeasurement = remeasurement_create(**kwargs)
-    enqueue_remeasurement(remeasurement.pk)
+    # By task name, on commit (releases.tasks imports this module to run it).
+    transaction.on_commit(
+        lambda: current_app.send_task("releases.tasks.remeasurement_run", (remeasurement.pk,))
+    )
     return remeasurement
 
 

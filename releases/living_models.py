@@ -11,13 +11,13 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from .models import Benchmark, LeaderboardRun, Release
-
 
 class PanelSeat(models.Model):
     """A model on a benchmark's evaluation panel. Adding one re-measures the published release."""
 
-    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="panel_seats")
+    benchmark = models.ForeignKey(
+        "releases.Benchmark", on_delete=models.CASCADE, related_name="panel_seats"
+    )
     endpoint = models.ForeignKey(
         "evolution.ModelEndpoint", on_delete=models.PROTECT, related_name="+"
     )
@@ -51,13 +51,15 @@ class Remeasurement(models.Model):
     model, reusing completed ones), then each problem's pooled pass@1 recorded."""
 
     benchmark = models.ForeignKey(
-        Benchmark, on_delete=models.CASCADE, related_name="remeasurements"
+        "releases.Benchmark", on_delete=models.CASCADE, related_name="remeasurements"
     )
-    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="remeasurements")
+    release = models.ForeignKey(
+        "releases.Release", on_delete=models.PROTECT, related_name="remeasurements"
+    )
     trigger = models.CharField(max_length=20, choices=RemeasurementTrigger.choices)
     reason = models.CharField(max_length=300, blank=True)
     state = models.CharField(max_length=10, default="queued")  # releases.models.RunState values
-    runs = models.ManyToManyField(LeaderboardRun, related_name="+", blank=True)
+    runs = models.ManyToManyField("releases.LeaderboardRun", related_name="+", blank=True)
     # {"bound", "problems", "saturated", "newly_saturated": [public ids], "models": [labels]}
     summary = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
@@ -80,7 +82,7 @@ class DifficultyPoint(models.Model):
     remeasurement = models.ForeignKey(
         Remeasurement, on_delete=models.CASCADE, related_name="points"
     )
-    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="+")
+    release = models.ForeignKey("releases.Release", on_delete=models.CASCADE, related_name="+")
     public_id = models.CharField(max_length=24)
     measured_at = models.DateTimeField()
     pass_at_1 = models.FloatField()
@@ -107,7 +109,9 @@ class SaturationFlag(models.Model):
     """A problem whose pass@1 over the panel rose above the gate's upper bound: when, how
     high, and the panel models that solve it more often than the bound."""
 
-    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="saturation_flags")
+    release = models.ForeignKey(
+        "releases.Release", on_delete=models.CASCADE, related_name="saturation_flags"
+    )
     public_id = models.CharField(max_length=24)
     flagged_at = models.DateTimeField()
     pass_at_1 = models.FloatField()
@@ -130,7 +134,9 @@ class ReEvolution(models.Model):
     the benchmark's current panel its target). The next version of the benchmark takes the
     campaign as a source and its changelog says what was retired and what replaced it."""
 
-    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="reevolutions")
+    release = models.ForeignKey(
+        "releases.Release", on_delete=models.PROTECT, related_name="reevolutions"
+    )
     campaign = models.OneToOneField(
         "evolution.Campaign", on_delete=models.PROTECT, related_name="reevolution"
     )

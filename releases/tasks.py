@@ -31,7 +31,3 @@ def remeasure_scheduled() -> int:
     from . import living
 
     return len(living.remeasure_scheduled())
-
-
-def enqueue_remeasurement(remeasurement_id: int) -> None:
-    transaction.on_commit(lambda: remeasurement_run.delay(remeasurement_id))

@@ -242,7 +242,7 @@ def test_the_documented_seed_user_and_export_flows_run(tmp_path):
         assert "ready. password:" in out.stdout
     first = _run(_as_run("python manage.py import_seeds humaneval"), cwd=tmp_path, env=env)
     assert "164" in first.stdout
-    for command in _documented("python manage.py import_seeds lcb"):
+    for command in _documented("python manage.py import_seeds lcb test6.jsonl"):
         out = _run(_as_run(command), cwd=tmp_path, env=env)
         assert "lcb-v6" in out.stdout
     for command in _documented("python manage.py export_problems --set humaneval"):

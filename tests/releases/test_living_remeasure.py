@@ -16,7 +16,7 @@ from django.core.exceptions import ValidationError
 from releases import living, selectors, services
 from releases.models import DifficultyPoint, ReEvolution, Remeasurement, SaturationFlag
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.workers import kill_group, start_worker, wait_for
+from tests.support.workers import kill_group, start_worker, wait_for, wait_until_consuming
 
 from .conftest import frozen_release
 from .living_support import Panel, accept_evolved, endpoint
@@ -39,6 +39,7 @@ def test_a_stronger_model_joining_the_panel_saturates_problems_on_the_worker():
         weak, strong = endpoint(server, "weak"), endpoint(server, "strong")
         worker = start_worker("living", pool_args=("-c", "1", "-P", "solo"))
         try:
+            wait_until_consuming()
             first = living.panel_seat_add(benchmark=bench, endpoint=weak, samples=4)
             # Generous bounds: 12 model calls and 12 sandboxed judgements on a loaded machine.
             first = wait_for(lambda: _done(first.pk), 300, "the first re-measurement")

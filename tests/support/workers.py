@@ -73,3 +73,20 @@ def wait_for(predicate, timeout: float, what: str):
             return value
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def wait_until_consuming(queues=("default", "sandbox"), timeout: float = 120) -> None:
+    """Block until a worker has declared its queues in Redis.
+
+    After a test flushes Redis, this process's producer still believes the queues are declared
+    (kombu caches declarations per connection) and does not declare them again; a message
+    published before a worker re-creates the bindings is dropped by the exchange. Waiting for the
+    bindings makes the first message of the test reach the worker."""
+    import redis
+
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    wait_for(
+        lambda: all(client.exists(f"_kombu.binding.{q}") for q in queues),
+        timeout,
+        f"a worker consuming {', '.join(queues)}",
+    )

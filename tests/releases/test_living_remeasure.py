@@ -1,117 +1,45 @@
-"""The living loop, end to end: a stronger model joins the panel of a published release, the
-re-measurement runs on a real Celery worker, the panel's pooled pass@1 crosses the gate's
-upper bound and the problems are flagged saturated with the model that did it; one action
-turns them into a BenchEvolver campaign, and after review and the gate the next version
-retires them and adds their replacements, saying why."""
+"""The end-to-end living-benchmark loop on a real Celery worker, run in a pytest process of its
+own (tests/releases/living_remeasure_e2e.py).
+
+Run after the rest of the suite in one long-lived process, the first re-measurement's message
+was lost between this process and the worker (the worker idle, its queue empty, the row still
+queued), while the same test passes in a fresh process; until that is understood, the loop is
+proven in a fresh process, with its own test database, rather than not at all."""
 
 from __future__ import annotations
 
-import signal
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
-import redis
-from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.db import connection
 
-from releases import living, selectors, services
-from releases.models import DifficultyPoint, ReEvolution, Remeasurement, SaturationFlag
-from tests.support.fake_openai import FakeOpenAI
-from tests.support.workers import kill_group, start_worker, wait_for, wait_until_consuming
+ROOT = Path(__file__).resolve().parents[2]
 
-from .conftest import frozen_release
-from .living_support import Panel, accept_evolved, endpoint
-
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+pytestmark = [pytest.mark.slow]
 
 
-def _done(remeasurement_id: int) -> Remeasurement | None:
-    r = Remeasurement.objects.get(pk=remeasurement_id)
-    return r if r.state in ("completed", "failed") else None
-
-
-def test_a_stronger_model_joining_the_panel_saturates_problems_on_the_worker():
-    redis.Redis.from_url(settings.REDIS_URL).flushdb()
-    world, release = frozen_release(publish=True)
-    ids = {k: world.problem(k).public_id for k in ("E-OK", "E-OVERRIDE", "S2")}
-    bench = release.benchmark
-    with FakeOpenAI() as server:
-        server.responder = Panel()
-        weak, strong = endpoint(server, "weak"), endpoint(server, "strong")
-        worker = start_worker("living", pool_args=("-c", "1", "-P", "solo"))
-        try:
-            wait_until_consuming()
-            first = living.panel_seat_add(benchmark=bench, endpoint=weak, samples=4)
-            # Generous bounds: 12 model calls and 12 sandboxed judgements on a loaded machine.
-            first = wait_for(lambda: _done(first.pk), 300, "the first re-measurement")
-            assert first.state == "completed", first.error
-            # 0.75 is the bound itself: still inside the gate's band, nothing saturated.
-            assert first.summary["saturated"] == 0
-            assert not SaturationFlag.objects.exists()
-            requests_before = server.request_count
-
-            second = living.panel_seat_add(benchmark=bench, endpoint=strong, samples=4)
-            second = wait_for(lambda: _done(second.pk), 300, "the second re-measurement")
-        finally:
-            kill_group(worker, signal.SIGTERM)
-    assert second.state == "completed", second.error
-    # The weak model's completed run was reused: only the strong model was asked.
-    assert server.request_count - requests_before == 12
-    assert second.trigger == "panel_change" and "strong" in second.reason
-    assert sorted(second.summary["newly_saturated"]) == sorted([ids["E-OK"], ids["E-OVERRIDE"]])
-
-    flags = {f.public_id: f for f in SaturationFlag.objects.filter(release=release)}
-    assert set(flags) == {ids["E-OK"], ids["E-OVERRIDE"]}
-    for flag in flags.values():
-        assert flag.pass_at_1 == pytest.approx(7 / 8)  # pooled: 3/4 + 4/4 over 8 samples
-        assert flag.bound == 0.75
-        assert flag.saturating_models == ["strong"]
-        assert flag.remeasurement_id == second.pk
-
-    history = living.difficulty_history(release=release, public_id=ids["E-OK"])
-    assert [p.pass_at_1 for p in history] == [pytest.approx(0.75), pytest.approx(7 / 8)]
-    assert history[0].measured_at < history[1].measured_at
-    low, high = living.wilson_interval(7, 8)
-    assert (history[1].low, history[1].high) == (pytest.approx(low), pytest.approx(high))
-    s2 = DifficultyPoint.objects.get(remeasurement=second, public_id=ids["S2"])
-    assert (s2.passes, s2.samples, s2.pass_at_1) == (0, 8, 0.0)
-
-    share = living.saturation_share(release=release)
-    assert (share["saturated"], share["problems"]) == (2, 3)
-
-    # --- re-evolution in one action -------------------------------------------------------
-    reevolution = living.reevolution_create(release=release)
-    campaign = reevolution.campaign
-    assert campaign.kind == "benchevolver" and campaign.state == "draft"
-    saturated = {world.problem("E-OK"), world.problem("E-OVERRIDE")}
-    assert set(campaign.seed_set.problems.all()) == saturated
-    assert {m.endpoint.name for m in campaign.panel.members.all()} == {"weak", "strong"}
-    assert campaign.evolver == world.campaign.evolver
-    assert set(reevolution.retired) == {ids["E-OK"], ids["E-OVERRIDE"]}
-    assert (
-        "pass@1 0.88 over the panel > 0.75 (solved by strong)" in reevolution.retired[ids["E-OK"]]
+def test_the_living_loop_runs_end_to_end_on_a_worker_in_a_fresh_process():
+    name = connection.settings_dict["NAME"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env["DATABASE_TEST_NAME"] = f"{name}_living_e2e"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/releases/living_remeasure_e2e.py",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
-    with pytest.raises(ValidationError):  # nothing left to re-evolve
-        living.reevolution_create(release=release)
-
-    new_ok = accept_evolved(world, campaign, world.problem("E-OK"), "R-OK")
-    new_override = accept_evolved(world, campaign, world.problem("E-OVERRIDE"), "R-OVERRIDE")
-
-    draft = services.release_next(release=release)
-    assert campaign in draft.campaigns.all()
-    gate = services.gate_run_create(release=draft)
-    verdicts = {row["public_id"]: row for row in gate.report}
-    # The stale campaign measurement of E-OK passed the gate; the re-measured one does not.
-    assert verdicts[ids["E-OK"]]["passed"] is False
-    assert verdicts[new_ok.public_id]["passed"] is True
-    nxt = services.release_publish(release=services.release_freeze(release=draft))
-
-    changelog = selectors.release_changelog(release=nxt)
-    removed = {i.public_id for i in changelog.removed}
-    added = {i.public_id for i in changelog.added}
-    assert {ids["E-OK"], ids["E-OVERRIDE"]} <= removed
-    assert added == {new_ok.public_id, new_override.public_id}
-    why = living.changelog_reasons(release=nxt, changelog=changelog)
-    assert set(why["retired"]) == {ids["E-OK"], ids["E-OVERRIDE"]}
-    assert why["retired"][ids["E-OK"]].startswith("saturated on ")
-    assert why["replacing"][new_ok.public_id].startswith(f"re-evolved from saturated {ids['E-OK']}")
-    assert ReEvolution.objects.get(release=release).campaign == campaign
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "1 passed" in done.stdout

@@ -368,6 +368,17 @@ def _join_threads():
             thread.join()
 
 
+def _classify(timed_out, term_signal, out_size, err_size, cap, exit_code, stderr) -> str:
+    """One test's status from how its process ended (both isolation modes)."""
+    if timed_out or term_signal == signal.SIGXCPU:
+        return "TLE"
+    if out_size > cap or err_size > cap or term_signal == signal.SIGXFSZ:
+        return "OLE"
+    if exit_code == EXIT_MEMORY or (term_signal == signal.SIGABRT and b"memory" in stderr.lower()):
+        return "MLE"
+    return "RE" if exit_code != 0 else "OK"
+
+
 def _run_child(job, compiled, test_input, result_fd):
     """Executed in the forked child: returns the process exit code."""
     harness = job["harness"]
@@ -616,18 +627,7 @@ def run_one(job, compiled, test_input, seccomp, is_pid1, scratch):
     exit_code = os.waitstatus_to_exitcode(status)
     term_signal = -exit_code if exit_code < 0 else 0
     cpu_s = usage.ru_utime + usage.ru_stime
-    if timed_out or term_signal == signal.SIGXCPU:
-        state = "TLE"
-    elif out_size > cap or err_size > cap or term_signal == signal.SIGXFSZ:
-        state = "OLE"
-    elif exit_code == EXIT_MEMORY or (
-        term_signal == signal.SIGABRT and b"memory" in stderr.lower()
-    ):
-        state = "MLE"
-    elif exit_code != 0:
-        state = "RE"
-    else:
-        state = "OK"
+    state = _classify(timed_out, term_signal, out_size, err_size, cap, exit_code, stderr)
     return {
         "status": state,
         "stdout": (result if job["harness"] == "function" else stdout).decode("utf-8", "replace"),
@@ -965,18 +965,7 @@ class FastWorker:
                 cpu_ms = max(0.0, total - self.cpu_before)
                 memory_kb = None if usage is None else usage.ru_maxrss
             _clean_scratch(self.scratch)
-        if timed_out or term_signal == signal.SIGXCPU:
-            state = "TLE"
-        elif out_size > cap or err_size > cap or term_signal == signal.SIGXFSZ:
-            state = "OLE"
-        elif exit_code == EXIT_MEMORY or (
-            term_signal == signal.SIGABRT and b"memory" in stderr.lower()
-        ):
-            state = "MLE"
-        elif exit_code != 0:
-            state = "RE"
-        else:
-            state = "OK"
+        state = _classify(timed_out, term_signal, out_size, err_size, cap, exit_code, stderr)
         return {
             "status": state,
             "stdout": (

@@ -30,8 +30,9 @@ REDIS_DB = 11
 
 
 def _world(base_url: str, seeds: int):
+    from evolution.benchevolver.services import campaign_create
     from evolution.models import ModelEndpoint, Panel, PanelMember, Problem, ProblemSet, TestCase
-    from evolution.services.campaigns import campaign_create, campaign_launch
+    from evolution.services.campaigns import campaign_launch
 
     problems = []
     for i in range(seeds):

@@ -166,6 +166,7 @@ def _mount() -> None:
     api.add_router("/", "reasoning.api.router")
     api.add_router("/", "evosyn.api.router")
     api.add_router("/", "frontiersmith.api.router")
+    api.add_router("/", "xcoder.api.router")
 
 
 _mount()

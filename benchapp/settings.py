@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "csp",
     "benchapp",
     "evolution",
+    "evolution.measurement",
     "review",
     "releases",
     "reasoning",
@@ -62,10 +63,13 @@ INSTALLED_APPS = [
 # What `manage.py demo` adds after the demo campaign, in order (each a callable taking world,
 # stdout and admin). The project composes its apps here so the engine imports none above it.
 DEMO_EXTENSIONS = [
+    "reasoning.demo.setup.reasoning_demo",
+    # Every kind's campaign before the review round and the release, which take their problems.
+    "xcoder.demo.setup.xcoder_demo",
+    "evosyn.demo.setup.evosyn_demo",
+    "frontiersmith.demo.setup.frontiersmith_demo",
     "review.demo.review_demo_hook",
     "releases.demo.releases_demo",
-    "reasoning.demo.setup.reasoning_demo",
-    "xcoder.demo.setup.xcoder_demo",
 ]
 
 MIDDLEWARE = [
@@ -231,6 +235,11 @@ CACHES = {
 }
 PUBLIC_PAGE_CACHE_SECONDS = env_int("PUBLIC_PAGE_CACHE_SECONDS", 3600, minimum=0)
 
+# /healthz reports the workers per queue from `celery inspect active_queues`, asked with this
+# time-out and cached this long (a stale answer is served while one thread refreshes it).
+HEALTHZ_INSPECT_TIMEOUT_SECONDS = env_float("HEALTHZ_INSPECT_TIMEOUT_SECONDS", 1.0, minimum=0.1)
+HEALTHZ_WORKERS_CACHE_SECONDS = env_float("HEALTHZ_WORKERS_CACHE_SECONDS", 15.0, minimum=0.0)
+
 # --- Background work -------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 # "redis" for production and tests; "filesystem" is the embedded broker used by `make demo`
@@ -238,6 +247,9 @@ REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 BROKER_KIND = env_choice("BROKER_KIND", "filesystem", ("redis", "filesystem", "memory"))
 if BROKER_KIND == "redis":
     CELERY_BROKER_URL = REDIS_URL
+    # kombu's Redis transport, reporting a closed connection as a connection error so that a
+    # worker reconnects after a Redis restart instead of exiting (benchapp/broker.py).
+    CELERY_BROKER_TRANSPORT = "benchapp.broker:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         # Longer than the longest step (a panel measurement with a 600 s model timeout).
         "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 7200, minimum=60),
@@ -259,6 +271,22 @@ else:
     CELERY_BROKER_URL = "memory://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {}
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+# Surviving a broker outage (docs/deployment.md#outages): a worker keeps trying to reconnect for
+# as long as the broker is away (Celery's default gives up after 100 tries and exits), also when
+# the broker is not there yet at start-up; a task in flight when the connection breaks runs to
+# its end (steps are idempotent: its message comes back stale or not at all). A publish is
+# retried for about 15 s before the caller sees the error.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+CELERY_TASK_PUBLISH_RETRY = True
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 6,
+    "interval_start": 0,
+    "interval_step": 1,
+    "interval_max": 4,
+}
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -270,20 +298,46 @@ CELERY_TASK_DEFAULT_QUEUE = "default"
 # Living benchmarks (docs/living.md): hours between the scheduled re-measurements of every
 # benchmark's published release by its evaluation panel, run by `celery beat`; 0 turns it off.
 LIVING_REMEASURE_HOURS = env_float("LIVING_REMEASURE_HOURS", 168.0, minimum=0.0)
-CELERY_BEAT_SCHEDULE = (
-    {
-        "living-remeasure": {
-            "task": "releases.tasks.remeasure_scheduled",
-            "schedule": timedelta(hours=LIVING_REMEASURE_HOURS),
-        }
-    }
-    if LIVING_REMEASURE_HOURS
-    else {}
-)
 # How often a running campaign re-checks for work that went quiet, and how long a lineage step
 # may hold its lease before another worker may take the lineage over.
 CAMPAIGN_TICK_SECONDS = env_float("CAMPAIGN_TICK_SECONDS", 15.0, minimum=0.1)
 LINEAGE_LEASE_SECONDS = env_float("LINEAGE_LEASE_SECONDS", 1800.0, minimum=1.0)
+# Outages pause or heal, never stall (docs/deployment.md#outages). `celery beat` runs the
+# supervisor every CAMPAIGN_SUPERVISE_SECONDS (0: off): a campaign whose tick chain has not
+# ticked for CAMPAIGN_QUIET_SECONDS gets a new chain; a running campaign with no progress (no
+# step completed, no state change) for CAMPAIGN_STALL_SECONDS (0: never) is paused with the
+# reason. A step or tick that loses the database or the broker is retried with exponential
+# backoff capped at CAMPAIGN_RETRY_BACKOFF_MAX_SECONDS.
+CAMPAIGN_SUPERVISE_SECONDS = env_float("CAMPAIGN_SUPERVISE_SECONDS", 60.0, minimum=0.0)
+CAMPAIGN_QUIET_SECONDS = env_float(
+    "CAMPAIGN_QUIET_SECONDS", max(120.0, 4 * CAMPAIGN_TICK_SECONDS), minimum=1.0
+)
+CAMPAIGN_STALL_SECONDS = env_float("CAMPAIGN_STALL_SECONDS", 3600.0, minimum=0.0)
+CAMPAIGN_RETRY_BACKOFF_MAX_SECONDS = env_float(
+    "CAMPAIGN_RETRY_BACKOFF_MAX_SECONDS", 60.0, minimum=0.1
+)
+CELERY_BEAT_SCHEDULE = {}
+if LIVING_REMEASURE_HOURS:
+    CELERY_BEAT_SCHEDULE["living-remeasure"] = {
+        "task": "releases.tasks.remeasure_scheduled",
+        "schedule": timedelta(hours=LIVING_REMEASURE_HOURS),
+    }
+# A re-measurement still queued LIVING_RESEND_MINUTES after its task was sent (a message lost
+# with the broker) is sent again; beat checks every minute. 0 turns it off.
+LIVING_RESEND_MINUTES = env_float("LIVING_RESEND_MINUTES", 10.0, minimum=0.0)
+if LIVING_RESEND_MINUTES:
+    CELERY_BEAT_SCHEDULE["living-resend-stale"] = {
+        "task": "releases.tasks.remeasurement_resend_stale",
+        "schedule": timedelta(minutes=1),
+        "options": {"expires": 60},
+    }
+if CAMPAIGN_SUPERVISE_SECONDS:
+    CELERY_BEAT_SCHEDULE["campaign-supervisor"] = {
+        "task": "evolution.streams.supervise",
+        "schedule": timedelta(seconds=CAMPAIGN_SUPERVISE_SECONDS),
+        # A pass that could not run in time is replaced by the next one, not piled up.
+        "options": {"expires": CAMPAIGN_SUPERVISE_SECONDS},
+    }
 # Threads one engine step uses for parallel model calls (each holds a DB connection).
 ENGINE_FANOUT_THREADS = env_int("ENGINE_FANOUT_THREADS", 8, minimum=1)
 
@@ -323,7 +377,10 @@ LLM_CASSETTE_ROOTS = [
     Path(p)
     for p in env_list(
         "LLM_CASSETTE_ROOTS",
-        [str(BASE_DIR / "reasoning" / "demo"), str(BASE_DIR / "xcoder" / "demo")],
+        [
+            str(BASE_DIR / app / "demo")
+            for app in ("reasoning", "xcoder", "evosyn", "frontiersmith")
+        ],
     )
 ]
 # An endpoint may only name an API-key variable with this prefix, or one listed by name in

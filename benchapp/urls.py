@@ -60,6 +60,9 @@ urlpatterns = [
         "logout/", RedirectView.as_view(pattern_name="logout", query_string=True, permanent=False)
     ),
     path("admin/", admin.site.urls),
+    # The admin pages (endpoints, panels, seed import, users, workers); Django's admin above
+    # stays for raw rows.
+    path("manage/", include("benchapp.staff.urls")),
     path("api/", api.urls),
     path("", include("evolution.urls")),
     path("", include("review.urls")),

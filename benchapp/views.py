@@ -4,8 +4,9 @@ from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import render
 
-from .health import broker_reachable
+from .health import broker_reachable, workers_per_queue
 from .roles import ADMIN, CURATOR, user_roles
+from .workers import workers_by_queue
 
 
 def home(request):
@@ -19,7 +20,10 @@ def home(request):
 
 
 def healthz(request):
-    """200 when the database and the broker answer; 503 naming what failed."""
+    """200 when the database and the broker answer; 503 naming what failed. ``workers``
+    reports how many workers consume each queue (cached, see ``health.workers_per_queue``); a
+    queue no worker consumes is named in ``warnings`` but does not fail the probe, which the web
+    container's own health check uses."""
     checks = {}
     try:
         with connection.cursor() as cursor:
@@ -30,7 +34,27 @@ def healthz(request):
     ok, detail = broker_reachable()
     checks["broker"] = "ok" if ok else f"unreachable: {detail}"
     healthy = all(v == "ok" for v in checks.values())
-    return JsonResponse(
-        {"status": "ok" if healthy else "unhealthy", "checks": checks},
-        status=200 if healthy else 503,
-    )
+    body = {"status": "ok" if healthy else "unhealthy", "checks": checks}
+    if ok:
+        workers = workers_per_queue()
+        body["workers"] = workers
+        idle = [q for q, n in workers["queues"].items() if not n]
+        if workers["error"]:
+            body["warnings"] = [f"workers did not answer: {workers['error']}"]
+        elif idle:
+            body["warnings"] = [f"no worker consumes queue {q!r}" for q in idle]
+    # Reported, not a failure of this process: the web answers; the work waits.
+    if healthy and (waiting := _campaigns_without_worker()):
+        body["campaigns_without_worker"] = waiting
+    return JsonResponse(body, status=200 if healthy else 503)
+
+
+def _campaigns_without_worker() -> list[dict]:
+    """Launched campaigns whose queues no live worker serves (asked of the workers only when
+    some campaign is launched)."""
+    from evolution.models import Campaign
+    from evolution.streams.kinds import campaigns_without_worker
+
+    if not Campaign.objects.filter(state__in=["queued", "running"]).exists():
+        return []
+    return campaigns_without_worker(workers_by_queue())

@@ -103,3 +103,11 @@ class LLMCallAdmin(admin.ModelAdmin):
 @admin.register(models.GlobalMemoryEntry)
 class GlobalMemoryEntryAdmin(admin.ModelAdmin):
     list_display = ("campaign", "family", "level_gain", "created_at")
+
+
+@admin.register(models.StepFailure)
+class StepFailureAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "campaign", "kind", "stream_id", "action", "consequence")
+    list_filter = ("kind", "consequence", "infrastructure")
+    raw_id_fields = ("campaign",)
+    readonly_fields = ("traceback",)

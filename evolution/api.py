@@ -15,6 +15,7 @@ from ninja.errors import HttpError
 from benchapp.roles import ADMIN, CURATOR, has_role
 
 from . import selectors
+from .benchevolver import services as benchevolver_services
 from .llm import secrets
 from .models import Campaign, ModelEndpoint, Panel, PanelMember, ProblemSet
 from .services import campaigns as campaign_services
@@ -217,7 +218,7 @@ def campaign_create(request, payload: CampaignIn):
     if missing:
         return 400, {"detail": "unknown references", "errors": missing}
     try:
-        campaign = campaign_services.campaign_create(
+        campaign = benchevolver_services.campaign_create(
             name=payload.name,
             seed_set=seed_set,
             evolver=evolver,

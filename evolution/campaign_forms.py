@@ -1,7 +1,8 @@
 """The one base of every campaign kind's creation form.
 
-A kind's form declares its own fields (name, seed set, endpoints, budget) and names its
-settings class; the base adds one optional field per algorithm setting (prefilled with the
+A kind's form declares its own fields (seed set, endpoints, ...) and names its settings class;
+the base gives every kind the campaign's name and budget fields and adds one optional field per
+algorithm setting (prefilled with the
 default, help text from the settings' ``HELP``), collects the filled-in ones, validates them
 with the settings class in ``clean`` and puts each error on the field of the setting it names.
 """
@@ -13,6 +14,7 @@ from typing import ClassVar
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
 
 from .algorithm_settings import AlgorithmSettings
 
@@ -24,9 +26,21 @@ class CampaignForm(forms.Form):
     settings_class: ClassVar[type[AlgorithmSettings]]
     #: settings the kind edits with a field of its own (``extra_settings`` returns them)
     settings_omitted: ClassVar[tuple[str, ...]] = ()
+    #: the kind's own fields its create service takes under the same names
+    create_fields: ClassVar[tuple[str, ...]] = ()
+
+    name = forms.CharField(max_length=200)
+    budget_max_calls = forms.IntegerField(min_value=1, required=False)
+    budget_max_tokens = forms.IntegerField(min_value=1, required=False)
+    budget_max_cost = forms.DecimalField(min_value=0, required=False, decimal_places=4)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        # The name comes first, the kind's own fields next, then the budget (and the launch
+        # box of kinds that have one), then the settings.
+        for name in (*BUDGET_FIELDS, "launch"):
+            if name in self.fields:
+                self.fields[name] = self.fields.pop(name)
         defaults = self.settings_class()
         for name in self.setting_names():
             default = getattr(defaults, name)
@@ -54,6 +68,17 @@ class CampaignForm(forms.Form):
     def budget(self) -> dict:
         """The budget limits filled in (None: no limit), as the create services take them."""
         return {name: self.cleaned_data.get(name) for name in BUDGET_FIELDS}
+
+    def create_kwargs(self) -> dict:
+        """The keyword arguments of the kind's create service (all but ``created_by``): the
+        name, the filled-in settings, the budget and the kind's ``create_fields`` (a multiple
+        choice as a list)."""
+        data = self.cleaned_data
+        kwargs = {"name": data["name"], "settings": self.settings_dict(), **self.budget()}
+        for name in self.create_fields:
+            value = data[name]
+            kwargs[name] = list(value) if isinstance(value, QuerySet) else value
+        return kwargs
 
     def setting_fields(self):
         return [self[name] for name in self.fields if name.startswith("setting_")]

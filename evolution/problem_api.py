@@ -33,6 +33,8 @@ class ProblemSetImportOut(Schema):
     problems_in_set: int
     with_reference: int
     skipped: int
+    # (line, reason) of the skipped rows, the first 200.
+    skipped_reasons: list[tuple[int, str]]
 
 
 class ImportErrorOut(Schema):
@@ -91,6 +93,7 @@ def problem_set_import(request, payload: ProblemSetImportIn):
         "problems_in_set": report.problem_set.problems.count(),
         "with_reference": report.with_reference,
         "skipped": report.skipped,
+        "skipped_reasons": [list(pair) for pair in report.skipped_reasons],
     }
 
 

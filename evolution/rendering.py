@@ -61,3 +61,46 @@ def render_statement(text: str, *, title: str = "") -> str:
         return f'<span class="{css}">{html.escape(original)}</span>'
 
     return re.sub(rf"{token}x(\d+)x", restore, rendered)
+
+
+_SPACE = re.compile(r"\s+")
+# What may stand between an example's input and its output when a statement already shows it:
+# whitespace, code fences, and an "Output" / "Sample Output 1:" / "Example output" heading.
+_BETWEEN = re.compile(
+    r"^[\s`#*>:|-]*(?:(?:sample|example)?\s*output(?:\s*\d+)?\s*:?)?[\s`#*>:|-]*$",
+    re.IGNORECASE,
+)
+
+
+def _squash(text: str) -> str:
+    return _SPACE.sub(" ", text or "").strip()
+
+
+def shown_in_statement(statement: str, example_input: str, example_output: str) -> bool:
+    """True when the statement already shows this example: its input, then (with nothing
+    but an "Output" heading, fences or blank space between) its output, whitespace aside."""
+    text, given, expected = _squash(statement), _squash(example_input), _squash(example_output)
+    if not given or not expected:
+        return False
+    start = text.find(given)
+    while start != -1:
+        after = start + len(given)
+        at = text.find(expected, after)
+        if at != -1 and _BETWEEN.match(text[after:at]):
+            return True
+        start = text.find(given, start + 1)
+    return False
+
+
+def examples_to_show(statement: str, examples: list) -> list:
+    """The examples a page lists under the statement: those it does not already show.
+    Each example has ``input`` and ``output`` attributes or keys."""
+
+    def field(example, name):
+        return example[name] if isinstance(example, dict) else getattr(example, name)
+
+    return [
+        e
+        for e in examples
+        if not shown_in_statement(statement, field(e, "input"), field(e, "output"))
+    ]

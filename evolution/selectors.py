@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, QuerySet, Sum
+from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
+from .benchevolver.engine.config import EvolutionSettings
 from .models import Campaign, Candidate, Lineage, Problem, ProblemSet
 from .models.campaigns import Decision, LineageState
-from .pipeline.config import EvolutionSettings
 
 
 def problem_set_list() -> QuerySet[ProblemSet]:
@@ -46,9 +46,12 @@ def campaign_progress(campaign: Campaign) -> dict:
     decided = sum(decisions.values())
     accepted = decisions.get(Decision.ACCEPTED, 0)
     total_lineages = sum(lineage_counts.values())
-    active = lineage_counts.get(LineageState.PENDING, 0) + lineage_counts.get(
+    unfinished = lineage_counts.get(LineageState.PENDING, 0) + lineage_counts.get(
         LineageState.EVOLVING, 0
     )
+    # Lineages are "active" only while the campaign runs: a paused campaign's unfinished
+    # lineages wait, a finished campaign's were stopped.
+    active = unfinished if campaign.is_active else 0
     # Only BenchEvolver campaigns bound their lineages by max_iters_per_seed.
     max_iters = (
         EvolutionSettings.from_dict(campaign.settings).max_iters_per_seed
@@ -63,10 +66,10 @@ def campaign_progress(campaign: Campaign) -> dict:
         .get("done")
         or 0
     )
-    remaining_iters = max(0, active * max_iters - remaining_iters)
-    start = campaign.started_at
-    end = campaign.finished_at or timezone.now()
-    elapsed = (end - start).total_seconds() if start else 0.0
+    remaining_iters = max(0, unfinished * max_iters - remaining_iters)
+    # Working time: pauses do not count, so neither the rate nor the estimate drifts while
+    # the campaign waits.
+    elapsed = campaign.elapsed_seconds(timezone.now())
     rate = decided / elapsed if elapsed > 0 and decided else None
     eta = remaining_iters / rate if rate and active else None
     return {
@@ -76,7 +79,8 @@ def campaign_progress(campaign: Campaign) -> dict:
         "lineages": {
             "total": total_lineages,
             "active": active,
-            "finished": total_lineages - active,
+            "waiting": unfinished - active,
+            "finished": total_lineages - unfinished,
             "by_state": lineage_counts,
         },
         "candidates": {
@@ -94,7 +98,7 @@ def campaign_progress(campaign: Campaign) -> dict:
         "cost_per_accepted": float(campaign.cost) / accepted if accepted else None,
         "elapsed_s": round(elapsed, 1),
         "eta_s": round(eta, 1) if eta is not None else None,
-        "percent": round(100.0 * (total_lineages - active) / total_lineages, 1)
+        "percent": round(100.0 * (total_lineages - unfinished) / total_lineages, 1)
         if total_lineages
         else 0.0,
     }
@@ -146,3 +150,19 @@ def featured_campaigns() -> dict:
         "completed_campaign": coding.filter(state="completed").order_by("-finished_at").first(),
         "paused_campaign": coding.filter(state="paused").order_by("-updated_at").first(),
     }
+
+
+# --------------------------------------------------------------------------- any kind's problems
+
+
+def campaign_problems(campaigns) -> QuerySet[Problem]:
+    """The problems campaigns of any coding kind made: BenchEvolver's accepted candidates and
+    the problems other kinds record with their campaign's id (X-Coder's accepted tasks,
+    EvoSyn's kept problems, FrontierSmith's accepted problems). Seeds are not included."""
+    ids = [c.pk for c in campaigns]
+    accepted = Candidate.objects.filter(
+        lineage__campaign_id__in=ids, decision=Decision.ACCEPTED
+    ).values_list("accepted_problem_id", flat=True)
+    return Problem.objects.filter(
+        Q(pk__in=accepted) | (Q(metadata__campaign__in=ids) & ~Q(kind="seed"))
+    )

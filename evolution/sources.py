@@ -141,6 +141,28 @@ class ProblemSource:
         the release's own rules on ``facts``)."""
         raise NotImplementedError
 
+    # --- scoring answer models on released items ---------------------------------------------
+
+    def answer_question(self, *, question: str, endpoint, replay_key: str) -> str:
+        """An answer model's answer to a released item (LLMError when the call fails)."""
+        raise NotImplementedError
+
+    def score_answer(
+        self,
+        *,
+        question: str,
+        item_type: str,
+        difficulty: int,
+        answer: str,
+        judges: list,
+        reference_answer: str | None,
+        replay_key: str,
+    ) -> dict:
+        """The kind's judges grade ``answer``, against ``reference_answer`` when a curator
+        confirmed one: ``{"score": 0..1, "mode": "judge" | "reference", "verdicts": [...]}``
+        (LLMError when a judge's call fails)."""
+        raise NotImplementedError
+
 
 _SOURCES: dict[str, ProblemSource] = {}
 

@@ -1,11 +1,23 @@
 from django.urls import path
 
-from . import views, views_analytics
+from . import views, views_analytics, views_measurement
 
 app_name = "evolution"
 urlpatterns = [
     path("problems/", views.problem_list, name="problem_list"),
     path("problems/<str:public_id>/", views.problem_detail, name="problem_detail"),
+    path(
+        "problems/<str:public_id>/measure/",
+        views_measurement.measure_problem,
+        name="measure_problem",
+    ),
+    path("problem-sets/<int:pk>/measure/", views_measurement.measure_set, name="measure_set"),
+    path("measurements/<int:pk>/", views_measurement.measurement_batch, name="measurement_batch"),
+    path(
+        "measurement/<int:pk>/retry/",
+        views_measurement.measurement_retry,
+        name="measurement_retry",
+    ),
     path("campaigns/", views.campaign_list, name="campaign_list"),
     path("campaigns/new/", views.campaign_new, name="campaign_new"),
     path("campaigns/<int:pk>/", views.campaign_detail, name="campaign_detail"),

@@ -12,8 +12,11 @@ from django.views.decorators.http import require_POST
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
 
 from . import selectors
+from .benchevolver import services as benchevolver_services
 from .forms import CampaignForm
-from .models import Campaign, Lineage, SolverAttempt
+from .measurement import selectors as measurement_selectors
+from .measurement.forms import MeasureForm
+from .models import Campaign, Lineage, ProblemSet, SolverAttempt
 from .models.campaigns import CampaignKind
 from .services import campaigns as campaign_services
 
@@ -23,10 +26,20 @@ def problem_list(request):
     problem_set = request.GET.get("set", "")
     problems = selectors.problem_list(problem_set=problem_set or None)
     page = Paginator(problems, 50).get_page(request.GET.get("page"))
+    chosen = ProblemSet.objects.filter(name=problem_set).first() if problem_set else None
+    measured = measurement_selectors.problem_difficulty([p.pk for p in page])
     return render(
         request,
         "evolution/problem_list.html",
-        {"page": page, "problem_sets": selectors.problem_set_list(), "current_set": problem_set},
+        {
+            "page": page,
+            "rows": [(p, measured.get(p.pk)) for p in page],
+            "problem_sets": selectors.problem_set_list(),
+            "current_set": problem_set,
+            "chosen_set": chosen,
+            "measure_form": MeasureForm(),
+            "batches": measurement_selectors.batch_list(problem_set=chosen)[:5] if chosen else [],
+        },
     )
 
 
@@ -40,6 +53,9 @@ def problem_detail(request, public_id: str):
             "problem": problem,
             "tests": problem.tests.all()[:50],
             "test_count": problem.tests.count(),
+            "measured": measurement_selectors.problem_difficulty([problem.pk]).get(problem.pk),
+            "measurements": measurement_selectors.problem_measurements(problem)[:10],
+            "measure_form": MeasureForm(),
         },
     )
 
@@ -51,36 +67,24 @@ def campaign_list(request):
 
 @role_required(ADMIN)
 def campaign_new(request):
-    def create(form):
-        data = form.cleaned_data
-        return campaign_services.campaign_create(
-            name=data["name"],
-            seed_set=data["seed_set"],
-            evolver=data["evolver"],
-            panel=data["panel"],
-            settings=form.settings_dict(),
-            seed_limit=data["seed_limit"],
-            **form.budget(),
-            created_by=request.user,
-        )
-
     return campaign_new_response(
         request,
         form=CampaignForm(request.POST or None),
         template="evolution/campaign_new.html",
-        create=create,
+        create=benchevolver_services.campaign_create,
     )
 
 
 def campaign_new_response(request, *, form, template: str, create):
-    """The creation page of every kind. On a valid POST ``create(form)`` makes the campaign and,
+    """The creation page of every kind. On a valid POST the kind's create service ``create``
+    makes the campaign from the form (``form.create_kwargs()``, by the requesting user) and,
     when the form asks (its ``launch`` box), it is launched in the same transaction: a launch
     that fails leaves no draft behind. Errors go on the fields they name."""
     if request.method == "POST" and form.is_valid():
         launch = bool(form.cleaned_data.get("launch"))
         try:
             with transaction.atomic():
-                campaign = create(form)
+                campaign = create(**form.create_kwargs(), created_by=request.user)
                 if launch:
                     campaign = campaign_services.campaign_launch(campaign_id=campaign.pk)
         except ValidationError as exc:

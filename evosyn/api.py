@@ -15,7 +15,7 @@ from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
 from benchapp.roles import ADMIN, CURATOR, has_role
-from evolution.models import ModelEndpoint, ProblemSet
+from evolution.models import ModelEndpoint, Panel, ProblemSet
 from evolution.services import campaigns as campaign_services
 
 from . import selectors, services
@@ -35,6 +35,8 @@ class EvoSynCampaignIn(Schema):
     seed_set: str
     endpoint_id: int
     role_endpoints: dict[str, int] = {}
+    # The panel that measures the kept problems (settings.measure_kept); none: not measured.
+    panel_id: int | None = None
     settings: dict = {}
     seed_limit: int | None = None
     budget_max_calls: int | None = None
@@ -104,6 +106,8 @@ def _unknown_references(payload: EvoSynCampaignIn) -> dict[str, list[str]]:
             errors.setdefault("role_endpoints", []).append(
                 f"role {role}: endpoint {endpoint_id} does not exist"
             )
+    if payload.panel_id is not None and not Panel.objects.filter(pk=payload.panel_id).exists():
+        errors["panel_id"] = [f"panel {payload.panel_id} does not exist"]
     return errors
 
 
@@ -125,6 +129,7 @@ def create_campaign(request, payload: EvoSynCampaignIn):
                 settings=payload.settings,
                 seed_limit=payload.seed_limit,
                 role_endpoints=payload.role_endpoints,
+                panel=Panel.objects.get(pk=payload.panel_id) if payload.panel_id else None,
                 budget_max_calls=payload.budget_max_calls,
                 budget_max_tokens=payload.budget_max_tokens,
                 budget_max_cost=payload.budget_max_cost,

@@ -33,6 +33,10 @@ SETTING_HELP = {
     "memory_mb": "memory limit of one execution (MB)",
     "max_sandbox_executions": "sandbox cost budget: executions the campaign may spend in total",
     "duplicate_threshold": "a synthesized statement this similar to an earlier one is dropped",
+    "measure_kept": "BenchForge: measure every kept problem with the campaign's panel "
+    "(J models x K attempts, as BenchEvolver does), so the gate reads its pass@1",
+    "measure_k": "BenchForge: K attempts per panel model when measuring kept problems, unless a "
+    "panel member sets its own",
 }
 
 
@@ -60,6 +64,8 @@ class EvoSynSettings(AlgorithmSettings):
     memory_mb: int = 512
     max_sandbox_executions: int = 200_000
     duplicate_threshold: float = 0.8
+    measure_kept: bool = True
+    measure_k: int = 4
 
     _BOUNDS = {
         "solutions_per_problem": (2, 64),
@@ -81,6 +87,7 @@ class EvoSynSettings(AlgorithmSettings):
         "memory_mb": (64, 4096),
         "max_sandbox_executions": (1, 100_000_000),
         "duplicate_threshold": (0.0, 1.0),
+        "measure_k": (1, 64),
     }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import forms
 
 from evolution.campaign_forms import CampaignForm
-from evolution.models import ModelEndpoint, ProblemSet
+from evolution.models import ModelEndpoint, Panel, ProblemSet
 
 from .config import EvoSynSettings
 
@@ -24,7 +24,6 @@ class EvoSynCampaignForm(CampaignForm):
     """Campaign creation. ``clean`` validates the settings with ``EvoSynSettings.from_dict`` so a
     bad value is reported on the field of the setting it names."""
 
-    name = forms.CharField(max_length=200)
     seed_set = forms.ModelChoiceField(
         queryset=ProblemSet.objects.order_by("name"),
         help_text="function-level problems with human tests (e.g. HumanEval)",
@@ -36,12 +35,17 @@ class EvoSynCampaignForm(CampaignForm):
         queryset=ModelEndpoint.objects.order_by("name"),
         help_text="the model for every role without its own endpoint below",
     )
-    budget_max_calls = forms.IntegerField(min_value=1, required=False)
-    budget_max_tokens = forms.IntegerField(min_value=1, required=False)
-    budget_max_cost = forms.DecimalField(min_value=0, required=False, decimal_places=4)
+    panel = forms.ModelChoiceField(
+        queryset=Panel.objects.all(),
+        required=False,
+        label="Measurement panel",
+        help_text="measures every kept problem (J models x K attempts) so the gate reads its "
+        "pass@1; empty: not measured (measure them later from their problem set's page)",
+    )
     launch = forms.BooleanField(required=False, help_text="launch as soon as it is created")
 
     settings_class = EvoSynSettings
+    create_fields = ("seed_set", "endpoint", "panel", "seed_limit")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -52,6 +56,9 @@ class EvoSynCampaignForm(CampaignForm):
                 label=f"{role} endpoint",
                 help_text=f"{what} (empty: the default endpoint)",
             )
+
+    def create_kwargs(self) -> dict:
+        return {**super().create_kwargs(), "role_endpoints": self.role_endpoints()}
 
     def role_endpoints(self) -> dict[str, int]:
         """``{role: endpoint id}`` for the roles given their own endpoint."""

@@ -12,21 +12,70 @@ from __future__ import annotations
 
 from django.db.models import Q
 
-from evolution.models import Campaign
+from evolution.measurement import stage as measurement
+from evolution.models import Campaign, Problem
 from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, Stage, register, unit_transition
 
-from . import services
 from .models import EvoSynCampaign, Instance, InstanceRole, InstanceStatus
+from .stages import evolve, execute, filter, solve, synthesize, write_tests
+from .stages.common import METHOD, Action, Ctx, SandboxBudgetReached, _load
 
 St = InstanceStatus
 
 
-def next_action(ctx: services.Ctx):
-    action = services.next_action(ctx)
-    return None if action.name == "finished" else action
+def kept_problems(campaign: Campaign):
+    """The campaign's kept problems (what the shared measurement stage measures)."""
+    return Problem.objects.filter(method=METHOD, metadata__campaign=campaign.pk)
 
 
-def give_up(ctx: services.Ctx, action: services.Action, reason: str) -> bool:
+def _prep_action(ctx: Ctx, inst: Instance) -> Action:
+    s = ctx.settings
+    if inst.solutions.count() < s.solutions_per_problem:
+        return Action("solve", instance_id=inst.pk)
+    if inst.tests.count() < s.tests_per_problem and inst.test_calls_made < s.test_calls:
+        return Action("write_tests", instance_id=inst.pk)
+    return Action("execute", instance_id=inst.pk)
+
+
+def action_for(ctx: Ctx) -> Action:
+    """The next thing to do, from the rows alone (so a rerun after a crash picks up here)."""
+    s = ctx.settings
+    instances = list(ctx.esc.instances.order_by("role", "slot"))
+    seeds = [i for i in instances if i.role == InstanceRole.SEED]
+    for inst in seeds:
+        if inst.status == InstanceStatus.PENDING:
+            return _prep_action(ctx, inst)
+    iterations = ctx.esc.strategies.count()
+    if iterations <= s.max_iterations:
+        return Action("evolve", number=iterations)
+    synthetic = [i for i in instances if i.role == InstanceRole.SYNTHETIC]
+    if len(synthetic) < s.synth_problems:
+        return Action("synthesize", number=len(synthetic))
+    for inst in synthetic:
+        if inst.status == InstanceStatus.PENDING:
+            return _prep_action(ctx, inst)
+        if inst.status == InstanceStatus.READY:
+            return Action("filter", instance_id=inst.pk)
+    return Action("finished")
+
+
+def work_finished(campaign_id: int) -> bool:
+    return action_for(_load(campaign_id)).name == "finished"
+
+
+def next_action(ctx: Ctx):
+    action = action_for(ctx)
+    if action.name != "finished":
+        return action
+    # Then the shared stage: the panel measures every kept problem (measure_kept).
+    return measurement.next_action(
+        ctx.campaign, kept_problems(ctx.campaign), enabled=ctx.settings.measure_kept
+    )
+
+
+def give_up(ctx: Ctx, action: Action, reason: str) -> bool:
+    if measurement.is_measure_action(action):
+        return measurement.give_up(ctx, action, reason)
     if not action.instance_id:
         return False  # evolving or synthesizing: no item to give up on
     inst = Instance.objects.get(pk=action.instance_id)
@@ -41,10 +90,8 @@ def give_up(ctx: services.Ctx, action: services.Action, reason: str) -> bool:
 
 
 def finished(campaign: Campaign) -> bool:
-    return services.work_finished(campaign.pk)
+    return next_action(_load(campaign.pk)) is None
 
-
-A = services.ACTIONS
 
 KIND = register(
     Kind(
@@ -65,19 +112,20 @@ KIND = register(
             (St.READY, St.UNUSABLE),
         ),
         stages=(
-            Stage("solve", A["solve"]),
-            Stage("write_tests", A["write_tests"]),
-            Stage("execute", A["execute"]),
-            Stage("evolve", A["evolve"]),
-            Stage("synthesize", A["synthesize"]),
-            Stage("filter", A["filter"]),
+            Stage("solve", solve._solve),
+            Stage("write_tests", write_tests._write_tests),
+            Stage("execute", execute._execute),
+            Stage("evolve", evolve._evolve),
+            Stage("synthesize", synthesize._synthesize),
+            Stage("filter", filter._filter),
+            *measurement.STAGES,
         ),
-        load=services._load,
+        load=_load,
         next_action=next_action,
         give_up=give_up,
-        unit_of=lambda action: action.instance_id,
+        unit_of=lambda action: getattr(action, "instance_id", None),
         given_up=Q(status__in=(St.UNUSABLE, St.PRUNED), status_reason__regex=GIVE_UP_REASON),
         finished=finished,
-        budget_errors=(services.SandboxBudgetReached,),
+        budget_errors=(SandboxBudgetReached,),
     )
 )

@@ -15,11 +15,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
+from evolution.measurement import selectors as measurement_selectors
 from evolution.views import campaign_new_response, render_campaign_page
 
 from . import selectors, services
-from .config import settings_table
+from .config import EvoSynSettings, settings_table
 from .forms import EvoSynCampaignForm
+from .kind import kept_problems
 from .models import ControlSet, EvoSynCampaign, InstanceRole, Strategy
 
 
@@ -37,24 +39,11 @@ def campaign_list(request):
 
 @role_required(ADMIN)
 def campaign_new(request):
-    def create(form):
-        data = form.cleaned_data
-        return services.evosyn_campaign_create(
-            name=data["name"],
-            seed_set=data["seed_set"],
-            endpoint=data["endpoint"],
-            settings=form.settings_dict(),
-            seed_limit=data["seed_limit"],
-            role_endpoints=form.role_endpoints(),
-            **form.budget(),
-            created_by=request.user,
-        )
-
     return campaign_new_response(
         request,
         form=EvoSynCampaignForm(request.POST or None),
         template="evosyn/campaign_new.html",
-        create=create,
+        create=services.evosyn_campaign_create,
     )
 
 
@@ -72,6 +61,11 @@ def campaign_detail(request, pk: int):
         "controls": esc.controls.all()[:10],
         "plotly_url": reverse("evolution:plotly_js", args=[plotly.__version__]),
         "can_control": has_role(request.user, ADMIN),
+        "measurement": measurement_selectors.campaign_context(
+            esc.campaign,
+            enabled=EvoSynSettings.from_dict(esc.campaign.settings).measure_kept,
+            kept_count=kept_problems(esc.campaign).count(),
+        ),
     }
     return render_campaign_page(
         request, "evosyn/campaign_detail.html", context, live_body="evosyn/_live.html"

@@ -17,7 +17,6 @@ class FrontierCampaignForm(CampaignForm):
     a bad value (or a broken relation such as n_final > n_div) is reported on the field of the
     setting it names."""
 
-    name = forms.CharField(max_length=200)
     seed_set = forms.ModelChoiceField(
         queryset=ProblemSet.objects.order_by("name"),
         help_text="closed-ended seed problems; copied into the campaign's own seed pool",
@@ -43,9 +42,14 @@ class FrontierCampaignForm(CampaignForm):
         required=False,
         help_text="labelled open-ended problems: measures the filter's false-negative rate",
     )
-    budget_max_calls = forms.IntegerField(min_value=1, required=False)
-    budget_max_tokens = forms.IntegerField(min_value=1, required=False)
-    budget_max_cost = forms.DecimalField(min_value=0, required=False, decimal_places=4)
     launch = forms.BooleanField(required=False, help_text="launch as soon as it is created")
 
     settings_class = FrontierSettings
+    create_fields = (
+        "seed_set",
+        "mutator_endpoint",
+        "solver_endpoint",
+        "seed_limit",
+        "calibration_closed",
+        "calibration_open",
+    )

@@ -14,8 +14,8 @@ from django.db.models import Q
 from evolution.models import Campaign
 from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, Stage, register
 
-from . import services
 from .config import FrontierSettings
+from .engine import divergence
 from .models import (
     CandidateDecision,
     CandidateStage,
@@ -24,19 +24,92 @@ from .models import (
     FrontierCandidate,
     SeedFormulation,
 )
+from .stages import (
+    build,
+    calibrate,
+    extract,
+    filter,
+    judged,
+    mutate,
+    pair,
+    sample,
+    select_div,
+    select_final,
+    start_round,
+)
+from .stages.common import Action, Ctx, _decide, _load, _proposal
 
 C = CandidateStage
 ORDER = (C.PROPOSED, C.FILTERED, C.JUDGED, C.BUILDING, C.EXECUTED, C.DONE)
 
 
-def next_action(ctx: services.Ctx):
-    action = services.next_action(ctx)
+def _probes_wanted(fc: FrontierCampaign) -> list[tuple[str, int]]:
+    wanted = []
+    for label, problem_set in (
+        (FilterProbe.Label.CLOSED, fc.calibration_closed),
+        (FilterProbe.Label.OPEN, fc.calibration_open),
+    ):
+        if problem_set is not None:
+            wanted += [
+                (label, pid)
+                for pid in problem_set.problems.order_by("id").values_list("id", flat=True)
+            ]
+    return wanted
+
+
+def work_finished(fc: FrontierCampaign, settings: FrontierSettings) -> bool:
+    return fc.current_round > settings.rounds
+
+
+def action_for(ctx: Ctx) -> Action:
+    """The next thing to do, from the rows alone (so a rerun after a crash picks up here)."""
+    fc, s = ctx.fc, ctx.settings
+    done = set(fc.probes.values_list("label", "problem_id"))
+    for label, pid in _probes_wanted(fc):
+        if (label, pid) not in done:
+            return Action("calibrate", problem_id=pid, label=label)
+    if work_finished(fc, s):
+        return Action("finished")
+    rnd = fc.rounds.filter(number=fc.current_round).first()
+    if rnd is None:
+        return Action("start_round")
+    candidates = list(fc.candidates.filter(round=rnd.number).order_by("index"))
+    if len(candidates) < s.budget_candidates:
+        index = len(candidates)
+        if {c.index for c in candidates} != set(range(index)):
+            index = min(set(range(s.budget_candidates)) - {c.index for c in candidates})
+        pid, _ = _proposal(rnd.pool, index)
+        if not fc.formulations.filter(problem_id=pid).exists():
+            return Action("extract", problem_id=pid)
+        return Action("mutate", index=index)
+    pairs_needed = len(divergence.pairs(s.solutions_per_candidate))
+    for c in candidates:
+        if c.decision:
+            continue
+        if c.stage == CandidateStage.PROPOSED:
+            return Action("filter", candidate_id=c.pk)
+        if c.stage == CandidateStage.FILTERED:
+            if len(c.solutions) < s.solutions_per_candidate:
+                return Action("sample", candidate_id=c.pk)
+            if len(c.pair_verdicts) < pairs_needed:
+                return Action("pair", candidate_id=c.pk)
+            return Action("judged", candidate_id=c.pk)
+    if not rnd.div_selected:
+        return Action("select_div")
+    for c in candidates:
+        if not c.decision and c.stage == CandidateStage.BUILDING:
+            return Action("build", candidate_id=c.pk)
+    return Action("select_final")
+
+
+def next_action(ctx: Ctx):
+    action = action_for(ctx)
     return None if action.name == "finished" else action
 
 
-def give_up(ctx: services.Ctx, action: services.Action, reason: str) -> bool:
+def give_up(ctx: Ctx, action: Action, reason: str) -> bool:
     if action.candidate_id:
-        services._decide(action.candidate_id, CandidateDecision.UNPARSABLE, reason)
+        _decide(action.candidate_id, CandidateDecision.UNPARSABLE, reason)
         return True
     if action.name == "calibrate":
         FilterProbe.objects.get_or_create(
@@ -52,8 +125,8 @@ def give_up(ctx: services.Ctx, action: services.Action, reason: str) -> bool:
         )
         return True
     if action.name == "mutate":
-        services._candidate_create(
-            services._load(ctx.fc.pk),
+        mutate._candidate_create(
+            _load(ctx.fc.pk),
             action.index,
             decision=CandidateDecision.UNPARSABLE,
             reason=reason,
@@ -64,10 +137,8 @@ def give_up(ctx: services.Ctx, action: services.Action, reason: str) -> bool:
 
 def finished(campaign: Campaign) -> bool:
     fc = FrontierCampaign.objects.get(pk=campaign.pk)
-    return services.work_finished(fc, FrontierSettings.from_dict(campaign.settings))
+    return work_finished(fc, FrontierSettings.from_dict(campaign.settings))
 
-
-A = services.ACTIONS
 
 KIND = register(
     Kind(
@@ -84,19 +155,19 @@ KIND = register(
             *((s, C.DONE) for s in ORDER[:-2]),  # rejected (or given up) on the way
         ),
         stages=(
-            Stage("calibrate", A["calibrate"]),
-            Stage("start_round", A["start_round"]),
-            Stage("extract", A["extract"]),
-            Stage("mutate", A["mutate"]),
-            Stage("filter", A["filter"]),
-            Stage("sample", A["sample"]),
-            Stage("pair", A["pair"]),
-            Stage("judged", A["judged"]),
-            Stage("select_div", A["select_div"]),
-            Stage("build", A["build"]),
-            Stage("select_final", A["select_final"]),
+            Stage("calibrate", calibrate._calibrate),
+            Stage("start_round", start_round._start_round),
+            Stage("extract", extract._extract),
+            Stage("mutate", mutate._mutate),
+            Stage("filter", filter._filter),
+            Stage("sample", sample._sample),
+            Stage("pair", pair._pair),
+            Stage("judged", judged._judged),
+            Stage("select_div", select_div._select_div),
+            Stage("build", build._build),
+            Stage("select_final", select_final._select_final),
         ),
-        load=services._load,
+        load=_load,
         next_action=next_action,
         give_up=give_up,
         unit_of=lambda action: action.candidate_id,

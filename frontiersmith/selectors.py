@@ -2,10 +2,30 @@
 
 from __future__ import annotations
 
-from .models import FilterProbe, FrontierCampaign, FrontierCandidate
-from .services import round_funnel
+from .models import CandidateDecision, FilterProbe, FrontierCampaign, FrontierCandidate
 
 FUNNEL_KEYS = ("proposed", "parsed", "passed_filter", "kept_div", "converged", "accepted")
+
+
+def round_funnel(*, fc: FrontierCampaign, number: int) -> dict:
+    """Counts of a round's funnel: proposed -> parsed -> passed filter -> kept (N_div) ->
+    converged -> accepted, plus the yield of the build stage (converged / kept)."""
+    qs = FrontierCandidate.objects.filter(frontier=fc, round=number)
+    proposed = qs.count()
+    parsed = qs.exclude(decision=CandidateDecision.UNPARSABLE).count()
+    passed = qs.filter(filter_passed=True).count()
+    kept = qs.filter(build_attempts__gt=0).count()
+    converged = qs.filter(execution_divergence__isnull=False).count()
+    accepted = qs.filter(decision=CandidateDecision.ACCEPTED).count()
+    return {
+        "proposed": proposed,
+        "parsed": parsed,
+        "passed_filter": passed,
+        "kept_div": kept,
+        "converged": converged,
+        "accepted": accepted,
+        "build_yield": (converged / kept) if kept else None,
+    }
 
 
 def frontier_get(*, campaign_id: int) -> FrontierCampaign:

@@ -40,26 +40,11 @@ def campaign_list(request):
 
 @role_required(ADMIN)
 def campaign_new(request):
-    def create(form):
-        data = form.cleaned_data
-        return services.frontier_campaign_create(
-            name=data["name"],
-            seed_set=data["seed_set"],
-            mutator_endpoint=data["mutator_endpoint"],
-            solver_endpoint=data["solver_endpoint"],
-            settings=form.settings_dict(),
-            seed_limit=data["seed_limit"],
-            calibration_closed=data["calibration_closed"],
-            calibration_open=data["calibration_open"],
-            **form.budget(),
-            created_by=request.user,
-        )
-
     return campaign_new_response(
         request,
         form=FrontierCampaignForm(request.POST or None),
         template="frontiersmith/campaign_new.html",
-        create=create,
+        create=services.frontier_campaign_create,
     )
 
 

@@ -14,7 +14,6 @@ from .config import ReasoningSettings
 class ReasoningCampaignForm(CampaignForm):
     """Campaign creation: one field per setting, prefilled with the document's defaults."""
 
-    name = forms.CharField(max_length=200)
     generation_endpoint = forms.ModelChoiceField(queryset=ModelEndpoint.objects.all())
     answering_endpoint = forms.ModelChoiceField(queryset=ModelEndpoint.objects.all())
     judge_endpoints = forms.ModelMultipleChoiceField(
@@ -31,11 +30,14 @@ class ReasoningCampaignForm(CampaignForm):
         required=False,
         help_text="one type per line: name: description (empty: the 8 default types)",
     )
-    budget_max_calls = forms.IntegerField(min_value=1, required=False)
-    budget_max_tokens = forms.IntegerField(min_value=1, required=False)
-    budget_max_cost = forms.DecimalField(min_value=0, required=False, decimal_places=4)
 
     settings_class = ReasoningSettings
+    create_fields = (
+        "generation_endpoint",
+        "answering_endpoint",
+        "judge_endpoints",
+        "quality_endpoint",
+    )
     # The types are edited one per line in their own field.
     settings_omitted = ("reasoning_types",)
 

@@ -21,19 +21,50 @@ from evolution.streams.kinds import (
     unit_transition,
 )
 
-from . import services
 from .config import ReasoningSettings
-from .models import ItemStatus, ReasoningCampaign, ReasoningItem
+from .engine import plan
+from .models import ItemStatus, ReasoningCampaign, ReasoningItem, RunStatus
+from .stages import answer, close_level, generate, judge, start_run
+from .stages.common import Action, Ctx, _load
 
 S = ItemStatus
 
 
-def next_action(ctx: services.Ctx):
-    action = services.next_action(ctx)
+def work_finished(rc: ReasoningCampaign, settings: ReasoningSettings) -> bool:
+    return rc.run_count >= settings.runs and not rc.runs.filter(status=RunStatus.RUNNING).exists()
+
+
+def action_for(ctx: Ctx) -> Action:
+    """The next thing to do, from the rows alone (so a rerun after a crash picks up here)."""
+    run = ctx.run
+    if run is None:
+        if ctx.rc.run_count >= ctx.settings.runs:
+            return Action("finished")
+        return Action("start_run")
+    difficulty = ctx.rc.current_difficulty
+    items = {
+        (i.reasoning_type, i.question_index): i
+        for i in run.items.filter(difficulty=difficulty).only(
+            "id", "reasoning_type", "question_index", "status"
+        )
+    }
+    for cell in plan.level_cells(difficulty, run.plan):
+        item = items.get((cell.reasoning_type, cell.question_index))
+        if item is None:
+            return Action("generate", cell=cell)
+        if item.status == ItemStatus.GENERATED:
+            return Action("answer", item_id=item.pk)
+        if item.status == ItemStatus.ANSWERED:
+            return Action("judge", item_id=item.pk)
+    return Action("close_level")
+
+
+def next_action(ctx: Ctx):
+    action = action_for(ctx)
     return None if action.name == "finished" else action
 
 
-def give_up(ctx: services.Ctx, action: services.Action, reason: str) -> bool:
+def give_up(ctx: Ctx, action: Action, reason: str) -> bool:
     if action.item_id:
         unit_transition(
             KIND,
@@ -44,9 +75,9 @@ def give_up(ctx: services.Ctx, action: services.Action, reason: str) -> bool:
         )
         return True
     if action.name == "generate" and action.cell is not None:
-        fresh = services._load(ctx.rc.pk)
+        fresh = _load(ctx.rc.pk)
         if fresh.run is not None:
-            services._item_create(
+            generate._item_create(
                 fresh, action.cell, status=unit_created(KIND, S.ERROR), status_reason=reason
             )
         return True
@@ -55,10 +86,8 @@ def give_up(ctx: services.Ctx, action: services.Action, reason: str) -> bool:
 
 def finished(campaign: Campaign) -> bool:
     rc = ReasoningCampaign.objects.get(pk=campaign.pk)
-    return services.work_finished(rc, ReasoningSettings.from_dict(campaign.settings))
+    return work_finished(rc, ReasoningSettings.from_dict(campaign.settings))
 
-
-A = services.ACTIONS
 
 KIND = register(
     Kind(
@@ -78,13 +107,13 @@ KIND = register(
             (S.ANSWERED, S.ERROR),
         ),
         stages=(
-            Stage("start_run", A["start_run"]),
-            Stage("generate", A["generate"]),
-            Stage("answer", A["answer"]),
-            Stage("judge", A["judge"]),
-            Stage("close_level", A["close_level"]),
+            Stage("start_run", start_run._start_run),
+            Stage("generate", generate._generate),
+            Stage("answer", answer._answer),
+            Stage("judge", judge._judge),
+            Stage("close_level", close_level._close_level),
         ),
-        load=services._load,
+        load=_load,
         next_action=next_action,
         give_up=give_up,
         unit_of=lambda action: action.item_id,

@@ -133,6 +133,16 @@ class ReasoningSource(ProblemSource):
             },
         )
 
+    def answer_question(self, *, question: str, endpoint, replay_key: str) -> str:
+        from .scoring import answer_question
+
+        return answer_question(question=question, endpoint=endpoint, replay_key=replay_key)
+
+    def score_answer(self, **kwargs) -> dict:
+        from .scoring import score_answer
+
+        return score_answer(**kwargs)
+
     def release_candidates(self, *, campaign=None, item_type: str = "") -> QuerySet:
         qs = ReasoningItem.objects.filter(status=ItemStatus.JUDGED).select_related(
             *self.item_related

@@ -47,24 +47,11 @@ def campaign_list(request):
 
 @role_required(ADMIN)
 def campaign_new(request):
-    def create(form):
-        data = form.cleaned_data
-        return services.reasoning_campaign_create(
-            name=data["name"],
-            generation_endpoint=data["generation_endpoint"],
-            answering_endpoint=data["answering_endpoint"],
-            judge_endpoints=list(data["judge_endpoints"]),
-            quality_endpoint=data["quality_endpoint"],
-            settings=form.settings_dict(),
-            **form.budget(),
-            created_by=request.user,
-        )
-
     return campaign_new_response(
         request,
         form=ReasoningCampaignForm(request.POST or None),
         template="reasoning/campaign_new.html",
-        create=create,
+        create=services.reasoning_campaign_create,
     )
 
 

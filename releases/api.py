@@ -1,5 +1,6 @@
 """Release API. Listing published releases and their leaderboards needs no login; the gate,
-freezing, publishing, evaluations and full exports need the curator role."""
+its evaluation panel and independent evaluations, freezing, publishing, evaluations and full
+exports need the curator role."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from ninja.errors import HttpError
 from benchapp.roles import ADMIN, CURATOR, user_roles
 from evolution.models import ModelEndpoint
 
-from . import exporters, leaderboard, selectors, services
+from . import exporters, independent, leaderboard, selectors, services
+from .independent_models import GateEvaluation
 from .models import Release, ReleaseState
 from .tasks import enqueue_leaderboard_run
 
@@ -128,6 +130,126 @@ def run_gate(request, release_id: int):
     except ValidationError as exc:
         _bad(exc)
     return GateOut(id=run.pk, candidates=run.candidates, passed=run.passed)
+
+
+class EvaluationPanelIn(Schema):
+    endpoint_ids: list[int]
+    samples: int = 4
+    exclude_selection_models: bool = True
+
+
+class EvaluationPanelOut(Schema):
+    endpoints: list[str]
+    samples: int
+    exclude_selection_models: bool
+    configured: bool
+
+
+class LeftOutModelOut(Schema):
+    endpoint: str
+    model: str
+    why: str
+
+
+class EvaluationProgressOut(Schema):
+    planned: int
+    answered: int
+    judged: int
+    infra_errors: int
+    percent: int
+
+
+class GapEstimateOut(Schema):
+    value: float
+    low: float
+    high: float
+    n: int
+
+
+class GateEvaluationOut(Schema):
+    id: int
+    state: str
+    error: str
+    models: list[str]
+    samples: int
+    excluded: list[LeftOutModelOut]
+    candidates: int
+    progress: EvaluationProgressOut
+    gap: GapEstimateOut | None
+    summary: dict
+
+
+def _panel_out(config: dict) -> EvaluationPanelOut:
+    return EvaluationPanelOut(
+        endpoints=[e.name for e in config["endpoints"]],
+        samples=config["samples"],
+        exclude_selection_models=config["exclude_selection_models"],
+        configured=config["configured"],
+    )
+
+
+def _evaluation_out(evaluation: GateEvaluation) -> GateEvaluationOut:
+    return GateEvaluationOut(
+        id=evaluation.pk,
+        state=evaluation.state,
+        error=evaluation.error,
+        models=sorted(evaluation.endpoints.values_list("name", flat=True)),
+        samples=evaluation.samples,
+        excluded=evaluation.excluded,
+        candidates=len(evaluation.problems),
+        progress=independent.progress(evaluation=evaluation),
+        gap=evaluation.summary.get("gap"),
+        summary=evaluation.summary,
+    )
+
+
+@router.get("/releases/{release_id}/evaluation-panel", response=EvaluationPanelOut)
+def get_evaluation_panel(request, release_id: int):
+    """The draft's evaluation panel for the gate's independent difficulty."""
+    _require_curator(request)
+    return _panel_out(independent.panel_settings(release=_release(release_id)))
+
+
+@router.put("/releases/{release_id}/evaluation-panel", response=EvaluationPanelOut)
+def set_evaluation_panel(request, release_id: int, payload: EvaluationPanelIn):
+    _require_curator(request)
+    release = _release(release_id)
+    endpoints = list(ModelEndpoint.objects.filter(pk__in=payload.endpoint_ids))
+    missing = sorted(set(payload.endpoint_ids) - {e.pk for e in endpoints})
+    if missing:
+        raise HttpError(400, f"Unknown endpoint id(s): {missing}.")
+    try:
+        independent.panel_update(
+            release=release,
+            endpoints=endpoints,
+            samples=payload.samples,
+            exclude_selection_models=payload.exclude_selection_models,
+        )
+    except ValidationError as exc:
+        _bad(exc)
+    return _panel_out(independent.panel_settings(release=release))
+
+
+@router.post("/releases/{release_id}/independent-evaluations", response=GateEvaluationOut)
+def start_independent_evaluation(request, release_id: int):
+    """Queue the independent evaluation of the draft's candidates (the worker runs it)."""
+    _require_curator(request)
+    try:
+        evaluation = services.gate_evaluation_start(release=_release(release_id), by=request.user)
+    except ValidationError as exc:
+        _bad(exc)
+    return _evaluation_out(evaluation)
+
+
+@router.get(
+    "/releases/{release_id}/independent-evaluations/{evaluation_id}",
+    response=GateEvaluationOut,
+)
+def get_independent_evaluation(request, release_id: int, evaluation_id: int):
+    """Progress while it runs; the per-problem figures and the gap once completed."""
+    _require_curator(request)
+    evaluation = get_object_or_404(GateEvaluation, pk=evaluation_id, release_id=release_id)
+    return _evaluation_out(evaluation)
 
 
 @router.post("/releases/{release_id}/freeze", response=ReleaseOut)

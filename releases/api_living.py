@@ -46,12 +46,19 @@ class FlagOut(Schema):
     saturating_models: list[str]
 
 
+class WithdrawnFlagOut(FlagOut):
+    withdrawn_at: datetime
+    withdrawn_pass_at_1: float
+    withdrawn_reason: str
+
+
 class LivingOut(Schema):
     benchmark: str
     latest_version: str | None
     panel: list[SeatOut]
     remeasurements: list[RemeasurementOut]
     saturated: list[FlagOut]
+    withdrawn: list[WithdrawnFlagOut]
 
 
 class SeatIn(Schema):
@@ -115,6 +122,19 @@ def _living(benchmark: Benchmark) -> LivingOut:
                 saturating_models=f.saturating_models,
             )
             for f in data["flags"]
+        ],
+        withdrawn=[
+            WithdrawnFlagOut(
+                public_id=f.public_id,
+                flagged_at=f.flagged_at,
+                pass_at_1=f.pass_at_1,
+                bound=f.bound,
+                saturating_models=f.saturating_models,
+                withdrawn_at=f.withdrawn_at,
+                withdrawn_pass_at_1=f.withdrawn_pass_at_1,
+                withdrawn_reason=f.withdrawn_reason,
+            )
+            for f in data["withdrawn_flags"]
         ],
     )
 

@@ -1,5 +1,6 @@
-"""Demo content for `make demo`: a gate report over the demo campaign, a published v1.0.0
-with its card, changelog and exports, and a leaderboard for the demo panel.
+"""Demo content for `make demo`: a gate report over the demo campaign and the other kinds' demo
+campaigns (X-Coder, EvoSyn, FrontierSmith), a published v1.0.0 with its card, changelog and
+exports, and a leaderboard for the demo panel.
 
 The gate runs with the paper's default rules, for real. The demo campaign is tiny and only
 some of its problems were reviewed, so the demo curator includes the accepted problems that
@@ -13,11 +14,13 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 
 from evolution.models import Campaign, Problem
+from evolution.models.campaigns import CampaignKind, CampaignState
 
 from . import leaderboard, services
 from .models import Benchmark, LeaderboardRun, Release, ReleaseState, RunState
 
 DEMO_BENCHMARK = "BenchForge-Demo-Plus"
+OTHER_KINDS = [CampaignKind.XCODER, CampaignKind.EVOSYN, CampaignKind.FRONTIERSMITH]
 DEMO_NOTE = (
     "Demo curator: the demo campaign is tiny and partly unreviewed; included against the gate "
     "so the demo release has content. Not a quality judgement."
@@ -34,14 +37,20 @@ def releases_demo(*, world, stdout, admin) -> Release | None:
     curator = get_user_model().objects.filter(username="demo-curator").first() or admin
     bench = Benchmark.objects.filter(name=DEMO_BENCHMARK).first() or services.benchmark_create(
         name=DEMO_BENCHMARK,
-        description="Evolved problems from the demo campaign plus hard original seeds, "
-        "selected by the LiveCodeBench-Plus gate (replayed model responses).",
+        description="Evolved problems from the demo campaign, synthesized ones from the "
+        "X-Coder, EvoSyn and FrontierSmith demos, plus hard original seeds, selected by the "
+        "LiveCodeBench-Plus gate (replayed model responses).",
     )
     release = Release.objects.filter(benchmark=bench, major=1, minor=0, patch=0).first()
     if release is None:
+        # Every kind's completed demo campaign: their problems carry a panel measurement
+        # (X-Coder, EvoSyn) or a score spread (FrontierSmith) and the demo round's reviews.
+        others = Campaign.objects.filter(
+            state=CampaignState.COMPLETED, kind__in=OTHER_KINDS
+        ).order_by("kind", "pk")
         release = services.release_create(
             benchmark=bench,
-            campaigns=[campaign],
+            campaigns=[campaign, *others],
             notes="Built by `make demo` from replayed model responses and live execution.",
             created_by=curator,
         )

@@ -38,12 +38,13 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 
+from evolution.benchevolver.engine.difficulty import solver_messages
 from evolution.exporters.jsonl import FORMAT as PROBLEM_FORMAT
 from evolution.exporters.jsonl import sort_tests
 from evolution.llm.parsing import ParseError, extract_code
-from evolution.pipeline.difficulty import solver_messages
 from evolution.sandbox import scoring
 
+from . import content
 from .content import canonical_json
 from .models import Release, ReleaseItem, ReleaseQuestion
 from .selectors import release_changelog, release_counts, release_errata
@@ -289,17 +290,24 @@ def release_line(item: ReleaseItem, release: Release) -> dict:
         "benchmark": release.benchmark.name,
         "version": release.version,
         "release_hash": release.content_hash,
+        **_hash_fields(release),
         "item_hash": item.content_hash,
-        "position": item.position,
-        "origin": item.origin,
-        "difficulty": item.difficulty,
-        "tags": item.tags,
-        "created_on": item.created_on.isoformat() if item.created_on else None,
-        "gate_passed": item.gate_passed,
-        "curator_note": item.curator_note,
+        **content.item_listing(item),
         "problem": problem,
-        "provenance": item.provenance,
     }
+
+
+def _hash_fields(release: Release) -> dict:
+    """What a line needs to recompute the release's hash (content.release_hash_from_lines):
+    nothing more for a format-1 release; the format and the release's identity for format 2."""
+    hash_format = content.release_hash_format(release)
+    if hash_format == content.FORMAT_V1:
+        return {}
+    cached = getattr(release, "_identity_for_export", None)
+    if cached is None:
+        cached = content.release_identity(release)
+        release._identity_for_export = cached
+    return {"hash_format": hash_format, "release_identity": cached}
 
 
 def question_line(question: ReleaseQuestion, release: Release) -> dict:
@@ -308,12 +316,10 @@ def question_line(question: ReleaseQuestion, release: Release) -> dict:
         "benchmark": release.benchmark.name,
         "version": release.version,
         "release_hash": release.content_hash,
+        **_hash_fields(release),
         "item_hash": question.content_hash,
-        "position": question.position,
-        "kind": "reasoning",
-        "curator_note": question.curator_note,
+        **content.question_listing(question),
         "question": question.record,
-        "provenance": question.provenance,
     }
 
 
@@ -521,6 +527,7 @@ def export_hf(release: Release) -> bytes:
         "benchmark": release.benchmark.name,
         "version": release.version,
         "content_hash": release.content_hash,
+        "hash_format": content.release_hash_format(release),
         "items": release.item_count,
         "tests": release.test_count,
     }
@@ -620,6 +627,7 @@ def export_manifest(release: Release) -> dict:
         "benchmark": release.benchmark.name,
         "version": release.version,
         "content_hash": release.content_hash,
+        "hash_format": content.release_hash_format(release),
         "formats": sorted(FORMATS),
         "lcb_skipped_assert_items": [
             i.public_id

@@ -6,6 +6,13 @@ combined pass@1 over the evaluation panel must lie in [0.05, 0.75]; original see
 supplement the set when their pass@1 is at most 0.75. On top: a minimum number of reviews and
 no near-duplicate of another item or of the seed set (the engine's lexical similarity).
 
+Two difficulty figures can exist for a candidate: the selection-time pass@1 (the campaign
+panel's measurement that accepted it) and an independent pass@1 (fresh samples of the release's
+evaluation panel, ``releases.independent``). Selection keeps the candidates whose panel happened
+to fail them, so the selection-time figure is biased low among the kept ones (the winner's
+curse); the difficulty rules read the independent figure whenever the candidate has one, say
+which figure they used, and ``require_independent`` makes a candidate without one fail.
+
 ``GateRules.from_dict`` validates a rule set and names the bad key; ``evaluate`` returns, for
 every candidate, each rule with passed/failed and why.
 """
@@ -14,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-from evolution.pipeline.judge import near_duplicate
+from evolution.benchevolver.engine.judge import near_duplicate
 
 
 class RulesError(ValueError):
@@ -44,6 +51,10 @@ class GateRules:
     # Hold back for the curator problems whose hardness is model-only (experts rate them easy,
     # the panel fails them: releases.calibration), the signature of artificial difficulty.
     exclude_model_only_hardness: bool = False
+    # The difficulty rules need the independent pass@1 (an evaluation of the release
+    # candidates by the release's evaluation panel); False falls back to the selection-time
+    # figure for candidates the evaluation does not cover.
+    require_independent: bool = False
 
     _RANGES = {
         "min_quality": (1.0, 5.0),
@@ -111,6 +122,33 @@ class CandidateFacts:
     open_ended: bool = False
     score_spread: float | None = None
     mean_difficulty: float | None = None  # the experts' difficulty rating, 1-5
+    # The independent figure: passes / attempts of fresh samples by the evaluation panel
+    # (infrastructure errors excluded), ``independent_source`` naming the evaluation;
+    # ``independent_note`` says why a candidate has none (not evaluated, changed since).
+    independent_passes: int | None = None
+    independent_attempts: int | None = None
+    independent_source: str = ""
+    independent_note: str = ""
+
+    @property
+    def has_independent(self) -> bool:
+        return bool(self.independent_attempts)
+
+    @property
+    def independent_pass_at_1(self) -> float | None:
+        if not self.independent_attempts:
+            return None
+        return (self.independent_passes or 0) / self.independent_attempts
+
+    @property
+    def difficulty_source(self) -> str:
+        """Which pass@1 the difficulty rules read: "independent" or "selection"."""
+        return "independent" if self.has_independent else "selection"
+
+    @property
+    def gate_pass_at_1(self) -> float | None:
+        """The pass@1 the difficulty rules read."""
+        return self.independent_pass_at_1 if self.has_independent else self.pass_at_1
 
 
 @dataclass
@@ -139,7 +177,11 @@ class CandidateReport:
             "title": self.facts.title,
             "origin": self.facts.origin,
             "passed": self.passed,
-            "facts": {k: v for k, v in asdict(self.facts).items() if k != "statement"},
+            "facts": {
+                **{k: v for k, v in asdict(self.facts).items() if k != "statement"},
+                "independent_pass_at_1": self.facts.independent_pass_at_1,
+                "difficulty_source": self.facts.difficulty_source,
+            },
             "rules": [asdict(r) for r in self.rules],
         }
 
@@ -183,9 +225,20 @@ def _validity_rule(facts: CandidateFacts, rules: GateRules) -> RuleResult:
 
 
 def _panel(facts: CandidateFacts) -> str:
+    """Both figures, the one the rule reads first."""
     if facts.panel_attempts:
-        return f"pass@1 {facts.pass_at_1:.3f} ({facts.panel_passes}/{facts.panel_attempts})"
-    return "no panel measurement"
+        selection = f"pass@1 {facts.pass_at_1:.3f} ({facts.panel_passes}/{facts.panel_attempts})"
+    else:
+        selection = "no panel measurement"
+    if facts.has_independent:
+        return (
+            f"independent pass@1 {facts.independent_pass_at_1:.3f} "
+            f"({facts.independent_passes}/{facts.independent_attempts} fresh samples, "
+            f"{facts.independent_source}); selection-time {selection}"
+        )
+    if facts.independent_note:
+        return f"selection-time {selection} ({facts.independent_note})"
+    return selection
 
 
 def _score_spread_rule(facts: CandidateFacts, rules: GateRules) -> RuleResult:
@@ -202,19 +255,27 @@ def _score_spread_rule(facts: CandidateFacts, rules: GateRules) -> RuleResult:
 def _difficulty_rule(facts: CandidateFacts, rules: GateRules) -> RuleResult:
     if facts.open_ended:
         return _score_spread_rule(facts, rules)
-    if facts.pass_at_1 is None:
+    if rules.require_independent and not facts.has_independent:
+        return RuleResult(
+            "difficulty",
+            False,
+            f"{_panel(facts)}; this release requires the independent pass@1 "
+            "(run the independent evaluation)",
+        )
+    value = facts.gate_pass_at_1
+    if value is None:
         return RuleResult("difficulty", False, "no panel measurement")
     if facts.origin == "original":
         ceiling = rules.original_max_pass_at_1
         return RuleResult(
             "difficulty",
-            facts.pass_at_1 <= ceiling,
+            value <= ceiling,
             f"{_panel(facts)}; originals need at most {ceiling}",
         )
     low, high = rules.min_pass_at_1, rules.max_pass_at_1
     return RuleResult(
         "difficulty",
-        low <= facts.pass_at_1 <= high,
+        low <= value <= high,
         f"{_panel(facts)}; must lie within [{low}, {high}]",
     )
 
@@ -222,17 +283,18 @@ def _difficulty_rule(facts: CandidateFacts, rules: GateRules) -> RuleResult:
 def _model_only_rule(facts: CandidateFacts) -> RuleResult:
     from .calibration import EASY, FAILING
 
+    value = facts.gate_pass_at_1
     model_only = (
         facts.mean_difficulty is not None
-        and facts.pass_at_1 is not None
+        and value is not None
         and facts.mean_difficulty <= EASY
-        and facts.pass_at_1 <= FAILING
+        and value <= FAILING
     )
     return RuleResult(
         "model_only_hardness",
         not model_only,
-        f"experts rate difficulty {facts.mean_difficulty:.1f}/5 but pass@1 is "
-        f"{facts.pass_at_1:.2f}: hardness may be artificial, for curator review"
+        f"experts rate difficulty {facts.mean_difficulty:.1f}/5 but pass@1 is {value:.2f}"
+        f"{' (independent)' if facts.has_independent else ''}: hardness may be artificial, for curator review"
         if model_only
         else "experts and panel do not point at artificial difficulty",
     )

@@ -14,6 +14,7 @@ import json
 import logging
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import date
 
 from django.conf import settings
@@ -21,8 +22,8 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connections, transaction
 from django.utils import timezone
 
+from evolution.benchevolver.engine.difficulty import solver_code, solver_messages
 from evolution.llm import CallContext, LLMClient, LLMError
-from evolution.pipeline.difficulty import solver_code, solver_messages
 from evolution.sandbox import scoring
 
 from .models import (
@@ -188,54 +189,69 @@ def _replay_key(item: ReleaseItem, model: str, index: int) -> str:
     return f"seed={seed_key};round={round_no};model={model};attempt={index};role=solver"
 
 
+@dataclass(frozen=True)
+class Answer:
+    """A model's answer to the solver prompt of one problem. ``failure`` is set when the call
+    itself failed (transport or provider, after the client's retries): then there is no code
+    and the caller decides what the failure counts as."""
+
+    code: str
+    details: dict
+    failure: LLMError | None = None
+
+
+def solver_answer(endpoint, record: dict, *, key: str) -> Answer:
+    """Ask ``endpoint`` the solver prompt for ``record`` (a ``benchforge-problem/1`` record:
+    the same prompt the campaign's panel gets, starter code included) and extract its code."""
+    messages, template = solver_messages(
+        statement=record["statement"],
+        harness=record["harness"],
+        entry_point=record["entry_point"],
+        starter_code=record.get("starter_code") or "",
+    )
+    details: dict = {}
+    try:
+        answer = LLMClient(endpoint, CallContext()).chat_template(
+            messages, template, role="solver", replay_key=key
+        )
+    except LLMError as exc:
+        return Answer(code="", details={"llm_error": str(exc)[:500]}, failure=exc)
+    code, problem = solver_code(answer.content)
+    details["call_id"] = answer.call_id
+    if problem:
+        details["parse_error"] = problem
+    return Answer(code=code, details=details)
+
+
 def _generate(run: LeaderboardRun, item: ReleaseItem, index: int) -> None:
     endpoint = run.endpoint
-    record = item.record
-    messages, template = solver_messages(
-        statement=record["statement"], harness=record["harness"], entry_point=record["entry_point"]
-    )
     if endpoint.is_replay:
         key = _replay_key(item, endpoint.model, index)
     else:
         key = f"release={run.release_id};item={item.public_id};sample={index}"
-    details: dict = {}
-    try:
-        answer = LLMClient(endpoint, CallContext()).chat(
-            messages,
-            role="solver",
-            template=template.name,
-            template_version=template.version,
-            replay_key=key,
-        )
-        code, problem = solver_code(answer.content)
-        details["call_id"] = answer.call_id
-        if problem:
-            details["parse_error"] = problem
-    except LLMError as exc:
-        code, details = "", {"llm_error": str(exc)[:500]}
+    answer = solver_answer(endpoint, item.record, key=key)
     with contextlib.suppress(IntegrityError), transaction.atomic():
         LeaderboardSample.objects.create(
             run=run,
             item=item,
             sample_index=index,
-            code=code,
+            code=answer.code,
             # No code (unparsable answer or failed call) is a failed sample, judged "NC".
-            verdict="" if code else "NC",
-            details=details,
+            verdict="" if answer.code else "NC",
+            details=answer.details,
         )
 
 
-def _judge_job(sample: LeaderboardSample, tests_by_item: dict[int, list], items: dict):
-    """The judge's job for a sample of a pass/fail item (its tests, harness, limits)."""
+def judge_job(code: str, record: dict, tests: list):
+    """The judge's job for code answering a pass/fail problem ``record``: every test in
+    ``tests`` (objects with ``input`` and ``output``), the record's harness, limits and
+    output contract, stopping at the first failure."""
     from evolution import sandbox
     from evolution.sandbox.batch import JudgeJob
 
-    record = items[sample.item_id].record
     return JudgeJob(
-        code=sample.code,
-        tests=[
-            sandbox.TestSpec(input=t.input, output=t.output) for t in tests_by_item[sample.item_id]
-        ],
+        code=code,
+        tests=[sandbox.TestSpec(input=t.input, output=t.output) for t in tests],
         harness=record["harness"],
         limits=sandbox.Limits(
             time_s=float(record["time_limit_s"]),
@@ -246,6 +262,11 @@ def _judge_job(sample: LeaderboardSample, tests_by_item: dict[int, list], items:
         comparison=record.get("comparison") or {},
         stop_on_first_failure=True,
     )
+
+
+def _judge_job(sample: LeaderboardSample, tests_by_item: dict[int, list], items: dict):
+    """The judge's job for a sample of a pass/fail item (its tests, harness, limits)."""
+    return judge_job(sample.code, items[sample.item_id].record, tests_by_item[sample.item_id])
 
 
 def _store_verdict(sample: LeaderboardSample, result) -> None:
@@ -292,7 +313,7 @@ def _judge_all(pending: list, tests_by_item: dict[int, list], items: dict, width
     scored = [s for s in pending if is_scored(s)]
     plain = [s for s in pending if not is_scored(s)]
     if scored:
-        _parallel([lambda s=s: _judge(s, tests_by_item, items) for s in scored], width=width)
+        parallel([lambda s=s: _judge(s, tests_by_item, items) for s in scored], width=width)
     jobs = (_judge_job(s, tests_by_item, items) for s in plain)
     for sample, result in zip(plain, judge_many(jobs, workers=width), strict=True):
         _store_verdict(sample, result)
@@ -334,7 +355,10 @@ def _score(sample: LeaderboardSample, record: dict, specs: list) -> None:
     )
 
 
-def _parallel(jobs, width: int) -> None:
+def parallel(jobs, width: int) -> None:
+    """Run ``jobs`` on ``width`` threads, re-raising the first failure; each thread's database
+    connections are closed when its job ends."""
+
     def wrap(job):
         try:
             return job()
@@ -365,7 +389,7 @@ def run_execute(*, run_id: int) -> LeaderboardRun:
                 for i in range(run.samples_per_problem)
                 if (item.pk, i) not in done
             ]
-            _parallel(jobs, width=run.endpoint.concurrency_limit)
+            parallel(jobs, width=run.endpoint.concurrency_limit)
         pending = list(LeaderboardSample.objects.filter(run=run, verdict=""))
         tests_by_item: dict[int, list] = defaultdict(list)
         for t in ReleaseTest.objects.filter(item_id__in={s.item_id for s in pending}).order_by(

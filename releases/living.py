@@ -11,17 +11,24 @@ which stays inside [0, 1] and is defined at p = 0 and p = 1, where the normal in
 A problem is saturated when that pass@1 exceeds the release gate's ``max_pass_at_1`` (0.75 by
 default, the upper end of the band a problem had to lie in to enter the release); the models
 that saturated it are the panel models whose own pass@1 on it exceeds the same bound.
+
+A flag is withdrawn (kept, with the date and the reason) by a later re-measurement of the same
+release that finds the pooled pass@1 at or below the bound AND no panel model above the bound
+on its own: a weaker model joining the panel lowers the pooled rate without making the problem
+any harder for the model that saturated it, so the pooled rate alone never withdraws a flag.
+In practice a flag falls when the models that saturated it leave the panel.
 """
 
 from __future__ import annotations
 
 import math
+from datetime import timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from . import leaderboard
+from . import leaderboard, living_plots
 from .gate import GateRules, RulesError
 from .living_models import (
     DifficultyPoint,
@@ -88,6 +95,26 @@ def panel_seat_add(*, benchmark: Benchmark, endpoint, samples: int = 4, by=None)
     )
 
 
+@transaction.atomic
+def panel_seat_remove(*, benchmark: Benchmark, endpoint, by=None) -> Remeasurement | None:
+    """Take ``endpoint`` off the benchmark's panel and re-measure its published release with
+    the panel that remains (None when none remains: nothing to measure with). Flags only the
+    departed model held up are withdrawn by that re-measurement."""
+    deleted, _ = PanelSeat.objects.filter(benchmark=benchmark, endpoint=endpoint).delete()
+    if not deleted:
+        raise ValidationError({"endpoint": f"{endpoint.name} is not on the panel."})
+    if not PanelSeat.objects.filter(benchmark=benchmark).exists():
+        return None
+    if latest_published(benchmark) is None:
+        return None
+    return remeasurement_start(
+        benchmark=benchmark,
+        trigger=RemeasurementTrigger.PANEL_CHANGE,
+        reason=f"{endpoint.name} left the panel",
+        by=by,
+    )
+
+
 def remeasurement_create(
     *, benchmark: Benchmark, trigger: str, reason: str = "", by=None
 ) -> Remeasurement:
@@ -123,15 +150,52 @@ def remeasurement_create(
     return remeasurement
 
 
-def remeasurement_start(**kwargs) -> Remeasurement:
+REMEASUREMENT_TASK = "releases.tasks.remeasurement_run"
+
+
+def _publish(remeasurement_id: int) -> None:
+    """Send the re-measurement's task (by name: releases.tasks imports this module) and note
+    when. The publish is retried by Celery's publish retry policy; if it still fails, the row
+    stays queued and ``remeasurement_resend_stale`` sends it again."""
     from celery import current_app
 
+    current_app.send_task(REMEASUREMENT_TASK, (remeasurement_id,))
+    Remeasurement.objects.filter(pk=remeasurement_id).update(sent_at=timezone.now())
+
+
+def remeasurement_start(**kwargs) -> Remeasurement:
     remeasurement = remeasurement_create(**kwargs)
-    # By task name, on commit (releases.tasks imports this module to run it).
-    transaction.on_commit(
-        lambda: current_app.send_task("releases.tasks.remeasurement_run", (remeasurement.pk,))
-    )
+    transaction.on_commit(lambda: _publish(remeasurement.pk))
     return remeasurement
+
+
+def remeasurement_resend_stale(*, minutes: float | None = None) -> list[int]:
+    """Publish again the task of every re-measurement still queued ``minutes`` (default
+    ``LIVING_RESEND_MINUTES``) after it was last sent (or created, if it never was): a
+    message lost with a broker restart, or never sent, does not leave it queued for good.
+    A second message for the same row re-runs only what is unfinished
+    (``remeasurement_execute`` skips finished runs; samples are unique per run, item and
+    sample index). Each row is re-sent at most once per period, even by two
+    passes at once (a conditional UPDATE takes it). Returns the ids sent."""
+    from django.conf import settings
+    from django.db.models import Q
+
+    minutes = settings.LIVING_RESEND_MINUTES if minutes is None else minutes
+    before = timezone.now() - timedelta(minutes=minutes)
+    stale = Remeasurement.objects.filter(state="queued").filter(
+        Q(sent_at__lt=before) | Q(sent_at__isnull=True, created_at__lt=before)
+    )
+    sent = []
+    for pk, sent_at in stale.values_list("pk", "sent_at"):
+        taken = Remeasurement.objects.filter(pk=pk, state="queued", sent_at=sent_at).update(
+            sent_at=timezone.now()
+        )
+        if taken:
+            from celery import current_app
+
+            current_app.send_task(REMEASUREMENT_TASK, (pk,))
+            sent.append(pk)
+    return sent
 
 
 def remeasure_scheduled() -> list[int]:
@@ -200,11 +264,8 @@ def _record(remeasurement: Remeasurement, runs: list[LeaderboardRun]) -> dict:
                 }
             )
     DifficultyPoint.objects.filter(remeasurement=remeasurement).delete()
-    already = set(
-        SaturationFlag.objects.filter(release=release).values_list("public_id", flat=True)
-    )
-    newly = []
-    saturated = 0
+    active = {f.public_id: f for f in SaturationFlag.objects.active().filter(release=release)}
+    newly, withdrawn = [], []
     for item in release.items.order_by("position"):
         rows = per_model.get(item.public_id, [])
         n = sum(r["n"] for r in rows)
@@ -223,36 +284,70 @@ def _record(remeasurement: Remeasurement, runs: list[LeaderboardRun]) -> dict:
             passes=c,
             models_detail=rows,
         )
-        if n and p > bound:
-            saturated += 1
-            if item.public_id not in already:
-                SaturationFlag.objects.create(
-                    release=release,
-                    public_id=item.public_id,
-                    flagged_at=now,
-                    pass_at_1=p,
-                    bound=bound,
-                    saturating_models=[r["label"] for r in rows if r["pass_at_1"] > bound],
-                    remeasurement=remeasurement,
-                )
-                newly.append(item.public_id)
+        if not n:
+            continue  # no evidence either way: a flag stays as it is
+        above = [r["label"] for r in rows if r["pass_at_1"] > bound]
+        flag = active.get(item.public_id)
+        if p > bound and flag is None:
+            active[item.public_id] = SaturationFlag.objects.create(
+                release=release,
+                public_id=item.public_id,
+                flagged_at=now,
+                pass_at_1=p,
+                bound=bound,
+                saturating_models=above,
+                remeasurement=remeasurement,
+            )
+            newly.append(item.public_id)
+        elif flag is not None and p <= bound and not above:
+            flag.withdrawn_at = now
+            flag.withdrawn_pass_at_1 = p
+            flag.withdrawn_by = remeasurement
+            flag.withdrawn_reason = _withdraw_reason(flag, p=p, bound=bound, rows=rows, at=now)
+            flag.save(
+                update_fields=[
+                    "withdrawn_at",
+                    "withdrawn_pass_at_1",
+                    "withdrawn_by",
+                    "withdrawn_reason",
+                ]
+            )
+            del active[item.public_id]
+            withdrawn.append(item.public_id)
     return {
         "bound": bound,
         "problems": release.items.count(),
-        "saturated": saturated,
+        "saturated": len(active),
         "newly_saturated": newly,
+        "withdrawn": withdrawn,
         "models": [run.label for run in runs],
     }
+
+
+def _withdraw_reason(flag: SaturationFlag, *, p: float, bound: float, rows, at) -> str:
+    present = {r["label"] for r in rows}
+    gone = [m for m in flag.saturating_models if m not in present]
+    stayed = [m for m in flag.saturating_models if m in present]
+    why = []
+    if gone:
+        why.append(f"{', '.join(gone)} left the panel")
+    if stayed:
+        why.append(f"{', '.join(stayed)} now at or below the bound")
+    text = (
+        f"re-measured on {at:%Y-%m-%d}: pass@1 {p:.2f} over the panel <= {bound:g} "
+        f"and no panel model above it"
+    )
+    return (text + (f" ({'; '.join(why)})" if why else ""))[:300]
 
 
 # --- reading ---------------------------------------------------------------------------------
 
 
 def saturation_share(*, release: Release) -> dict:
-    """How much of ``release`` the panel has saturated (flags are never withdrawn: a problem
-    once solved past the bound stays suspect, as a contaminated one does)."""
+    """How much of ``release`` the panel has saturated: its active flags (a withdrawn flag no
+    longer counts; see the module docstring)."""
     problems = release.item_count or release.items.count()
-    flagged = SaturationFlag.objects.filter(release=release).count()
+    flagged = SaturationFlag.objects.active().filter(release=release).count()
     return {
         "saturated": flagged,
         "problems": problems,
@@ -270,7 +365,8 @@ def difficulty_history(*, release: Release, public_id: str) -> list[DifficultyPo
     )
 
 
-# --- small plots (inline SVG, no script: the problem page stays static) ----------------------
+# --- small plots (inline SVG: the pages' figures without JavaScript; living_plots.py draws
+# the same data with plotly.js) -----------------------------------------------------------------
 
 PLOT_W, PLOT_H, PLOT_PAD = 320, 120, 18
 
@@ -317,13 +413,19 @@ def history_plot(*, points: list[DifficultyPoint], bound: float) -> dict | None:
 def item_context(*, release: Release, public_id: str) -> dict:
     """What the public problem page shows of the problem's life since release."""
     bound = saturation_bound(release)
+    points = difficulty_history(release=release, public_id=public_id)
     return {
-        "history_plot": history_plot(
-            points=difficulty_history(release=release, public_id=public_id), bound=bound
+        "history_plot": history_plot(points=points, bound=bound),
+        "history_figure": living_plots.history_figure(points=points, bound=bound),
+        "plotly_url": living_plots.plotly_url(),
+        "saturation_flag": SaturationFlag.objects.active()
+        .filter(release=release, public_id=public_id)
+        .first(),
+        "withdrawn_flags": list(
+            SaturationFlag.objects.withdrawn()
+            .filter(release=release, public_id=public_id)
+            .order_by("flagged_at", "id")
         ),
-        "saturation_flag": SaturationFlag.objects.filter(
-            release=release, public_id=public_id
-        ).first(),
     }
 
 
@@ -340,17 +442,24 @@ def _retire_reason(flag: SaturationFlag) -> str:
 
 @transaction.atomic
 def reevolution_create(
-    *, release: Release, evolver=None, launch: bool = False, by=None
+    *,
+    release: Release,
+    evolver=None,
+    settings: dict | None = None,
+    launch: bool = False,
+    by=None,
 ) -> ReEvolution:
     """One action: the saturated problems of ``release`` become the seeds of a new BenchEvolver
     campaign whose target panel is the benchmark's current evaluation panel. The evolver is
-    ``evolver`` or the one of the campaign the release came from. Left in draft unless
-    ``launch``, so the curator can adjust settings first."""
+    ``evolver`` or the one of the campaign the release came from; ``settings`` are the
+    campaign's algorithm settings (validated; the paper's defaults when None). Left in draft
+    unless ``launch``, so the curator can adjust settings first."""
+    from evolution.benchevolver import services as benchevolver_services
     from evolution.models import Panel, PanelMember, ProblemSet
     from evolution.models.campaigns import CampaignKind
     from evolution.services import campaigns as campaign_services
 
-    flags = list(SaturationFlag.objects.filter(release=release).order_by("public_id"))
+    flags = list(SaturationFlag.objects.active().filter(release=release).order_by("public_id"))
     # A problem is re-evolved once: a second action takes only the newly saturated ones.
     taken_ids = {
         pid
@@ -387,12 +496,13 @@ def reevolution_create(
     PanelMember.objects.bulk_create(
         PanelMember(panel=panel, endpoint=s.endpoint, attempts=s.samples) for s in seats
     )
-    campaign = campaign_services.campaign_create(
+    campaign = benchevolver_services.campaign_create(
         name=f"Re-evolve {label}"[:200],
         seed_set=seeds,
         evolver=evolver,
         panel=panel,
         kind=CampaignKind.BENCHEVOLVER,
+        settings=settings,
         created_by=by,
     )
     reevolution = ReEvolution.objects.create(
@@ -537,11 +647,21 @@ def benchmark_living(*, benchmark: Benchmark) -> dict:
         "releases": [{"release": r, "saturation": saturation_share(release=r)} for r in releases],
         "series": series,
         "saturation_plot": saturation_plot(series=series),
+        "saturation_figure": living_plots.saturation_figure(series=series),
+        "plotly_url": living_plots.plotly_url(),
         "remeasurements": remeasurements,
         "seats": list(PanelSeat.objects.filter(benchmark=benchmark).select_related("endpoint")),
         "pending": pending,
         "latest": latest,
-        "flags": list(SaturationFlag.objects.filter(release=latest).order_by("flagged_at"))
+        "flags": list(SaturationFlag.objects.active().filter(release=latest).order_by("flagged_at"))
+        if latest
+        else [],
+        "withdrawn_flags": list(
+            SaturationFlag.objects.withdrawn()
+            .filter(release=latest)
+            .select_related("withdrawn_by")
+            .order_by("-withdrawn_at", "public_id")
+        )
         if latest
         else [],
     }

@@ -41,7 +41,7 @@ class PanelSeat(models.Model):
 
 
 class RemeasurementTrigger(models.TextChoices):
-    PANEL_CHANGE = "panel_change", "a model joined the panel"
+    PANEL_CHANGE = "panel_change", "the panel changed"
     SCHEDULE = "schedule", "scheduled"
     MANUAL = "manual", "requested by a curator"
 
@@ -67,6 +67,9 @@ class Remeasurement(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # When its task message was last published (the first time on commit, again by
+    # living.remeasurement_resend_stale while it stays queued).
+    sent_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -105,9 +108,22 @@ class DifficultyPoint(models.Model):
         return f"{self.public_id} {self.pass_at_1:.3f} at {self.measured_at:%Y-%m-%d}"
 
 
+class SaturationFlagQuerySet(models.QuerySet):
+    def active(self):
+        return self.filter(withdrawn_at__isnull=True)
+
+    def withdrawn(self):
+        return self.filter(withdrawn_at__isnull=False)
+
+
 class SaturationFlag(models.Model):
     """A problem whose pass@1 over the panel rose above the gate's upper bound: when, how
-    high, and the panel models that solve it more often than the bound."""
+    high, and the panel models that solve it more often than the bound.
+
+    A later re-measurement that finds the pooled pass@1 at or below the bound AND no panel
+    model above it on its own withdraws the flag (date, pass@1, reason, the re-measurement);
+    the row stays as history, and a problem saturated again gets a new flag. At most one flag
+    per problem and release is active."""
 
     release = models.ForeignKey(
         "releases.Release", on_delete=models.CASCADE, related_name="saturation_flags"
@@ -118,15 +134,41 @@ class SaturationFlag(models.Model):
     bound = models.FloatField()
     saturating_models = models.JSONField(default=list, blank=True)
     remeasurement = models.ForeignKey(Remeasurement, on_delete=models.CASCADE, related_name="flags")
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_pass_at_1 = models.FloatField(null=True, blank=True)
+    withdrawn_reason = models.CharField(max_length=300, blank=True)
+    withdrawn_by = models.ForeignKey(
+        Remeasurement,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="withdrawn_flags",
+    )
+
+    objects = SaturationFlagQuerySet.as_manager()
 
     class Meta:
         ordering = ["release_id", "flagged_at", "public_id"]
         constraints = [
-            models.UniqueConstraint(fields=["release", "public_id"], name="saturationflag_unique"),
+            models.UniqueConstraint(
+                fields=["release", "public_id"],
+                condition=Q(withdrawn_at__isnull=True),
+                name="saturationflag_one_active",
+            ),
+            models.CheckConstraint(
+                condition=Q(withdrawn_at__isnull=True)
+                | (~Q(withdrawn_reason="") & Q(withdrawn_pass_at_1__isnull=False)),
+                name="saturationflag_withdrawal_explained",
+            ),
         ]
 
     def __str__(self):
-        return f"{self.public_id} saturated at {self.pass_at_1:.3f}"
+        state = "" if self.active else " (withdrawn)"
+        return f"{self.public_id} saturated at {self.pass_at_1:.3f}{state}"
+
+    @property
+    def active(self) -> bool:
+        return self.withdrawn_at is None
 
 
 class ReEvolution(models.Model):

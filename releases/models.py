@@ -61,6 +61,10 @@ class Release(models.Model):
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="successors"
     )
     content_hash = models.CharField(max_length=64, blank=True)
+    # How content_hash was computed (releases.content): "benchforge-release/2" for every
+    # release frozen since that format; empty (NULL) for releases frozen before it, whose
+    # hash is format 1 and stays verifiable as such.
+    hash_format = models.CharField(max_length=40, null=True, blank=True)
     item_count = models.PositiveIntegerField(default=0)
     test_count = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(
@@ -466,7 +470,14 @@ class LeaderboardSample(models.Model):
         return self.verdict == "AC"
 
 
-# The living-benchmark models live in their own module; importing them here registers them.
+# The living-benchmark and independent-evaluation models live in their own modules;
+# importing them here registers them.
+from .independent_models import (  # noqa: E402, F401
+    GateEvaluation,
+    GateEvaluationSample,
+    GateEvaluationState,
+    GatePanel,
+)
 from .living_models import (  # noqa: E402, F401
     DifficultyPoint,
     PanelSeat,
@@ -475,3 +486,6 @@ from .living_models import (  # noqa: E402, F401
     RemeasurementTrigger,
     SaturationFlag,
 )
+
+# Scoring released question sets (reasoning leaderboards), likewise.
+from .question_models import QuestionRun, QuestionSample  # noqa: E402, F401

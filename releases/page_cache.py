@@ -2,9 +2,9 @@
 
 A published release's items and tests never change (the content hash says so, the database
 enforces it), so their rendering can be reused; what can still change on those pages (errata
-and their fixes, completed leaderboard runs, newer published versions) is folded into the
-key by one cheap query each. Only anonymous visitors get cached pages: a signed-in user's
-page carries their name, role links and CSRF token. Settings: PUBLIC_PAGE_CACHE_SECONDS
+and their fixes, completed leaderboard runs and re-measurements, newer published versions) is
+folded into the key by one cheap query each. Only anonymous visitors get cached pages: a
+signed-in user's page carries their name, role links and CSRF token. Settings: PUBLIC_PAGE_CACHE_SECONDS
 (0 turns caching off) and CACHES.
 """
 
@@ -15,10 +15,28 @@ import hashlib
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, OuterRef, Q, Subquery
 from django.http import HttpResponse
 
-from .models import Erratum, LeaderboardRun, Release, ReleaseState, RunState
+from .models import (
+    Erratum,
+    LeaderboardRun,
+    QuestionRun,
+    Release,
+    ReleaseState,
+    Remeasurement,
+    RunState,
+)
+
+
+def _done(model, name: str, where: dict) -> dict:
+    """``<name>_n`` and ``<name>_last``: how many rows of ``model`` match ``where`` and the
+    newest ``finished_at``, as subqueries of a Release query."""
+    rows = model.objects.filter(**where).order_by().values("release")
+    return {
+        f"{name}_n": Subquery(rows.annotate(c=Count("id")).values("c")[:1]),
+        f"{name}_last": Subquery(rows.annotate(m=Max("finished_at")).values("m")[:1]),
+    }
 
 
 def page_version(release: Release) -> str:
@@ -32,12 +50,37 @@ def page_version(release: Release) -> str:
     versions = Release.objects.filter(
         benchmark_id=release.benchmark_id, state=ReleaseState.PUBLISHED
     ).count()
-    return f"{errata}|{runs}|{versions}"
+    # Re-measurements by the living panel (difficulty history, saturation flags raised and
+    # withdrawn; one may reuse every run, so the runs above do not show it) and the question
+    # leaderboard's runs: one query for both.
+    completed = {"release": OuterRef("pk"), "state": RunState.COMPLETED}
+    later = (
+        Release.objects.filter(pk=release.pk)
+        .annotate(
+            **_done(Remeasurement, "remeasured", completed),
+            **_done(QuestionRun, "questions", completed),
+        )
+        .values("remeasured_n", "remeasured_last", "questions_n", "questions_last")
+        .get()
+    )
+    remeasured = (later["remeasured_n"], later["remeasured_last"])
+    questions = (later["questions_n"], later["questions_last"])
+    return f"{errata}|{runs}|{versions}|{remeasured}|{questions}"
 
 
-def cached_public_page(view):
+def _controls_key(request, controls: tuple[str, ...]) -> str:
+    """The page's controls as they affect it: only the named query parameters, in a fixed
+    order, so ``?b=1&a=2`` and ``?a=2&b=1`` share an entry and unknown parameters add none."""
+    return "&".join(f"{name}={request.GET.get(name, '')[:200]}" for name in controls)
+
+
+def cached_public_page(view=None, *, controls: tuple[str, ...] = ()):
     """Wrap a public view taking ``(request, slug, version, ...)`` whose release the view looks
-    up itself; the key is the release's identity, content hash, page version and full URL."""
+    up itself; the key is the release's identity, content hash, page version, the path and
+    the values of the query parameters named in ``controls`` (the only ones the view reads).
+    Use as ``@cached_public_page`` or ``@cached_public_page(controls=("sort", ...))``."""
+    if view is None:
+        return functools.partial(cached_public_page, controls=controls)
     from .selectors import public_release_get
 
     @functools.wraps(view)
@@ -56,7 +99,8 @@ def cached_public_page(view):
                 release.published_at.isoformat(),
                 release.content_hash,
                 page_version(release),
-                request.get_full_path(),
+                request.path,
+                _controls_key(request, controls),
             ]
         )
         key = "public-page:" + hashlib.sha256(raw.encode()).hexdigest()

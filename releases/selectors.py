@@ -8,8 +8,12 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, Q, QuerySet
 
+from evolution.models import TestCase
+from evolution.rendering import examples_to_show, render_statement
 from review.selectors import problems_under_blind_review
 
+from . import board, difficulty
+from .gate import GateRules, RulesError
 from .models import (
     Benchmark,
     Erratum,
@@ -17,7 +21,6 @@ from .models import (
     Release,
     ReleaseItem,
     ReleaseState,
-    RunState,
 )
 
 # --- curator side ---------------------------------------------------------------------------
@@ -39,6 +42,65 @@ def release_latest_gate_run(*, release: Release):
 
 def release_runs(*, release: Release) -> QuerySet[LeaderboardRun]:
     return release.runs.select_related("endpoint").order_by("-created_at")
+
+
+def _version_text(key: tuple[int, int, int]) -> str:
+    return ".".join(str(n) for n in key)
+
+
+def _taken_versions(benchmark_id: int) -> set[tuple[int, int, int]]:
+    return set(
+        Release.objects.filter(benchmark_id=benchmark_id).values_list("major", "minor", "patch")
+    )
+
+
+def next_free_version(*, benchmark: Benchmark) -> str:
+    """The version a new draft of ``benchmark`` gets by default: 1.0.0 for the first, else
+    the next minor version after the newest one (a new draft brings new content)."""
+    taken = _taken_versions(benchmark.pk)
+    if not taken:
+        return "1.0.0"
+    major, minor, _ = max(taken)
+    return _version_text((major, minor + 1, 0))
+
+
+def release_next_versions(*, release: Release) -> list[dict]:
+    """The patch, minor and major versions after ``release``, each free or not; the first
+    free one is the default of the *Start the next version* form."""
+    major, minor, patch = release.version_key
+    taken = _taken_versions(release.benchmark_id)
+    options = [
+        {"bump": "patch", "key": (major, minor, patch + 1)},
+        {"bump": "minor", "key": (major, minor + 1, 0)},
+        {"bump": "major", "key": (major + 1, 0, 0)},
+    ]
+    chosen = False
+    for option in options:
+        option["version"] = _version_text(option["key"])
+        option["free"] = option["key"] not in taken
+        option["default"] = option["free"] and not chosen
+        chosen = chosen or option["default"]
+    return options
+
+
+def freeze_preview(*, release: Release, selection: list[dict]) -> dict:
+    """What freezing the draft now would snapshot (for the confirmation the curator sees)."""
+    chosen = [e for e in selection if e["included"]]
+    latest = release_latest_gate_run(release=release)
+    try:
+        rules_changed = latest is not None and latest.rules != (
+            GateRules.from_dict(release.gate_rules).to_dict()
+        )
+    except RulesError:
+        rules_changed = True
+    return {
+        "problems": len(chosen),
+        "evolved": sum(1 for e in chosen if e["origin"] == "evolved"),
+        "original": sum(1 for e in chosen if e["origin"] == "original"),
+        "tests": TestCase.objects.filter(problem_id__in=[e["problem_id"] for e in chosen]).count(),
+        "questions": release.questions.count(),
+        "rules_changed": rules_changed,
+    }
 
 
 # --- changelog and errata ------------------------------------------------------------------
@@ -171,15 +233,19 @@ class PublicItem:
     difficulty: str
     tags: list
     statement: str
+    statement_html: str
     harness: str
     entry_point: str
     starter_code: str
     time_limit_s: float
     memory_mb: int
-    examples: list[PublicExample]
+    examples: list[PublicExample]  # the public examples the statement does not already show
     hidden_tests: int
     # True while reviewers rate this problem blind: origin and tags are then left out.
     withheld: bool = False
+    # What the difficulty label rests on (a measurement or the dataset's label); withheld
+    # with the origin, which it would give away.
+    difficulty_basis: str = ""
 
 
 def _public_item(item: ReleaseItem, *, with_examples: bool, withheld: bool) -> PublicItem:
@@ -192,17 +258,26 @@ def _public_item(item: ReleaseItem, *, with_examples: bool, withheld: bool) -> P
         difficulty=item.difficulty,
         tags=[] if withheld else list(item.tags or []),
         withheld=withheld,
+        difficulty_basis=""
+        if withheld
+        else difficulty.describe((item.provenance or {}).get("difficulty")),
         statement=record.get("statement", ""),
+        statement_html=render_statement(record.get("statement", ""), title=item.title)
+        if with_examples
+        else "",
         harness=record.get("harness", ""),
         entry_point=record.get("entry_point", ""),
         starter_code=record.get("starter_code", ""),
         time_limit_s=float(record.get("time_limit_s", 0)),
         memory_mb=int(record.get("memory_mb", 0)),
-        examples=[
-            PublicExample(input=t.input, output=t.output)
-            for t in tests
-            if not t.hidden and t.tier == "public"
-        ],
+        examples=examples_to_show(
+            record.get("statement", ""),
+            [
+                PublicExample(input=t.input, output=t.output)
+                for t in tests
+                if not t.hidden and t.tier == "public"
+            ],
+        ),
         hidden_tests=sum(1 for t in tests if t.hidden),
     )
 
@@ -250,49 +325,13 @@ def public_release_item(*, release: Release, public_id: str) -> PublicItem:
     return _public_item(item, with_examples=True, withheld=blind)
 
 
-SORT_KEYS = ("pass1", "passk", "clean", "model", "avgk", "bestk")
+SORT_KEYS = board.SORT_KEYS
 
 
 def public_leaderboard(*, release: Release, sort: str = "pass1", descending: bool = True):
-    """Completed runs on a published release as rows for the leaderboard table."""
-    if release.state != ReleaseState.PUBLISHED:
-        return []
-    rows = []
-    for run in release.runs.filter(state=RunState.COMPLETED):
-        s = run.summary or {}
-        ks = s.get("k", [1])
-        top_k = str(ks[-1])
-        rows.append(
-            {
-                "run_id": run.pk,
-                "model": run.label,
-                "source": run.get_source_display(),
-                "model_release_date": run.model_release_date,
-                "samples": run.samples_per_problem,
-                "pass1": (s.get("pass") or {}).get("1"),
-                "k": top_k,
-                "passk": (s.get("pass") or {}).get(top_k),
-                "clean": (s.get("contamination") or {}).get("clean_pass1"),
-                "flagged": (s.get("contamination") or {}).get("flagged", 0),
-                "breakdown": s.get("breakdown", {}),
-                # Open-ended (scored) items: Avg@k and Best@k at the run's largest k.
-                "avg1": ((s.get("score") or {}).get("avg") or {}).get("1"),
-                "avgk": ((s.get("score") or {}).get("avg") or {}).get(top_k),
-                "bestk": ((s.get("score") or {}).get("best") or {}).get(top_k),
-                "finished_at": run.finished_at,
-            }
-        )
-    if sort not in SORT_KEYS:
-        sort = "pass1"
-
-    def key(row):
-        if sort == "model":
-            return row["model"].lower()
-        value = row[sort]
-        return -1.0 if value is None else value["value"]
-
-    rows.sort(key=key, reverse=descending)
-    return rows
+    """Completed runs on a published release as rows for the leaderboard table (every
+    problem, every model; ``board.build`` applies the public page's controls)."""
+    return board.build(release=release, sort=sort, descending=descending).rows
 
 
 def published_items_for_problems(problem_ids) -> list[dict]:

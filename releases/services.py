@@ -18,10 +18,11 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+from evolution.measurement import selectors as measurement_selectors
 from evolution.models import Campaign, Candidate, Lineage, Problem, ProblemSet, SolverAttempt
 from evolution.sources import ProblemSource, source_for_model
 
-from . import content, living
+from . import content, difficulty, independent, living
 from .gate import CandidateFacts, GateRules, RulesError, evaluate
 from .models import (
     Benchmark,
@@ -165,6 +166,7 @@ def release_next(*, release: Release, bump: str = "patch", created_by=None) -> R
     if carried:
         release_questions_add(release=draft, items=carried)
     living.carry_reevolutions(draft=draft)
+    independent.carry_panel(draft=draft)
     return draft
 
 
@@ -251,6 +253,11 @@ def _candidate_pool(release: Release) -> tuple[list[Problem], dict[int, dict], d
             continue
         passes, attempts = _pooled([(lin.seed_passes, lin.seed_attempts) for lin in lins])
         panel[pid] = {"passes": passes, "attempts": attempts, "lineages": lins}
+    # Problems no campaign measured itself (X-Coder, EvoSyn, sets measured from their page):
+    # the latest completed shared panel measurement (evolution.measurement).
+    unmeasured = [pid for pid in ids if not (panel.get(pid) or {}).get("attempts")]
+    for pid, m in measurement_selectors.latest_completed(unmeasured).items():
+        panel[pid] = {"passes": m.passes, "attempts": m.attempts, "measurement": m}
 
     seed_statements: dict[str, str] = {}
     seed_sets = [c.seed_set_id for c in campaigns if c.seed_set_id]
@@ -268,11 +275,13 @@ def gate_run_create(*, release: Release, by=None) -> GateRun:
     rules = GateRules.from_dict(release.gate_rules)
     problems, panel, seed_statements = _candidate_pool(release)
     living.remeasured_panel(release=release, problems=problems, panel=panel)
+    fresh = independent.gate_figures(release=release, problems=problems)
     reviews = problem_reviews(problem_ids=[p.id for p in problems])
     facts = []
     for p in problems:
         measured = panel.get(p.id, {})
         passes, attempts = measured.get("passes"), measured.get("attempts")
+        figure = fresh.get(p.id, {})
         agg = reviews[p.id]
         facts.append(
             CandidateFacts(
@@ -291,6 +300,10 @@ def gate_run_create(*, release: Release, by=None) -> GateRun:
                 open_ended=(p.comparison or {}).get("mode") == "score",
                 score_spread=((p.metadata or {}).get("frontiersmith") or {}).get("score_spread"),
                 mean_difficulty=agg.final.get("difficulty"),
+                independent_passes=figure.get("passes"),
+                independent_attempts=figure.get("attempts"),
+                independent_source=figure.get("source", ""),
+                independent_note=figure.get("note", ""),
             )
         )
     reports = evaluate(facts, rules, seed_statements=seed_statements)
@@ -302,6 +315,19 @@ def gate_run_create(*, release: Release, by=None) -> GateRun:
         passed=sum(r.passed for r in reports),
         created_by=by,
     )
+
+
+def gate_evaluation_start(*, release: Release, by=None):
+    """Queue an independent evaluation of the draft's candidates by its evaluation panel
+    (``releases.independent``); the worker runs it when the transaction commits."""
+    independent.require_draft(release)
+    problems, panel, _ = _candidate_pool(release)
+    living.remeasured_panel(release=release, problems=problems, panel=panel)
+    evaluation = independent.evaluation_create(
+        release=release, problems=problems, panel=panel, by=by
+    )
+    independent.enqueue(evaluation)
+    return evaluation
 
 
 def curation_decide(
@@ -393,6 +419,16 @@ def _provenance(problem: Problem, entry: dict, measured: dict, review: dict) -> 
         }
         prov["validation_ledger"] = cand.validation_ledger
         prov["panel_results"] = cand.panel_results
+    elif measured.get("measurement") is not None:
+        m = measured["measurement"]
+        prov["measurement"] = {
+            "id": m.pk,
+            "panel": m.panel.name,
+            "level": m.level,
+            "measured_at": m.measured_at.isoformat() if m.measured_at else None,
+        }
+        prov["validation_ledger"] = []
+        prov["panel_results"] = m.per_model
     elif lineages:
         prov["campaign"] = {"id": lineages[0].campaign_id}
         prov["seed_calibration"] = {"level": lineages[0].seed_level}
@@ -404,9 +440,17 @@ def _provenance(problem: Problem, entry: dict, measured: dict, review: dict) -> 
     return prov
 
 
-def _difficulty(problem: Problem) -> str:
-    return problem.origin_difficulty or (
-        problem.lineage_root.origin_difficulty if problem.lineage_root_id else ""
+def _difficulty(problem: Problem, entry: dict) -> tuple[str, dict]:
+    """The item's label: an evolved problem's from the panel measurement the gate used, never
+    its seed's (``releases.difficulty``)."""
+    facts = entry.get("facts") or {}
+    return difficulty.item_difficulty(
+        origin=entry["origin"],
+        dataset_label=problem.origin_difficulty,
+        dataset=problem.origin_dataset,
+        passes=facts.get("panel_passes"),
+        attempts=facts.get("panel_attempts"),
+        open_ended=bool(facts.get("open_ended")),
     )
 
 
@@ -565,6 +609,9 @@ def release_freeze(*, release: Release, by=None) -> Release:
         hashes.append((problem.public_id, digest))
         agg = reviews[problem.id]
         decision = entry["decision"]
+        label, basis = _difficulty(problem, entry)
+        provenance = _provenance(problem, entry, panel.get(problem.id, {}), agg.to_dict())
+        provenance["difficulty"] = basis
         item = ReleaseItem.objects.create(
             release=release,
             problem=problem,
@@ -572,10 +619,10 @@ def release_freeze(*, release: Release, by=None) -> Release:
             public_id=problem.public_id,
             title=problem.title,
             origin=entry["origin"],
-            difficulty=_difficulty(problem),
+            difficulty=label,
             tags=agg.tags,
             record=record,
-            provenance=_provenance(problem, entry, panel.get(problem.id, {}), agg.to_dict()),
+            provenance=provenance,
             created_on=problem.contest_date if problem.kind == "seed" else problem.created_at,
             content_hash=digest,
             gate_passed=entry["passed"],
@@ -610,13 +657,15 @@ def release_freeze(*, release: Release, by=None) -> Release:
         question.save()
         hashes.append((question.public_id, question.content_hash))
 
-    release.content_hash = content.release_hash(hashes)
+    if release.previous_id is None:
+        release.previous = _previous_frozen(release)
+    # Hash format 2: the items and everything the card and the exports show (content.py).
+    release.hash_format = content.FORMAT
+    release.content_hash = content.compute_release_hash(release)
     release.item_count = len(hashes)
     release.test_count = test_total
     release.state = ReleaseState.FROZEN
     release.frozen_at = timezone.now()
-    if release.previous_id is None:
-        release.previous = _previous_frozen(release)
     release.save()
     _mark_fixed_errata(release, dict(hashes))
     return release

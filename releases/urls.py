@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views, views_living
+from . import views, views_independent, views_living, views_questions
 
 app_name = "releases"
 V = "releases/<slug:slug>/v<str:version>/"
@@ -11,12 +11,22 @@ urlpatterns = [
     path(V + "card.md", views.public_card, name="public_card"),
     path(V + "leaderboard/", views.public_leaderboard, name="public_leaderboard"),
     path(V + "items/<str:public_id>/", views.public_item, name="public_item"),
+    path(
+        V + "questions/leaderboard/",
+        views_questions.public_question_leaderboard,
+        name="public_question_leaderboard",
+    ),
     path("benchmarks/<slug:slug>/living/", views_living.living_page, name="living"),
     # curator
     path(
         "curate/benchmarks/<slug:slug>/panel/",
         views_living.living_panel_add,
         name="living_panel_add",
+    ),
+    path(
+        "curate/benchmarks/<slug:slug>/panel/remove/",
+        views_living.living_panel_remove,
+        name="living_panel_remove",
     ),
     path(
         "curate/benchmarks/<slug:slug>/remeasure/",
@@ -54,6 +64,26 @@ urlpatterns = [
     path("curate/releases/<int:pk>/", views.curate_detail, name="curate_detail"),
     path("curate/releases/<int:pk>/rules/", views.release_rules, name="release_rules"),
     path("curate/releases/<int:pk>/gate/", views.release_gate, name="release_gate"),
+    path(
+        "curate/releases/<int:pk>/independent/",
+        views_independent.fragment,
+        name="independent_fragment",
+    ),
+    path(
+        "curate/releases/<int:pk>/independent/panel/",
+        views_independent.panel_save,
+        name="independent_panel",
+    ),
+    path(
+        "curate/releases/<int:pk>/independent/run/",
+        views_independent.evaluate,
+        name="independent_run",
+    ),
+    path(
+        "curate/evaluations/<int:pk>/gap.csv",
+        views_independent.gap_csv,
+        name="independent_gap_csv",
+    ),
     path("curate/releases/<int:pk>/decide/", views.release_decide, name="release_decide"),
     path("curate/releases/<int:pk>/freeze/", views.release_freeze, name="release_freeze"),
     path(
@@ -70,6 +100,11 @@ urlpatterns = [
     path("curate/releases/<int:pk>/next/", views.release_next, name="release_next"),
     path("curate/releases/<int:pk>/errata/", views.release_erratum, name="release_erratum"),
     path("curate/releases/<int:pk>/runs/", views.release_run, name="release_run"),
+    path(
+        "curate/releases/<int:pk>/question-runs/",
+        views_questions.question_run_new,
+        name="question_run_new",
+    ),
     path("curate/releases/<int:pk>/upload/", views.release_upload, name="release_upload"),
     path("curate/releases/<int:pk>/export/<str:fmt>/", views.release_export, name="release_export"),
     path("curate/runs/<int:pk>/", views.run_detail, name="run_detail"),

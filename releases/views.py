@@ -7,17 +7,21 @@ from __future__ import annotations
 import json
 from datetime import date
 
+import plotly
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from benchapp.roles import ADMIN, CURATOR, role_required
 from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
 
-from . import exporters, leaderboard, living, selectors, services
+from . import board as leaderboard_board
+from . import exporters, independent, leaderboard, living, selectors, services
+from .gate_form import GateRulesForm, RulesJSONError, parse_rules_json
 from .models import Benchmark, ErratumKind, LeaderboardRun, Release, ReleaseItem
 from .page_cache import cached_public_page
 from .tasks import enqueue_leaderboard_run
@@ -88,24 +92,57 @@ def public_item(request, slug: str, version: str, public_id: str):
     )
 
 
+LEADERBOARD_CONTROLS = ("after", "model", "sort", "dir")
+
+
+def _plotly_url() -> str:
+    """plotly.js from the one URL the analytics pages serve it from (cached for a year)."""
+    return reverse("evolution:plotly_js", args=[plotly.__version__])
+
+
 @require_GET
-@cached_public_page
+@cached_public_page(controls=LEADERBOARD_CONTROLS)
 def public_leaderboard(request, slug: str, version: str):
     release = _published(slug, version)
-    sort = request.GET.get("sort", "pass1")
-    descending = request.GET.get("dir", "desc") != "asc"
-    rows = selectors.public_leaderboard(release=release, sort=sort, descending=descending)
-    origins = sorted({o for r in rows for o in r["breakdown"].get("origin", {})})
+    board = leaderboard_board.build(
+        release=release,
+        sort=request.GET.get("sort", "pass1"),
+        descending=request.GET.get("dir", "desc") != "asc",
+        after=leaderboard_board.parse_after(request.GET.get("after")),
+        model=request.GET.get("model", "")[:200],
+    )
+    chart = [
+        {
+            "model": r["model"],
+            "value": r["pass1"]["value"],
+            "low": r["pass1"].get("low", r["pass1"]["value"]),
+            "high": r["pass1"].get("high", r["pass1"]["value"]),
+            "n": r["pass1"].get("n"),
+        }
+        for r in board.rows
+        if r.get("pass1") and r["pass1"].get("value") is not None
+    ]
+    cols = leaderboard_board.columns(board)
     return render(
         request,
         "releases/leaderboard.html",
         {
             "release": release,
-            "rows": rows,
-            "sort": sort if sort in selectors.SORT_KEYS else "pass1",
-            "descending": descending,
-            "origins": origins,
-            "scored": any(r.get("avgk") for r in rows),
+            "board": board,
+            "cols": cols,
+            "difficulty_columns": [cols[f"d:{d}"] for d in board.difficulties],
+            "origin_columns": [cols[f"o:{o}"] for o in board.origins],
+            "rows": board.rows,
+            "chart": chart,
+            "dates": [d.isoformat() for d in board.dates],
+            # The slider: 0 is "every problem", i the i-th problem date (the first not before
+            # the chosen date).
+            "after_index": 0
+            if board.after is None
+            else next(
+                (i + 1 for i, d in enumerate(board.dates) if d >= board.after), len(board.dates)
+            ),
+            "plotly_url": _plotly_url(),
             "saturation": living.saturation_share(release=release),
         },
     )
@@ -132,7 +169,9 @@ def curate_list(request):
         request,
         "releases/curate_list.html",
         {
-            "benchmarks": selectors.benchmark_list(),
+            "benchmarks": [
+                (b, selectors.next_free_version(benchmark=b)) for b in selectors.benchmark_list()
+            ],
             "releases": selectors.release_list(),
             "campaigns": Campaign.objects.order_by("-created_at"),
             "problem_sets": ProblemSet.objects.order_by("name"),
@@ -163,7 +202,8 @@ def release_new(request):
     try:
         release = services.release_create(
             benchmark=benchmark,
-            version=request.POST.get("version", "1.0.0"),
+            version=request.POST.get("version", "").strip()
+            or selectors.next_free_version(benchmark=benchmark),
             campaigns=Campaign.objects.filter(pk__in=request.POST.getlist("campaigns")),
             problem_sets=ProblemSet.objects.filter(pk__in=request.POST.getlist("problem_sets")),
             notes=request.POST.get("notes", ""),
@@ -175,37 +215,49 @@ def release_new(request):
     return redirect("releases:curate_detail", pk=release.pk)
 
 
+def _curate_context(release: Release, **overrides) -> dict:
+    run = selectors.release_latest_gate_run(release=release)
+    question_source = services.question_source()
+    selection = services.release_selection(release=release)
+    context = {
+        "release": release,
+        "gate_run": run,
+        "selection": selection,
+        "rules_form": GateRulesForm.for_rules(release.gate_rules),
+        "rules_json": json.dumps(release.gate_rules, indent=2),
+        "rules_json_error": None,
+        "rules_notes": release.notes,
+        "counts": selectors.release_counts(release=release),
+        "changelog": selectors.release_changelog(release=release) if not release.is_draft else None,
+        "errata": selectors.release_errata(release=release),
+        "erratum_kinds": ErratumKind.choices,
+        "items": release.items.order_by("position"),
+        "questions": release.questions.order_by("position"),
+        "reasoning_campaigns": [
+            (rc.pk, question_source.campaign_label(rc)) for rc in question_source.campaigns()
+        ],
+        "runs": selectors.release_runs(release=release),
+        "question_runs": release.question_runs.select_related("endpoint").order_by("-created_at"),
+        "endpoints": ModelEndpoint.objects.order_by("name"),
+        "formats": exporters.FORMATS,
+        "manifest": exporters.export_manifest(release) if not release.is_draft else None,
+        "freeze_preview": selectors.freeze_preview(release=release, selection=selection)
+        if release.is_draft
+        else None,
+        "next_versions": selectors.release_next_versions(release=release)
+        if not release.is_draft
+        else None,
+        "independent": independent.release_context(release=release),
+    }
+    context.update(overrides)
+    return context
+
+
 @role_required(*CURATORS)
 @require_GET
 def curate_detail(request, pk: int):
     release = get_object_or_404(Release.objects.select_related("benchmark"), pk=pk)
-    run = selectors.release_latest_gate_run(release=release)
-    question_source = services.question_source()
-    return render(
-        request,
-        "releases/curate_detail.html",
-        {
-            "release": release,
-            "gate_run": run,
-            "selection": services.release_selection(release=release),
-            "rules_json": json.dumps(release.gate_rules, indent=2),
-            "counts": selectors.release_counts(release=release),
-            "changelog": selectors.release_changelog(release=release)
-            if not release.is_draft
-            else None,
-            "errata": selectors.release_errata(release=release),
-            "erratum_kinds": ErratumKind.choices,
-            "items": release.items.order_by("position"),
-            "questions": release.questions.order_by("position"),
-            "reasoning_campaigns": [
-                (rc.pk, question_source.campaign_label(rc)) for rc in question_source.campaigns()
-            ],
-            "runs": selectors.release_runs(release=release),
-            "endpoints": ModelEndpoint.objects.order_by("name"),
-            "formats": exporters.FORMATS,
-            "manifest": exporters.export_manifest(release) if not release.is_draft else None,
-        },
-    )
+    return render(request, "releases/curate_detail.html", _curate_context(release))
 
 
 def _draft_action(request, pk: int, action) -> HttpResponse:
@@ -222,17 +274,37 @@ def _draft_action(request, pk: int, action) -> HttpResponse:
 @role_required(*CURATORS)
 @require_POST
 def release_rules(request, pk: int):
-    def act(release):
+    """Save the rules from the form, or from the JSON view (``mode=json``). A refused rule set
+    comes back on the same page with the curator's text and values as sent, status 400."""
+    release = get_object_or_404(Release.objects.select_related("benchmark"), pk=pk)
+    notes = request.POST.get("notes")
+    if request.POST.get("mode") == "json":
+        text = request.POST.get("rules", "")
         try:
-            rules = json.loads(request.POST.get("rules") or "{}")
-        except json.JSONDecodeError as exc:
-            raise ValidationError(f"Rules must be a JSON object: {exc.msg}.")
-        if not isinstance(rules, dict):
-            raise ValidationError("Rules must be a JSON object.")
-        services.release_update(release=release, rules=rules, notes=request.POST.get("notes"))
-        return "Rules saved. Run the gate again to apply them."
-
-    return _draft_action(request, pk, act)
+            rules = parse_rules_json(text)
+        except RulesJSONError as exc:
+            # The form shows what was sent with the text too (the page keeps the two in step),
+            # so neither view loses the curator's edits.
+            context = _curate_context(
+                release,
+                rules_form=GateRulesForm(request.POST),
+                rules_json=text,
+                rules_json_error=exc,
+                rules_notes=notes,
+            )
+            return render(request, "releases/curate_detail.html", context, status=400)
+    else:
+        form = GateRulesForm(request.POST)
+        if not form.is_valid():
+            context = _curate_context(release, rules_form=form, rules_notes=notes)
+            return render(request, "releases/curate_detail.html", context, status=400)
+        rules = form.rules()
+    try:
+        services.release_update(release=release, rules=rules, notes=notes)
+        messages.success(request, "Rules saved. Run the gate again to apply them.")
+    except ValidationError as exc:
+        _errors(request, exc)
+    return redirect("releases:curate_detail", pk=pk)
 
 
 @role_required(*CURATORS)
@@ -267,6 +339,10 @@ def release_decide(request, pk: int):
 @require_POST
 def release_freeze(request, pk: int):
     def act(release):
+        if request.POST.get("confirm") != "freeze":
+            raise ValidationError(
+                "Freezing cannot be undone: confirm it in the dialog the Freeze button opens."
+            )
         frozen = services.release_freeze(release=release, by=request.user)
         return f"Frozen: {frozen.item_count} items, hash {frozen.content_hash[:12]}."
 
@@ -321,6 +397,10 @@ def release_question_remove(request, pk: int):
 @require_POST
 def release_publish(request, pk: int):
     def act(release):
+        if request.POST.get("confirm") != "publish":
+            raise ValidationError(
+                "Publishing cannot be undone: confirm it in the dialog the Publish button opens."
+            )
         services.release_publish(release=release)
         return "Published."
 

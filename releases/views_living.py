@@ -1,6 +1,6 @@
 """The living-benchmark page (public) and the curator's actions on it: put a model on the
-evaluation panel (re-measures the published release), re-measure now, re-evolve the saturated
-problems of a release."""
+evaluation panel or take one off (either re-measures the published release), re-measure now,
+re-evolve the saturated problems of a release."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
 from evolution.models import Campaign, ModelEndpoint
 
-from . import calibration, living
+from . import calibration, living, living_plots
 from .models import Benchmark, Release, RemeasurementTrigger
 
 CURATORS = (ADMIN, CURATOR)
@@ -72,6 +72,25 @@ def living_panel_add(request, slug: str):
 
 @role_required(*CURATORS)
 @require_POST
+def living_panel_remove(request, slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+
+    def act():
+        endpoint = ModelEndpoint.objects.filter(pk=request.POST.get("endpoint") or 0).first()
+        if endpoint is None:
+            raise ValidationError({"endpoint": "Choose a model endpoint."})
+        remeasurement = living.panel_seat_remove(
+            benchmark=benchmark, endpoint=endpoint, by=request.user
+        )
+        if remeasurement is None:
+            return f"{endpoint.name} left the panel; no model is left to re-measure with."
+        return f"{endpoint.name} left the panel; the re-measurement is queued."
+
+    return _act(request, slug, act)
+
+
+@role_required(*CURATORS)
+@require_POST
 def living_remeasure(request, slug: str):
     benchmark = get_object_or_404(Benchmark, slug=slug)
 
@@ -113,6 +132,8 @@ def _calibration_page(request, *, title: str, back: str, cal, route_url: str):
             "back": back,
             "cal": cal,
             "plot": cal.plot(),
+            "figure": living_plots.calibration_figure(calibration=cal),
+            "plotly_url": living_plots.plotly_url(),
             "disagreements": cal.disagreements,
             "route_url": route_url,
         },
@@ -139,7 +160,7 @@ def campaign_calibration(request, pk: int):
     return _calibration_page(
         request,
         title=f"campaign {campaign.name}",
-        back=reverse("releases:living_calibration_campaign", args=[campaign.pk]),
+        back=reverse("evolution:campaign_detail", args=[campaign.pk]),
         cal=calibration.for_campaign(campaign=campaign),
         route_url=reverse("releases:campaign_calibration_route", args=[campaign.pk]),
     )

@@ -451,7 +451,7 @@ def round_aggregates(request, round_id: int):
             "problem_public_id": a.problem.public_id if a.problem else None,
             "reasoning_item_id": a.reasoning_item.pk if a.reasoning_item else None,
             "title": a.label,
-            "kind": a.problem.kind if a.problem else "reasoning",
+            "kind": a.problem.kind if a.problem else selectors.question_source().kind,
             "lineage_position": a.item.lineage_position,
             "n_reviews": a.n_reviews,
             "means": a.means,

@@ -19,7 +19,7 @@ class ReviewConfig(AppConfig):
         )
 
         # Mutation families (evolution) are named in the reviewers' tag vocabulary.
-        from evolution.pipeline.families import register_vocabulary
+        from evolution.benchevolver.engine.families import register_vocabulary
 
         from .vocabulary import VOCABULARY
 

@@ -1,5 +1,6 @@
 """Demo content for `make demo`: a round with one group already rated by two reviewers (so
-agreement and aggregates show) and one group waiting in the demo reviewer's queue.
+agreement and aggregates show), one group waiting in the demo reviewer's queue, and the problems
+of the other kinds' demo campaigns (X-Coder, EvoSyn, FrontierSmith) in groups rated by both.
 
 The ratings below are illustrative answers typed by the demo, labelled as such in each
 justification; they are never mixed with real reviews (the round is named "Demo round").
@@ -11,7 +12,8 @@ import random
 
 from django.db import transaction
 
-from evolution.models import Problem
+from evolution.models import Campaign, Problem
+from evolution.models.campaigns import CampaignKind, CampaignState
 
 from . import selectors, services
 from .models import ReviewRound
@@ -43,6 +45,19 @@ def _sources(limit: int) -> tuple[list, list[Problem]]:
     return lineages, roots
 
 
+def _other_kinds_groups(taken: set[int]) -> list[list[Problem]]:
+    """The problems of every completed campaign of the other coding kinds, grouped without
+    their seeds (a seed may already anchor a lineage group of the round)."""
+    campaigns = Campaign.objects.filter(state=CampaignState.COMPLETED).exclude(
+        kind__in=[CampaignKind.BENCHEVOLVER, CampaignKind.REASONING]
+    )
+    problems = [
+        p for p in selectors.coding_problem_choice(campaigns=list(campaigns)) if p.pk not in taken
+    ]
+    groups, _ = selectors.coding_group_plan(problems=problems, include_seeds=False)
+    return groups
+
+
 @transaction.atomic
 def review_demo_round(*, curator, reviewers: list) -> ReviewRound | None:
     """Create the demo round once (idempotent by name). Needs two reviewers and at least one
@@ -53,18 +68,31 @@ def review_demo_round(*, curator, reviewers: list) -> ReviewRound | None:
     lineages, roots = _sources(2)
     if not lineages and not roots:
         return None
+    taken = {p.pk for lin in lineages for p in selectors.lineage_problem_list(lineage=lin)}
+    taken |= {p.pk for root in roots for p in selectors.root_problem_list(root=root)}
+    kinds = _other_kinds_groups(taken)
     review_round = services.round_create(
         name=DEMO_ROUND,
         created_by=curator,
         reviewers=reviewers[:2],
         lineages=lineages,
         roots=roots,
+        problem_groups=kinds,
         exclude_creators=False,
         instructions="Rate each problem on its own; the order inside a group is random.",
         rng=random.Random(2024),
     )
-    first = review_round.groups.order_by("position").first()
-    for index, assignment in enumerate(first.assignments.order_by("reviewer__username")):
+    groups = list(review_round.groups.order_by("position"))
+    # The first lineage group and the other kinds' groups are rated; the second lineage group
+    # waits in the demo reviewer's queue.
+    n_lineage = len(lineages) + len(roots)
+    for group in [groups[0], *groups[n_lineage:]]:
+        _rate(group)
+    return review_round
+
+
+def _rate(group) -> None:
+    for index, assignment in enumerate(group.assignments.order_by("reviewer__username")):
         data = {"certify_no_ai": "on"}
         for review in assignment.reviews.select_related("item"):
             pos = review.item.lineage_position
@@ -84,7 +112,6 @@ def review_demo_round(*, curator, reviewers: list) -> ReviewRound | None:
                 }
             )
         services.assignment_submit(assignment=assignment, data={k: str(v) for k, v in data.items()})
-    return review_round
 
 
 def review_demo_hook(*, world, stdout, admin) -> None:

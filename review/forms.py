@@ -6,6 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from benchapp.roles import REVIEWER
+from evolution.models import Campaign, ProblemSet
 
 from .models import (
     CF_MAX,
@@ -18,6 +19,7 @@ from .models import (
     AnswerVerdict,
     Validity,
 )
+from .selectors import REVIEW_STATUSES
 
 RATING_CHOICES = [(i, str(i)) for i in range(1, 6)]
 JUSTIFICATION_MAX = 2000
@@ -91,20 +93,65 @@ def rating_fields() -> list[dict]:
 
 
 class RoundCreateForm(forms.Form):
+    """A round of coding problems from any kind: BenchEvolver lineages as they are, and the
+    problems of chosen campaigns (any coding kind) and problem sets, filtered by measured level
+    and pass@1, a review tag and review status, grouped by the seed they share."""
+
     name = forms.CharField(max_length=200)
     instructions = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
     lineages = forms.ModelMultipleChoiceField(
         queryset=None, required=False, widget=forms.CheckboxSelectMultiple
     )
+    campaigns = forms.ModelMultipleChoiceField(
+        queryset=None, required=False, widget=forms.CheckboxSelectMultiple
+    )
+    problem_sets = forms.ModelMultipleChoiceField(
+        queryset=None, required=False, widget=forms.CheckboxSelectMultiple
+    )
+    levels = forms.TypedMultipleChoiceField(
+        choices=[(i, str(i)) for i in range(1, 6)],
+        coerce=int,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Measured level",
+    )
+    min_pass_at_1 = forms.FloatField(
+        min_value=0, max_value=1, required=False, label="Measured pass@1 at least"
+    )
+    max_pass_at_1 = forms.FloatField(
+        min_value=0, max_value=1, required=False, label="Measured pass@1 at most"
+    )
+    tag = forms.CharField(max_length=80, required=False, label="Tag")
+    review_status = forms.ChoiceField(
+        choices=list(REVIEW_STATUSES.items()),
+        initial="any",
+        required=False,
+        label="Review status",
+    )
+    include_seeds = forms.BooleanField(
+        required=False, initial=True, label="Show each problem's seed in its group"
+    )
+    max_groups = forms.IntegerField(min_value=1, max_value=500, required=False)
     reviewers = forms.ModelMultipleChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple)
     reviewers_per_group = forms.IntegerField(min_value=1, max_value=5, initial=2)
     exclude_creators = forms.BooleanField(required=False, initial=True)
 
-    def __init__(self, *args, lineage_queryset, **kwargs):
+    def __init__(
+        self, *args, lineage_queryset, campaign_queryset=None, problem_set_queryset=None, **kwargs
+    ):
         super().__init__(*args, **kwargs)
         self.fields["lineages"].queryset = lineage_queryset
         self.fields["lineages"].label_from_instance = lambda lin: (
             f"{lin.campaign.name} · {lin.seed.title} ({lin.n_accepted} accepted)"
+        )
+        self.fields["campaigns"].queryset = (
+            campaign_queryset if campaign_queryset is not None else Campaign.objects.none()
+        )
+        self.fields["campaigns"].label_from_instance = lambda c: (
+            f"{c.name} · {c.get_kind_display()}"
+        )
+        self.fields["problem_sets"].queryset = (
+            problem_set_queryset if problem_set_queryset is not None else ProblemSet.objects.none()
         )
         self.fields["reviewers"].queryset = (
             get_user_model()
@@ -114,9 +161,17 @@ class RoundCreateForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        if not data.get("lineages"):
-            raise forms.ValidationError("Choose at least one lineage.")
+        if not (data.get("lineages") or data.get("campaigns") or data.get("problem_sets")):
+            raise forms.ValidationError("Choose at least one lineage, campaign or problem set.")
+        low, high = data.get("min_pass_at_1"), data.get("max_pass_at_1")
+        if low is not None and high is not None and low > high:
+            self.add_error("max_pass_at_1", "Must not be below the lower bound.")
         return data
+
+    @property
+    def has_filtered_sources(self) -> bool:
+        data = self.cleaned_data
+        return bool(data.get("campaigns") or data.get("problem_sets"))
 
 
 class ReasoningRoundCreateForm(forms.Form):

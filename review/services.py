@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from evolution.models import Candidate, Lineage, Problem
+from evolution.models import Campaign, Candidate, Lineage, Problem
 
 from . import selectors
 from .forms import ItemReviewForm, ReasoningItemReviewForm
@@ -74,6 +74,7 @@ def round_create(
     reviewers: Iterable,
     lineages: Iterable[Lineage] = (),
     roots: Iterable[Problem] = (),
+    problem_groups: Iterable[Sequence[Problem]] = (),
     reasoning_groups: Iterable[Sequence] = (),
     reviewers_per_group: int = 2,
     exclude_creators: bool = True,
@@ -82,6 +83,8 @@ def round_create(
 ) -> ReviewRound:
     """Create a round with one group per lineage / root / reasoning group and assign reviewers.
 
+    ``problem_groups``: each a sequence of 2-4 problems of any kind, shown as one group
+    (``selectors.coding_group_plan`` builds them from campaigns and problem sets).
     ``reasoning_groups``: each a sequence of 2-4 judged reasoning items (see
     ``selectors.reasoning_group_plan``); a round may mix them with coding groups.
     Raises ValidationError (naming the lineage or seed by its public id, or the reasoning
@@ -97,11 +100,13 @@ def round_create(
         raise ValidationError("Reviewers per group must be between 1 and 5.")
     sources = [group_source_from_lineage(lineage=lin) for lin in lineages]
     sources += [group_source_from_root(root=root) for root in roots]
+    sources += [GroupSource(root=group[0], problems=list(group)) for group in problem_groups]
     question_groups = [list(g) for g in reasoning_groups]
     if not sources and not question_groups:
         raise ValidationError("Choose at least one lineage.")
     _check_reasoning_groups(question_groups)
     seen_roots: set[int] = set()
+    seen_problems: set[int] = set()
     for source in sources:
         if len(source.problems) < MIN_GROUP:
             raise ValidationError(
@@ -111,6 +116,10 @@ def round_create(
         if source.root.pk in seen_roots:
             raise ValidationError(f"{source.root.public_id} was chosen twice.")
         seen_roots.add(source.root.pk)
+        for problem in source.problems[:MAX_GROUP]:
+            if problem.pk in seen_problems:
+                raise ValidationError(f"{problem.public_id} would be reviewed twice in the round.")
+            seen_problems.add(problem.pk)
 
     review_round = ReviewRound.objects.create(
         name=name.strip(),
@@ -180,6 +189,17 @@ def _group_creators(group: ReviewGroup) -> set[int]:
         Candidate.objects.filter(accepted_problem_id__in=problem_ids).values_list(
             "lineage__campaign__created_by_id", flat=True
         )
+    )
+    # Kinds without candidates (X-Coder, EvoSyn, FrontierSmith) record their campaign's id.
+    campaign_ids = {
+        c
+        for c in Problem.objects.filter(pk__in=problem_ids).values_list(
+            "metadata__campaign", flat=True
+        )
+        if isinstance(c, int)
+    }
+    creators |= set(
+        Campaign.objects.filter(pk__in=campaign_ids).values_list("created_by_id", flat=True)
     )
     creators.discard(None)
     return creators

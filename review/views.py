@@ -17,6 +17,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from benchapp.roles import ADMIN, CURATOR, REVIEWER, role_required
+from evolution.measurement.selectors import problem_difficulty
+from evolution.models import ProblemSet
 
 from . import selectors, services
 from .forms import (
@@ -196,26 +198,77 @@ def round_list(request):
     return render(request, "review/round_list.html", {"rounds": selectors.round_list()})
 
 
+def _coding_plan(form) -> tuple[list, list, list]:
+    """(groups, problems left out, problems chosen) from the form's campaigns and sets."""
+    data = form.cleaned_data
+    if not form.has_filtered_sources:
+        return [], [], []
+    chosen = selectors.coding_problem_choice(
+        campaigns=data["campaigns"],
+        problem_sets=data["problem_sets"],
+        filters=selectors.ProblemFilter(
+            levels=tuple(data["levels"] or ()),
+            tag=data["tag"] or "",
+            min_pass_at_1=data["min_pass_at_1"],
+            max_pass_at_1=data["max_pass_at_1"],
+            review_status=data["review_status"] or "any",
+        ),
+    )
+    # Lineages picked as they are keep their seeds; the filtered problems do not repeat them.
+    taken = {lin.seed_id for lin in data["lineages"]}
+    chosen = [p for p in chosen if (p.lineage_root_id or p.pk) not in taken]
+    groups, left_out = selectors.coding_group_plan(
+        problems=chosen, include_seeds=data["include_seeds"], max_groups=data["max_groups"]
+    )
+    return groups, left_out, chosen
+
+
 @role_required(ADMIN, CURATOR)
 def round_create(request):
-    form = RoundCreateForm(request.POST or None, lineage_queryset=selectors.lineage_choice_list())
+    """A coding round: lineages as they are, and the problems of campaigns of any kind and of
+    problem sets, filtered, grouped by shared seed. "Preview" shows the groups first."""
+    form = RoundCreateForm(
+        request.POST or None,
+        lineage_queryset=selectors.lineage_choice_list(),
+        campaign_queryset=selectors.coding_campaign_choice_list(),
+        problem_set_queryset=ProblemSet.objects.order_by("name"),
+    )
+    plan = None
     if request.method == "POST" and form.is_valid():
-        try:
-            review_round = services.round_create(
-                name=form.cleaned_data["name"],
-                instructions=form.cleaned_data["instructions"],
-                created_by=request.user,
-                reviewers=form.cleaned_data["reviewers"],
-                lineages=form.cleaned_data["lineages"],
-                reviewers_per_group=form.cleaned_data["reviewers_per_group"],
-                exclude_creators=form.cleaned_data["exclude_creators"],
-            )
-        except ValidationError as exc:
-            form.add_error(None, exc)
-        else:
-            messages.success(request, f"Round {review_round.name!r} created.")
-            return redirect("review:round_detail", pk=review_round.pk)
-    return render(request, "review/round_create.html", {"form": form})
+        groups, left_out, chosen = _coding_plan(form)
+        measured = problem_difficulty([p.pk for g in groups for p in g])
+        plan = {
+            "groups": [[(p, measured.get(p.pk)) for p in g] for g in groups],
+            "left_out": left_out,
+            "chosen": len(chosen),
+            "lineages": list(form.cleaned_data["lineages"]),
+        }
+        if "preview" not in request.POST:
+            try:
+                if form.has_filtered_sources and not groups and not form.cleaned_data["lineages"]:
+                    raise ValidationError(
+                        f"No review group can be formed: {len(chosen)} problem(s) pass the "
+                        "filters; a group needs at least 2."
+                    )
+                review_round = services.round_create(
+                    name=form.cleaned_data["name"],
+                    instructions=form.cleaned_data["instructions"],
+                    created_by=request.user,
+                    reviewers=form.cleaned_data["reviewers"],
+                    lineages=form.cleaned_data["lineages"],
+                    problem_groups=groups,
+                    reviewers_per_group=form.cleaned_data["reviewers_per_group"],
+                    exclude_creators=form.cleaned_data["exclude_creators"],
+                )
+            except ValidationError as exc:
+                form.add_error(None, exc)
+            else:
+                count = review_round.groups.count()
+                messages.success(
+                    request, f"Round {review_round.name!r} created with {count} group(s)."
+                )
+                return redirect("review:round_detail", pk=review_round.pk)
+    return render(request, "review/round_create.html", {"form": form, "plan": plan})
 
 
 @role_required(ADMIN, CURATOR)

@@ -37,6 +37,21 @@ def _flush_as_owner() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _broker_setting_survives():
+    """A test must leave the broker URL in place. Celery reads Django's settings live: once
+    ``monkeypatch.setattr(settings, "CELERY_BROKER_URL", ...)`` on pytest-django's ``settings``
+    fixture had removed it at teardown, every later publish of this process went to Celery's
+    default broker (``amqp://localhost``), silently, and a test far later in the run waited
+    for a message that never reached Redis. Assign ``settings.X = ...`` instead. (Checked as
+    each test starts: pytest-django's own monkeypatch is undone after every fixture here.)"""
+    assert hasattr(settings, "CELERY_BROKER_URL"), (
+        "a test before this one removed CELERY_BROKER_URL from the settings for the rest of "
+        "the run (monkeypatch.setattr on pytest-django's settings fixture)"
+    )
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     # PBKDF2 at production strength costs ~0.3 s per user; tests need correctness, not cost.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

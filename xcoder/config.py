@@ -47,6 +47,10 @@ SETTING_HELP = {
     "execution_timeout": "seconds per test execution in the sandbox",
     "memory_mb": "memory limit per execution",
     "sample_seed": "seed of the subtree sampling and the style draw",
+    "measure_kept": "BenchForge: measure every accepted problem with the campaign's panel "
+    "(J models x K attempts, as BenchEvolver does), so the gate reads its pass@1",
+    "measure_k": "BenchForge: K attempts per panel model when measuring accepted problems, "
+    "unless a panel member sets its own",
 }
 
 
@@ -78,11 +82,13 @@ class XcoderSettings(AlgorithmSettings):
     execution_timeout: float = 6.0
     memory_mb: int = 512
     sample_seed: int = 42
+    measure_kept: bool = True
+    measure_k: int = 4
 
     @classmethod
     def coerce(cls, name: str, raw, default):
         if isinstance(default, bool):
-            raise TypeError(f"expected a bool, got {raw!r}")  # no boolean settings yet
+            return super().coerce(name, raw, default)
         try:
             if isinstance(default, int):
                 if isinstance(raw, bool) or int(raw) != float(raw):
@@ -143,6 +149,7 @@ class XcoderSettings(AlgorithmSettings):
         need(0 <= self.solver_temperature <= 2, "solver_temperature", "0 to 2")
         need(0 < self.execution_timeout <= 60, "execution_timeout", "in (0, 60] seconds")
         need(16 <= self.memory_mb <= 8192, "memory_mb", "16 to 8192")
+        need(1 <= self.measure_k <= 64, "measure_k", "1 to 64")
         if errors:
             raise ValidationError(errors)
 

@@ -9,13 +9,12 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from evolution.campaign_forms import CampaignForm
-from evolution.models import ModelEndpoint, ProblemSet
+from evolution.models import ModelEndpoint, Panel, ProblemSet
 
 from .config import XcoderSettings
 
 
 class XcoderCampaignForm(CampaignForm):
-    name = forms.CharField(max_length=200)
     seed_set = forms.ModelChoiceField(queryset=ProblemSet.objects.all())
     seed_limit = forms.IntegerField(min_value=1, required=False, help_text="first N seeds only")
     generator_endpoint = forms.ModelChoiceField(
@@ -25,11 +24,16 @@ class XcoderCampaignForm(CampaignForm):
     solver_endpoints = forms.ModelMultipleChoiceField(
         queryset=ModelEndpoint.objects.all(), help_text="candidate solutions come from each"
     )
-    budget_max_calls = forms.IntegerField(min_value=1, required=False)
-    budget_max_tokens = forms.IntegerField(min_value=1, required=False)
-    budget_max_cost = forms.DecimalField(min_value=0, required=False, decimal_places=4)
+    panel = forms.ModelChoiceField(
+        queryset=Panel.objects.all(),
+        required=False,
+        label="Measurement panel",
+        help_text="measures every kept problem (J models x K attempts) so the gate reads its "
+        "pass@1; empty: not measured (measure them later from their problem set's page)",
+    )
 
     settings_class = XcoderSettings
+    create_fields = ("seed_set", "seed_limit", "generator_endpoint", "solver_endpoints", "panel")
 
     def extra_settings(self) -> dict:
         # The style mix is edited as a JSON object; the settings read a mapping.

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from django.db.models import Q
 
-from evolution.models import Campaign
+from evolution.measurement import stage as measurement
+from evolution.models import Campaign, Problem
 from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, Stage, register, unit_transition
 
-from . import services
 from .models import (
     TERMINAL_TASK_STATES,
     EvolutionStep,
@@ -24,18 +24,73 @@ from .models import (
     TaskStatus,
     XcoderCampaign,
 )
+from .stages import close_tree, evolve, extract, merge, plan, select, solve, tests, verify, write
+from .stages.common import METHOD, Action, Ctx, _load, seed_problems, tree_categories
 
 T = TaskStatus
 OPEN = (T.PLANNED, T.SELECTED, T.WRITTEN, T.TESTED, T.SOLVED)
 
 
-def next_action(ctx: services.Ctx):
-    action = services.next_action(ctx)
-    return None if action.name == "finished" else action
+def kept_problems(campaign: Campaign):
+    """The campaign's accepted problems (what the shared measurement stage measures)."""
+    return Problem.objects.filter(method=METHOD, metadata__campaign=campaign.pk)
 
 
-def give_up(ctx: services.Ctx, action: services.Action, reason: str) -> bool:
+def action_for(ctx: Ctx) -> Action:
+    """The next thing to do, from the rows alone (so a rerun after a crash picks up here)."""
+    xc, s = ctx.xc, ctx.settings
+    done = set(FeatureExtraction.objects.filter(xcoder=xc).values_list("problem_id", flat=True))
+    for seed in seed_problems(ctx.campaign):
+        if seed.pk not in done:
+            return Action("extract", problem_id=seed.pk)
+    if not xc.tree_merged:
+        return Action("merge")
+    evolved = set(EvolutionStep.objects.filter(xcoder=xc).values_list("round", "category"))
+    categories = tree_categories(xc)
+    for round_no in range(1, s.evolution_rounds + 1):
+        for category in categories:
+            if (round_no, category) not in evolved:
+                return Action("evolve", round=round_no, category=category)
+    if not xc.counts_evolved:
+        return Action("close_tree")
+    tasks = {t.index: t for t in SynthTask.objects.filter(xcoder=xc).only("id", "index", "status")}
+    for index in range(s.num_tasks):
+        task = tasks.get(index)
+        if task is None:
+            return Action("plan", task_index=index)
+        step = TASK_STEPS.get(task.status)
+        if step:
+            return Action(step, task_index=index, task_id=task.pk)
+    return Action("finished")
+
+
+TASK_STEPS = {
+    TaskStatus.PLANNED: "select",
+    TaskStatus.SELECTED: "write",
+    TaskStatus.WRITTEN: "tests",
+    TaskStatus.TESTED: "solve",
+    TaskStatus.SOLVED: "verify",
+}
+
+
+def work_finished(ctx: Ctx) -> bool:
+    return action_for(ctx).name == "finished"
+
+
+def next_action(ctx: Ctx):
+    action = action_for(ctx)
+    if action.name != "finished":
+        return action
+    # Then the shared stage: the panel measures every accepted problem (measure_kept).
+    return measurement.next_action(
+        ctx.campaign, kept_problems(ctx.campaign), enabled=ctx.settings.measure_kept
+    )
+
+
+def give_up(ctx: Ctx, action: Action, reason: str) -> bool:
     reason = reason[:500]
+    if measurement.is_measure_action(action):
+        return measurement.give_up(ctx, action, reason)
     if action.task_id:
         unit_transition(
             KIND,
@@ -65,10 +120,8 @@ def give_up(ctx: services.Ctx, action: services.Action, reason: str) -> bool:
 
 
 def finished(campaign: Campaign) -> bool:
-    return services.work_finished(services._load(campaign.pk))
+    return next_action(_load(campaign.pk)) is None
 
-
-A = services.ACTIONS
 
 KIND = register(
     Kind(
@@ -91,21 +144,22 @@ KIND = register(
             *((s, T.ERROR) for s in OPEN),
         ),
         stages=(
-            Stage("extract", A["extract"]),
-            Stage("merge", A["merge"]),
-            Stage("evolve", A["evolve"]),
-            Stage("close_tree", A["close_tree"]),
-            Stage("plan", A["plan"]),
-            Stage("select", A["select"]),
-            Stage("write", A["write"]),
-            Stage("tests", A["tests"]),
-            Stage("solve", A["solve"]),
-            Stage("verify", A["verify"]),
+            Stage("extract", extract.act_extract),
+            Stage("merge", merge.act_merge),
+            Stage("evolve", evolve.act_evolve),
+            Stage("close_tree", close_tree.act_close_tree),
+            Stage("plan", plan.act_plan),
+            Stage("select", select.act_select),
+            Stage("write", write.act_write),
+            Stage("tests", tests.act_tests),
+            Stage("solve", solve.act_solve),
+            Stage("verify", verify.act_verify),
+            *measurement.STAGES,
         ),
-        load=services._load,
+        load=_load,
         next_action=next_action,
         give_up=give_up,
-        unit_of=lambda action: action.task_id,
+        unit_of=lambda action: getattr(action, "task_id", None),
         given_up=Q(status=T.ERROR, reason__regex=GIVE_UP_REASON),
         finished=finished,
     )

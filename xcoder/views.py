@@ -8,11 +8,13 @@ from django.http import Http404
 from django.shortcuts import render
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
+from evolution.measurement import selectors as measurement_selectors
 from evolution.views import campaign_new_response, render_campaign_page
 
 from . import selectors, services
 from .config import XcoderSettings
 from .forms import XcoderCampaignForm
+from .kind import kept_problems
 from .models import SynthTask, XcoderCampaign
 
 
@@ -30,24 +32,11 @@ def campaign_list(request):
 
 @role_required(ADMIN)
 def campaign_new(request):
-    def create(form):
-        data = form.cleaned_data
-        return services.xcoder_campaign_create(
-            name=data["name"],
-            seed_set=data["seed_set"],
-            seed_limit=data["seed_limit"],
-            generator_endpoint=data["generator_endpoint"],
-            solver_endpoints=list(data["solver_endpoints"]),
-            settings=form.settings_dict(),
-            **form.budget(),
-            created_by=request.user,
-        )
-
     return campaign_new_response(
         request,
         form=XcoderCampaignForm(request.POST or None),
         template="xcoder/campaign_new.html",
-        create=create,
+        create=services.xcoder_campaign_create,
     )
 
 
@@ -65,6 +54,11 @@ def campaign_detail(request, pk: int):
         "status_counts": selectors.status_counts(xc),
         "reasons": selectors.discard_reasons(xc),
         "can_control": has_role(request.user, ADMIN),
+        "measurement": measurement_selectors.campaign_context(
+            xc.campaign,
+            enabled=XcoderSettings.from_dict(xc.campaign.settings).measure_kept,
+            kept_count=kept_problems(xc.campaign).count(),
+        ),
     }
     return render_campaign_page(
         request, "xcoder/campaign_detail.html", context, live_body="xcoder/_live.html"

@@ -187,6 +187,14 @@ def yield_table(*, lineages: list[dict], candidates: list[dict], reviews: dict) 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
+def first_clause(text: str, limit: int = 90) -> str:
+    """The reason's first clause as written (before ';', ' — ' or a line break)."""
+    first = re.split(r";| — |\n", text or "", maxsplit=1)[0].strip()
+    if len(first) > limit:
+        first = first[: limit - 1].rstrip() + "…"
+    return first or "(no reason recorded)"
+
+
 def normalize_reason(text: str, limit: int = 90) -> str:
     """Group free-text decision reasons: numbers become #, and only the first clause (before
     ';', ' — ' or a line break) is kept, so "level 2 < seed level 1 + required gain 1" and
@@ -225,7 +233,15 @@ def rejection_funnel(*, candidates: list[dict], top_reasons: int = 30) -> dict:
             continue
         key = (c["decision"], normalize_reason(c.get("reason") or ""))
         entry = reasons.setdefault(
-            key, {"decision": key[0], "reason": key[1], "count": 0, "example": c["id"]}
+            key,
+            {
+                "decision": key[0],
+                "reason": key[1],
+                # What a chart shows: the first example's own words (its numbers, not "#").
+                "label": first_clause(c.get("reason") or ""),
+                "count": 0,
+                "example": c["id"],
+            },
         )
         entry["count"] += 1
     ordered = sorted(reasons.values(), key=lambda e: (-e["count"], e["decision"], e["reason"]))

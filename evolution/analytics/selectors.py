@@ -21,7 +21,7 @@ from evolution.models import Campaign, Candidate, Lineage, LLMCall, SolverAttemp
 from . import charts, heatmap
 from .reviews import problem_review_aggregates, review_fingerprint_annotations
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: funnel reasons carry their first example's own words ("label")
 CACHE_SECONDS = 6 * 3600
 
 # --------------------------------------------------------------------------- fingerprint

@@ -1,3 +1,4 @@
-"""BenchEvolver as a method on the platform: its declared kind (``kind.py``). Its stages still
-live in ``evolution/services/steps.py`` (database side) and ``evolution/pipeline/`` (pure logic);
-they move here as ``stages/<stage>.py`` next."""
+"""BenchEvolver (paper 000) as a method on the platform, shaped like every other method:
+``kind.py`` (its declared graph), ``stages/<stage>.py`` (the database side of each stage),
+``engine/`` (pure logic, one module per stage), ``prompts/`` (templates), ``services.py``
+(creating a campaign, advancing a lineage)."""

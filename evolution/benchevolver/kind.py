@@ -5,19 +5,24 @@ forward stage by stage and may be decided (accepted or rejected) at any stage. M
 stages run on the ``default`` queue, execution-bound ones on ``sandbox``. Giving up on an item
 decides the candidate as ``error``; a lineage whose own step (calibration, proposing) keeps
 failing is failed, never the campaign.
+
+Each stage's database side is ``stages/<module>.py`` (named as the pure logic it drives in
+``engine/<module>.py``); ``action_for`` below is the one place that says which runs next.
 """
 
 from __future__ import annotations
 
 from django.db.models import Q
 
-from evolution.models import Campaign, Candidate, Lineage
+from evolution.models import Campaign, Candidate, Lineage, SolverAttempt
 from evolution.models.campaigns import Decision, LineageState, Stage
-from evolution.pipeline.config import EvolutionSettings
-from evolution.services import steps
 from evolution.services.campaigns import ACTIVE_LINEAGE_STATES
 from evolution.streams.kinds import ANY, DEFAULT, GIVE_UP_REASON, NEW, SANDBOX, Kind, register
 from evolution.streams.kinds import Stage as StreamStage
+
+from .engine.config import EvolutionSettings
+from .stages import accept, calibrate, difficulty, judge, materialize, propose, validate
+from .stages.common import INFRA_ERROR, Action, Ctx, open_candidate
 
 ORDER = [
     Stage.PROPOSED,
@@ -30,27 +35,70 @@ ORDER = [
 ]
 
 
-def load(lineage_id: int) -> steps.Ctx:
+def load(lineage_id: int) -> Ctx:
     lineage = Lineage.objects.select_related("campaign", "seed", "parent").get(pk=lineage_id)
-    return steps.Ctx(
+    return Ctx(
         campaign=lineage.campaign,
         lineage=lineage,
         settings=EvolutionSettings.from_dict(lineage.campaign.settings),
     )
 
 
-def next_action(ctx: steps.Ctx):
+def next_action(ctx: Ctx):
     if ctx.lineage.state not in ACTIVE_LINEAGE_STATES:
         return None
-    return steps.next_action(ctx)
+    return action_for(ctx)
 
 
-def give_up(ctx: steps.Ctx, action, reason: str) -> bool:
+def action_for(ctx: Ctx) -> Action:
+    """The action the lineage's rows call for (its state, then its open candidate's stage)."""
+    lineage = ctx.lineage
+    if lineage.state == LineageState.PENDING:
+        if (ctx.seed.comparison or {}).get("mode") == "score":
+            return Action("skip_scored_seed", ANY)
+        if calibrate.no_reference_reason(ctx):
+            return Action("skip_without_reference", ANY)
+        attempts = SolverAttempt.objects.filter(lineage=lineage, candidate__isnull=True)
+        if attempts.exclude(verdict=INFRA_ERROR).count() < difficulty.planned_attempts(ctx):
+            return Action("calibrate_solve", DEFAULT)
+        if attempts.filter(verdict="").exists():
+            return Action("calibrate_judge", SANDBOX)
+        return Action("calibrate_finish", ANY)
+    cand = open_candidate(lineage)
+    if cand is None:
+        return Action("propose", DEFAULT)
+    c = cand.pk
+    if cand.stage == Stage.PROPOSED:
+        return Action("write_tests", DEFAULT, c)
+    if cand.stage == Stage.GENERATED:
+        return Action("materialize", SANDBOX, c)
+    if cand.stage == Stage.MATERIALIZED:
+        gen = cand.generators
+        if gen.get("pending_repair"):
+            return Action("repair", DEFAULT, c)
+        if cand.harness == "stdio":
+            if "brute_force" not in gen or "oracle_outputs" not in gen:
+                return Action("validate_witnesses", DEFAULT, c)
+            return Action("validate_execute", SANDBOX, c)
+        if "faithfulness" not in gen:
+            return Action("faithfulness_solve", DEFAULT, c)
+        return Action("faithfulness_execute", SANDBOX, c)
+    if cand.stage == Stage.VALIDATED:
+        attempts = cand.solver_attempts.exclude(verdict=INFRA_ERROR)
+        if attempts.count() < difficulty.planned_attempts(ctx, cand):
+            return Action("measure_solve", DEFAULT, c)
+        return Action("measure_judge", SANDBOX, c)
+    if cand.stage == Stage.MEASURED:
+        return Action("judge", DEFAULT, c)
+    return Action("decide", ANY, c)
+
+
+def give_up(ctx: Ctx, action, reason: str) -> bool:
     """Decide the candidate the failing action worked on as an error (the lineage goes on)."""
     if not action.candidate_id:
         return False
     cand = Candidate.objects.get(pk=action.candidate_id)
-    steps._decide(ctx, cand, Decision.ERROR, reason)
+    accept._decide(ctx, cand, Decision.ERROR, reason)
     return True
 
 
@@ -63,8 +111,6 @@ def finished(campaign: Campaign) -> bool:
         campaign_id=campaign.pk, state__in=ACTIVE_LINEAGE_STATES
     ).exists()
 
-
-A = steps.ACTIONS
 
 KIND = register(
     Kind(
@@ -82,23 +128,23 @@ KIND = register(
             *((s, Stage.DECIDED) for s in ORDER[:-1]),
         ),
         stages=(
-            StreamStage("calibrate_solve", A["calibrate_solve"], DEFAULT),
-            StreamStage("calibrate_judge", A["calibrate_judge"], SANDBOX),
-            StreamStage("calibrate_finish", A["calibrate_finish"], ANY),
-            StreamStage("skip_scored_seed", A["skip_scored_seed"], ANY),
-            StreamStage("skip_without_reference", A["skip_without_reference"], ANY),
-            StreamStage("propose", A["propose"], DEFAULT),
-            StreamStage("write_tests", A["write_tests"], DEFAULT),
-            StreamStage("materialize", A["materialize"], SANDBOX),
-            StreamStage("validate_witnesses", A["validate_witnesses"], DEFAULT),
-            StreamStage("validate_execute", A["validate_execute"], SANDBOX),
-            StreamStage("repair", A["repair"], DEFAULT),
-            StreamStage("faithfulness_solve", A["faithfulness_solve"], DEFAULT),
-            StreamStage("faithfulness_execute", A["faithfulness_execute"], SANDBOX),
-            StreamStage("measure_solve", A["measure_solve"], DEFAULT),
-            StreamStage("measure_judge", A["measure_judge"], SANDBOX),
-            StreamStage("judge", A["judge"], DEFAULT),
-            StreamStage("decide", A["decide"], ANY),
+            StreamStage("calibrate_solve", calibrate.act_calibrate_solve, DEFAULT),
+            StreamStage("calibrate_judge", calibrate.act_calibrate_judge, SANDBOX),
+            StreamStage("calibrate_finish", calibrate.act_calibrate_finish, ANY),
+            StreamStage("skip_scored_seed", calibrate.act_skip_scored_seed, ANY),
+            StreamStage("skip_without_reference", calibrate.act_skip_without_reference, ANY),
+            StreamStage("propose", propose.act_propose, DEFAULT),
+            StreamStage("write_tests", materialize.act_write_tests, DEFAULT),
+            StreamStage("materialize", materialize.act_materialize, SANDBOX),
+            StreamStage("validate_witnesses", validate.act_validate_witnesses, DEFAULT),
+            StreamStage("validate_execute", validate.act_validate_execute, SANDBOX),
+            StreamStage("repair", validate.act_repair, DEFAULT),
+            StreamStage("faithfulness_solve", validate.act_faithfulness_solve, DEFAULT),
+            StreamStage("faithfulness_execute", validate.act_faithfulness_execute, SANDBOX),
+            StreamStage("measure_solve", difficulty.act_measure_solve, DEFAULT),
+            StreamStage("measure_judge", difficulty.act_measure_judge, SANDBOX),
+            StreamStage("judge", judge.act_judge, DEFAULT),
+            StreamStage("decide", accept.act_decide, ANY),
         ),
         load=load,
         next_action=next_action,

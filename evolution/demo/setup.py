@@ -88,7 +88,7 @@ def demo_world() -> DemoWorld:
 
 
 def demo_campaign(world: DemoWorld, name: str, created_by=None) -> Campaign:
-    from evolution.services.campaigns import campaign_create
+    from evolution.benchevolver.services import campaign_create
 
     existing = Campaign.objects.filter(name=name).order_by("-created_at").first()
     if existing and existing.state != CampaignState.FAILED:

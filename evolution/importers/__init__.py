@@ -9,6 +9,7 @@ Re-importing the same source ids creates no duplicates.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -17,7 +18,7 @@ from evolution.models import ProblemSet
 
 from .apps import read_apps
 from .codecontests import read_codecontests
-from .errors import SeedImportError
+from .errors import SeedImportError, Skipped
 from .humaneval import read_humaneval
 from .jsonl import read_jsonl
 from .lcb import read_lcb
@@ -26,7 +27,7 @@ from .solutions import SOLUTIONS_FIELD, attach_solutions, read_solutions
 from .store import RecordWriter
 from .taco import read_taco
 
-__all__ = ["SOURCES", "ImportReport", "SeedImportError", "import_seeds"]
+__all__ = ["SOURCES", "ImportReport", "SeedImportError", "Skipped", "import_seeds"]
 
 SOURCES = ("humaneval", "lcb", "jsonl", "codecontests", "apps", "taco", "scicode")
 _READERS = {
@@ -58,8 +59,10 @@ class ImportReport:
     problem_set: ProblemSet
     # Imported problems whose record carries a reference solution.
     with_reference: int = 0
-    # Rows a reader leaves out by rule (e.g. APPS / TACO call-based rows), never silently.
+    # Rows a reader leaves out by rule (e.g. APPS / TACO call-based rows), never silently:
+    # the count, and (line, reason) for the first ``SKIPPED_REASONS_KEPT`` of them.
     skipped: int = 0
+    skipped_reasons: tuple[tuple[int, str], ...] = ()
 
     @property
     def total(self) -> int:
@@ -77,6 +80,9 @@ class ImportReport:
         )
 
 
+SKIPPED_REASONS_KEPT = 200
+
+
 def import_seeds(
     *,
     source: str,
@@ -85,6 +91,7 @@ def import_seeds(
     content: str | None = None,
     solutions_path: str | None = None,
     solutions_content: str | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
     """Import every problem of ``source`` into the ProblemSet ``set_name``.
 
@@ -96,6 +103,9 @@ def import_seeds(
 
     ``solutions_path`` / ``solutions_content`` (lcb only) give the reference solutions
     LiveCodeBench does not publish, keyed by ``question_id`` (``evolution/importers/solutions.py``).
+
+    ``progress`` (optional) is called with the line (or Parquet row) just read, after each
+    record; it runs inside the import's transaction, so it must report elsewhere.
     """
     if source not in _READERS:
         raise SeedImportError(
@@ -125,6 +135,7 @@ def import_seeds(
         solutions = read_solutions(path=solutions_path, content=solutions_content)
     writer = RecordWriter(source=source, set_name=set_name, default_set=DEFAULT_SET_NAMES[source])
     with_reference = skipped = 0
+    reasons: list[tuple[int, str]] = []
     with transaction.atomic():
         records = _READERS[source](path=path, content=content)
         if solutions is not None:
@@ -132,12 +143,20 @@ def import_seeds(
             name = solutions_path.rsplit("/", 1)[-1] if solutions_path else "uploaded"
             attach_solutions(records, solutions, name=name)
         for line, record in records:
-            if record is None:
+            if isinstance(record, Skipped):
                 skipped += 1
-                continue
-            writer.add(line, record)
-            with_reference += bool((record.get("reference_solution") or "").strip())
+                if len(reasons) < SKIPPED_REASONS_KEPT:
+                    reasons.append((line, record.reason))
+            else:
+                writer.add(line, record)
+                with_reference += bool((record.get("reference_solution") or "").strip())
+            if progress is not None:
+                progress(line)
         problem_set = writer.finish()
     return ImportReport(
-        problem_set=problem_set, with_reference=with_reference, skipped=skipped, **writer.counts
+        problem_set=problem_set,
+        with_reference=with_reference,
+        skipped=skipped,
+        skipped_reasons=tuple(reasons),
+        **writer.counts,
     )

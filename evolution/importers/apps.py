@@ -22,10 +22,16 @@ import json
 import re
 from collections.abc import Iterator
 
+from .errors import Skipped
 from .reading import Fields
 from .rows import iter_rows, json_field, seed_record, stdio_tests, text_lines
 
-SKIP = None  # what a reader yields for a row it leaves out (counted by ``import_seeds``)
+
+def _call_based(fn_name: str) -> Skipped:
+    return Skipped(
+        f"call-based (fn_name {fn_name!r}): its expected outputs cannot be turned into "
+        "faithful function tests"
+    )
 
 
 def decode_tests(fields: Fields) -> tuple[list[tuple[str, str]], str]:
@@ -76,7 +82,7 @@ def read_apps(*, path: str | None = None, content: str | None = None) -> Iterato
         yield line, apps_record(row, line=line)
 
 
-def apps_record(row: dict, *, line: int | None) -> dict | None:
+def apps_record(row: dict, *, line: int | None) -> dict | Skipped:
     fields = Fields(row, line=line)
     problem_id = fields.required_text("problem_id")
     statement = fields.required_text("question")
@@ -94,7 +100,7 @@ def apps_record(row: dict, *, line: int | None) -> dict | None:
         metadata={"url": fields.text("url"), "solutions": len(solutions)},
     )
     # Checked whole first: a malformed call-based row is refused, not skipped.
-    return SKIP if fn_name else record
+    return _call_based(fn_name) if fn_name else record
 
 
 # --- TACO ---------------------------------------------------------------------------------
@@ -152,7 +158,7 @@ def read_taco(*, path: str | None = None, content: str | None = None) -> Iterato
         yield line, taco_record(row, line=line)
 
 
-def taco_record(row: dict, *, line: int | None) -> dict | None:
+def taco_record(row: dict, *, line: int | None) -> dict | Skipped:
     fields = Fields(row, line=line)
     statement = fields.required_text("question")
     pairs, fn_name = decode_tests(fields)
@@ -178,4 +184,4 @@ def taco_record(row: dict, *, line: int | None) -> dict | None:
             "solutions": len(solutions),
         },
     )
-    return SKIP if fn_name else record
+    return _call_based(fn_name) if fn_name else record

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 
 class SeedImportError(Exception):
     """A seed source could not be imported; nothing was written.
@@ -24,3 +26,10 @@ class SeedImportError(Exception):
         if self.field:
             where.append(f"field {self.field!r}")
         return f"{', '.join(where)}: {self.message}" if where else self.message
+
+
+class Skipped(NamedTuple):
+    """What a reader yields instead of a record for a row it leaves out by rule; counted by
+    ``import_seeds`` and reported with the row's line and this reason, never silently."""
+
+    reason: str

@@ -25,6 +25,7 @@ import ast
 import re
 from collections.abc import Iterator
 
+from .errors import Skipped
 from .reading import Fields
 from .rows import iter_rows, seed_record
 
@@ -34,7 +35,7 @@ _HEADER_NAME = re.compile(r"\b(?:def|class)\s+(\w+)\s*[(:]")
 
 def read_scicode(
     *, path: str | None = None, content: str | None = None
-) -> Iterator[tuple[int, dict | None]]:
+) -> Iterator[tuple[int, dict | Skipped]]:
     for line, row in iter_rows(path=path, content=content):
         yield from ((line, record) for record in scicode_records(row, line=line))
 
@@ -87,7 +88,7 @@ def _test_program(*, dependencies: str, prior: str, gold: str, case: str, setup:
     )
 
 
-def scicode_records(row: dict, *, line: int | None) -> list[dict | None]:
+def scicode_records(row: dict, *, line: int | None) -> list[dict | Skipped]:
     fields = Fields(row, line=line)
     problem_id = fields.required_text("problem_id")
     name = fields.text("problem_name") or f"SciCode {problem_id}"
@@ -96,7 +97,7 @@ def scicode_records(row: dict, *, line: int | None) -> list[dict | None]:
     steps = row.get("sub_steps")
     if not isinstance(steps, list) or not steps:
         fields.fail("sub_steps", "must be a non-empty list of steps")
-    records: list[dict | None] = []
+    records: list[dict | Skipped] = []
     prior_gold: list[str] = []
     for index, raw in enumerate(steps):
         if not isinstance(raw, dict):
@@ -121,7 +122,9 @@ def scicode_records(row: dict, *, line: int | None) -> list[dict | None]:
         if gold.strip():
             prior_gold.append(gold)
         if not gold.strip() or not cases:
-            records.append(None)  # no gold code to compute targets with: skipped, counted
+            # No gold code to compute targets with: skipped, counted, reported.
+            missing = "no test cases" if gold.strip() else "no gold code (ground_truth_code)"
+            records.append(Skipped(f"step {number}: {missing}"))
             continue
         background = step.text("step_background")
         stub = f"{header}\n\n{step.text('return_line')}\n"

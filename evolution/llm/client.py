@@ -110,6 +110,20 @@ class LLMClient:
             return self._replay(record, role=role, key=replay_key, fp=fp)
         return self._remote(record, body=body, headers=headers, role=role, key=replay_key, fp=fp)
 
+    def chat_template(
+        self, messages: list[dict], template, *, role: str, replay_key: str, **options
+    ) -> ChatResult:
+        """``chat`` for messages rendered from a prompt template (``evolution.llm.prompts``):
+        the call is recorded with the template's name and version."""
+        return self.chat(
+            messages,
+            role=role,
+            template=template.name,
+            template_version=template.version,
+            replay_key=replay_key,
+            **options,
+        )
+
     def _body(self, messages, temperature, max_tokens, response_format) -> dict:
         endpoint = self.endpoint
         # extra_params first: the admin's additions must not override the call's own fields.

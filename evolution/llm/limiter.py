@@ -36,6 +36,10 @@ LEASE_MARGIN_S = 30.0
 WAKE_INTERVAL_S = 0.2
 # Bound on queued wake-up notifications (stale ones only cause a harmless extra check).
 NOTIFY_MAX = 64
+# A Redis that cannot be reached (a restart) is waited for this long, re-trying with backoff,
+# before the call fails with an error whose cause is the connection error (the runner then
+# treats the step as interrupted by an outage, never as the item's fault).
+OUTAGE_WAIT_S = 30.0
 
 # KEYS[1] holders (zset token -> lease expiry in ms); ARGV limit, lease_ms, token.
 _ACQUIRE = """
@@ -110,13 +114,18 @@ class RedisLimiter:
         return token if got == 1 else None
 
     def acquire(self, *, timeout: float | None = None) -> str:
-        """Block until a slot is free (or ``timeout`` seconds pass: LLMError)."""
+        """Block until a slot is free (or ``timeout`` seconds pass: LLMError). A Redis that
+        went away is waited for up to ``OUTAGE_WAIT_S`` (a restart heals without failing the
+        call)."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        try:
-            while True:
+        outage_since = None
+        pause = 0.25
+        while True:
+            try:
                 token = self.try_acquire()
                 if token is not None:
                     return token
+                outage_since, pause = None, 0.25
                 wait = WAKE_INTERVAL_S
                 if deadline is not None:
                     remaining = deadline - time.monotonic()
@@ -127,8 +136,15 @@ class RedisLimiter:
                         )
                     wait = min(wait, remaining)
                 self._redis.blpop([self.notify_key], timeout=max(wait, 0.01))
-        except redis.RedisError as exc:
-            raise LLMError(f"concurrency limiter: Redis unavailable ({exc})") from exc
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                now = time.monotonic()
+                outage_since = outage_since or now
+                if now - outage_since >= OUTAGE_WAIT_S:
+                    raise LLMError(f"concurrency limiter: Redis unavailable ({exc})") from exc
+                time.sleep(pause)
+                pause = min(pause * 2, 2.0)
+            except redis.RedisError as exc:
+                raise LLMError(f"concurrency limiter: Redis unavailable ({exc})") from exc
 
     def release(self, token: str) -> None:
         # On a Redis failure the lease expires on its own; failing the finished call here

@@ -2,6 +2,7 @@ from .calls import LLMCall
 from .campaigns import Campaign, Candidate, GlobalMemoryEntry, Lineage, SolverAttempt
 from .endpoints import ModelEndpoint, Panel, PanelMember
 from .problems import Problem, ProblemSet, TestCase
+from .workstream import StepFailure
 
 __all__ = [
     "Campaign",
@@ -15,5 +16,6 @@ __all__ = [
     "Problem",
     "ProblemSet",
     "SolverAttempt",
+    "StepFailure",
     "TestCase",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from .workstream import WorkStream
 
@@ -91,6 +92,10 @@ class Campaign(models.Model):
     # Only the tick chain carrying this token reschedules itself; a new chain (a worker came
     # back, a resume) replaces the token so chains never multiply.
     tick_token = models.CharField(max_length=40, blank=True)
+    # The tick chain's heartbeat: written by every tick of the current chain. A running
+    # campaign whose heartbeat is older than CAMPAIGN_QUIET_SECONDS lost its chain (a broker
+    # restart, a failed publish) and the supervisor starts a new one.
+    ticked_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(
         django_settings.AUTH_USER_MODEL,
         null=True,
@@ -101,6 +106,10 @@ class Campaign(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Pauses do not count as working time: when the current pause began (None while not
+    # paused), and the seconds of every earlier pause after the campaign first ran.
+    paused_at = models.DateTimeField(null=True, blank=True)
+    paused_seconds = models.FloatField(default=0.0)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -108,6 +117,9 @@ class Campaign(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=Q(state__in=[s.value for s in CampaignState]), name="campaign_state_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(paused_seconds__gte=0), name="campaign_paused_seconds_non_negative"
             ),
         ]
 
@@ -125,6 +137,20 @@ class Campaign(models.Model):
             CampaignState.FAILED,
             CampaignState.CANCELLED,
         )
+
+    def elapsed_seconds(self, now=None) -> float:
+        """Working time: from the first start to the end (or ``now``), pauses left out.
+
+        A paused campaign's clock stands still at the moment it was paused; a campaign paused
+        before this was recorded (``paused_at`` unknown) stands still at its last update."""
+        if self.started_at is None:
+            return 0.0
+        end = self.finished_at or now or timezone.now()
+        if self.state == CampaignState.PAUSED:
+            end = min(end, self.paused_at or self.updated_at or end)
+        elif self.paused_at is not None:
+            end = min(end, self.paused_at)
+        return max(0.0, (end - self.started_at).total_seconds() - self.paused_seconds)
 
 
 class LineageState(models.TextChoices):

@@ -29,3 +29,43 @@ class WorkStream(models.Model):
 
     class Meta:
         abstract = True
+
+
+class StepFailure(models.Model):
+    """One failed step of any kind's stream, with its traceback: what the workers page lists.
+
+    The runner records every failure it counts (``evolution.streams.runner._record_error``),
+    with what the failure policy did about it; only the newest ``KEEP`` rows are kept."""
+
+    KEEP = 500
+
+    class Consequence(models.TextChoices):
+        RETRIED = "retried", "will be retried"
+        PAUSED = "paused", "paused the campaign (infrastructure)"
+        GAVE_UP = "gave_up", "gave up on the item"
+        STREAM_FAILED = "stream_failed", "failed the stream"
+        CAMPAIGN_FAILED = "campaign_failed", "failed the campaign"
+
+    campaign = models.ForeignKey(
+        "evolution.Campaign", on_delete=models.CASCADE, related_name="step_failures"
+    )
+    kind = models.CharField(max_length=20)
+    stream_id = models.PositiveBigIntegerField()
+    action = models.CharField(max_length=60)
+    error = models.TextField()
+    traceback = models.TextField(blank=True)
+    infrastructure = models.BooleanField(default=False)
+    attempt = models.PositiveSmallIntegerField(default=1)
+    consequence = models.CharField(
+        max_length=20, choices=Consequence.choices, default=Consequence.RETRIED
+    )
+    # The Celery worker that ran the step ("" for the in-process runner).
+    worker = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["campaign", "-id"], name="stepfailure_campaign_recent")]
+
+    def __str__(self):
+        return f"{self.kind} stream {self.stream_id}: {self.action} ({self.consequence})"

@@ -1,5 +1,6 @@
-"""Campaign lifecycle: create, launch, pause, resume, cancel, tick, budget. Declared state graph
-in models.CAMPAIGN_TRANSITIONS; every transition is a conditional UPDATE so concurrent callers
+"""Campaign lifecycle: launch, pause, resume, cancel, tick, budget (each method creates its own
+campaigns: BenchEvolver's in evolution/benchevolver/services.py). Declared state graph in
+models.CAMPAIGN_TRANSITIONS; every transition is a conditional UPDATE so concurrent callers
 cannot both win."""
 
 from __future__ import annotations
@@ -7,18 +8,15 @@ from __future__ import annotations
 import contextlib
 
 from django.conf import settings as django_settings
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from evolution.models import Campaign, Lineage, ModelEndpoint, Panel, ProblemSet
+from evolution.models import Campaign, Lineage
 from evolution.models.campaigns import (
     CAMPAIGN_TRANSITIONS,
-    CampaignKind,
     CampaignState,
     LineageState,
 )
-from evolution.pipeline.config import EvolutionSettings
 
 ACTIVE_LINEAGE_STATES = (LineageState.PENDING, LineageState.EVOLVING)
 
@@ -38,67 +36,6 @@ def _enqueue_tick(campaign_id: int) -> None:
     campaign_start_ticking(campaign_id=campaign_id)
 
 
-@transaction.atomic
-def campaign_create(
-    *,
-    name: str,
-    seed_set: ProblemSet,
-    evolver: ModelEndpoint,
-    panel: Panel,
-    settings: dict | None = None,
-    kind: str = CampaignKind.BENCHEVOLVER,
-    seed_limit: int | None = None,
-    budget_max_calls: int | None = None,
-    budget_max_tokens: int | None = None,
-    budget_max_cost=None,
-    role_endpoints: dict | None = None,
-    created_by=None,
-) -> Campaign:
-    """Validate the algorithm settings (ValidationError names each bad key) and create the
-    campaign with one lineage per seed, in draft."""
-    if not name.strip():
-        raise ValidationError({"name": ["a campaign needs a name"]})
-    validated = EvolutionSettings.from_dict(settings)
-    if not panel.members.exists():
-        raise ValidationError({"panel": [f"panel {panel.name!r} has no target models"]})
-    seeds = list(seed_set.problems.order_by("id"))
-    if seed_limit:
-        seeds = seeds[:seed_limit]
-    if not seeds:
-        raise ValidationError({"seed_set": [f"seed set {seed_set.name!r} has no problems"]})
-    endpoints = [evolver, *(m.endpoint for m in panel.members.select_related("endpoint"))]
-    role_endpoints = role_endpoints or {}
-    for role, endpoint_id in role_endpoints.items():
-        endpoint = ModelEndpoint.objects.filter(pk=endpoint_id).first()
-        if endpoint is None:
-            raise ValidationError(
-                {"role_endpoints": [f"role {role}: endpoint {endpoint_id} does not exist"]}
-            )
-        endpoints.append(endpoint)
-    campaign = Campaign.objects.create(
-        name=name.strip(),
-        kind=kind,
-        seed_set=seed_set,
-        seed_limit=seed_limit,
-        evolver=evolver,
-        panel=panel,
-        role_endpoints=role_endpoints,
-        settings=validated.to_dict(),
-        budget_max_calls=budget_max_calls,
-        budget_max_tokens=budget_max_tokens,
-        budget_max_cost=budget_max_cost,
-        replayed=all(e.is_replay for e in endpoints),
-        created_by=created_by,
-    )
-    Lineage.objects.bulk_create(
-        [
-            Lineage(campaign=campaign, seed=seed, parent=seed, position=i)
-            for i, seed in enumerate(seeds)
-        ]
-    )
-    return campaign
-
-
 def _transition(
     campaign_id: int,
     target: str,
@@ -107,14 +44,17 @@ def _transition(
     extra: dict | None = None,
     only_from: tuple[str, ...] | None = None,
 ) -> Campaign:
-    campaign = Campaign.objects.get(pk=campaign_id)
+    # Locked: the pause bookkeeping below is computed from the row it replaces.
+    campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
     allowed_from = [s for s, targets in CAMPAIGN_TRANSITIONS.items() if target in targets]
     if only_from is not None:
         allowed_from = [s for s in allowed_from if s in only_from]
+    now = timezone.now()
     fields = {
         "state": target,
         "state_reason": reason[:300],
-        "updated_at": timezone.now(),
+        "updated_at": now,
+        **_pause_clock(campaign, target, now),
         **(extra or {}),
     }
     updated = Campaign.objects.filter(pk=campaign_id, state__in=allowed_from).update(**fields)
@@ -125,6 +65,23 @@ def _transition(
         )
     campaign.refresh_from_db()
     return campaign
+
+
+def _pause_clock(campaign: Campaign, target: str, now) -> dict:
+    """The pause bookkeeping of a transition: a pause starts the clock standing still, leaving
+    a pause adds its length (from the first start on) to ``paused_seconds``."""
+    if target == CampaignState.PAUSED:
+        return {"paused_at": campaign.paused_at or now}
+    if campaign.state != CampaignState.PAUSED:
+        return {}
+    paused_at = campaign.paused_at
+    if paused_at is None or campaign.started_at is None:
+        return {"paused_at": None}
+    since = max(paused_at, campaign.started_at)
+    return {
+        "paused_at": None,
+        "paused_seconds": campaign.paused_seconds + max(0.0, (now - since).total_seconds()),
+    }
 
 
 @transaction.atomic

@@ -1,20 +1,9 @@
-"""The engine's only door to the sandbox: limits from the campaign settings, one comparator."""
+"""The engine's only door to the sandbox: one judge, one batch runner, one comparator."""
 
 from __future__ import annotations
 
 from evolution import sandbox
-from evolution.pipeline.config import EvolutionSettings
 from evolution.sandbox.compare import compare_stdio
-
-
-def limits_for(
-    settings: EvolutionSettings, *, time_s: float | None = None, memory_mb: int | None = None
-):
-    return sandbox.Limits(
-        time_s=time_s or settings.execution_timeout,
-        memory_mb=memory_mb or settings.memory_mb,
-        max_output_bytes=settings.max_output_bytes,
-    )
 
 
 def run_batch(code: str, inputs: list[str], **kwargs):

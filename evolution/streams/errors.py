@@ -8,7 +8,7 @@ exception is the item's: after the retry limit the kind gives up on that item.
 
 from __future__ import annotations
 
-from django.db import DatabaseError, InterfaceError
+from django.db import DatabaseError, InterfaceError, OperationalError
 
 from evolution.llm.errors import LLMTransportError
 from evolution.sandbox.types import SandboxError
@@ -19,18 +19,75 @@ class SandboxFailure(SandboxError):
     program; the step is retried, and the campaign pauses if it keeps failing."""
 
 
+class EndpointUnavailable(Exception):
+    """A model call a stage depends on (mutator, writer, test generator, judge...) failed for
+    transport or provider reasons after the client's retries: the endpoint is down, the item is
+    not at fault. Deliberately not an ``LLMError``, so stage code that turns a bad answer into
+    the item's decision lets it through to the runner, which retries the step and then pauses
+    the campaign with this message, naming the endpoint."""
+
+    def __init__(self, *, role: str, endpoint: str, cause: BaseException):
+        super().__init__(f"{role} endpoint {endpoint!r} unavailable: {cause}")
+        self.role = role
+        self.endpoint = endpoint
+        self.cause = cause
+
+
+def endpoint_unavailable(exc: BaseException, *, role: str, endpoint: str):
+    """``exc`` as an ``EndpointUnavailable`` when it is an infrastructure failure of a model
+    call (see ``is_infrastructure``), else None (an answer about this request stays the
+    item's)."""
+    if isinstance(exc, LLMTransportError) and is_infrastructure(exc):
+        return EndpointUnavailable(role=role, endpoint=endpoint, cause=exc)
+    return None
+
+
 class UndeclaredTransition(Exception):
     """A unit was asked to move along an edge its kind does not declare."""
 
 
 def is_infrastructure(exc: BaseException) -> bool:
-    if isinstance(exc, SandboxError | DatabaseError | InterfaceError):
+    if isinstance(exc, SandboxError | DatabaseError | InterfaceError | EndpointUnavailable):
+        return True
+    if is_connection_error(exc):  # e.g. a model call whose limiter lost Redis
         return True
     if isinstance(exc, LLMTransportError):
         # No HTTP answer at all (time-out, refused, reset), throttling or a server error after
         # the client's own retries: the endpoint is down. A 4xx is an answer about this request.
         status = exc.status
         return status is None or status == 429 or status >= 500
+    return False
+
+
+def connection_errors() -> tuple[type[BaseException], ...]:
+    """The errors that mean "the database or the broker could not be reached": a step or a
+    tick that meets one is retried later with backoff instead of ending its chain."""
+    found: list[type[BaseException]] = [OperationalError, InterfaceError]
+    try:
+        from kombu.exceptions import OperationalError as KombuOperationalError
+
+        found.append(KombuOperationalError)
+    except ImportError:  # pragma: no cover - kombu comes with Celery
+        pass
+    try:
+        import redis.exceptions
+
+        found += [redis.exceptions.ConnectionError, redis.exceptions.TimeoutError]
+    except ImportError:  # the embedded mode runs without redis-py
+        pass
+    return tuple(found)
+
+
+def is_connection_error(exc: BaseException) -> bool:
+    """True for a lost or refused database or broker connection, raised as such or as the
+    explicit cause (``raise ... from``) of what a stage raised."""
+    seen = set()
+    kinds = connection_errors()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, kinds):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__
     return False
 
 

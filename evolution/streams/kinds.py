@@ -91,6 +91,13 @@ class Kind:
                 return stage
         raise KindError(f"kind {self.name!r} declares no stage {name!r}")
 
+    @property
+    def queues(self) -> tuple[str, ...]:
+        """The queues a campaign of this kind needs a worker on: ``default`` (its tick and
+        every first step) and the queue of each stage that names one."""
+        named = {stage.queue for stage in self.stages if stage.queue != ANY}
+        return tuple(sorted(named | {DEFAULT}))
+
     def allows(self, source: str, target: str) -> bool:
         return (source, target) in self.edges
 
@@ -150,6 +157,26 @@ def kind_for(name: str) -> Kind:
 
 def registered() -> list[Kind]:
     return list(_KINDS.values())
+
+
+def campaigns_without_worker(live_by_queue: dict[str, list[str]]) -> list[dict]:
+    """Launched campaigns (queued or running) that need a queue no live worker serves, each
+    with the queues missing. ``live_by_queue`` maps a queue to the live workers consuming it
+    (``benchapp.workers.workers_by_queue``)."""
+    from evolution.models import Campaign
+
+    launched = Campaign.objects.filter(state__in=["queued", "running"]).order_by("pk")
+    found = []
+    for campaign in launched.only("pk", "name", "kind"):
+        kind = _KINDS.get(campaign.kind)
+        if kind is None:
+            continue
+        missing = [queue for queue in kind.queues if not live_by_queue.get(queue)]
+        if missing:
+            found.append(
+                {"id": campaign.pk, "name": campaign.name, "kind": campaign.kind, "queues": missing}
+            )
+    return found
 
 
 def discover() -> None:

@@ -15,6 +15,7 @@ import contextlib
 import logging
 import secrets
 import time
+import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from evolution.llm import BudgetExhausted
-from evolution.models import Campaign
+from evolution.models import Campaign, StepFailure
 from evolution.models.campaigns import CampaignState
 
 from . import errors
@@ -36,6 +37,17 @@ log = logging.getLogger(__name__)
 MAX_CONSECUTIVE_ERRORS = 3
 STEP_TASK = "evolution.streams.step"
 TICK_TASK = "evolution.streams.tick"
+
+
+class StepInterrupted(Exception):
+    """The database or the broker went away in the middle of a step: the step is retried later
+    with the same ticket. ``held`` is the lease this step still holds (it could not be given
+    back), so that the retry may claim the stream again at once instead of waiting for it to
+    expire; None when nothing is held."""
+
+    def __init__(self, detail: str, *, held: str | None):
+        super().__init__(detail)
+        self.held = held
 
 
 @dataclass
@@ -58,13 +70,17 @@ def lease_seconds() -> float:
 # --------------------------------------------------------------------------- claiming
 
 
-def lease_claim(rows, *, ticket: str | None) -> str | None:
+def lease_claim(rows, *, ticket: str | None, held: str | None = None) -> str | None:
     """Claim the row ``rows`` selects with one conditional UPDATE; return the lease token, or
     None when another worker holds an unexpired lease or ``ticket`` is not the current one
-    (``ticket`` None skips that check: the in-process runner and tests)."""
+    (``ticket`` None skips that check: the in-process runner and tests). ``held``: a lease this
+    step took before an outage interrupted it and could not give back; it may be taken again."""
     token = secrets.token_hex(8)
     now = timezone.now()
-    rows = rows.filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now))
+    free = Q(leased_until__isnull=True) | Q(leased_until__lt=now)
+    if held:
+        free |= Q(lease_token=held)
+    rows = rows.filter(free)
     if ticket is not None:
         rows = rows.filter(ticket=ticket)
     claimed = rows.update(lease_token=token, leased_until=now + timedelta(seconds=lease_seconds()))
@@ -76,20 +92,37 @@ def lease_release(rows, token: str) -> None:
     rows.filter(lease_token=token).update(lease_token="", leased_until=None)
 
 
-def claim(kind: Kind | str, stream_id: int, ticket: str | None = None) -> str | None:
+def claim(
+    kind: Kind | str, stream_id: int, ticket: str | None = None, held: str | None = None
+) -> str | None:
     kind = _kind(kind)
     rows = kind.stream_model.objects.filter(
         pk=stream_id, campaign__state=CampaignState.RUNNING
     ).filter(kind.active_streams)
-    return lease_claim(rows, ticket=ticket)
+    return lease_claim(rows, ticket=ticket, held=held)
 
 
-def release(kind: Kind | str, stream_id: int, token: str) -> None:
+def release(kind: Kind | str, stream_id: int, token: str) -> bool:
+    """Give the lease back; False when the database could not be reached (the lease then
+    expires, or the retried step takes it again)."""
     kind = _kind(kind)
     try:
         lease_release(kind.stream_model.objects.filter(pk=stream_id), token)
-    except DatabaseError:  # the database is down: the lease simply expires
+    except DatabaseError:
         log.exception("could not release the lease of %s stream %s", kind.name, stream_id)
+        _drop_broken_connections()
+        return False
+    return True
+
+
+def _drop_broken_connections() -> None:
+    """After a database error, close this thread's connections that no longer work, so that
+    the next query opens a fresh one (Django does not reconnect inside a task on its own)."""
+    for conn in connections.all(initialized_only=True):
+        with contextlib.suppress(Exception):
+            if conn.in_atomic_block:
+                continue
+            conn.close_if_unusable_or_obsolete()
 
 
 # --------------------------------------------------------------------------- one step
@@ -102,14 +135,22 @@ def advance(
     ticket: str | None = None,
     queue: str | None = None,
     schedule: bool = False,
+    held: str | None = None,
 ) -> StepReport:
     """Advance one stream by one action.
 
     ``ticket`` must be the stream's current ticket (None skips the check). ``queue`` is the
     queue this worker serves (None: any); an action for another queue is handed over to it with
-    the same ticket. ``schedule``: issue a new ticket and enqueue the next step (Celery)."""
+    the same ticket. ``schedule``: issue a new ticket and enqueue the next step (Celery).
+    ``held``: the lease an interrupted attempt of this same step could not give back.
+
+    With ``schedule`` (the Celery path), raises ``StepInterrupted`` when the database went away
+    during the step and the failure could not even be recorded, the lease could not be given
+    back, or the next step could not be scheduled: the task retries the step later with backoff
+    and the same ticket; nothing is blamed on the unit. A database error while claiming
+    propagates as it is (nothing was claimed)."""
     kind = _kind(kind)
-    token = claim(kind, stream_id, ticket)
+    token = claim(kind, stream_id, ticket, held)
     if token is None:
         return StepReport(
             "skipped",
@@ -119,6 +160,7 @@ def advance(
     report = StepReport("done")
     reroute_to = None
     ctx = action = None
+    outage: BaseException | None = None
     try:
         ctx = kind.load(stream_id)
         action = kind.next_action(ctx)
@@ -132,25 +174,49 @@ def advance(
                 report = StepReport("rerouted", action=action.name, detail=f"to queue {reroute_to}")
             else:
                 stage.run(ctx, action)
-                rows.update(consecutive_errors=0, steps_done=F("steps_done") + 1, last_error="")
+                # ``updated_at`` is the stream's last progress (the supervisor reads it).
+                rows.update(
+                    consecutive_errors=0,
+                    steps_done=F("steps_done") + 1,
+                    last_error="",
+                    updated_at=timezone.now(),
+                )
     except (BudgetExhausted, *kind.budget_errors) as exc:
         _pause_for_budget(_campaign_id(kind, stream_id), str(exc))
         report = StepReport("paused", action=report.action, detail=str(exc))
     except Exception as exc:
         log.exception("%s stream %s: action %s failed", kind.name, stream_id, report.action)
         report = StepReport("error", action=report.action, detail=errors.describe(exc))
+        if errors.is_connection_error(exc):
+            _drop_broken_connections()
         try:
             _record_error(kind, stream_id, ctx, action, exc)
-        except DatabaseError:  # cannot even record it: the retry counts once the database is back
+        except DatabaseError as db_exc:  # cannot even record it: the step is retried later
             log.exception("could not record the failure of %s stream %s", kind.name, stream_id)
+            _drop_broken_connections()
+            outage = db_exc
     finally:
-        release(kind, stream_id, token)
+        released = release(kind, stream_id, token)
+    if schedule and (outage is not None or not released):
+        raise StepInterrupted(
+            f"{kind.name} stream {stream_id}: "
+            + (errors.describe(outage) if outage else "the lease could not be given back"),
+            held=None if released else token,
+        ) from outage
     if reroute_to is not None:
         if ticket is not None:
             enqueue_step(kind.name, stream_id, ticket, queue=reroute_to)
         return report
     if schedule:
-        schedule_next(kind, stream_id)
+        try:
+            schedule_next(kind, stream_id)
+        except DatabaseError as db_exc:
+            _drop_broken_connections()
+            raise StepInterrupted(
+                f"{kind.name} stream {stream_id}: the next step could not be scheduled: "
+                + errors.describe(db_exc),
+                held=None,
+            ) from db_exc
     return report
 
 
@@ -164,6 +230,17 @@ def _pause_for_budget(campaign_id: int, reason: str) -> None:
     campaign_pause_for_budget(campaign_id=campaign_id, reason=reason)
 
 
+def pause(campaign_id: int, reason: str) -> bool:
+    """Pause a queued or running campaign with ``reason``; False when it was neither."""
+    from evolution.services import campaigns as campaign_services
+
+    try:
+        campaign_services.campaign_pause(campaign_id=campaign_id, reason=reason)
+    except campaign_services.TransitionError:
+        return False
+    return True
+
+
 def _record_error(kind: Kind, stream_id: int, ctx, action, exc: BaseException) -> None:
     """Count a failed step; at ``MAX_CONSECUTIVE_ERRORS`` apply the one failure policy."""
     from evolution.services import campaigns as campaign_services
@@ -175,11 +252,15 @@ def _record_error(kind: Kind, stream_id: int, ctx, action, exc: BaseException) -
         consecutive_errors=F("consecutive_errors") + 1, last_error=f"{name}: {detail}"[:4000]
     )
     count, campaign_id = rows.values_list("consecutive_errors", "campaign_id").get()
+    infrastructure = errors.is_infrastructure(exc)
+    failure = _failure_record(kind, stream_id, campaign_id, name, exc, count, infrastructure)
+    Consequence = StepFailure.Consequence
     if count < MAX_CONSECUTIVE_ERRORS:
         return
     rows.update(consecutive_errors=0)
-    if errors.is_infrastructure(exc):
+    if infrastructure:
         # Never the unit's fault: nothing is retired; the campaign waits for the outage to end.
+        _failure_consequence(failure, Consequence.PAUSED)
         with contextlib.suppress(campaign_services.TransitionError):
             campaign_services.campaign_pause(
                 campaign_id=campaign_id,
@@ -188,14 +269,54 @@ def _record_error(kind: Kind, stream_id: int, ctx, action, exc: BaseException) -
         return
     reason = f"{name} failed {count} times: {detail}"[:2000]
     if ctx is not None and action is not None and kind.give_up(ctx, action, reason):
+        _failure_consequence(failure, Consequence.GAVE_UP)
         return
     if kind.fail_stream is not None:
+        _failure_consequence(failure, Consequence.STREAM_FAILED)
         kind.fail_stream(stream_id, reason[:300])
         return
     # A barrier (no item to give up on) that keeps failing: a programming error.
+    _failure_consequence(failure, Consequence.CAMPAIGN_FAILED)
     Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
         state=CampaignState.FAILED, state_reason=reason[:300], finished_at=timezone.now()
     )
+
+
+TRACEBACK_MAX_CHARS = 20_000
+
+
+def _worker_name() -> str:
+    """The Celery worker running this step ("" in the in-process runner)."""
+    from celery import current_task
+
+    if not current_task:
+        return ""
+    return (getattr(current_task.request, "hostname", None) or "")[:200]
+
+
+def _failure_record(kind, stream_id, campaign_id, name, exc, count, infrastructure):
+    """Keep the failure with its traceback for the workers page; only the newest
+    ``StepFailure.KEEP`` are kept."""
+    text = "".join(traceback.format_exception(exc))
+    if len(text) > TRACEBACK_MAX_CHARS:  # the end holds the frame that raised
+        text = "…\n" + text[-TRACEBACK_MAX_CHARS:]
+    failure = StepFailure.objects.create(
+        campaign_id=campaign_id,
+        kind=kind.name,
+        stream_id=stream_id,
+        action=name[:60],
+        error=errors.describe(exc)[:4000],
+        traceback=text,
+        infrastructure=infrastructure,
+        attempt=count,
+        worker=_worker_name(),
+    )
+    StepFailure.objects.filter(pk__lte=failure.pk - StepFailure.KEEP).delete()
+    return failure
+
+
+def _failure_consequence(failure, consequence: str) -> None:
+    StepFailure.objects.filter(pk=failure.pk).update(consequence=consequence)
 
 
 # --------------------------------------------------------------------------- tickets, dispatch
@@ -280,12 +401,25 @@ def _send(task_name: str, args: tuple, **options) -> None:
 
 
 def enqueue_step(kind_name: str, stream_id: int, ticket: str | None, *, queue: str) -> None:
-    """After commit, enqueue one step of the stream on ``queue`` (by task name)."""
+    """After commit, enqueue one step of the stream on ``queue`` (by task name).
+
+    When the broker cannot take the message (after the publish retry policy), the ticket is
+    withdrawn so that the stream counts as having no step in flight: the next tick dispatches
+    it again instead of waiting a whole lease for a message that was never sent."""
     if not ticket:
         return
-    transaction.on_commit(
-        lambda: _send(STEP_TASK, (kind_name, stream_id, ticket, queue), queue=queue)
-    )
+
+    def send() -> None:
+        try:
+            _send(STEP_TASK, (kind_name, stream_id, ticket, queue), queue=queue)
+        except Exception:
+            log.exception("could not enqueue a step of %s stream %s", kind_name, stream_id)
+            with contextlib.suppress(Exception):
+                kind_for(kind_name).stream_model.objects.filter(pk=stream_id, ticket=ticket).update(
+                    ticket=""
+                )
+
+    transaction.on_commit(send)
 
 
 def enqueue_tick(campaign_id: int) -> None:
@@ -296,7 +430,8 @@ def enqueue_tick(campaign_id: int) -> None:
 def start_ticking(campaign_id: int) -> None:
     """Start a new tick chain for the campaign (replacing any older chain) after commit."""
     token = secrets.token_hex(8)
-    Campaign.objects.filter(pk=campaign_id).update(tick_token=token)
+    # ``ticked_at``: the chain's heartbeat (the supervisor restarts a chain that went quiet).
+    Campaign.objects.filter(pk=campaign_id).update(tick_token=token, ticked_at=timezone.now())
     transaction.on_commit(lambda: _send(TICK_TASK, (campaign_id, token)))
 
 
@@ -322,6 +457,8 @@ def tick(*, campaign_id: int, token: str | None = None, reschedule: bool = True)
         return campaign.state
     if token and token != campaign.tick_token:
         return "superseded"
+    if token:  # the chain is alive: its heartbeat for the supervisor
+        Campaign.objects.filter(pk=campaign_id, tick_token=token).update(ticked_at=now)
     if dispatch(campaign):
         Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
             state=CampaignState.COMPLETED,

@@ -13,3 +13,25 @@ def control_url(campaign, action: str) -> str:
     ``evolution:campaign_control``)."""
     namespace = "evolution" if campaign.kind == CampaignKind.BENCHEVOLVER else campaign.kind
     return reverse(f"{namespace}:campaign_control", args=[campaign.pk, action])
+
+
+@register.inclusion_tag("evolution/_worker_notice.html", takes_context=True)
+def worker_notice(context, campaign):
+    """A launched campaign (queued or running) whose queues no live worker serves: say which,
+    since nothing will move until a worker consumes them. Asked of ``benchapp.workers``
+    (cached a few seconds), only for launched campaigns."""
+    if not campaign.is_active:
+        return {"missing": []}
+    from benchapp.workers import workers_by_queue
+    from evolution.streams.kinds import kind_for
+
+    live = workers_by_queue()
+    try:
+        needed = kind_for(campaign.kind).queues
+    except LookupError:
+        return {"missing": []}
+    return {
+        "missing": [queue for queue in needed if not live.get(queue)],
+        "campaign": campaign,
+        "link_workers": context.get("is_admin_role", False),
+    }

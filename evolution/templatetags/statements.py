@@ -7,6 +7,7 @@ register = template.Library()
 
 
 @register.filter
-def markdown(text: str) -> str:
-    """A statement as safe HTML (raw HTML escaped, code escaped, math kept as text)."""
-    return mark_safe(render_statement(text or ""))  # noqa: S308 - render_statement escapes
+def markdown(text: str, title: str = "") -> str:
+    """A statement as safe HTML (raw HTML escaped, code escaped, math kept as text);
+    ``{{ statement|markdown:title }}`` drops a leading heading that repeats the page's title."""
+    return mark_safe(render_statement(text or "", title=title or ""))  # noqa: S308 - escapes

@@ -95,6 +95,19 @@ def evaluation_messages(*, reasoning_type: str, difficulty: int, question: str, 
     )
 
 
+def reference_evaluation_messages(
+    *, reasoning_type: str, difficulty: int, question: str, answer: str, reference: str
+):
+    """The judge's prompt when a curator confirmed the reference answer: grade against it."""
+    return load("evaluation_reference").messages(
+        reasoning_type=reasoning_type,
+        difficulty=difficulty,
+        question=question,
+        answer=answer,
+        reference=reference,
+    )
+
+
 def quality_messages(*, reasoning_type: str, type_description: str, difficulty: int, question: str):
     return load("quality").messages(
         reasoning_type=reasoning_type,

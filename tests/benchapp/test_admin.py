@@ -44,6 +44,8 @@ def test_every_model_is_registered_in_the_admin():
         "evolution.SolverAttempt",
         "evolution.LLMCall",
         "evolution.GlobalMemoryEntry",
+        "evolution.StepFailure",
+        "benchapp.SeedImportJob",
     }
     assert evolution <= registered
 

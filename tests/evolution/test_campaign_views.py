@@ -7,9 +7,9 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from benchapp.models import APIToken
+from evolution.benchevolver.services import campaign_create
 from evolution.models import Campaign
 from evolution.models.campaigns import CampaignState
-from evolution.services.campaigns import campaign_create
 from tests.factories import (
     CandidateFactory,
     ModelEndpointFactory,

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from evolution.benchevolver.services import campaign_create
 from evolution.llm import LLMClient, LLMTransportError
 from evolution.llm.sampling import endpoint_for_campaign, resolve_sampling
-from evolution.services.campaigns import campaign_create
 from tests.factories import (
     ModelEndpointFactory,
     PanelMemberFactory,

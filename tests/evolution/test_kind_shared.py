@@ -10,10 +10,10 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from evolution.algorithm_settings import AlgorithmSettings
+from evolution.benchevolver.engine.config import EvolutionSettings
 from evolution.campaign_forms import CampaignForm
 from evolution.forms import CampaignForm as BenchEvolverForm
 from evolution.models.campaigns import CampaignState
-from evolution.pipeline.config import EvolutionSettings
 from evosyn.config import EvoSynSettings
 from evosyn.forms import EvoSynCampaignForm
 from frontiersmith.config import FrontierSettings

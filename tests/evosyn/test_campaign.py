@@ -19,6 +19,8 @@ from evosyn.models import (
     MatrixRow,
     StrategyStatus,
 )
+from evosyn.stages.common import _load
+from evosyn.stages.execute import _verdict_row
 
 from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, fenced, respond, script
 
@@ -120,13 +122,13 @@ def test_a_rerun_executes_nothing_again(world, fake_server):
     spent = esc.sandbox_executions
     rows = MatrixRow.objects.count()
     assert spent > 0 and rows > 0
-    ctx = services._load(esc.pk)
+    ctx = _load(esc.pk)
     seed = esc.instances.get(role=InstanceRole.SEED)
     code = seed.solutions.get(index=0).code
     from evolution import sandbox
 
     specs = [sandbox.TestSpec(input=t.input, output=t.output) for t in seed.tests.all()]
-    verdicts, used = services._verdict_row(
+    verdicts, used = _verdict_row(
         ctx, code, specs, harness="function", entry_point="has_close_elements"
     )
     assert used == 0 and verdicts == ["AC", "AC", "WA", "AC"]

@@ -12,6 +12,8 @@ from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch
 from frontiersmith import selectors, services
 from frontiersmith.models import CandidateDecision, FrontierCampaign, FrontierCandidate
+from frontiersmith.stages import select_final
+from frontiersmith.stages.common import Action, _load
 from tests.frontiersmith.conftest import make_campaign
 
 pytestmark = pytest.mark.django_db(transaction=False)
@@ -103,7 +105,7 @@ def test_replaying_a_finished_step_never_duplicates_an_accepted_problem(world):
     # seen) finds the round closed and does nothing, however often it comes.
     FrontierCampaign.objects.filter(pk=fc.pk).update(current_round=1)
     for _ in range(2):
-        services._select_final(services._load(fc.pk), services.Action("select_final"))
+        select_final._select_final(_load(fc.pk), Action("select_final"))
     assert Problem.objects.filter(method="frontiersmith").count() == before == 1
     assert FrontierCandidate.objects.filter(frontier=fc, decision="accepted").count() == 1
 
@@ -119,7 +121,7 @@ def test_final_selection_keeps_a_converged_candidate_without_execution_divergenc
     FrontierCandidate.objects.filter(pk=kept.pk).update(
         stage="executed", decision="", decision_reason="", execution_divergence=None
     )
-    services._select_final(services._load(fc.pk), services.Action("select_final"))
+    select_final._select_final(_load(fc.pk), Action("select_final"))
     kept.refresh_from_db()
     assert kept.decision == CandidateDecision.ACCEPTED
     assert kept.accepted_problem_id is not None

@@ -52,10 +52,12 @@ def test_curator_gates_freezes_publishes_and_a_visitor_reads_the_leaderboard(
             expect(row).to_contain_text("excluded")
 
             page.click("#freeze")
+            page.click("#freeze-confirm")
             expect(page.locator("#release-state")).to_have_text("frozen")
             digest = page.locator("#content-hash").inner_text()
             assert re.fullmatch(r"[0-9a-f]{64}", digest)
             page.click("#publish")
+            page.click("#publish-confirm")
             expect(page.locator("#release-state")).to_have_text("published")
         finally:
             browser.close()

@@ -28,12 +28,19 @@ def test_the_hash_is_reproducible_across_two_exports(frozen):
     assert len(release.content_hash) == 64
 
 
-def test_same_content_gives_the_same_hash_and_a_changed_test_a_new_one(frozen):
+def item_hashes(release) -> list:
+    return sorted(release.items.values_list("public_id", "content_hash"))
+
+
+def test_same_content_gives_the_same_item_hashes_and_a_changed_test_a_new_one(frozen):
+    """Items are compared by their own hashes (problem and tests); the release's hash also
+    covers its version and everything else its card shows, so the next version's differs."""
     world, release = frozen
     same = services.release_next(release=release)
     services.gate_run_create(release=same)
     same = services.release_freeze(release=same)
-    assert same.content_hash == release.content_hash
+    assert item_hashes(same) == item_hashes(release)
+    assert same.content_hash != release.content_hash  # v1.0.1 is not v1.0.0
     assert release_changelog(release=same).unchanged == release.item_count
 
     problem = world.problem("E-OK")
@@ -44,6 +51,7 @@ def test_same_content_gives_the_same_hash_and_a_changed_test_a_new_one(frozen):
     services.gate_run_create(release=changed)
     changed = services.release_freeze(release=changed)
     assert changed.content_hash != release.content_hash
+    assert item_hashes(changed) != item_hashes(same)
     log = release_changelog(release=changed)
     assert [i.public_id for i in log.changed] == [problem.public_id]
     assert log.added == [] and log.removed == []

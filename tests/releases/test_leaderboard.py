@@ -81,8 +81,9 @@ def test_it_evaluates_an_endpoint_with_unbiased_pass_at_k_and_breakdowns(frozen_
     assert s["pass"]["1"]["low"] <= 0.5 <= s["pass"]["1"]["high"]
     assert s["breakdown"]["origin"]["evolved"]["value"] == pytest.approx(0.75)
     assert s["breakdown"]["origin"]["original"]["value"] == 0.0
-    # The factory's evolved problems say "easy", the crafted seeds "hard".
-    assert s["breakdown"]["difficulty"]["easy"]["value"] == pytest.approx(0.75)
+    # Evolved problems carry their measured difficulty (3/8 and 4/8 of the panel pass:
+    # medium), whatever their seed's label; the crafted seed keeps its dataset's "hard".
+    assert s["breakdown"]["difficulty"]["medium"]["value"] == pytest.approx(0.75)
     assert s["breakdown"]["difficulty"]["hard"]["value"] == 0.0
     # The seed has no contest date: no date window vouches for it, so it is flagged.
     assert s["contamination"]["flagged_items"] == [ids["S2"]]

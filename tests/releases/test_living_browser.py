@@ -1,6 +1,8 @@
 """Real Chromium: a curator walks the living-benchmark page of a re-measured release (the
-saturation plot, the re-measurements, re-evolving the saturated problems) and a campaign's
-calibration plot, sending the disagreements to adjudication. Screenshots go to docs/img/."""
+saturation plot, the re-measurements, re-evolving the saturated problems), a problem's
+difficulty history and a campaign's calibration plot, sending the disagreements to
+adjudication. The plots are drawn by plotly.js (hovering shows the figures); without
+JavaScript the inline SVG stays. Screenshots go to docs/img/."""
 
 from __future__ import annotations
 
@@ -21,6 +23,13 @@ from .test_living_calibration import _author
 IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 
+def _hover(page, point) -> None:
+    """Move the mouse onto a plotly marker (plotly's drag layer takes the pointer events)."""
+    point.scroll_into_view_if_needed()
+    box = point.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
 @pytest.mark.browser
 @pytest.mark.slow
 def test_a_curator_walks_the_living_page_and_the_calibration_plot(transactional_db, live_server):
@@ -33,7 +42,14 @@ def test_a_curator_walks_the_living_page_and_the_calibration_plot(transactional_
         expect(page.locator("#living-releases")).to_contain_text("v1.0.0")
         expect(page.locator("#living-releases")).to_contain_text("2 (67%)")
         expect(page.locator("tr.remeasurement")).to_have_count(2)
-        expect(page.locator("circle.saturation-point")).to_have_count(2)
+        expect(page.locator("circle.saturation-point")).to_have_count(2)  # the SVG fallback
+        chart = page.locator("#saturation-chart")
+        expect(chart).to_have_attribute("data-rendered", "1")
+        expect(chart.locator(".scatterlayer .point")).to_have_count(2)
+        expect(chart).to_contain_text("share of the release saturated")
+        expect(page.locator("#living-saturation .plot-fallback")).to_be_hidden()
+        _hover(page, chart.locator(".scatterlayer .point").nth(1))
+        expect(chart.locator(".hoverlayer")).to_contain_text("2 of 3")
         expect(page.locator("tr.saturation-flag")).to_have_count(2)
         expect(page.locator("tr.saturation-flag").first).to_contain_text("strong")
         page.click("text=Re-evolve saturated problems")
@@ -45,16 +61,41 @@ def test_a_curator_walks_the_living_page_and_the_calibration_plot(transactional_
         page.goto(f"{live_server.url}/releases/{slug}/v{release.version}/items/{pid}/")
         expect(page.locator("#difficulty-history circle.history-point")).to_have_count(2)
         expect(page.locator("#difficulty-history")).to_contain_text("saturated")
+        history = page.locator("#history-chart")
+        expect(history).to_have_attribute("data-rendered", "1")
+        expect(history.locator(".scatterlayer .point")).to_have_count(2)
+        expect(history).to_contain_text("pass@1 over the panel")
+        expect(history).to_contain_text("saturation bound 0.75")
+        _hover(page, history.locator(".scatterlayer .point").nth(1))
+        expect(history.locator(".hoverlayer")).to_contain_text("7 of 8 samples")
+        page.locator("#difficulty-history").screenshot(path=str(IMG / "living-history.png"))
 
         page.goto(f"{live_server.url}/curate/campaigns/{world.campaign.pk}/calibration/")
         expect(page.locator("#calibration-rho")).to_contain_text("over 8 problems")
         expect(page.locator("circle.calibration-point")).to_have_count(8)
         expect(page.locator("circle.calibration-point.flagged")).to_have_count(2)
+        scatter = page.locator("#calibration-chart")
+        expect(scatter).to_have_attribute("data-rendered", "1")
+        expect(scatter.locator(".scatterlayer .point")).to_have_count(8)
+        expect(scatter.locator(".scatterlayer .trace").nth(1).locator(".point")).to_have_count(2)
+        expect(scatter).to_contain_text("experts' difficulty (1 easy to 5 hard)")
+        expect(scatter).to_contain_text("panel pass@1")
         expect(page.locator("tr.disagreement")).to_have_count(2)
         expect(page.locator("tr.disagreement").first).to_contain_text("model-only hardness")
         page.screenshot(path=str(IMG / "living-calibration.png"), full_page=True)
         page.click("text=Send to the adjudication queue")
         expect(page.locator("body")).to_contain_text("2 disagreement(s) sent to the adjudication")
         assert re.search(r"/calibration/$", page.url)
+
+        # Without JavaScript the problem page keeps its inline SVG plot.
+        context = page.context.browser.new_context(java_script_enabled=False)
+        try:
+            bare = context.new_page()
+            bare.goto(f"{live_server.url}/releases/{slug}/v{release.version}/items/{pid}/")
+            expect(bare.locator("#difficulty-history .plot-fallback")).to_be_visible()
+            expect(bare.locator("#difficulty-history circle.history-point")).to_have_count(2)
+            expect(bare.locator("#history-chart")).to_be_hidden()
+        finally:
+            context.close()
     assert Adjudication.objects.filter(dimension="calibration").count() == 2
     assert Campaign.objects.filter(reevolution__release=release).count() == 1

@@ -63,3 +63,51 @@ def test_the_schedule_remeasures_every_benchmark_with_a_panel(
     r = Remeasurement.objects.get(pk=started[0])
     assert (r.release, r.trigger, r.state) == (release, "schedule", "queued")
     assert [run.label for run in r.runs.all()] == ["m"]
+
+
+def test_beat_resends_the_remeasurements_left_queued(settings):
+    from benchapp.celery import app
+
+    entry = settings.CELERY_BEAT_SCHEDULE["living-resend-stale"]
+    app.loader.import_default_modules()
+    assert entry["task"] in app.tasks
+
+
+def test_a_remeasurement_left_queued_is_sent_again_once_per_period(
+    published, django_capture_on_commit_callbacks, monkeypatch
+):
+    """Its first message lost (a broker restart, a publish that never left): still queued
+    LIVING_RESEND_MINUTES after it was sent, its task is published again, once per period."""
+    from datetime import timedelta
+
+    from celery import current_app
+    from django.utils import timezone
+
+    from releases.models import PanelSeat, Remeasurement
+
+    sent: list[tuple] = []
+    monkeypatch.setattr(current_app, "send_task", lambda name, args: sent.append((name, args)))
+    _, release = published
+    endpoint = ModelEndpoint.objects.create(name="m", base_url="http://127.0.0.1:9/v1", model="m")
+    PanelSeat.objects.create(benchmark=release.benchmark, endpoint=endpoint, samples=2)
+    with django_capture_on_commit_callbacks(execute=True):
+        [rid] = living.remeasure_scheduled()
+    assert sent == [("releases.tasks.remeasurement_run", (rid,))]
+    assert Remeasurement.objects.get(pk=rid).sent_at is not None
+
+    assert living.remeasurement_resend_stale(minutes=10) == []  # sent just now
+    Remeasurement.objects.filter(pk=rid).update(sent_at=timezone.now() - timedelta(minutes=11))
+    assert living.remeasurement_resend_stale(minutes=10) == [rid]
+    assert living.remeasurement_resend_stale(minutes=10) == []  # not again within the period
+    assert sent[-1] == ("releases.tasks.remeasurement_run", (rid,)) and len(sent) == 2
+
+    # Never sent at all (the process died before its commit hook ran): counted from creation.
+    Remeasurement.objects.filter(pk=rid).update(
+        sent_at=None, created_at=timezone.now() - timedelta(minutes=30)
+    )
+    assert living.remeasurement_resend_stale(minutes=10) == [rid]
+    # A re-measurement that started is not re-sent.
+    Remeasurement.objects.filter(pk=rid).update(
+        state="running", sent_at=timezone.now() - timedelta(hours=1)
+    )
+    assert living.remeasurement_resend_stale(minutes=10) == []

@@ -4,10 +4,14 @@ actions (with clear errors)."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from django.urls import reverse
 
 from evolution.models import Campaign
+from releases import living_plots
 from releases.models import PanelSeat, ReEvolution, Remeasurement
 from tests.support.fake_openai import FakeOpenAI
 
@@ -28,6 +32,11 @@ def test_the_problem_page_plots_its_dated_difficulty_and_saturation(measured):
     assert html.count('class="history-point saturated"') == 1  # 0.75 then 0.875
     assert "pass@1 0.88 [" in html
     assert "saturated</span> since" in html and "by strong" in html
+    # The same history as a plotly figure (the SVG above stays as the page without JavaScript).
+    figure = json.loads(re.search(r'id="history-figure"[^>]*>(.*?)</script>', html, re.S)[1])
+    assert figure["data"][0]["y"] == [0.75, 0.875]
+    assert 'data-figure="history-figure"' in html and 'class="plot-fallback"' in html
+    assert f'src="{living_plots.plotly_url()}"' in html and "releases/living_plots" in html
     s2 = world.problem("S2").public_id
     html = public_get(
         reverse("releases:public_item", args=[release.benchmark.slug, release.version, s2])
@@ -51,6 +60,7 @@ def test_the_living_page_lists_releases_remeasurements_and_pending_campaigns(mea
     assert html.count('class="remeasurement"') == 2
     assert html.count('class="saturation-point"') == 2
     assert html.count('class="saturation-flag"') == 2
+    assert 'data-figure="saturation-figure"' in html and 'id="saturation-figure"' in html
     assert "Re-evolve saturated problems" not in html  # anonymous: no curator actions
 
     curator = personas.curator.client
@@ -86,6 +96,40 @@ def test_adding_a_model_from_the_living_page_queues_a_remeasurement(measured, pe
     assert {r.label for r in latest.runs.all()} == {"weak", "strong", "newcomer"}
 
 
+def test_taking_a_model_off_the_panel_from_the_living_page_queues_a_remeasurement(
+    measured, personas
+):
+    _, release = measured
+    slug = release.benchmark.slug
+    page = personas.curator.client.get(reverse("releases:living", args=[slug])).content.decode()
+    remove = reverse("releases:living_panel_remove", args=[slug])
+    form = re.search(rf'<form method="post" action="{remove}".*?</form>', page, re.S)[0]
+    assert "Remove and re-measure" in form
+    assert re.findall(r'<option value="\d+">(\w+)</option>', form) == ["weak", "strong"]
+    assert remove not in public_get(reverse("releases:living", args=[slug]))
+    url = reverse("releases:living_panel_remove", args=[slug])
+    assert personas.reviewer_a.client.post(url).status_code == 403
+    curator = personas.curator.client
+    page = curator.post(url, {"endpoint": "999999"}, follow=True).content.decode()
+    assert "Choose a model endpoint." in page
+    strong = PanelSeat.objects.get(endpoint__name="strong").endpoint
+    page = curator.post(url, {"endpoint": strong.pk}, follow=True).content.decode()
+    assert "strong left the panel; the re-measurement is queued." in page
+    latest = Remeasurement.objects.order_by("-id").first()
+    assert (latest.trigger, latest.reason, latest.state) == (
+        "panel_change",
+        "strong left the panel",
+        "queued",
+    )
+    assert {r.label for r in latest.runs.all()} == {"weak"}
+    page = curator.post(url, {"endpoint": strong.pk}, follow=True).content.decode()
+    assert "strong is not on the panel." in page
+    weak = PanelSeat.objects.get(endpoint__name="weak").endpoint
+    page = curator.post(url, {"endpoint": weak.pk}, follow=True).content.decode()
+    assert "weak left the panel; no model is left to re-measure with." in page
+    assert not PanelSeat.objects.exists()
+
+
 def public_get(url: str) -> str:
     from django.test import Client
 
@@ -105,6 +149,10 @@ def test_calibration_pages_are_for_curators(published, personas):
         assert personas.reviewer_a.client.get(url).status_code == 403
         page = personas.curator.client.get(url)
         assert page.status_code == 200 and b"Human against model difficulty" in page.content
+        assert b'data-figure="calibration-figure"' in page.content
+    # The curator's release page links its calibration page.
+    detail = personas.curator.client.get(reverse("releases:curate_detail", args=[release.pk]))
+    assert f'href="{pages[0]}"' in detail.content.decode()
     route = reverse("releases:release_calibration_route", args=[release.pk])
     assert personas.reviewer_a.client.post(route).status_code == 403
     assert personas.curator.client.get(route).status_code == 405

@@ -3,6 +3,8 @@ JSONL export, the public pages (questions shown, reference answers never) and pe
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, InternalError, connection, transaction
@@ -68,12 +70,19 @@ def test_a_questions_only_release_freezes_without_a_gate_and_hashes_its_question
             and "ANSWER-SECRET" in q.record["reference_answer"]
         )
         assert q.content_hash == content.question_hash(q.record)
-    assert release.content_hash == content.release_hash(
-        [(q.public_id, q.content_hash) for q in questions]
+    assert release.hash_format == content.FORMAT_V2
+    assert release.content_hash == content.release_hash_v2(
+        content.release_identity(release),
+        [
+            (q.public_id, q.content_hash, content.listing_hash(content.question_listing(q)))
+            for q in questions
+        ],
     )
     # Anyone holding the JSONL export can recompute the published hash.
     lines = list(exporters.export_jsonl(release))
     assert len(lines) == 2 and '"question":' in lines[0]
+    # The kind is the problem source's name (releases never write it down themselves).
+    assert [json.loads(line)["kind"] for line in lines] == ["reasoning", "reasoning"]
     assert content.release_hash_from_lines(lines) == release.content_hash
 
 
@@ -93,8 +102,11 @@ def test_a_mixed_release_hashes_problems_and_questions_together(db, reasoning):
     pairs = [(i.public_id, i.content_hash) for i in release.items.all()]
     question_pairs = [(q.public_id, q.content_hash) for q in release.questions.all()]
     assert pairs and len(question_pairs) == 2
-    assert release.content_hash == content.release_hash(pairs + question_pairs)
-    assert release.content_hash != content.release_hash(pairs)
+    assert release.content_hash == content.compute_release_hash(release)
+    assert release.content_hash != content.compute_release_hash(release, questions=[])
+    # In hash format 1 too the questions join the problems' pairs.
+    v1 = content.compute_release_hash(release, hash_format=content.FORMAT_V1)
+    assert v1 == content.release_hash(pairs + question_pairs) != content.release_hash(pairs)
     assert release.item_count == len(pairs) + 2
     assert content.release_hash_from_lines(exporters.export_jsonl(release)) == release.content_hash
 
@@ -183,7 +195,9 @@ def test_only_curators_add_questions_to_a_draft(personas, reasoning):
     assert "2 question(s) added." in response.content.decode()
     page = personas.curator.client.get(f"/curate/releases/{release.pk}/").content.decode()
     assert "ANSWER-SECRET" in page  # curators see the reference answers
-    freeze = personas.curator.client.post(f"/curate/releases/{release.pk}/freeze/", follow=True)
+    freeze = personas.curator.client.post(
+        f"/curate/releases/{release.pk}/freeze/", {"confirm": "freeze"}, follow=True
+    )
     assert "Frozen: 2 items" in freeze.content.decode()
     refused = personas.curator.client.post(
         f"/curate/releases/{release.pk}/questions/remove/",

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
+from releases import stats
 from releases.stats import bootstrap_mean, pass_at_k
 
 
@@ -60,3 +62,29 @@ def test_the_interval_is_reproducible_for_a_seed():
     assert bootstrap_mean(values, seed=11) == bootstrap_mean(values, seed=11)
     est = bootstrap_mean(values, seed=11)
     assert est.low <= est.value <= est.high
+
+
+def _bootstrap_by_choices(values, seed, resamples=2000, level=0.95):
+    """The interval as first written: ``rng.choices`` drawn afresh for every resample."""
+    n = len(values)
+    rng = random.Random(seed)
+    means = sorted(math.fsum(rng.choices(values, k=n)) / n for _ in range(resamples))
+    alpha = 1 - level
+    low = means[math.floor(resamples * alpha / 2)]
+    high = means[min(resamples - 1, math.ceil(resamples * (1 - alpha / 2)) - 1)]
+    return math.fsum(values) / n, low, high
+
+
+def test_kept_draws_give_exactly_the_intervals_of_drawing_every_time(monkeypatch):
+    rng = random.Random(5)
+    for _ in range(25):
+        n = rng.randint(1, 120)
+        values = [rng.choice([0.0, 0.25, 0.5, 0.75, 1.0, rng.random()]) for _ in range(n)]
+        seed = rng.randint(0, 4)
+        e = bootstrap_mean(values, seed=seed)
+        assert (e.value, e.low, e.high) == _bootstrap_by_choices(values, seed)
+    # Past the kept size the draws are made on the fly, with the same result.
+    monkeypatch.setattr(stats, "KEPT_DRAWS", 0)
+    values = [rng.random() for _ in range(40)]
+    e = bootstrap_mean(values, seed=3)
+    assert (e.value, e.low, e.high) == _bootstrap_by_choices(values, 3)

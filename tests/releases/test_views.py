@@ -32,16 +32,25 @@ def test_a_curator_builds_a_draft_and_gets_clear_errors(personas):
     assert response["Location"] == reverse("releases:curate_detail", args=[release.pk])
 
     bad = client.post(
-        reverse("releases:release_rules", args=[release.pk]), {"rules": "{nope"}, follow=True
+        reverse("releases:release_rules", args=[release.pk]), {"mode": "json", "rules": "{nope"}
     )
-    assert "Rules must be a JSON object" in bad.content.decode()
+    assert bad.status_code == 400
+    assert "Line 1, column 2: Expecting property name enclosed in double quotes." in (
+        bad.content.decode()
+    )
     bad = client.post(
         reverse("releases:release_rules", args=[release.pk]),
-        {"rules": '{"max_pass_at_1": 2}'},
-        follow=True,
+        {"mode": "json", "rules": '{\n  "max_pass_at_1": 2\n}'},
     )
-    assert "max_pass_at_1: must be between 0.0 and 1.0" in bad.content.decode()
-    early = client.post(reverse("releases:release_freeze", args=[release.pk]), follow=True)
+    assert bad.status_code == 400
+    assert "Line 2, column 3: &quot;max_pass_at_1&quot; must be between 0.0 and 1.0" in (
+        bad.content.decode()
+    )
+    unconfirmed = client.post(reverse("releases:release_freeze", args=[release.pk]), follow=True)
+    assert "Freezing cannot be undone: confirm it" in unconfirmed.content.decode()
+    early = client.post(
+        reverse("releases:release_freeze", args=[release.pk]), {"confirm": "freeze"}, follow=True
+    )
     assert "Run the gate before freezing" in early.content.decode()
 
     api = client.post(f"/api/releases/{release.pk}/gate")

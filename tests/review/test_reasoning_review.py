@@ -3,6 +3,8 @@ and the curator's answer verdict replacing the judges' score in the campaign's E
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import pytest
@@ -297,3 +299,6 @@ def test_the_api_serves_questions_to_reviewers_and_verdicts_to_curators(personas
     )
     export = personas.curator.client.get(f"/review/rounds/{round_id}/export.csv").content.decode()
     assert "answer_verdict" in export.splitlines()[0] and ",correct," in export
+    # A question row's kind is its problem source's name (review never writes it down).
+    rows = [r for r in csv.DictReader(io.StringIO(export)) if not r["problem_public_id"]]
+    assert rows and {r["problem_kind"] for r in rows} == {"reasoning"}

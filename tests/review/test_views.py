@@ -130,4 +130,5 @@ def test_a_curator_creates_a_round_from_the_form(personas):
     assert response["Location"] == reverse("review:round_detail", args=[review_round.pk])
     assert review_round.groups.get().assignments.count() == 2
     empty = client.post(reverse("review:round_create"), {"name": "x", "reviewers_per_group": 2})
-    assert empty.status_code == 200 and "Choose at least one lineage." in empty.content.decode()
+    assert empty.status_code == 200
+    assert "Choose at least one lineage, campaign or problem set." in empty.content.decode()

@@ -36,25 +36,30 @@ def worker_env(*, lease_seconds: float = 4) -> dict:
 
 
 def start_worker(
-    name: str, *, pool_args: tuple[str, ...] = ("-c", "2"), lease_seconds: float = 4
+    name: str,
+    *,
+    pool_args: tuple[str, ...] = ("-c", "2"),
+    lease_seconds: float = 4,
+    queues: str = "default,sandbox",
+    env: dict | None = None,
+    log_path: Path | None = None,
 ) -> subprocess.Popen:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "benchapp",
-            "worker",
-            "-Q",
-            "default,sandbox",
-            *pool_args,
-        ]
-        + ["-n", f"{name}@%h", "--loglevel", "WARNING", "--without-gossip", "--without-mingle"],
-        cwd=ROOT,
-        env=worker_env(lease_seconds=lease_seconds),
-        start_new_session=True,  # its own process group: kill -9 takes the pool children too
-    )
+    """``env``: the whole environment (default ``worker_env``); ``log_path``: where its output
+    goes (default: this process's)."""
+    out = open(log_path, "ab") if log_path else None  # noqa: SIM115 - the child holds it
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "benchapp", "worker", "-Q", queues, *pool_args]
+            + ["-n", f"{name}@%h", "--loglevel", "WARNING", "--without-gossip", "--without-mingle"],
+            cwd=ROOT,
+            env=env if env is not None else worker_env(lease_seconds=lease_seconds),
+            start_new_session=True,  # its own process group: kill -9 takes the pool children too
+            stdout=out,
+            stderr=subprocess.STDOUT if out else None,
+        )
+    finally:
+        if out:
+            out.close()
 
 
 def kill_group(proc: subprocess.Popen, sig=signal.SIGKILL) -> None:
@@ -76,12 +81,12 @@ def wait_for(predicate, timeout: float, what: str):
 
 
 def wait_until_consuming(queues=("default", "sandbox"), timeout: float = 120) -> None:
-    """Block until a worker has declared its queues in Redis.
+    """Block until a worker has declared its queues in Redis (it is then consuming).
 
-    After a test flushes Redis, this process's producer still believes the queues are declared
-    (kombu caches declarations per connection) and does not declare them again; a message
-    published before a worker re-creates the bindings is dropped by the exchange. Waiting for the
-    bindings makes the first message of the test reach the worker."""
+    (A message published to ``default`` after a flush of Redis still reached that queue when
+    tried here, with no binding left and a stale declaration cache. The first message of
+    the living re-measurement test that was lost in the long test process had gone to another
+    broker altogether: see ``tests/conftest.py::_broker_setting_survives``.)"""
     import redis
 
     client = redis.Redis.from_url(settings.REDIS_URL)

@@ -12,6 +12,7 @@ from evolution.models import Campaign, LLMCall, Problem, TestCase
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch, campaign_tick
 from xcoder import services
+from xcoder.engine import features as feat
 from xcoder.engine import voting
 from xcoder.models import (
     CandidateSolution,
@@ -21,6 +22,8 @@ from xcoder.models import (
     SynthTask,
     TaskStatus,
 )
+from xcoder.stages import evolve, extract, merge, plan, solve, verify
+from xcoder.stages.common import Action, _load
 
 from .conftest import (
     SEED_SUM,
@@ -210,7 +213,7 @@ def test_it_rejects_a_statement_that_names_a_selected_feature(fake_server):
         task = SynthTask.objects.filter(xcoder=campaign.xcoder).first()
         if task and task.status == TaskStatus.SELECTED:
             break
-    leaked = services.feat.selected_features(task.selected_tree)[0]
+    leaked = feat.selected_features(task.selected_tree)[0]
     table[("xcoder_write", "xcoder;task=0;write;style=codeforces")] = task_answer(
         STATEMENT.replace("Print one integer", f"Using {leaked}, print one integer")
     )
@@ -228,14 +231,14 @@ def test_a_rerun_of_every_step_never_duplicates_rows(fake_server):
     task = SynthTask.objects.get(xcoder=xc)
     calls = LLMCall.objects.count()
     # A killed worker's retry re-runs an action whose result is already stored.
-    ctx = services._load(campaign.pk)
+    ctx = _load(campaign.pk)
     seed = Problem.objects.get(origin_id=SEED_SUM)
-    services.act_extract(ctx, services.Action("extract", problem_id=seed.pk))
-    services.act_merge(ctx, services.Action("merge"))
-    services.act_evolve(ctx, services.Action("evolve", round=1, category="algorithm"))
-    services.act_plan(ctx, services.Action("plan", task_index=0))
-    services.act_solve(ctx, services.Action("solve", task_index=0, task_id=task.pk))
-    services.act_verify(ctx, services.Action("verify", task_index=0, task_id=task.pk))
+    extract.act_extract(ctx, Action("extract", problem_id=seed.pk))
+    merge.act_merge(ctx, Action("merge"))
+    evolve.act_evolve(ctx, Action("evolve", round=1, category="algorithm"))
+    plan.act_plan(ctx, Action("plan", task_index=0))
+    solve.act_solve(ctx, Action("solve", task_index=0, task_id=task.pk))
+    verify.act_verify(ctx, Action("verify", task_index=0, task_id=task.pk))
     assert FeatureNode.objects.filter(xcoder=xc).count() == nodes
     assert xc.extractions.count() == 2 and xc.evolutions.count() == 3
     assert SynthTask.objects.filter(xcoder=xc).count() == 1

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from evolution.measurement.models import Measurement
 from evolution.models import LLMCall, Problem
 from evolution.models.campaigns import CampaignState
 from xcoder.demo import pack
@@ -35,6 +36,12 @@ def test_the_demo_campaign_runs_on_the_cassette():
     assert ver["golden"] is not None and any(row[2] is False for row in ver["agree"])
     xc = campaign.xcoder
     assert (sum(xc.counts_extracted.values()), sum(xc.counts_evolved.values())) == (19, 31)
+    # The demo panel measured both accepted tasks (replayed attempts, live judging): one
+    # model solves them, the other is wrong on larger inputs.
+    for task in (tasks[0], tasks[1]):
+        m = Measurement.objects.get(campaign=campaign, problem_id=task.problem_id)
+        assert (m.state, m.passes, m.attempts) == ("completed", 2, 4), m.reason
+        assert m.per_model["xcoder-panel-q (replayed)"]["passes"] == 0
     # Every call was answered by the cassette; re-running the hook changes nothing.
     calls = LLMCall.objects.count()
     assert calls == len(pack.answers())

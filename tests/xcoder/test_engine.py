@@ -11,7 +11,8 @@ from django.core.exceptions import ValidationError
 from xcoder.config import XcoderSettings
 from xcoder.engine import features as feat
 from xcoder.engine import gates, voting
-from xcoder.services import choose_style, solution_gate
+from xcoder.stages.plan import choose_style
+from xcoder.stages.solve import solution_gate
 
 from .conftest import STATEMENT
 

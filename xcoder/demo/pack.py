@@ -15,13 +15,19 @@ Regenerate the cassette after editing: ``python -m xcoder.demo.pack``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 CASSETTE = Path(__file__).resolve().parent / "cassette.jsonl"
 SEEDS = ("HumanEval/0", "HumanEval/3", "HumanEval/12")
 SOLVERS = ("demo-solver-r (replayed)", "demo-solver-q (replayed)")
+# The measurement panel (replayed from this cassette): one model that solves the accepted
+# tasks, one whose answers are wrong on larger inputs, K = 2 each: pass@1 0.5.
+PANEL = "demo-xcoder-panel"
+PANEL_MODELS = ("xcoder-panel-r", "xcoder-panel-q")
 DEMO_SETTINGS = {
+    "measure_k": 2,
     "num_tasks": 3,
     "subtree_leaves": 64,
     "subtree_categories": 6,
@@ -373,6 +379,45 @@ def answers() -> dict[tuple[str, str], str]:
         for (endpoint, sample), content in by_slot.items():
             key = f"xcoder;task={index};solve;endpoint={endpoint};sample={sample}"
             table[("xcoder_solver", key)] = content
+    table.update(panel_answers())
+    return table
+
+
+def panel_answers() -> dict[tuple[str, str], str]:
+    """The measurement panel's attempts at the two accepted tasks, keyed as the shared
+    measurement stage asks them (by the hash of the statement the campaign stores)."""
+    from ..engine import prompts
+
+    def statement_hash(statement: str) -> str:
+        # evolution.measurement.panel.statement_hash (tests/xcoder/test_demo.py checks they
+        # agree); kept here so the pack writes its cassette without Django.
+        return hashlib.sha256(statement.encode("utf-8")).hexdigest()[:16]
+
+    table = {}
+    tasks = (
+        (
+            prompts.parse_task(_task("Lantern Festival Budget", LANTERN), style="codeforces"),
+            (CF_CORRECT, CF_WRONG),
+        ),
+        (
+            prompts.parse_task(
+                _task(
+                    "Reservoir Gauge Readings",
+                    GAUGES,
+                    entry_point="stable_stretches",
+                    starter_code="def stable_stretches(changes, k):\n    pass\n",
+                ),
+                style="leetcode",
+            ),
+            (LC_CORRECT, LC_WRONG),
+        ),
+    )
+    for written, by_model in tasks:
+        digest = statement_hash(written.question)
+        for model, content in zip(PANEL_MODELS, by_model, strict=True):
+            for attempt in range(DEMO_SETTINGS["measure_k"]):
+                key = f"measure;statement={digest};model={model};attempt={attempt}"
+                table[("solver", key)] = content
     return table
 
 
@@ -396,4 +441,11 @@ def write_cassette(path: Path = CASSETTE) -> int:
 
 
 if __name__ == "__main__":
+    import os
+
+    import django
+
+    # The statement parser the panel keys hash comes through imports the gateway's models.
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchapp.settings")
+    django.setup()
     print(f"{write_cassette()} answers written to {CASSETTE}")

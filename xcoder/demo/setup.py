@@ -5,7 +5,7 @@ by the hint-leakage gate. Idempotent."""
 
 from __future__ import annotations
 
-from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
+from evolution.models import Campaign, ModelEndpoint, Panel, PanelMember, Problem, ProblemSet
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch
 
@@ -42,6 +42,18 @@ def demo_seed_set() -> ProblemSet:
     return seed_set
 
 
+def demo_panel() -> Panel:
+    """The replayed panel that measures the demo's accepted tasks."""
+    panel, _ = Panel.objects.get_or_create(
+        name=pack.PANEL, defaults={"description": "measures the X-Coder demo's accepted tasks"}
+    )
+    for model in pack.PANEL_MODELS:
+        PanelMember.objects.get_or_create(
+            panel=panel, endpoint=_replay(f"{model} (replayed)", model)
+        )
+    return panel
+
+
 def demo_xcoder_campaign(*, created_by=None) -> Campaign:
     from xcoder.services import xcoder_campaign_create
 
@@ -55,6 +67,7 @@ def demo_xcoder_campaign(*, created_by=None) -> Campaign:
         solver_endpoints=[_replay(name, name.split(" ")[0]) for name in pack.SOLVERS],
         settings=pack.DEMO_SETTINGS,
         created_by=created_by,
+        panel=demo_panel(),
     )
 
 

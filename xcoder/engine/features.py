@@ -1,7 +1,7 @@
 """Feature trees (appendix B.1): parsing extractions, merging them into one tree, diffing an
 evolved tree against the current one, counting features per category, sampling subtrees.
 
-Pure functions over plain data; the database is touched in xcoder.services. A tree here is a
+Pure functions over plain data; the database is touched in xcoder/stages/. A tree here is a
 nested dict ``{name: {child: {...}}}`` whose leaves are empty dicts; model answers use lists at
 the leaf level and are normalised by ``as_tree``.
 """

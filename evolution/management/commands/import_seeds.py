@@ -39,3 +39,7 @@ class Command(BaseCommand):
         except SeedImportError as exc:
             raise CommandError(f"import failed, nothing was written: {exc}", returncode=1)
         self.stdout.write(self.style.SUCCESS(str(report)))
+        for line, reason in report.skipped_reasons:
+            self.stdout.write(f"  skipped line {line}: {reason}")
+        if report.skipped > len(report.skipped_reasons):
+            self.stdout.write(f"  … and {report.skipped - len(report.skipped_reasons)} more")

@@ -14,6 +14,7 @@ import time
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from evolution.benchevolver import services as benchevolver_services
 from evolution.models import Campaign, ModelEndpoint, Panel, ProblemSet
 from evolution.models.campaigns import CampaignState
 from evolution.services import campaigns as campaign_services
@@ -106,7 +107,7 @@ class Command(BaseCommand):
                     f"--{key.replace('_', '-')}: no {model.__name__} named {o[key]!r}"
                 )
         try:
-            return campaign_services.campaign_create(
+            return benchevolver_services.campaign_create(
                 name=o["name"], settings=settings, seed_limit=o["seed_limit"], **refs
             )
         except ValidationError as exc:

@@ -11,6 +11,24 @@
     judge_rejected: "#8e44ad", duplicate: "#2c7fb8", error: "#6b7280",
   };
   const PLOT_CONFIG = { displaylogo: false, responsive: true };
+  // Twenty colours that stay apart from each other (families, stacked bars).
+  const PALETTE = [
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf", "#393b79", "#e6550d", "#31a354", "#843c39", "#7b4173", "#3182bd",
+    "#fd8d3c", "#74c476", "#ad494a", "#a55194",
+  ];
+
+  // An axis of counts: whole numbers only (one tick per unit while the counts are small).
+  function countAxis(title, values) {
+    const max = Math.max.apply(null, [0].concat((values || []).filter(function (v) { return v != null; })));
+    const axis = { title: { text: title }, rangemode: "tozero", tickformat: "d" };
+    if (max <= 10) axis.dtick = 1;
+    return axis;
+  }
+
+  function human(decision) {
+    return String(decision).replace(/_/g, " ");
+  }
 
   function el(tag, attrs, text) {
     const node = document.createElement(tag);
@@ -98,17 +116,22 @@
         plotInto(body, [{
           type: "bar", orientation: "h", x: top.map(function (r) { return r.count; }),
           y: top.map(function (r) {
-            const text = r.decision + ": " + r.reason;
+            const text = human(r.decision) + ": " + (r.label || r.reason);
             return text.length > 58 ? text.slice(0, 57) + "…" : text;
           }),
+          customdata: top.map(function (r) { return r.count > 1 ? " (numbers differ between them)" : ""; }),
           marker: { color: top.map(function (r) { return DECISION_COLORS[r.decision] || "#888"; }) },
-          hovertemplate: "%{y}<br>%{x} candidates<extra></extra>",
-        }], { margin: { l: 10, r: 10, t: 30, b: 30 }, yaxis: { automargin: true }, height: 80 + top.length * 26, title: { text: "Rejections by reason", font: { size: 13 } } });
+          hovertemplate: "%{y}<br>%{x} candidates%{customdata}<extra></extra>",
+        }], {
+          margin: { l: 10, r: 10, t: 30, b: 40 }, yaxis: { automargin: true },
+          xaxis: countAxis("candidates", top.map(function (r) { return r.count; })),
+          height: 100 + top.length * 26, title: { text: "Rejections by reason", font: { size: 13 } },
+        });
         const details = el("details");
         details.appendChild(el("summary", {}, "All " + data.reasons_total + " rejection reasons"));
         details.appendChild(table([
-          { label: "Decision", value: function (r) { return r.decision; } },
-          { label: "Reason", value: function (r) { return r.reason; } },
+          { label: "Decision", value: function (r) { return human(r.decision); } },
+          { label: "Reason (first example)", value: function (r) { return r.label || r.reason; } },
           { label: "Candidates", num: true, value: function (r) { return r.count; } },
           { label: "Example", value: function (r) {
             return el("a", { href: config.candidateUrl.replace("{id}", r.example) }, "#" + r.example);
@@ -149,7 +172,13 @@
           hovertemplate: family + " · %{x}: %{y} proposed, %{customdata} accepted<extra></extra>",
         };
       });
-      plotInto(body, traces, { barmode: "stack", yaxis: { title: { text: "candidates" } }, height: 340 });
+      const totals = data.rounds.map(function (_, i) {
+        return data.families.reduce(function (sum, f) { return sum + (data.proposed[f][i] || 0); }, 0);
+      });
+      plotInto(body, traces, {
+        barmode: "stack", colorway: PALETTE, height: 340,
+        yaxis: countAxis("candidates", totals),
+      });
       body.appendChild(table([
         { label: "Family", value: function (r) { return r.family; } },
         { label: "Proposed", num: true, value: function (r) { return r.proposed; } },
@@ -198,7 +227,8 @@
           { type: "bar", name: "evolved (n=" + panel.evolved_summary.n + ")", x: panel.bins, y: panel.evolved, marker: { color: EVOLVED } },
         ], {
           title: { text: titles[dim] + ": mean " + mean(panel.seed_summary) + " → " + mean(panel.evolved_summary), font: { size: 13 } },
-          barmode: "group", yaxis: { title: { text: "problems" } }, height: 280,
+          barmode: "group", height: 280,
+          yaxis: countAxis("problems", panel.seed.concat(panel.evolved)),
         });
       });
     },
@@ -211,7 +241,11 @@
         type: "bar", x: data.histogram.map(function (h) { return h.new; }),
         y: data.histogram.map(function (h) { return h.lineages; }), marker: { color: EVOLVED },
         hovertemplate: "%{x} new categories: %{y} lineages<extra></extra>",
-      }], { xaxis: { title: { text: "new categories" }, dtick: 1 }, yaxis: { title: { text: "lineages" } }, height: 260 });
+      }], {
+        xaxis: { title: { text: "new categories" }, dtick: 1, tickformat: "d" },
+        yaxis: countAxis("lineages", data.histogram.map(function (h) { return h.lineages; })),
+        height: 260,
+      });
     },
   };
 

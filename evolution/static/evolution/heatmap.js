@@ -184,7 +184,9 @@
         name: "seed / accepted", z: m.main, text: m.mainText, customdata: m.mainHover,
         colorscale: COLORSCALE, zmin: 0, zmax: 1,
         colorbar: { title: { text: "solve rate" }, thickness: 12, len: Math.min(1, 400 / (rows.length * ROW_PX + 1)), y: 1, yanchor: "top" },
-        textfont: { size: 11, color: "#111827" },
+        // No fixed colour: plotly picks dark or white text for each cell's colour, so the
+        // counts stay readable on the dark red and dark green ends of the scale.
+        textfont: { size: 11 },
       }),
     ];
     const px = [];

@@ -18,7 +18,7 @@ from decimal import Decimal
 from django.utils import timezone
 
 from evolution import models as m
-from evolution.pipeline.config import phi
+from evolution.benchevolver.engine.config import phi
 
 FAMILIES = [
     "add query dimension",

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from evolution.benchevolver.services import campaign_create
 from evolution.demo import pack
 from evolution.models import GlobalMemoryEntry
-from evolution.services.campaigns import campaign_create
 
 from .conftest import KeyedResponder, build_world
 from .test_scenarios import SETTINGS, advance_until_done, running, sort_seed_evolves_with_family

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
+from evolution.benchevolver.services import campaign_create, lineage_advance
 from evolution.demo import pack
 from evolution.importers import import_seeds
 from evolution.models import LLMCall, ProblemSet, SolverAttempt
 from evolution.models.campaigns import CampaignState
-from evolution.services.campaigns import campaign_create, campaign_resume
-from evolution.services.steps import lineage_advance
+from evolution.services.campaigns import campaign_resume
 from tests.support.fake_openai import Fault, by_model, intermittent, only_default_temperature
 
 from . import lcb_world as w

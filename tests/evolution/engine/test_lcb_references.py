@@ -10,11 +10,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from evolution.benchevolver.services import campaign_create, lineage_advance
 from evolution.demo import pack
 from evolution.importers import SeedImportError, import_seeds
 from evolution.models import LLMCall, Problem, ProblemSet
-from evolution.services.campaigns import campaign_create
-from evolution.services.steps import lineage_advance
 
 from . import lcb_world as w
 from .test_scenarios import running
@@ -241,8 +240,8 @@ def test_a_reference_inside_the_record_line_is_kept_with_its_provenance():
 
 
 def test_in_one_campaign_each_lineage_runs_with_its_harness_column_of_table_5(fake_server):
-    from evolution.pipeline.config import EvolutionSettings
-    from evolution.services.steps import Ctx
+    from evolution.benchevolver.engine.config import EvolutionSettings
+    from evolution.benchevolver.stages.common import Ctx
 
     seed_set, evolver, panel = _world(fake_server, solutions_content=w.solutions_text())
     campaign = campaign_create(name="columns", seed_set=seed_set, evolver=evolver, panel=panel)

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
+from evolution.benchevolver.services import campaign_create
 from evolution.demo import pack
 from evolution.models import Problem
 from evolution.sandbox.compare import compare_stdio
-from evolution.services.campaigns import campaign_create
 
 from .conftest import KeyedResponder, build_world
 from .test_scenarios import SETTINGS, advance_until_done, put, running

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import pytest
 
+from evolution.benchevolver.engine import prompts
+from evolution.benchevolver.services import campaign_create
 from evolution.demo import pack
 from evolution.models import Campaign, Candidate, GlobalMemoryEntry, LLMCall, Problem, SolverAttempt
-from evolution.pipeline import prompts
-from evolution.services.campaigns import campaign_create, campaign_launch
+from evolution.services.campaigns import campaign_launch
 from evolution.services.runner import campaign_run_inline
 from tests.support.fake_openai import FakeOpenAI
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from evolution.benchevolver.services import campaign_create, lineage_advance
 from evolution.demo import pack
 from evolution.models import Campaign, Lineage
 from evolution.models.campaigns import CampaignState
-from evolution.services.campaigns import campaign_create, campaign_launch
-from evolution.services.steps import lineage_advance
+from evolution.services.campaigns import campaign_launch
 
 from .conftest import KeyedResponder, build_world
 

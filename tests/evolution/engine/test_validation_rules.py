@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from evolution.benchevolver.services import campaign_create
 from evolution.demo import pack
 from evolution.models import LLMCall
-from evolution.services.campaigns import campaign_create
 
 from .conftest import KeyedResponder, build_world
 from .test_scenarios import (

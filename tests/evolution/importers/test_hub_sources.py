@@ -125,6 +125,8 @@ def test_apps_imports_stdin_rows_and_skips_call_based_ones():
     (test,) = lines.tests.all()
     assert (test.input, test.output) == ("a\nb\n", "b\na\n")
     assert not Problem.objects.filter(origin_dataset="apps", origin_id="9103").exists()
+    ((line, reason),) = report.skipped_reasons
+    assert line == 3 and reason.startswith("call-based (fn_name ")
 
 
 def test_taco_imports_limits_tags_and_stable_ids():
@@ -145,6 +147,7 @@ def test_the_command_reports_references_and_skips():
     call_command("import_seeds", "apps", str(HUB / "apps.jsonl"), stdout=out)
     assert "2 created" in out.getvalue()
     assert "1 with a reference solution; 1 skipped" in out.getvalue()
+    assert "skipped line 3: call-based (fn_name " in out.getvalue()
 
 
 def _judge_assert(problem: Problem, code: str) -> str:
@@ -162,6 +165,9 @@ def test_scicode_steps_import_as_function_level_problems_that_grade_candidates()
     report = import_seeds(source="scicode", path=str(HUB / "scicode.jsonl"))
     # Two gold-coded steps of problem 901; 902.1 has no gold code (test-split style).
     assert (report.created, report.skipped, report.with_reference) == (2, 1, 2)
+    assert [reason for _, reason in report.skipped_reasons] == [
+        "step 902.1: no gold code (ground_truth_code)"
+    ]
     first = Problem.objects.get(origin_dataset="scicode", origin_id="901.1")
     assert first.harness == "assert" and first.entry_point == "to_radians"
     assert first.tests.count() == 2 and set(first.tests.values_list("tier", flat=True)) == {
@@ -203,6 +209,8 @@ def test_the_api_imports_hub_rows_and_names_line_and_field(personas):
     assert ok.status_code == 200, ok.content
     assert ok.json()["created"] == 2
     assert (ok.json()["with_reference"], ok.json()["skipped"]) == (1, 1)
+    ((line, reason),) = ok.json()["skipped_reasons"]
+    assert reason.startswith("call-based (fn_name ")
     rows = _rows("codecontests.jsonl")
     rows[1]["public_tests"] = {"input": ["1\n"], "output": [7]}
     bad = {"source": "codecontests", "content": "".join(json.dumps(r) + "\n" for r in rows)}

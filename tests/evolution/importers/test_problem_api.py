@@ -30,6 +30,7 @@ def test_an_admin_imports_a_livecodebench_file_and_gets_the_counts(personas, lcb
         # LiveCodeBench publishes no solutions.
         "with_reference": 0,
         "skipped": 0,
+        "skipped_reasons": [],
     }
     assert second.json()["unchanged"] == 1
     assert Problem.objects.count() == 1

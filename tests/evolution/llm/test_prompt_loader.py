@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from evolution.benchevolver.engine import prompts as benchevolver_prompts
 from evolution.llm.prompts import prompt_load
-from evolution.pipeline import prompts as benchevolver_prompts
 from evosyn.engine import prompts as evosyn_prompts
 from frontiersmith.engine import prompts as frontiersmith_prompts
 from reasoning.engine import prompts as reasoning_prompts

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import pytest
 
+from evolution.benchevolver.engine.prompts import load as load_benchevolver_prompt
 from evolution.llm import CallContext, LLMClient, LLMError, LLMTransportError
 from evolution.models import LLMCall
 from tests.factories import CandidateFactory, ModelEndpointFactory
@@ -50,6 +51,24 @@ def test_it_records_a_successful_call_with_its_context_and_usage(endpoint, fake)
     assert json.loads(call.request_text)["messages"] == MESSAGES
     assert json.loads(call.response_text)["choices"][0]["message"]["content"] == result.content
     assert result.latency_ms == call.latency_ms
+
+
+def test_a_call_from_a_prompt_template_records_its_name_and_version(endpoint, fake):
+    # Every method's context calls the model through chat_template (one place for this).
+    template = load_benchevolver_prompt("mutator")
+    fake.script("mutator", [Reply("def add(a, b): ...")])
+
+    result = LLMClient(endpoint, CallContext()).chat_template(
+        MESSAGES, template, role="mutator", replay_key="seed=1;round=1", temperature=0.3
+    )
+
+    call = LLMCall.objects.get(pk=result.call_id)
+    assert (call.role, call.template, call.template_version) == (
+        "mutator",
+        "mutator",
+        template.version,
+    )
+    assert template.version and json.loads(call.request_text)["temperature"] == 0.3
 
 
 def test_it_sends_endpoint_defaults_and_lets_the_call_override_them(endpoint, fake):

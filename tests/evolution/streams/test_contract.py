@@ -17,7 +17,7 @@ from django.db import OperationalError, connections
 from django.utils import timezone
 
 from evolution.llm.errors import LLMTransportError
-from evolution.models import Campaign, LLMCall
+from evolution.models import Campaign, LLMCall, StepFailure
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch, campaign_resume
 from evolution.streams import kinds, runner
@@ -182,6 +182,20 @@ def test_an_infrastructure_failure_pauses_after_the_retry_limit_and_retires_noth
     assert units(kind, campaign) == before  # no unit failed, retired or moved
     assert sid in runner.active_stream_ids(kind, campaign.pk)
     assert stream(kind, sid).consecutive_errors == 0
+    # Each failure is kept with its traceback for the workers page, and what it led to.
+    failures = list(StepFailure.objects.filter(campaign=campaign).order_by("id"))
+    assert [(f.kind, f.stream_id, f.action, f.attempt) for f in failures] == [
+        (kind_name, sid, action.name, n) for n in (1, 2, 3)
+    ]
+    assert all(f.infrastructure for f in failures)
+    assert [f.consequence for f in failures] == ["retried", "retried", "paused"]
+    assert "raise next(outages)" in failures[0].traceback
+    assert (
+        failures[0]
+        .traceback.rstrip()
+        .endswith("SandboxFailure: bwrap: setting up uid map: Permission denied")
+    )
+    assert failures[2].error.startswith("LLMTransportError: endpoint unreachable")
     # Resumed after the outage, the same step on the same unit is next: nothing was skipped.
     campaign_resume(campaign_id=campaign.pk)
     again = kind.next_action(kind.load(sid))
@@ -209,6 +223,12 @@ def test_an_item_error_gives_up_on_the_item_only_after_the_retry_limit(
     assert runner.advance(kind=kind_name, stream_id=sid).outcome == "error"
 
     assert given_up(kind, campaign) == {unit}
+    failures = list(StepFailure.objects.filter(campaign=campaign).order_by("id"))
+    assert [f.consequence for f in failures] == ["retried", "retried", "gave_up"]
+    assert not any(f.infrastructure for f in failures)
+    assert (
+        failures[-1].traceback.rstrip().endswith("ValueError: the answer holds no parsable block")
+    )
     campaign.refresh_from_db()
     assert campaign.state == CampaignState.RUNNING  # the campaign goes on without the item
     row = stream(kind, sid)

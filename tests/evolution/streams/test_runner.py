@@ -6,7 +6,9 @@ every kind."""
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from celery import current_app
@@ -17,7 +19,6 @@ from evolution.llm.errors import BudgetExhausted, LLMTransportError, ParseError
 from evolution.models import Campaign
 from evolution.models.campaigns import CampaignState
 from evolution.sandbox.types import SandboxUnavailable
-from evolution.services import steps
 from evolution.streams import errors, runner, tasks
 from evolution.streams.kinds import (
     NEW,
@@ -71,11 +72,41 @@ def test_a_kind_whose_stage_names_a_queue_that_does_not_exist_is_refused():
         register(dataclasses.replace(kind, name="broken", stages=stages))
 
 
-def test_benchevolver_declares_a_stage_for_every_action_of_its_step_machine():
-    declared = {s.name for s in kind_for("benchevolver").stages}
-    assert declared == set(steps.ACTIONS)
-    for stage in kind_for("benchevolver").stages:
-        assert stage.run is steps.ACTIONS[stage.name]
+# Each kind's method package: kind.py, stages/<stage>.py, engine/, prompts/.
+METHOD_PACKAGES = {
+    "benchevolver": "evolution.benchevolver",
+    "evosyn": "evosyn",
+    "frontiersmith": "frontiersmith",
+    "reasoning": "reasoning",
+    "xcoder": "xcoder",
+}
+
+
+def test_every_kind_has_the_method_layout():
+    assert set(METHOD_PACKAGES) == {k.name for k in registered()}
+
+
+@pytest.mark.parametrize("name", sorted(METHOD_PACKAGES))
+def test_each_stage_of_a_kind_lives_in_its_methods_stages_package(name):
+    # Stage S of method M is found from folder names alone: M/stages/<module>.py, next to the
+    # M/kind.py that declares it and the M/engine/ it drives.
+    method = METHOD_PACKAGES[name]
+    kind = kind_for(name)
+    assert kind.next_action.__module__ == f"{method}.kind"
+    root = Path(importlib.import_module(method).__file__).parent
+    for sub in ("stages", "engine", "prompts"):
+        assert (root / sub).is_dir(), (name, sub)
+    own = [s for s in kind.stages if s.run.__module__.startswith(f"{method}.")]
+    assert own, name
+    for stage in own:
+        module = stage.run.__module__
+        assert module.startswith(f"{method}.stages."), (stage.name, module)
+        path = root / "stages" / (module.rpartition(".")[2] + ".py")
+        assert path.is_file(), (stage.name, path)
+    # A stage the platform shares between kinds lives outside every method's package.
+    for stage in kind.stages:
+        owners = [m for m in METHOD_PACKAGES.values() if stage.run.__module__.startswith(m + ".")]
+        assert owners in ([], [method]), (stage.name, stage.run.__module__)
 
 
 @pytest.mark.django_db
@@ -137,14 +168,15 @@ def test_the_budget_is_not_an_infrastructure_failure():
 
 
 def test_sandbox_failure_is_defined_once():
-    from evosyn import services as evosyn_services
-    from frontiersmith import services as frontier_services
-    from xcoder import services as xcoder_services
+    from evolution.benchevolver.stages import difficulty as benchevolver_stage
+    from evosyn.stages import execute as evosyn_stage
+    from frontiersmith.stages import build as frontier_stage
+    from xcoder.stages import verify as xcoder_stage
 
-    assert steps.SandboxFailure is errors.SandboxFailure
-    assert xcoder_services.SandboxFailure is errors.SandboxFailure
-    assert evosyn_services.SandboxFailure is errors.SandboxFailure
-    assert frontier_services.SandboxFailure is errors.SandboxFailure
+    assert benchevolver_stage.SandboxFailure is errors.SandboxFailure
+    assert xcoder_stage.SandboxFailure is errors.SandboxFailure
+    assert evosyn_stage.SandboxFailure is errors.SandboxFailure
+    assert frontier_stage.SandboxFailure is errors.SandboxFailure
 
 
 # --------------------------------------------------------------------------- tasks

@@ -1,0 +1,91 @@
+""" "Test connection": one small chat call to an endpoint through the project's model client,
+so the answer is exactly what a campaign would get (same URL, key variable, sampling, logging)."""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass
+
+from evolution.llm import LLMClient, LLMError
+from evolution.llm import secrets as key_policy
+from evolution.llm.cassette import resolve_path
+from evolution.models import LLMCall, ModelEndpoint
+
+ROLE = "connection-test"
+PROMPT = [{"role": "user", "content": "Reply with the single word: ready"}]
+# A test is one attempt (no retries) and never waits longer than this.
+TIMEOUT_CAP_S = 30.0
+
+
+@dataclass(frozen=True)
+class ConnectionResult:
+    ok: bool
+    latency_ms: int
+    http_status: int | None
+    detail: str  # the answer's start, or what went wrong
+    call_id: int | None
+
+
+def endpoint_test_connection(endpoint: ModelEndpoint) -> ConnectionResult:
+    """Send one short chat request; never raises. The call is logged like any other (role
+    ``connection-test``, no campaign), so a failure also shows among the endpoint's errors."""
+    if endpoint.is_replay:
+        try:
+            path = resolve_path(endpoint.cassette) if endpoint.cassette else None
+        except LLMError:
+            path = None
+        found = bool(path and path.is_file())
+        return ConnectionResult(
+            ok=found,
+            latency_ms=0,
+            http_status=None,
+            detail=(
+                f"replayed endpoint: answers come from the cassette {endpoint.cassette}"
+                if found
+                else f"replayed endpoint: the cassette {endpoint.cassette or '(none)'} is missing"
+            ),
+            call_id=None,
+        )
+    trial = copy.copy(endpoint)  # same row (the call is logged against it), tighter limits
+    trial.max_retries = 0
+    trial.timeout_s = min(float(endpoint.timeout_s), TIMEOUT_CAP_S)
+    started = time.perf_counter()
+    try:
+        result = LLMClient(trial).chat(PROMPT, role=ROLE)
+    except LLMError as exc:
+        call = LLMCall.objects.filter(pk=getattr(exc, "call_id", None)).first()
+        return ConnectionResult(
+            ok=False,
+            latency_ms=round((time.perf_counter() - started) * 1000),
+            http_status=getattr(exc, "status", None) or (call.http_status if call else None),
+            detail=str(exc),
+            call_id=call.pk if call else None,
+        )
+    except Exception as exc:  # a URL the client cannot even use: say so, do not 500
+        return ConnectionResult(
+            ok=False,
+            latency_ms=round((time.perf_counter() - started) * 1000),
+            http_status=None,
+            detail=f"{exc.__class__.__name__}: {exc}",
+            call_id=None,
+        )
+    call = LLMCall.objects.get(pk=result.call_id)
+    answer = result.content.strip()
+    return ConnectionResult(
+        ok=True,
+        latency_ms=round((time.perf_counter() - started) * 1000),
+        http_status=call.http_status,
+        detail=(answer[:200] + "…") if len(answer) > 200 else answer or "(an empty answer)",
+        call_id=call.pk,
+    )
+
+
+def key_status(endpoint: ModelEndpoint) -> str:
+    """What the page may say about the key: never its value, and whether it is set only for
+    a variable the policy allows."""
+    if not endpoint.api_key_env:
+        return "no key sent"
+    if not key_policy.key_env_allowed(endpoint.api_key_env):
+        return "refused by the key policy"
+    return "set" if key_policy.key_env_is_set(endpoint.api_key_env) else "not set in this process"

@@ -1,0 +1,90 @@
+"""BenchEvolver's services besides its stages: creating a campaign (one lineage per seed) and
+advancing one lineage by one step."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from evolution.models import Campaign, Lineage, ModelEndpoint, Panel, ProblemSet
+from evolution.models.campaigns import CampaignKind
+from evolution.streams import runner
+from evolution.streams.runner import StepReport
+
+from .engine.config import EvolutionSettings
+
+
+@transaction.atomic
+def campaign_create(
+    *,
+    name: str,
+    seed_set: ProblemSet,
+    evolver: ModelEndpoint,
+    panel: Panel,
+    settings: dict | None = None,
+    kind: str = CampaignKind.BENCHEVOLVER,
+    seed_limit: int | None = None,
+    budget_max_calls: int | None = None,
+    budget_max_tokens: int | None = None,
+    budget_max_cost=None,
+    role_endpoints: dict | None = None,
+    created_by=None,
+) -> Campaign:
+    """Validate the algorithm settings (ValidationError names each bad key) and create the
+    campaign with one lineage per seed, in draft."""
+    if not name.strip():
+        raise ValidationError({"name": ["a campaign needs a name"]})
+    validated = EvolutionSettings.from_dict(settings)
+    if not panel.members.exists():
+        raise ValidationError({"panel": [f"panel {panel.name!r} has no target models"]})
+    seeds = list(seed_set.problems.order_by("id"))
+    if seed_limit:
+        seeds = seeds[:seed_limit]
+    if not seeds:
+        raise ValidationError({"seed_set": [f"seed set {seed_set.name!r} has no problems"]})
+    endpoints = [evolver, *(m.endpoint for m in panel.members.select_related("endpoint"))]
+    role_endpoints = role_endpoints or {}
+    for role, endpoint_id in role_endpoints.items():
+        endpoint = ModelEndpoint.objects.filter(pk=endpoint_id).first()
+        if endpoint is None:
+            raise ValidationError(
+                {"role_endpoints": [f"role {role}: endpoint {endpoint_id} does not exist"]}
+            )
+        endpoints.append(endpoint)
+    campaign = Campaign.objects.create(
+        name=name.strip(),
+        kind=kind,
+        seed_set=seed_set,
+        seed_limit=seed_limit,
+        evolver=evolver,
+        panel=panel,
+        role_endpoints=role_endpoints,
+        settings=validated.to_dict(),
+        budget_max_calls=budget_max_calls,
+        budget_max_tokens=budget_max_tokens,
+        budget_max_cost=budget_max_cost,
+        replayed=all(e.is_replay for e in endpoints),
+        created_by=created_by,
+    )
+    Lineage.objects.bulk_create(
+        [
+            Lineage(campaign=campaign, seed=seed, parent=seed, position=i)
+            for i, seed in enumerate(seeds)
+        ]
+    )
+    return campaign
+
+
+def lineage_advance(
+    *, lineage_id: int, ticket: str | None = None, queue: str | None = None
+) -> StepReport:
+    """Advance one lineage by one action through the shared runner (claim, next action, stage,
+    release, failure policy: evolution.streams.runner). ``queue`` is the queue this worker
+    serves (None: any, and nothing is scheduled); ``ticket`` None skips the ticket check."""
+    return runner.advance(
+        kind="benchevolver",
+        stream_id=lineage_id,
+        ticket=ticket,
+        queue=queue,
+        schedule=queue is not None,
+    )

@@ -1,0 +1,163 @@
+"""The decision (stage ``decide``; pure logic in ``engine/accept.py``): a candidate is decided
+once, the lineage and its memory are updated and, on acceptance, the evolved problem is created."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from evolution.benchevolver.engine import accept, memory
+from evolution.benchevolver.engine.types import GeneratedTest
+from evolution.models import Candidate, GlobalMemoryEntry, Lineage, Problem, TestCase
+from evolution.models.campaigns import Decision, LineageState, Stage
+from evolution.models.problems import ProblemKind
+
+from .common import Action, Ctx, _candidate_or_none, _candidate_starter, _comparison
+
+
+def act_decide(ctx: Ctx, action: Action) -> None:
+    cand = _candidate_or_none(action)
+    model = cand.judge_report.get("model", {})
+    reasons = "; ".join(model.get("reasons", []))
+    if not model.get("parsed", False):
+        decision, reason = Decision.ERROR, f"judge answer unparsable: {reasons}"
+    elif model.get("duplicate"):
+        decision, reason = Decision.DUPLICATE, f"judge: near-duplicate reskin — {reasons}"
+    elif model.get("artificial"):
+        decision, reason = Decision.JUDGE_REJECTED, f"judge: false difficulty — {reasons}"
+    else:
+        decision, reason = Decision.ACCEPTED, cand.judge_report.get("acceptance", "accepted")
+    _decide(ctx, cand, decision, reason)
+
+
+@transaction.atomic
+def _decide(ctx: Ctx, cand: Candidate, decision: str, reason: str) -> None:
+    """Record the decision once (a rerun finds it decided and does nothing), update the lineage,
+    its memory and, for an acceptance, the accepted problem and global memory."""
+    lineage = Lineage.objects.select_for_update().get(pk=ctx.lineage.pk)
+    cand = Candidate.objects.select_for_update().select_related("parent").get(pk=cand.pk)
+    if cand.decision:
+        return
+    cand.decision = decision
+    cand.decision_reason = reason[:4000]
+    cand.decided_at = timezone.now()
+    cand.stage = Stage.DECIDED
+    lineage.iterations += 1
+    if decision == Decision.ACCEPTED:
+        problem = _accepted_problem(ctx, cand)
+        cand.accepted_problem = problem
+        gain = (cand.level or 0) - (lineage.seed_level or 0)
+        lineage.parent = problem
+        lineage.parent_level = cand.level
+        lineage.accepted_count += 1
+        lineage.no_improve = 0
+        lineage.best_level = max(lineage.best_level or 0, cand.level or 0)
+        cand.save()
+        GlobalMemoryEntry.objects.create(
+            campaign=ctx.campaign,
+            family=cand.family or "unnamed",
+            summary=cand.idea[:600],
+            level_gain=gain,
+            candidate=cand,
+            decision=decision,
+        )
+    else:
+        lineage.no_improve += 1
+        cand.save()
+        if cand.family:
+            # Attempted, not accepted: remembered so other lineages see what did not work.
+            GlobalMemoryEntry.objects.create(
+                campaign=ctx.campaign,
+                family=cand.family,
+                summary=cand.idea[:600],
+                level_gain=(cand.level or 0) - (lineage.seed_level or 0) if cand.level else 0,
+                candidate=cand,
+                accepted=False,
+                decision=decision,
+            )
+    record = {
+        "round": cand.round,
+        "decision": decision,
+        "reason": reason[:400],
+        "family": cand.family,
+        "idea": cand.idea[:300],
+        "level": cand.level,
+        "pass_rate": cand.pass_rate,
+        "errors": cand.error_pattern,
+        "repairs": cand.repairs_used,
+    }
+    lineage.memory = memory.remember(lineage.memory, record, window=ctx.settings.memory_raw_window)
+    stop = accept.stop_reason(
+        iterations=lineage.iterations,
+        accepted=lineage.accepted_count,
+        no_improve=lineage.no_improve,
+        best_level=lineage.best_level if lineage.accepted_count else None,
+        settings=ctx.settings,
+    )
+    if stop:
+        lineage.state = LineageState.DONE
+        lineage.stop_reason = stop
+    lineage.save(
+        update_fields=[
+            "iterations",
+            "parent",
+            "parent_level",
+            "accepted_count",
+            "no_improve",
+            "best_level",
+            "memory",
+            "state",
+            "stop_reason",
+            "updated_at",
+        ]
+    )
+    ctx.lineage = lineage
+
+
+def _accepted_problem(ctx: Ctx, cand: Candidate) -> Problem:
+    parent = cand.parent
+    root = parent.lineage_root or parent
+    problem = Problem.objects.create(
+        title=cand.title or f"{root.title} (evolved, round {cand.round})",
+        statement=cand.statement,
+        reference_solution=cand.code,
+        harness=cand.harness,
+        entry_point=cand.entry_point,
+        starter_code=_candidate_starter(ctx, cand),
+        comparison=_comparison(cand),
+        time_limit_s=ctx.settings.execution_timeout,
+        memory_mb=ctx.settings.memory_mb,
+        kind=ProblemKind.EVOLVED,
+        method="benchevolver",
+        origin_dataset=root.origin_dataset,
+        origin_difficulty=root.origin_difficulty,
+        metadata={
+            "campaign": ctx.campaign.pk,
+            "candidate": cand.pk,
+            "family": cand.family,
+            "level": cand.level,
+            "seed_level": ctx.lineage.seed_level,
+            "pass_rate": cand.pass_rate,
+        },
+        parent=parent,
+        lineage_root=root,
+        lineage_depth=parent.lineage_depth + 1,
+    )
+    counters: dict[str, int] = {}
+    rows = []
+    for data in cand.tests:
+        test = GeneratedTest.from_dict(data)
+        ordinal = counters.get(test.tier, 0)
+        counters[test.tier] = ordinal + 1
+        row = TestCase(
+            problem=problem,
+            tier=test.tier,
+            ordinal=ordinal,
+            hidden=test.hidden,
+            provenance=test.provenance,
+        )
+        row.input = test.input
+        row.output = test.output
+        rows.append(row)
+    TestCase.objects.bulk_create(rows)
+    return problem

@@ -1,0 +1,126 @@
+"""The judge (stage ``judge``; pure logic in ``engine/judge.py`` and ``engine/accept.py``): the
+level gain is checked against the acceptance rule and its evidence, then lexical and model
+near-duplicate and false-difficulty checks."""
+
+from __future__ import annotations
+
+from evolution.benchevolver.engine import accept, judge
+from evolution.llm import BudgetExhausted, LLMError
+from evolution.models import Candidate, GlobalMemoryEntry
+from evolution.models.campaigns import Decision, Stage
+
+from .accept import _decide
+from .common import Action, Ctx, _candidate_or_none, _ledger
+from .difficulty import panel_plan
+
+
+def _family_used_elsewhere(ctx: Ctx, cand: Candidate) -> bool:
+    return (
+        GlobalMemoryEntry.objects.filter(campaign=ctx.campaign, family=cand.family, accepted=True)
+        .exclude(candidate__lineage=ctx.lineage)
+        .exists()
+    )
+
+
+def act_judge(ctx: Ctx, action: Action) -> None:
+    cand = _candidate_or_none(action)
+    lineage = ctx.lineage
+    reused = _family_used_elsewhere(ctx, cand)
+    parent_level = lineage.parent_level or lineage.seed_level or 1
+    seed_level = lineage.seed_level or 1
+    outcome = accept.decide(
+        level=cand.level,
+        parent_level=parent_level,
+        seed_level=seed_level,
+        settings=ctx.settings,
+        family_used_elsewhere=reused,
+    )
+    evidence = accept.level_evidence(
+        passes=cand.passes or 0, attempts=cand.attempts or 0, settings=ctx.settings
+    )
+    if outcome.decision != Decision.ACCEPTED:
+        why = outcome.reason + (f" ({evidence.describe()})" if evidence else "")
+        _decide(ctx, cand, Decision.NOT_HARDER, why)
+        return
+    needed = accept.required_level(
+        parent_level=parent_level,
+        seed_level=seed_level,
+        settings=ctx.settings,
+        family_used_elsewhere=reused,
+    )
+    per_model = max((k for _, k in panel_plan(ctx, cand)), default=0)
+    verdict = accept.evidence_verdict(
+        evidence=evidence, needed=needed, attempts_per_model=per_model, settings=ctx.settings
+    )
+    if evidence is not None:
+        _ledger(
+            cand,
+            {
+                "step": "difficulty evidence",
+                "evidence": evidence.describe(),
+                "needed_level": needed,
+                "outcome": verdict,
+            },
+        )
+        cand.save(update_fields=["validation_ledger"])
+    if verdict == "more":
+        # The point estimate gains a level but the interval does not yet: ask the panel again
+        # (K more per model, up to max_panel_attempts) rather than call a level on noise.
+        gen = dict(cand.generators)
+        gen["panel_extra"] = gen.get("panel_extra", 0) + ctx.settings.target_eval_k
+        cand.generators = gen
+        cand.stage = Stage.VALIDATED
+        cand.save(update_fields=["generators", "stage"])
+        return
+    if verdict == "insufficient":
+        _decide(
+            ctx,
+            cand,
+            Decision.NOT_HARDER,
+            f"level {cand.level} by point estimate, but {evidence.describe()}, below the level "
+            f"{needed} needed, after {per_model} attempts per model (max_panel_attempts)",
+        )
+        return
+    earlier = {"seed": ctx.seed.statement}
+    for other in (
+        lineage.candidates.exclude(pk=cand.pk).exclude(statement="").only("round", "statement")
+    ):
+        earlier[f"round {other.round}"] = other.statement
+    report: dict = {"acceptance": outcome.reason + (f"; {evidence.describe()}" if evidence else "")}
+    if ctx.settings.judge_near_duplicate_check:
+        dup = judge.near_duplicate(cand.statement, earlier, ctx.settings.near_duplicate_threshold)
+        report["lexical"] = {
+            "score": dup.score,
+            "against": dup.against,
+            "threshold": ctx.settings.near_duplicate_threshold,
+        }
+        if dup.duplicate:
+            cand.judge_report = report
+            cand.save(update_fields=["judge_report"])
+            _decide(
+                ctx,
+                cand,
+                Decision.DUPLICATE,
+                f"lexical near-duplicate of {dup.against} (similarity {dup.score})",
+            )
+            return
+    messages, template = judge.judge_messages(
+        statement=cand.statement, idea=cand.idea, lineage_statements=list(earlier.values())
+    )
+    try:
+        answer = ctx.chat("judge", messages, template, key=f"round={cand.round}", candidate=cand)
+    except BudgetExhausted:
+        raise
+    except LLMError as exc:
+        _decide(ctx, cand, Decision.ERROR, f"judge call failed: {exc}")
+        return
+    verdict = judge.parse_judge(answer.content)
+    report["model"] = {
+        "artificial": verdict.artificial,
+        "duplicate": verdict.duplicate,
+        "reasons": verdict.reasons,
+        "parsed": verdict.parsed,
+    }
+    cand.judge_report = report
+    cand.stage = Stage.JUDGED
+    cand.save(update_fields=["judge_report", "stage"])

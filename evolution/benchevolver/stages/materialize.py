@@ -1,0 +1,193 @@
+"""Materialization (stages ``write_tests``, ``materialize``; pure logic in
+``engine/materialize.py``): the test generator is written, run in the sandbox, and the
+candidate's public and hidden tests are stored."""
+
+from __future__ import annotations
+
+from evolution.benchevolver.engine import materialize, propose
+from evolution.benchevolver.engine.types import StageError
+from evolution.llm import BudgetExhausted, LLMError
+from evolution.models import Candidate
+from evolution.models.campaigns import Decision, Stage
+from evolution.services import execution
+from evolution.streams.errors import SandboxFailure
+
+from .accept import _decide
+from .common import Action, Ctx, _candidate_or_none, _ledger
+
+
+def act_write_tests(ctx: Ctx, action: Action) -> None:
+    cand = _candidate_or_none(action)
+    tiers = list(ctx.settings.tier_counts(cand.harness))
+    messages, template = materialize.generator_messages(
+        statement=cand.generators.get("statement_body", cand.statement),
+        code=cand.code,
+        harness=cand.harness,
+        tiers=tiers,
+    )
+    feedback = cand.generators.get("generator_feedback")
+    if feedback:
+        messages.append(
+            {"role": "user", "content": f"The previous generator failed: {feedback}. Fix it."}
+        )
+    try:
+        answer = ctx.chat(
+            "test_generator",
+            messages,
+            template,
+            key=f"round={cand.round};try={cand.test_repairs}",
+            candidate=cand,
+        )
+        program = materialize.parse_generator(answer.content)
+    except StageError as exc:
+        _decide(ctx, cand, Decision.INVALID, exc.reason)
+        return
+    except BudgetExhausted:
+        raise
+    except LLMError as exc:
+        _decide(ctx, cand, Decision.ERROR, f"model call failed: {exc}")
+        return
+    gen = {**cand.generators, "program": program}
+    if ctx.settings.validate_inputs and cand.harness == "stdio" and "input_validator" not in gen:
+        gen["input_validator"] = _write_input_validator(ctx, cand)
+    cand.generators = gen
+    cand.stage = Stage.GENERATED
+    cand.save(update_fields=["generators", "stage", "validation_ledger"])
+
+
+def _write_input_validator(ctx: Ctx, cand: Candidate) -> str:
+    """The statement's input validator (written from the statement alone, like the brute
+    force); "" when none could be had, recorded in the ledger (inputs then go unchecked)."""
+    messages, template = materialize.validator_messages(
+        statement=cand.generators.get("statement_body", cand.statement)
+    )
+    try:
+        answer = ctx.chat(
+            "input_validator",
+            messages,
+            template,
+            key=f"round={cand.round};repair={cand.spec_repairs}",
+            candidate=cand,
+        )
+        return materialize.parse_validator(answer.content)
+    except BudgetExhausted:
+        raise
+    except (StageError, LLMError) as exc:
+        why = exc.reason if isinstance(exc, StageError) else f"model call failed: {exc}"
+        _ledger(cand, {"step": "input validator", "outcome": f"none: {why}"[:300]})
+        return ""
+
+
+def _input_checker(ctx: Ctx, cand: Candidate, examples: list[str]):
+    """A function judging generated inputs with the statement's validator, or None. A validator
+    that refuses the statement's own examples is itself wrong: it is recorded and not used."""
+    validator = cand.generators.get("input_validator") or ""
+    if not validator:
+        return None
+    limits = ctx.limits()
+
+    def check(inputs: list[str]) -> list[tuple[bool, str]]:
+        outcomes = execution.run_batch(validator, inputs, harness="stdio", limits=limits)
+        if any(o.status == "SE" for o in outcomes):
+            raise SandboxFailure("sandbox failure while running the input validator")
+        return materialize.validator_verdicts(outcomes)
+
+    refused = [i + 1 for i, (ok, _) in enumerate(check(examples)) if not ok] if examples else []
+    if refused:
+        _ledger(
+            cand,
+            {
+                "step": "input validator",
+                "outcome": f"refuses the statement's own example(s) {refused}: not used",
+            },
+        )
+        return None
+    return check
+
+
+def act_materialize(ctx: Ctx, action: Action) -> None:
+    cand = _candidate_or_none(action)
+    gen = cand.generators
+    try:
+        check_inputs = _input_checker(ctx, cand, gen.get("examples", []))
+        result = materialize.materialize(
+            code=cand.code,
+            generator=gen["program"],
+            examples=gen.get("examples", []),
+            harness=cand.harness,
+            entry_point=cand.entry_point,
+            tier_counts=ctx.settings.tier_counts(cand.harness),
+            limits=ctx.limits(),
+            run_batch=execution.run_batch,
+            validate_inputs=check_inputs,
+            min_distinct_per_tier=ctx.settings.min_distinct_inputs_per_tier,
+        )
+    except StageError as exc:
+        generator_fault = exc.reason.startswith("test generator")
+        if (
+            generator_fault
+            and ctx.settings.enable_test_repair
+            and cand.test_repairs < ctx.settings.test_repair_attempts
+        ):
+            _ledger(
+                cand,
+                {
+                    "step": "materialize",
+                    "outcome": "generator failed; regenerating",
+                    "reason": exc.reason,
+                },
+            )
+            cand.generators = {**gen, "generator_feedback": exc.reason}
+            cand.generators.pop("program", None)
+            cand.test_repairs += 1
+            cand.stage = Stage.PROPOSED
+            cand.save(update_fields=["generators", "validation_ledger", "test_repairs", "stage"])
+            return
+        _ledger(cand, {"step": "materialize", "outcome": "invalid", "reason": exc.reason})
+        cand.save(update_fields=["validation_ledger"])
+        _decide(ctx, cand, Decision.INVALID, exc.reason)
+        return
+    if result.invalid_inputs:
+        dropped = len(result.invalid_inputs)
+        reason = (
+            f"{dropped} of {result.generated} generated inputs break the stated constraints "
+            f"(first: tier {result.invalid_inputs[0]['tier']} seed "
+            f"{result.invalid_inputs[0]['seed']}: {result.invalid_inputs[0]['why']})"
+        )
+        repair = (
+            ctx.settings.enable_test_repair
+            and cand.test_repairs < ctx.settings.test_repair_attempts
+        )
+        _ledger(
+            cand,
+            {
+                "step": "input validation",
+                "outcome": f"{reason}; dropped"
+                + ("; regenerating the generator" if repair else "; kept the valid ones"),
+                "dropped": dropped,
+                "generated": result.generated,
+                "invalid": result.invalid_inputs[:5],
+            },
+        )
+        if repair:
+            cand.generators = {**gen, "generator_feedback": f"test generator: {reason}"}
+            cand.generators.pop("program", None)
+            cand.test_repairs += 1
+            cand.stage = Stage.PROPOSED
+            cand.save(update_fields=["generators", "validation_ledger", "test_repairs", "stage"])
+            return
+    body = gen.get("statement_body", cand.statement)
+    cand.tests = [t.to_dict() for t in result.all]
+    cand.statement = propose.render_statement(body, [(t.input, t.output) for t in result.public])
+    _ledger(
+        cand,
+        {
+            "step": "materialize",
+            "outcome": "ok",
+            "public": len(result.public),
+            "hidden": len(result.hidden),
+            "notes": result.notes,
+        },
+    )
+    cand.stage = Stage.MATERIALIZED
+    cand.save(update_fields=["tests", "statement", "validation_ledger", "stage"])

@@ -1,0 +1,132 @@
+"""Proposal (stage ``propose``; pure logic in ``engine/propose.py``): the mutator evolves the
+parent's reference, the writer states the new problem, and the candidate row is created."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+
+from evolution.benchevolver.engine import accept, memory, propose
+from evolution.benchevolver.engine.types import StageError
+from evolution.llm import BudgetExhausted, LLMError
+from evolution.models import Candidate, GlobalMemoryEntry, Lineage
+from evolution.models.campaigns import Decision, LineageState, Stage
+
+from .accept import _decide
+from .common import Action, Ctx
+
+
+def _memory_texts(ctx: Ctx) -> tuple[str, str]:
+    local = memory.digest_text(ctx.lineage.memory, recent_k=ctx.settings.memory_digest_recent_k)
+    others = GlobalMemoryEntry.objects.filter(campaign=ctx.campaign).exclude(
+        candidate__lineage=ctx.lineage
+    )
+    entries = list(
+        others.filter(accepted=True)
+        .order_by("created_at")
+        .values_list("family", "summary", "level_gain")
+    )
+    attempted = list(
+        others.filter(accepted=False).order_by("created_at").values_list("family", "decision")
+    )
+    glob = memory.global_text(
+        entries,
+        max_entries=ctx.settings.global_memory_max_entries,
+        max_chars=ctx.settings.global_memory_max_chars,
+        attempted=attempted,
+    )
+    return local, glob
+
+
+def act_propose(ctx: Ctx, action: Action) -> None:
+    lineage = ctx.lineage
+    stop = accept.stop_reason(
+        iterations=lineage.iterations,
+        accepted=lineage.accepted_count,
+        no_improve=lineage.no_improve,
+        best_level=lineage.best_level if lineage.accepted_count else None,
+        settings=ctx.settings,
+    )
+    if stop:
+        Lineage.objects.filter(pk=lineage.pk).update(state=LineageState.DONE, stop_reason=stop)
+        return
+    parent = lineage.parent or ctx.seed
+    round_no = lineage.candidates.count() + 1
+    harness = "stdio" if ctx.seed.harness == "stdio" else "function"
+    entry_point = "" if harness == "stdio" else ctx.seed.entry_point
+    local, glob = _memory_texts(ctx)
+    record = {
+        "round": round_no,
+        "parent": parent.pk,
+        "memory_context": f"## Lineage memory\n{local or '(empty)'}\n\n## Global memory\n{glob or '(empty)'}",
+    }
+    try:
+        messages, template = propose.mutator_messages(
+            parent_code=parent.reference_solution,
+            harness=harness,
+            entry_point=entry_point,
+            parent_level=lineage.parent_level or 1,
+            seed_level=lineage.seed_level or 1,
+            lineage_memory=local,
+            global_memory=glob,
+            starter_code=parent.starter_code,
+        )
+        answer = ctx.chat("mutator", messages, template, key=f"round={round_no}")
+        mutation = propose.parse_mutation(answer.content)
+        record.update(code=mutation.code, idea=mutation.idea, family=mutation.family)
+        messages, template = propose.writer_messages(
+            code=mutation.code,
+            harness=harness,
+            entry_point=entry_point,
+            time_limit=ctx.settings.execution_timeout,
+        )
+        answer = ctx.chat("writer", messages, template, key=f"round={round_no}")
+        written = propose.parse_written(answer.content)
+    except (StageError, LLMError) as exc:
+        if isinstance(exc, BudgetExhausted):
+            raise
+        reason = exc.reason if isinstance(exc, StageError) else f"model call failed: {exc}"
+        cand = _create_candidate(ctx, round_no, parent, harness, entry_point, record)
+        if cand is not None:
+            _decide(ctx, cand, Decision.ERROR, reason)
+        return
+    if harness != "stdio" and written.entry_point:
+        entry_point = written.entry_point
+    record.update(
+        title=written.title,
+        statement=written.statement,
+        generators={
+            "statement_body": written.statement,
+            "examples": written.examples,
+            # Function-level answers are JSON values: token layout never matters there.
+            "contract": written.contract
+            if harness == "stdio" or written.contract["kind"] not in ("tokens", "checker")
+            else {"kind": "exact"},
+        },
+        parent_weakness=mutation.parent_weakness,
+        code_diff=propose.code_diff(parent.reference_solution, mutation.code),
+    )
+    _create_candidate(ctx, round_no, parent, harness, entry_point, record)
+
+
+def _create_candidate(ctx, round_no, parent, harness, entry_point, record) -> Candidate | None:
+    try:
+        with transaction.atomic():
+            return Candidate.objects.create(
+                lineage=ctx.lineage,
+                round=round_no,
+                parent=parent,
+                harness=harness,
+                entry_point=entry_point,
+                stage=Stage.PROPOSED,
+                code=record.get("code", ""),
+                idea=record.get("idea", ""),
+                family=record.get("family", ""),
+                title=record.get("title", ""),
+                statement=record.get("statement", ""),
+                generators=record.get("generators", {}),
+                parent_weakness=record.get("parent_weakness", ""),
+                code_diff=record.get("code_diff", ""),
+                memory_context=record["memory_context"],
+            )
+    except IntegrityError:
+        return None  # this round exists already: a rerun after a crash

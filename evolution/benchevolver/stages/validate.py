@@ -1,0 +1,496 @@
+"""Validation (stages ``validate_witnesses``, ``validate_execute``, ``repair``,
+``faithfulness_solve``, ``faithfulness_execute``; pure logic in ``engine/validate.py``): the
+brute force and oracle vote on the public examples, the brute force checks the hidden tests,
+function-level statements are checked for faithfulness, and a disagreement asks for a repair."""
+
+from __future__ import annotations
+
+from evolution.benchevolver.engine import difficulty, propose, validate
+from evolution.benchevolver.engine.types import StageError
+from evolution.llm import BudgetExhausted, LLMError
+from evolution.models import Candidate
+from evolution.models.campaigns import Decision, Stage
+from evolution.sandbox import contracts
+from evolution.services import execution
+from evolution.streams.errors import SandboxFailure
+
+from .accept import _decide
+from .common import (
+    Action,
+    Ctx,
+    _candidate_or_none,
+    _candidate_starter,
+    _comparison,
+    _contract,
+    _ledger,
+    _parallel,
+    fanout_threads,
+)
+
+
+def _judge_code(
+    code: str,
+    tests: list[tuple[str, str]],
+    *,
+    harness: str,
+    entry_point: str,
+    limits,
+    comparison=None,
+):
+    result = execution.judge(
+        code,
+        tests,
+        harness=harness,
+        limits=limits,
+        entry_point=entry_point,
+        comparison=comparison or {},
+        stop_on_first_failure=True,
+    )
+    if result.verdict == "SE":
+        raise SandboxFailure(
+            f"sandbox failure while judging: {result.compile_error or result.to_dict()}"
+        )
+    return result
+
+
+def act_validate_witnesses(ctx: Ctx, action: Action) -> None:
+    cand = _candidate_or_none(action)
+    gen = dict(cand.generators)
+    body = gen.get("statement_body", cand.statement)
+    public = [t for t in cand.tests if not t["hidden"]]
+    version = cand.repairs_used
+    try:
+        if "brute_force" not in gen:
+            messages, template = validate.brute_force_messages(
+                statement=cand.statement, harness=cand.harness, entry_point=cand.entry_point
+            )
+            answer = ctx.chat(
+                "brute_force",
+                messages,
+                template,
+                key=f"round={cand.round};repair={version}",
+                candidate=cand,
+            )
+            gen["brute_force"] = validate.parse_brute_force(answer.content)
+        if "oracle_outputs" not in gen:
+            messages, template = validate.oracle_messages(
+                statement=body, examples=[t["input"] for t in public]
+            )
+            answer = ctx.chat(
+                "oracle",
+                messages,
+                template,
+                key=f"round={cand.round};repair={version}",
+                candidate=cand,
+            )
+            gen["oracle_outputs"] = validate.parse_oracle(answer.content, len(public))
+    except StageError as exc:
+        _decide(ctx, cand, Decision.INVALID, exc.reason)
+        return
+    except BudgetExhausted:
+        raise
+    except LLMError as exc:
+        _decide(ctx, cand, Decision.ERROR, f"model call failed: {exc}")
+        return
+    cand.generators = gen
+    cand.save(update_fields=["generators"])
+
+
+def _request_repair_or_reject(
+    ctx: Ctx, cand: Candidate, target: str, evidence: str, why: str
+) -> None:
+    s = ctx.settings
+    if target == validate.STATEMENT and cand.spec_repairs >= s.spec_retry_attempts:
+        exhausted = f"statement revisions exhausted ({cand.spec_repairs}/{s.spec_retry_attempts})"
+    elif cand.repairs_used >= s.max_candidate_repairs:
+        exhausted = f"repair budget exhausted ({cand.repairs_used}/{s.max_candidate_repairs})"
+    else:
+        exhausted = ""
+    if exhausted:
+        _ledger(cand, {"step": "validate", "outcome": "invalid", "reason": f"{why}; {exhausted}"})
+        cand.save(update_fields=["validation_ledger"])
+        _decide(ctx, cand, Decision.INVALID, f"{why}; {exhausted}")
+        return
+    cand.generators = {
+        **cand.generators,
+        "pending_repair": {"target": target, "evidence": evidence, "why": why},
+    }
+    cand.save(update_fields=["generators", "validation_ledger"])
+
+
+def _same_under_contract(cand: Candidate, limits):
+    """same(actual, expected, input) under the candidate's contract; a checker contract runs
+    the writer's checker, sandboxed, once per pair."""
+    contract = _contract(cand)
+    if contract["kind"] != "checker":
+        return lambda actual, expected, given: bool(
+            contracts.same_output(expected, actual, contract)
+        )
+
+    def same(actual, expected, given):
+        doc = {"input": given, "expected": expected, "actual": actual}
+        try:
+            (verdict,) = contracts.checker_verdicts(contract["checker"], [doc], limits=limits)
+        except RuntimeError as exc:
+            raise SandboxFailure(str(exc))
+        return verdict == "AC"
+
+    return same
+
+
+def _checker_accepts_the_reference(ctx: Ctx, cand: Candidate, limits) -> bool:
+    """A checker must accept the reference's own outputs (run once per candidate, recorded);
+    one that rejects them, or crashes, would fail every right answer: the candidate is invalid."""
+    contract = _contract(cand)
+    gen = cand.generators
+    if contract["kind"] != "checker" or gen.get("contract_verified"):
+        return True
+    docs = [
+        {"input": t["input"], "expected": t["output"], "actual": t["output"]} for t in cand.tests
+    ]
+    try:
+        verdicts = contracts.checker_verdicts(contract["checker"], docs, limits=limits)
+    except RuntimeError as exc:
+        raise SandboxFailure(str(exc))
+    bad = [i + 1 for i, v in enumerate(verdicts) if v != "AC"]
+    _ledger(
+        cand,
+        {
+            "step": "output contract",
+            "contract": contracts.describe(contract),
+            "outcome": "checker accepts the reference's outputs" if not bad else "rejected",
+            "tests": len(docs),
+        },
+    )
+    if bad:
+        cand.save(update_fields=["validation_ledger"])
+        _decide(
+            ctx,
+            cand,
+            Decision.INVALID,
+            f"the declared checker rejects the reference's own output on test(s) {bad[:5]}",
+        )
+        return False
+    cand.generators = {**gen, "contract_verified": True}
+    cand.save(update_fields=["generators", "validation_ledger"])
+    return True
+
+
+def _parent_check(ctx: Ctx, cand: Candidate) -> bool:
+    """Run the parent's reference on the candidate's hidden tests (under its output contract)
+    and record whether it is now wrong, too slow, or still right. With
+    ``require_parent_insufficient`` a parent that still solves every test makes the candidate
+    not_harder (the mutation did not make the parent's approach insufficient). Returns whether
+    the candidate may go on."""
+    parent_code = cand.parent.reference_solution
+    if not parent_code.strip():
+        return True
+    hidden = [(t["input"], t["output"]) for t in cand.tests if t["hidden"]] or [
+        (t["input"], t["output"]) for t in cand.tests
+    ]
+    result = _judge_code(
+        parent_code,
+        hidden,
+        harness=cand.harness,
+        entry_point=cand.entry_point,
+        limits=ctx.limits(),
+        comparison=_comparison(cand),
+    )
+    if result.verdict == "AC":
+        outcome = "parent still solves every new test"
+    elif result.verdict in ("TLE", "MLE"):
+        outcome = f"parent too slow ({result.verdict})"
+    else:
+        outcome = f"parent now wrong ({result.verdict})"
+    failing = next((i for i, t in enumerate(result.tests) if t.verdict != "AC"), None)
+    entry = {
+        "step": "parent check",
+        "outcome": outcome,
+        "verdict": result.verdict,
+        "passed": result.passed,
+        "total": result.total,
+    }
+    if failing is not None:
+        entry["first_failing_test"] = failing + 1
+    _ledger(cand, entry)
+    cand.generators = {**cand.generators, "parent_check": result.verdict}
+    cand.save(update_fields=["validation_ledger", "generators"])
+    if result.verdict == "AC" and ctx.settings.require_parent_insufficient:
+        _decide(
+            ctx,
+            cand,
+            Decision.NOT_HARDER,
+            "the parent's reference still solves every new test (require_parent_insufficient)",
+        )
+        return False
+    return True
+
+
+def act_validate_execute(ctx: Ctx, action: Action) -> None:
+    cand = _candidate_or_none(action)
+    limits = ctx.limits()
+    if not _checker_accepts_the_reference(ctx, cand, limits):
+        return
+    gen = cand.generators
+    public = [t for t in cand.tests if not t["hidden"]]
+    hidden = [t for t in cand.tests if t["hidden"]]
+    same = _same_under_contract(cand, limits)
+    outcomes = execution.run_batch(
+        gen["brute_force"], [t["input"] for t in public], harness="stdio", limits=limits
+    )
+    if any(o.status == "SE" for o in outcomes):
+        raise SandboxFailure("sandbox failure while running the brute force")
+    brute = [o.stdout if o.status == "OK" else None for o in outcomes]
+    result = validate.vote(
+        [t["output"] for t in public],
+        brute,
+        gen["oracle_outputs"],
+        same,
+        inputs=[t["input"] for t in public],
+    )
+    _ledger(
+        cand,
+        {
+            "step": "vote",
+            "outcome": "agree" if result.agree else f"disagree: repair {result.target}",
+            "oracle_overruled": result.oracle_overruled,
+            "examples": result.per_example,
+            "brute_force_status": [o.status for o in outcomes],
+        },
+    )
+    if not result.agree:
+        evidence = "\n".join(
+            f"Example {row['example']}: reference={row['reference']!r} brute_force={row['brute_force']!r} "
+            f"oracle={row['oracle']!r} ({row['verdict']})"
+            for row in result.per_example
+            if row["verdict"] != "agree"
+        )
+        _request_repair_or_reject(
+            ctx,
+            cand,
+            result.target,
+            evidence,
+            f"public-example vote disagrees ({result.target} suspected)",
+        )
+        return
+    outcomes = execution.run_batch(
+        gen["brute_force"], [t["input"] for t in hidden], harness="stdio", limits=limits
+    )
+    if any(o.status == "SE" for o in outcomes):
+        raise SandboxFailure("sandbox failure while running the brute force on hidden tests")
+    check = validate.hidden_check(
+        hidden, outcomes, lambda actual, expected, given: same(actual, expected, given)
+    )
+    _ledger(
+        cand,
+        {
+            "step": "hidden check",
+            "outcome": "agree" if check.agree else "counterexample",
+            "checked": check.checked,
+            "infeasible": check.infeasible,
+            "counterexample": check.counterexample,
+        },
+    )
+    if not check.agree:
+        ce = check.counterexample
+        evidence = (
+            f"Hidden {ce['tier']} test input:\n{ce['input']}\nreference output: {ce['reference_output']!r}\n"
+            f"brute-force output: {ce['brute_force_output']!r}"
+        )
+        # The vetted brute force and the reference disagree on a concrete input: the reference is
+        # the suspect unless the brute force crashed.
+        target = (
+            validate.BRUTE_FORCE
+            if ce["brute_force_output"] in ("RE", "WA", "CE")
+            else validate.REFERENCE
+        )
+        _request_repair_or_reject(
+            ctx, cand, target, evidence, "brute force disagrees with the reference on a hidden test"
+        )
+        return
+    if not _parent_check(ctx, cand):
+        return
+    cand.valid = True
+    cand.stage = Stage.VALIDATED
+    cand.save(update_fields=["validation_ledger", "valid", "stage"])
+
+
+def act_repair(ctx: Ctx, action: Action) -> None:
+    cand = _candidate_or_none(action)
+    gen = dict(cand.generators)
+    pending = gen.pop("pending_repair")
+    target = pending["target"]
+    messages, template = validate.repair_messages(
+        target=target,
+        statement=gen.get("statement_body", cand.statement),
+        reference=cand.code,
+        brute_force=gen.get("brute_force", ""),
+        evidence=pending["evidence"],
+    )
+    try:
+        answer = ctx.chat(
+            "repair",
+            messages,
+            template,
+            key=f"round={cand.round};repair={cand.repairs_used}",
+            candidate=cand,
+        )
+        fixed = validate.parse_repair(answer.content, target)
+        outcome = "applied"
+    except StageError as exc:
+        fixed, outcome = None, f"unusable: {exc.reason}"
+    except BudgetExhausted:
+        raise
+    except LLMError as exc:
+        fixed, outcome = None, f"model call failed: {exc}"
+    cand.repairs_used += 1
+    if target == validate.STATEMENT:
+        cand.spec_repairs += 1
+    _ledger(
+        cand,
+        {
+            "step": "repair",
+            "target": target,
+            "why": pending["why"],
+            "outcome": outcome,
+            "repair": cand.repairs_used,
+        },
+    )
+    if fixed is not None:
+        if target == validate.REFERENCE:
+            cand.code = fixed
+            cand.code_diff = propose.code_diff(cand.parent.reference_solution, fixed)
+            cand.stage = Stage.GENERATED  # outputs must be materialized again from the new C'
+        elif target == validate.BRUTE_FORCE:
+            gen["brute_force"] = fixed
+        else:
+            gen["statement_body"] = fixed
+            gen.pop("oracle_outputs", None)
+            gen.pop("faithfulness", None)
+            # The brute force was written from the old statement: vetting the new statement
+            # with it would test the old one. It is written again from the repaired statement.
+            if gen.pop("brute_force", None) is not None:
+                gen["brute_force_regenerated"] = gen.get("brute_force_regenerated", 0) + 1
+            # The validator checks the stated constraints: the old statement's are gone.
+            gen.pop("input_validator", None)
+            cand.stage = Stage.GENERATED  # re-render the statement with its examples
+    elif cand.harness != "stdio":
+        gen.pop("faithfulness", None)
+    cand.generators = gen
+    cand.save()
+    if fixed is None and cand.repairs_used >= ctx.settings.max_candidate_repairs:
+        _decide(
+            ctx, cand, Decision.INVALID, f"repair failed and the budget is exhausted ({outcome})"
+        )
+
+
+def act_faithfulness_solve(ctx: Ctx, action: Action) -> None:
+    cand = _candidate_or_none(action)
+    messages, template = difficulty.solver_messages(
+        statement=cand.statement,
+        harness=cand.harness,
+        entry_point=cand.entry_point,
+        starter_code=_candidate_starter(ctx, cand),
+    )
+    answers: list[dict] = [{} for _ in range(ctx.settings.faithfulness_check_N)]
+    budget: list[BudgetExhausted] = []
+
+    def job(index):
+        try:
+            answer = ctx.chat(
+                "faithfulness",
+                messages,
+                template,
+                key=f"round={cand.round};repair={cand.spec_repairs};attempt={index}",
+                candidate=cand,
+            )
+            code, problem = difficulty.solver_code(answer.content)
+            answers[index] = {"code": code, "problem": problem}
+        except BudgetExhausted as exc:
+            budget.append(exc)
+        except LLMError as exc:
+            # Not an answer: never a 0 pass rate that would call the statement underspecified.
+            answers[index] = {"code": "", "infra_error": str(exc)[:500]}
+
+    _parallel([lambda i=i: job(i) for i in range(len(answers))], width=fanout_threads())
+    if budget:
+        raise budget[0]
+    cand.generators = {**cand.generators, "faithfulness": answers}
+    cand.save(update_fields=["generators"])
+
+
+def act_faithfulness_execute(ctx: Ctx, action: Action) -> None:
+    cand = _candidate_or_none(action)
+    tests = [(t["input"], t["output"]) for t in cand.tests]
+    answered = [a for a in cand.generators["faithfulness"] if not a.get("infra_error")]
+    if not answered:
+        # Every solver call failed for transport or provider reasons: ask again, a bounded
+        # number of times; an outage is not an underspecified statement.
+        gen = dict(cand.generators)
+        failed = gen.pop("faithfulness")
+        tries = gen.get("faithfulness_infra_retries", 0) + 1
+        gen["faithfulness_infra_retries"] = tries
+        cand.generators = gen
+        if tries >= ctx.settings.infra_retry_limit:
+            cand.save(update_fields=["generators"])
+            _decide(
+                ctx,
+                cand,
+                Decision.ERROR,
+                f"faithfulness solver calls failed {tries} times (infrastructure, not the "
+                f"statement): {failed[0]['infra_error'][:300]}",
+            )
+            return
+        cand.save(update_fields=["generators"])
+        return
+    rates = []
+    for answer in answered:
+        if not answer.get("code"):
+            rates.append(0.0)
+            continue
+        result = execution.judge(
+            answer["code"],
+            tests,
+            harness=cand.harness,
+            limits=ctx.limits(),
+            entry_point=cand.entry_point,
+            comparison=_comparison(cand),
+        )
+        if result.verdict == "SE":
+            raise SandboxFailure("sandbox failure during the faithfulness check")
+        rates.append(result.passed / result.total if result.total else 0.0)
+    best = max(rates) if rates else 0.0
+    floor = ctx.settings.faithfulness_min_pass_rate
+    _ledger(
+        cand,
+        {
+            "step": "faithfulness",
+            "pass_rates": rates,
+            "best": best,
+            "floor": floor,
+            "infrastructure_errors": len(cand.generators["faithfulness"]) - len(answered),
+        },
+    )
+    if validate.faithfulness_passes(best, floor):
+        if not _parent_check(ctx, cand):
+            return
+        cand.valid = True
+        cand.stage = Stage.VALIDATED
+        cand.save(update_fields=["validation_ledger", "valid", "stage"])
+        return
+    if cand.spec_repairs >= ctx.settings.faithfulness_max_repair:
+        cand.save(update_fields=["validation_ledger"])
+        _decide(
+            ctx,
+            cand,
+            Decision.INVALID,
+            f"statement underspecified: best-of-N pass rate {best:.2f} < {floor}",
+        )
+        return
+    _request_repair_or_reject(
+        ctx,
+        cand,
+        validate.STATEMENT,
+        f"Solutions written from the statement pass at most {best:.0%} of the tests.",
+        f"faithfulness best pass rate {best:.2f} below {floor}",
+    )

@@ -1,0 +1,25 @@
+"""EvoSyn's stages, database side (seed document 001): one module per stage the kind declares in
+``evosyn/kind.py`` (``solve``, ``write_tests``, ``execute``, ``evolve``, ``synthesize``,
+``filter``), pure logic in ``evosyn/engine/``; ``common`` holds the step's context, the sandbox
+budget and the helpers several stages share.
+
+The pipeline is one sequential stream per campaign, advanced one action at a time by
+``evosyn.services.evosyn_advance``: the caller claims the campaign row with a conditional UPDATE
+(a lease), the next action is worked out from the rows alone (``evosyn.kind.action_for``), and
+its result is stored as it arrives.
+
+1. Seed instances (human-verified): M solutions, N tests, the M x N pass matrix and each
+   solution's verdict on the human tests.
+2. Strategy search: iteration 0 scores the document's initial strategy; iterations
+   1..max_iterations mutate an island's elite (MAP-Elites over islands), run the program in the
+   sandbox on every seed matrix and score it by Criterion-1 and Criterion-2. A strategy that
+   crashes, times out or prints garbage scores as failing, is recorded, and the search goes on.
+3. Synthesis: new problems with seeds as in-context examples (near-duplicates dropped), each
+   with M solutions, N tests and its matrix; the best strategy ranks them; identical-solution
+   and zero-variance pruning record their reasons; a kept problem becomes
+   ``Problem(kind="synthesized", method="evosyn")`` with the selected tests and the strongest
+   solution, so it enters review rounds, the gate and releases like evolved problems.
+
+A worker killed at any instant loses at most the action in flight; unique (instance, index),
+(campaign, iteration) and (campaign, role, slot) constraints mean a rerun never duplicates.
+"""

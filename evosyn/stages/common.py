@@ -1,0 +1,94 @@
+"""What every EvoSyn stage shares: the action, the step's context (campaign, settings, model calls,
+sandbox limits), the campaign's sandbox-execution budget, and an instance's replay key."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.db.models import F
+
+from evolution import sandbox
+from evolution.llm import CallContext, LLMClient
+from evolution.models import Campaign, ModelEndpoint
+
+from ..config import EvoSynSettings
+from ..models import EvoSynCampaign, Instance, InstanceRole
+
+log = logging.getLogger(__name__)
+METHOD = KIND_NAME = "evosyn"
+
+
+class SandboxBudgetReached(Exception):
+    """The campaign's sandbox cost budget would be exceeded by the next execution batch."""
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str  # solve | write_tests | execute | evolve | synthesize | filter | finished
+    instance_id: int | None = None
+    number: int | None = None  # the iteration (evolve) or slot (synthesize)
+
+
+@dataclass
+class Ctx:
+    esc: EvoSynCampaign
+    settings: EvoSynSettings
+
+    @property
+    def campaign(self) -> Campaign:
+        return self.esc.campaign
+
+    def endpoint_for(self, role: str) -> ModelEndpoint:
+        override = (self.campaign.role_endpoints or {}).get(role)
+        if override:
+            return ModelEndpoint.objects.get(pk=override)
+        return self.campaign.evolver
+
+    def chat(self, role: str, messages, template, *, key: str, temperature: float):
+        client = LLMClient(self.endpoint_for(role), CallContext(campaign_id=self.campaign.pk))
+        key = f"evosyn;{key};role={role}"
+        return client.chat_template(
+            messages, template, role=role, replay_key=key, temperature=temperature
+        )
+
+    @property
+    def limits(self) -> sandbox.Limits:
+        return sandbox.Limits(
+            time_s=self.settings.execution_time_s, memory_mb=self.settings.memory_mb
+        )
+
+    @property
+    def strategy_limits(self) -> sandbox.Limits:
+        return sandbox.Limits(
+            time_s=self.settings.strategy_time_s, memory_mb=self.settings.memory_mb
+        )
+
+
+def _load(campaign_id: int) -> Ctx:
+    esc = EvoSynCampaign.objects.select_related("campaign", "campaign__evolver").get(pk=campaign_id)
+    return Ctx(esc=esc, settings=EvoSynSettings.from_dict(esc.campaign.settings))
+
+
+def _reserve(ctx: Ctx, executions: int) -> None:
+    """Raise SandboxBudgetReached before a batch that would overspend the campaign's budget."""
+    used = EvoSynCampaign.objects.values_list("sandbox_executions", flat=True).get(pk=ctx.esc.pk)
+    if used + executions > ctx.settings.max_sandbox_executions:
+        raise SandboxBudgetReached(
+            f"sandbox executions: {used} used, {executions} more needed, "
+            f"budget {ctx.settings.max_sandbox_executions}"
+        )
+
+
+def _spend(ctx: Ctx, executions: int) -> None:
+    if executions:
+        EvoSynCampaign.objects.filter(pk=ctx.esc.pk).update(
+            sandbox_executions=F("sandbox_executions") + executions
+        )
+
+
+def _instance_key(inst: Instance) -> str:
+    origin = inst.problem.origin_id or inst.problem.public_id
+    if inst.role == InstanceRole.SEED:
+        return f"seed={origin}"
+    return f"synth={inst.slot}"

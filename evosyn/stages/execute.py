@@ -1,0 +1,112 @@
+"""Stage ``execute``: an instance's M x N pass matrix, every solution against every test in the
+sandbox (cached per solution and test suite)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+
+from django.db import IntegrityError, transaction
+
+from evolution import sandbox
+from evolution.streams.errors import SandboxFailure
+from evolution.streams.kinds import unit_transition
+
+from ..models import Instance, InstanceRole, InstanceStatus, MatrixRow
+from .common import KIND_NAME, Action, Ctx, _reserve, _spend
+
+
+def _suite_sha(payload) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _verdict_row(
+    ctx: Ctx, code: str, specs: list[sandbox.TestSpec], *, harness: str, entry_point: str
+) -> tuple[list[str], int]:
+    """One solution's verdict per test, from the cache or the sandbox: (verdicts, executions
+    spent). A compile error fails every test; a sandbox failure raises SandboxFailure."""
+    limits = ctx.limits
+    suite = _suite_sha(
+        {
+            "harness": harness,
+            "entry_point": entry_point,
+            "tests": [[t.input, t.output] for t in specs],
+            "limits": [limits.time_s, limits.memory_mb],
+        }
+    )
+    code_key = hashlib.sha256(code.encode()).hexdigest()
+    cached = MatrixRow.objects.filter(code_sha=code_key, suite_sha=suite).first()
+    if cached is not None:
+        return list(cached.verdicts), 0
+    result = sandbox.judge(code, specs, harness=harness, limits=limits, entry_point=entry_point)
+    if result.verdict == "SE":
+        raise SandboxFailure(f"sandbox failure: {result.to_dict()['tests'][:1]}")
+    verdicts = [t.verdict for t in result.tests]
+    verdicts += [result.verdict] * (len(specs) - len(verdicts))
+    with contextlib.suppress(IntegrityError), transaction.atomic():
+        MatrixRow.objects.create(code_sha=code_key, suite_sha=suite, verdicts=verdicts)
+    return verdicts, len(specs)
+
+
+def _execute(ctx: Ctx, action: Action) -> None:
+    """The M x N matrix (every solution with code against every test), cached per solution
+    and suite; for a seed also each solution's verdict on the human tests."""
+    inst = Instance.objects.select_related("problem").get(pk=action.instance_id)
+    solutions = [s for s in inst.solutions.order_by("index") if s.code]
+    tests = list(inst.tests.order_by("index"))
+    give_up = InstanceStatus.UNUSABLE if inst.role == InstanceRole.SEED else InstanceStatus.PRUNED
+    if len(solutions) < 2 or not tests:
+        unit_transition(
+            KIND_NAME,
+            Instance.objects.filter(pk=inst.pk),
+            source=InstanceStatus.PENDING,
+            target=give_up,
+            status_reason=(
+                f"too little to rank: {len(solutions)} solution(s) with code, {len(tests)} test(s)"
+            ),
+        )
+        return
+    specs = [sandbox.TestSpec(input=t.input, output=t.output) for t in tests]
+    human_specs = []
+    if inst.role == InstanceRole.SEED:
+        human_specs = [
+            sandbox.TestSpec(input=t.input, output=t.output)
+            for t in inst.problem.tests.order_by("tier", "ordinal")
+        ]
+    _reserve(ctx, len(solutions) * (len(specs) + len(human_specs)))
+    rows, verdicts, human = [], [], []
+    spent = 0
+    try:
+        for sol in solutions:
+            row, used = _verdict_row(
+                ctx, sol.code, specs, harness="function", entry_point=inst.entry_point
+            )
+            spent += used
+            verdicts.append(row)
+            rows.append([1 if v == "AC" else 0 for v in row])
+            if human_specs:
+                hrow, used = _verdict_row(
+                    ctx,
+                    sol.code,
+                    human_specs,
+                    harness=inst.problem.harness,
+                    entry_point=inst.problem.entry_point,
+                )
+                spent += used
+                human.append(all(v == "AC" for v in hrow))
+    finally:
+        _spend(ctx, spent)
+    unit_transition(
+        KIND_NAME,
+        Instance.objects.filter(pk=inst.pk),
+        source=InstanceStatus.PENDING,
+        target=InstanceStatus.READY,
+        matrix={
+            "solutions": [s.index for s in solutions],
+            "tests": [t.index for t in tests],
+            "rows": rows,
+            "verdicts": verdicts,
+        },
+        human=human if human_specs else None,
+    )

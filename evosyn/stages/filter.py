@@ -1,0 +1,143 @@
+"""Stage ``filter``: the best strategy selects a synthetic problem's tests; identical-solution and
+zero-variance pruning (``engine/pruning.py``) record their reasons; a kept problem becomes a
+``Problem``."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from evolution import sandbox
+from evolution.models import Problem, ProblemSet, TestCase
+from evolution.models.problems import ProblemKind
+from evolution.streams.kinds import unit_transition
+
+from ..engine import pruning
+from ..engine import strategy as S
+from ..models import EvoSynCampaign, Instance, InstanceStatus, Solution
+from .common import KIND_NAME, METHOD, Action, Ctx, _reserve, _spend
+
+
+def _filter(ctx: Ctx, action: Action) -> None:
+    """Apply the best strategy: prune identical solutions, zero variance, unsolvable or a
+    failing strategy (reasons recorded); keep the rest as a Problem with the selected tests
+    and the strongest solution."""
+    inst = Instance.objects.select_related("problem").get(pk=action.instance_id)
+    strategy = ctx.esc.best_strategy
+    code = strategy.code if strategy else S.INITIAL_STRATEGY
+    solutions = {s.index: s for s in inst.solutions.all()}
+    tests = {t.index: t for t in inst.tests.all()}
+    rows = inst.matrix["rows"]
+    sol_order, test_order = inst.matrix["solutions"], inst.matrix["tests"]
+
+    def prune(reason: str, ranking: dict | None = None) -> None:
+        unit_transition(
+            KIND_NAME,
+            Instance.objects.filter(pk=inst.pk),
+            source=InstanceStatus.READY,
+            target=InstanceStatus.PRUNED,
+            status_reason=reason,
+            ranking=ranking or {},
+        )
+
+    reason = pruning.identical_solutions_reason([solutions[i].code for i in sol_order])
+    if reason:
+        return prune(reason)
+    _reserve(ctx, 1)
+    (result,) = S.run_strategy(
+        code, [rows], [len(test_order)], run_batch=sandbox.run_batch, limits=ctx.strategy_limits
+    )
+    _spend(ctx, 1)
+    if isinstance(result, S.StrategyFailure):
+        return prune(f"strategy v{strategy.version if strategy else 1} failed: {result}"[:2000])
+    ranking = {
+        "strategy_version": strategy.version if strategy else None,
+        "solutions": [sol_order[i] for i in result.solutions],
+        "tests": [test_order[j] for j in result.tests],
+        "test_scores": result.test_scores,
+    }
+    reason = pruning.zero_variance_reason(rows, result.test_scores)
+    if reason:
+        return prune(reason, ranking)
+    top = result.solutions[0]
+    selected = [j for j in result.tests if rows[top][j]][: ctx.settings.selected_tests]
+    if not selected:
+        return prune("unsolvable: the top-ranked solution passes none of the tests", ranking)
+    strongest = solutions[sol_order[top]]
+    ranking.update(
+        strongest_solution=strongest.index, selected_tests=[test_order[j] for j in selected]
+    )
+    with transaction.atomic():
+        if not unit_transition(
+            KIND_NAME,
+            Instance.objects.filter(pk=inst.pk),
+            source=InstanceStatus.READY,
+            target=InstanceStatus.KEPT,
+            ranking=ranking,
+            status_reason="",
+        ):
+            return
+        inst.ranking = ranking
+        problem = _kept_problem(ctx, inst, strongest, [tests[test_order[j]] for j in selected])
+        Instance.objects.filter(pk=inst.pk).update(kept_problem=problem)
+
+
+def _output_set(ctx: Ctx) -> ProblemSet:
+    esc = EvoSynCampaign.objects.select_for_update().get(pk=ctx.esc.pk)
+    if esc.output_set_id:
+        return esc.output_set
+    problem_set, _ = ProblemSet.objects.get_or_create(
+        name=f"evosyn-{esc.pk}: {ctx.campaign.name}"[:120],
+        defaults={
+            "description": "Problems kept by an EvoSyn campaign (selected tests, strongest "
+            "solution).",
+            "source": METHOD,
+        },
+    )
+    esc.output_set = problem_set
+    esc.save(update_fields=["output_set", "updated_at"])
+    return problem_set
+
+
+def _kept_problem(ctx: Ctx, inst: Instance, strongest: Solution, selected: list) -> Problem:
+    seed = inst.problem
+    root = seed.lineage_root or seed
+    problem = Problem.objects.create(
+        title=inst.title or inst.entry_point,
+        statement=inst.statement,
+        reference_solution=strongest.code,
+        harness="function",
+        entry_point=inst.entry_point,
+        time_limit_s=ctx.settings.execution_time_s,
+        memory_mb=ctx.settings.memory_mb,
+        kind=ProblemKind.SYNTHESIZED,
+        method=METHOD,
+        origin_dataset=root.origin_dataset,
+        metadata={
+            "campaign": ctx.campaign.pk,
+            "instance": inst.pk,
+            "strategy_version": inst.ranking.get("strategy_version")
+            if isinstance(inst.ranking, dict)
+            else None,
+            "solutions": len(inst.matrix["solutions"]),
+            "candidate_tests": len(inst.matrix["tests"]),
+            "selected_tests": len(selected),
+        },
+        parent=seed,
+        lineage_root=root,
+        lineage_depth=seed.lineage_depth + 1,
+    )
+    rows = []
+    for ordinal, test in enumerate(selected):
+        row = TestCase(
+            problem=problem,
+            tier="small",
+            ordinal=ordinal,
+            hidden=True,
+            provenance={"source": "evosyn", "instance": inst.pk, "test": test.index},
+        )
+        row.input = test.input
+        row.output = test.output
+        rows.append(row)
+    TestCase.objects.bulk_create(rows)
+    _output_set(ctx).problems.add(problem)
+    return problem

@@ -1,0 +1,20 @@
+"""FrontierSmith's stages, database side: one module per stage the kind declares in
+``frontiersmith/kind.py`` (``calibrate``, ``start_round``, ``extract``, ``mutate``, ``filter``,
+``sample``, ``pair``, ``judged``, ``select_div``, ``build``, ``select_final``), pure logic in
+``frontiersmith/engine/``; ``common`` holds the step's context and the helpers several stages
+share.
+
+One campaign is one stream of work advanced one action at a time by
+``frontiersmith.services.frontier_advance``: the caller claims the campaign row with a
+conditional UPDATE (a lease), the next action is worked out from the rows alone
+(``frontiersmith.kind.action_for``), and its result is stored before the lease is released.
+Answers are stored as they arrive (one sampled solution, one pair verdict, one build attempt per
+action), and unique keys (round, index), (campaign, problem) make a rerun after a crash continue
+instead of duplicating.
+
+A round: propose B candidates (seed x operator, round-robin over the pool) -> coarse filter ->
+n sampled solutions -> pairwise judge (model-judged divergence) -> keep the top N_div ->
+generator and verifier built against each other, dropped after ``max_build_attempts`` ->
+score vectors (execution divergence) -> keep the top N_final, which become Problems and join
+the seed pool for the next round.
+"""

@@ -1,0 +1,102 @@
+"""What every FrontierSmith stage shares: the action, the step's context (campaign, settings, model
+calls), the next proposal of a round, deciding a candidate, replay keys and a round's candidates."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from evolution import sandbox
+from evolution.llm import CallContext, LLMClient, mark_unparsable
+
+from ..config import FrontierSettings
+from ..engine import formulation, prompts
+from ..models import CandidateStage, FrontierCampaign, FrontierCandidate
+
+log = logging.getLogger(__name__)
+METHOD = KIND_NAME = "frontiersmith"
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    candidate_id: int | None = None
+    problem_id: int | None = None
+    label: str = ""
+    index: int | None = None
+
+
+@dataclass
+class Ctx:
+    fc: FrontierCampaign
+    settings: FrontierSettings
+
+    def chat(self, endpoint, messages, *, template, key, temperature) -> tuple[str, int]:
+        client = LLMClient(endpoint, CallContext(campaign_id=self.fc.pk))
+        key = f"frontier;{key};role={template.role}"
+        result = client.chat_template(
+            messages, template, role=template.role, replay_key=key, temperature=temperature
+        )
+        return result.content, result.call_id
+
+    @property
+    def limits(self) -> sandbox.Limits:
+        return sandbox.Limits(
+            time_s=self.settings.execution_timeout, memory_mb=self.settings.memory_mb
+        )
+
+
+def _load(campaign_id: int) -> Ctx:
+    fc = FrontierCampaign.objects.select_related("campaign").get(pk=campaign_id)
+    return Ctx(fc=fc, settings=FrontierSettings.from_dict(fc.campaign.settings))
+
+
+def _proposal(pool: list[int], index: int) -> tuple[int, str]:
+    """Candidate ``index`` of a round mutates pool problem (index // 3) with the operator
+    index % 3: every seed gets each operator before the next seed is used again."""
+    ops = formulation.OPERATOR_ORDER
+    return pool[(index // len(ops)) % len(pool)], ops[index % len(ops)]
+
+
+def _decide(candidate_id: int, decision: str, reason: str) -> None:
+    FrontierCandidate.objects.filter(pk=candidate_id, decision="").update(
+        decision=decision, decision_reason=reason[:4000], stage=CandidateStage.DONE
+    )
+
+
+def _filter_verdict(ctx: Ctx, statement: str, key: str) -> tuple[bool | None, dict]:
+    """The coarse filter: accepted only when all three criteria hold. None: unusable answer."""
+    template = prompts.load("filter")
+    content, call_id = ctx.chat(
+        ctx.fc.mutator_endpoint,
+        template.messages(statement=statement),
+        template=template,
+        key=key,
+        temperature=ctx.settings.judge_temperature,
+    )
+    try:
+        data = formulation._json(content)
+    except formulation.ParseProblem as exc:
+        mark_unparsable(call_id, str(exc))
+        return None, {"error": str(exc)}
+    criteria = {k: data.get(k) for k in ("objective", "strategies", "scoring")}
+    if not all(isinstance(v, bool) for v in criteria.values()):
+        reason = "the filter's answer lacks a boolean objective / strategies / scoring"
+        mark_unparsable(call_id, reason)
+        return None, {"error": reason}
+    verdict = {**criteria, "reason": str(data.get("reason", ""))[:1000]}
+    return all(criteria.values()), verdict
+
+
+def stable_id(problem) -> str:
+    """Replay keys name an imported problem by its origin id (the same in every database, so
+    a demo cassette replays), any other by its public id."""
+    return problem.origin_id or problem.public_id
+
+
+def _key(c: FrontierCandidate) -> str:
+    return f"round={c.round};c={c.index}"
+
+
+def _round_candidates(ctx: Ctx):
+    return FrontierCandidate.objects.filter(frontier=ctx.fc, round=ctx.fc.current_round)

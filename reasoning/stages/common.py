@@ -1,0 +1,67 @@
+"""What every reasoning stage shares: the action, the step's context (campaign, run, settings,
+model calls), the run's result log and an item's replay key."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from evolution.llm import CallContext, LLMClient
+from evolution.models import Campaign
+
+from ..config import ReasoningSettings
+from ..engine import plan
+from ..models import ReasoningCampaign, ReasoningItem, ReasoningRun, ResultLogEntry, RunStatus
+
+log = logging.getLogger(__name__)
+KIND_NAME = "reasoning"
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str  # start_run | generate | answer | judge | close_level | finished
+    cell: plan.Cell | None = None
+    item_id: int | None = None
+
+
+@dataclass
+class Ctx:
+    rc: ReasoningCampaign
+    settings: ReasoningSettings
+    run: ReasoningRun | None
+
+    @property
+    def campaign(self) -> Campaign:
+        return self.rc.campaign
+
+    def chat(self, endpoint, messages, *, role, template, key, temperature, max_tokens):
+        client = LLMClient(endpoint, CallContext(campaign_id=self.rc.pk))
+        key = f"reasoning;{key};role={role}"
+        return client.chat_template(
+            messages,
+            template,
+            role=role,
+            replay_key=key,
+            temperature=temperature,
+            max_tokens=max_tokens,
+        )
+
+
+def _load(campaign_id: int) -> Ctx:
+    rc = ReasoningCampaign.objects.select_related("campaign").get(pk=campaign_id)
+    settings = ReasoningSettings.from_dict(rc.campaign.settings)
+    run = rc.runs.filter(status=RunStatus.RUNNING).first()
+    return Ctx(rc=rc, settings=settings, run=run)
+
+
+def _log(rc_id: int, event: str, payload: dict, *, run=None, item=None) -> None:
+    ResultLogEntry.objects.create(
+        reasoning_id=rc_id, run=run, item=item, event=event, payload=payload
+    )
+
+
+def _item_key(item: ReasoningItem) -> str:
+    return (
+        f"run={item.run.number};d={item.difficulty};type={item.reasoning_type};"
+        f"q={item.question_index}"
+    )

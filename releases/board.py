@@ -1,0 +1,254 @@
+"""The public leaderboard as a table a visitor controls, LiveCodeBench style.
+
+Controls (all in the query string, so a view is a link and the public page cache keys on
+them): ``after`` keeps only problems released on or after a date (LiveCodeBench's date
+slider), ``model`` keeps models whose name contains the text, ``sort`` / ``dir`` order the
+rows by any column. Every score is a mean over the problems in view with a seeded bootstrap
+interval (``stats.bootstrap_mean``, the run's own seed); with no date chosen they are the
+run's stored summary, with one they are recomputed from the run's per-problem results and
+kept in the cache (a completed run on a published release never changes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import date
+from urllib.parse import urlencode
+
+from django.core.cache import cache
+
+from .difficulty import LABELS
+from .models import Release, ReleaseState, RunState
+from .stats import bootstrap_mean
+
+BASE_SORTS = ("pass1", "passk", "clean", "model", "released", "avgk", "bestk")
+# Kept for callers of the first version of the leaderboard.
+SORT_KEYS = BASE_SORTS
+CACHE_SECONDS = 24 * 3600
+
+
+@dataclass
+class Board:
+    rows: list[dict]
+    sort: str
+    descending: bool
+    after: date | None
+    model: str
+    difficulties: list[str] = field(default_factory=list)
+    origins: list[str] = field(default_factory=list)
+    dates: list[date] = field(default_factory=list)  # distinct problem dates, ascending
+    problems: int = 0  # problems in view
+    undated: int = 0  # problems without a date (left out by a date window)
+    models: list[str] = field(default_factory=list)  # every model, for the filter's list
+    scored: bool = False
+
+    def sort_keys(self) -> list[str]:
+        return [
+            *BASE_SORTS,
+            *(f"d:{d}" for d in self.difficulties),
+            *(f"o:{o}" for o in self.origins),
+        ]
+
+
+def parse_after(raw: str | None) -> date | None:
+    try:
+        return date.fromisoformat(raw) if raw else None
+    except ValueError:
+        return None
+
+
+def _order_difficulties(labels: set[str]) -> list[str]:
+    known = [d for d in LABELS if d in labels]
+    return known + sorted(labels - set(LABELS))
+
+
+def _estimate(values: list[float], seed: int) -> dict | None:
+    return bootstrap_mean(values, seed=seed).to_dict() if values else None
+
+
+def _windowed(run, summary: dict, keep: set[str], top_k: str) -> dict:
+    """The run's scores over the problems in ``keep`` (public ids), cached per run and window."""
+    digest = hashlib.sha256(",".join(sorted(keep)).encode()).hexdigest()[:32]
+    key = f"board:{run.pk}:{run.finished_at.isoformat() if run.finished_at else ''}:{digest}"
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    seed = run.bootstrap_seed
+    rows = [r for r in summary.get("per_item") or [] if r["public_id"] in keep]
+
+    def passes(subset, k="1"):
+        return [r["pass"].get(k) for r in subset if r["pass"].get(k) is not None]
+
+    out: dict = {
+        "pass1": _estimate(passes(rows), seed),
+        "passk": _estimate(passes(rows, top_k), seed),
+        "clean": _estimate(passes([r for r in rows if r.get("contaminated") is False]), seed),
+        "flagged": sum(1 for r in rows if r.get("contaminated")),
+        "breakdown": {"origin": {}, "difficulty": {}},
+    }
+    for group in ("origin", "difficulty"):
+        names = sorted({r.get(group) or "unlabelled" for r in rows})
+        out["breakdown"][group] = {
+            name: _estimate(
+                passes([r for r in rows if (r.get(group) or "unlabelled") == name]), seed
+            )
+            for name in names
+        }
+    score = summary.get("score") or {}
+    open_rows = [r for r in score.get("per_item") or [] if r["public_id"] in keep]
+    out["avgk"] = _estimate([r["avg"][top_k] for r in open_rows if top_k in r["avg"]], seed)
+    out["bestk"] = _estimate([r["best"][top_k] for r in open_rows if top_k in r["best"]], seed)
+    cache.set(key, out, CACHE_SECONDS)
+    return out
+
+
+def _row(run, items: dict[str, date | None], after: date | None) -> dict:
+    s = run.summary or {}
+    ks = s.get("k", [1])
+    top_k = str(ks[-1])
+    row = {
+        "run_id": run.pk,
+        "model": run.label,
+        "source": run.get_source_display(),
+        "model_release_date": run.model_release_date,
+        "samples": run.samples_per_problem,
+        "k": top_k,
+        "finished_at": run.finished_at,
+        "windowed": after is not None,
+    }
+    if after is None:
+        score = s.get("score") or {}
+        row.update(
+            {
+                "pass1": (s.get("pass") or {}).get("1"),
+                "passk": (s.get("pass") or {}).get(top_k),
+                "clean": (s.get("contamination") or {}).get("clean_pass1"),
+                "flagged": (s.get("contamination") or {}).get("flagged", 0),
+                "breakdown": s.get("breakdown", {}),
+                "avg1": (score.get("avg") or {}).get("1"),
+                "avgk": (score.get("avg") or {}).get(top_k),
+                "bestk": (score.get("best") or {}).get(top_k),
+            }
+        )
+    else:
+        keep = {pid for pid, day in items.items() if day is not None and day >= after}
+        row.update(_windowed(run, s, keep, top_k))
+        row["avg1"] = None
+    if run.model_release_date is None:
+        # No date, no contamination check: the column says so instead of a blank.
+        row["clean"] = None
+    return row
+
+
+def _sort_value(row: dict, sort: str):
+    if sort == "model":
+        return row["model"].lower()
+    if sort == "released":
+        released = row["model_release_date"]
+        return released.toordinal() if released else -1
+    if sort.startswith(("d:", "o:")):
+        group = "difficulty" if sort[0] == "d" else "origin"
+        value = (row.get("breakdown") or {}).get(group, {}).get(sort[2:])
+    else:
+        value = row.get(sort)
+    return -1.0 if value is None else value["value"]
+
+
+def build(
+    *,
+    release: Release,
+    sort: str = "pass1",
+    descending: bool = True,
+    after: date | None = None,
+    model: str = "",
+) -> Board:
+    """The leaderboard of a published release under the given controls."""
+    model = (model or "").strip()
+    board = Board(rows=[], sort="pass1", descending=descending, after=after, model=model)
+    if release.state != ReleaseState.PUBLISHED:
+        return board
+    items = {
+        public_id: (created.date() if created else None)
+        for public_id, created in release.items.values_list("public_id", "created_on")
+    }
+    board.dates = sorted({d for d in items.values() if d is not None})
+    board.undated = sum(1 for d in items.values() if d is None)
+    board.problems = (
+        len(items) if after is None else sum(1 for d in items.values() if d and d >= after)
+    )
+    board.difficulties = _order_difficulties(
+        {d or "unlabelled" for d in release.items.values_list("difficulty", flat=True)}
+    )
+    board.origins = sorted(set(release.items.values_list("origin", flat=True)))
+    runs = list(release.runs.filter(state=RunState.COMPLETED).order_by("pk"))
+    board.models = sorted({r.label for r in runs}, key=str.lower)
+    needle = model.lower()
+    rows = [_row(run, items, after) for run in runs if needle in run.label.lower()]
+    for row in rows:
+        breakdown = row.get("breakdown") or {}
+        row["by_difficulty"] = [breakdown.get("difficulty", {}).get(d) for d in board.difficulties]
+        row["by_origin"] = [breakdown.get("origin", {}).get(o) for o in board.origins]
+    board.scored = any(r.get("avgk") for r in rows)
+    board.sort = sort if sort in board.sort_keys() else "pass1"
+    rows.sort(key=lambda r: _sort_value(r, board.sort), reverse=descending)
+    board.rows = rows
+    return board
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    title: str
+    href: str
+    current: bool
+    descending: bool
+
+    @property
+    def aria_sort(self) -> str:
+        return ("descending" if self.descending else "ascending") if self.current else "none"
+
+
+def _query(**params) -> str:
+    return "?" + urlencode({k: v for k, v in params.items() if v})
+
+
+def columns(board: Board) -> dict[str, Column]:
+    """Every sortable column by key, with the link that sorts by it (the other controls
+    kept; the current column's link flips its direction)."""
+    after = board.after.isoformat() if board.after else ""
+    specs = {
+        "model": ("Model", "the model's name"),
+        "released": ("Model released", "the model's release date, when known"),
+        "pass1": ("pass@1", "mean over problems of the share of samples that pass every test"),
+        "passk": ("pass@k", "unbiased pass@k at the run's largest k"),
+        "clean": (
+            "pass@1 after release",
+            "pass@1 on the problems released after the model, which it cannot have seen",
+        ),
+        "avgk": ("Avg@k", "mean verifier score of the first k samples (open-ended problems)"),
+        "bestk": ("Best@k", "best verifier score among the first k samples (open-ended problems)"),
+    }
+    for d in board.difficulties:
+        specs[f"d:{d}"] = (d.capitalize(), f"pass@1 on the {d} problems")
+    for o in board.origins:
+        specs[f"o:{o}"] = (o.capitalize(), f"pass@1 on the {o} problems")
+    out = {}
+    for key, (label, title) in specs.items():
+        current = board.sort == key
+        if current:
+            descending = not board.descending
+        else:
+            descending = key not in ("model",)
+        out[key] = Column(
+            key=key,
+            label=label,
+            title=title,
+            href=_query(
+                after=after, model=board.model, sort=key, dir="desc" if descending else "asc"
+            ),
+            current=current,
+            descending=board.descending,
+        )
+    return out

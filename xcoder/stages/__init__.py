@@ -1,0 +1,20 @@
+"""X-Coder's stages, database side (SynthSmith, seed document 003): one module per stage the kind
+declares in ``xcoder/kind.py`` (``extract``, ``merge``, ``evolve``, ``close_tree``, ``plan``,
+``select``, ``write``, ``tests``, ``solve``, ``verify``), pure logic in ``xcoder/engine/``;
+``common`` holds the step's context and the helpers several stages share.
+
+One sequential stream per campaign, advanced one action at a time by
+``xcoder.services.xcoder_advance``: the caller claims the campaign row with a conditional UPDATE
+(a lease), the next action is worked out from the rows alone (``xcoder.kind.action_for``), and
+its result is stored as it arrives. A worker killed at any instant loses at most the action in
+flight; unique constraints (extraction per seed, node per path, evolution per round and
+category, task per index, solution per endpoint and sample, problem per origin id) mean a rerun
+never duplicates anything.
+
+The stream: extract features from each seed -> merge them into the tree -> evolve the tree in
+breadth and depth -> per task: sample a subtree, stage 1 (roles, selection, integration
+strategy), stage 2 (stylised statement, then the statement gates and the near-duplicate check),
+test inputs (prompted and/or a generator program run sandboxed), candidate solutions from every
+solver endpoint (static gates), dual verification (vote, weights, hold-out) -> an accepted
+``Problem(kind="synthesized", method="xcoder")`` or a discarded task with its reason.
+"""

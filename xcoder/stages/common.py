@@ -1,0 +1,128 @@
+"""What every X-Coder stage shares: the action, the step's context (campaign, settings, model calls,
+sandbox limits), the seeds, the feature tree's counts and nodes, and rejecting a task."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass
+
+from evolution import sandbox
+from evolution.llm import CallContext, LLMClient
+from evolution.models import Campaign, Problem
+
+from ..config import XcoderSettings
+from ..models import FeatureNode, SynthTask, TaskStatus, XcoderCampaign
+
+log = logging.getLogger(__name__)
+METHOD = KIND_NAME = "xcoder"
+TIERS_BY_WEIGHT = {1: "small", 2: "medium", 3: "large", 4: "stress"}
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str  # extract | merge | evolve | close_tree | plan | select | write | tests | solve
+    # | verify | finished
+    problem_id: int | None = None
+    round: int | None = None
+    category: str = ""
+    task_index: int | None = None
+    task_id: int | None = None
+
+
+@dataclass
+class Ctx:
+    xc: XcoderCampaign
+    settings: XcoderSettings
+
+    @property
+    def campaign(self) -> Campaign:
+        return self.xc.campaign
+
+    def chat(self, endpoint, messages, *, role, template, key, temperature=None):
+        client = LLMClient(endpoint, CallContext(campaign_id=self.xc.pk))
+        temperature = self.settings.temperature if temperature is None else temperature
+        return client.chat_template(
+            messages, template, role=role, replay_key=f"xcoder;{key}", temperature=temperature
+        )
+
+    def limits(self) -> sandbox.Limits:
+        return sandbox.Limits(
+            time_s=self.settings.execution_timeout, memory_mb=self.settings.memory_mb
+        )
+
+
+def _load(campaign_id: int) -> Ctx:
+    xc = XcoderCampaign.objects.select_related("campaign", "generator_endpoint").get(pk=campaign_id)
+    return Ctx(xc=xc, settings=XcoderSettings.from_dict(xc.campaign.settings))
+
+
+def seed_problems(campaign: Campaign) -> list[Problem]:
+    """The seeds features are extracted from: the seed set's problems with a reference."""
+    qs = campaign.seed_set.problems.exclude(reference_solution="").order_by("id")
+    return list(qs[: campaign.seed_limit] if campaign.seed_limit else qs)
+
+
+def tree_categories(xc: XcoderCampaign) -> list[str]:
+    return list(
+        FeatureNode.objects.filter(xcoder=xc, depth=0)
+        .order_by("path")
+        .values_list("category", flat=True)
+    )
+
+
+def _seed_key(problem: Problem) -> str:
+    return problem.origin_id or problem.public_id
+
+
+def category_counts(xc: XcoderCampaign) -> dict[str, int]:
+    """Features per category: every node below the category node."""
+    counts = dict.fromkeys(tree_categories(xc), 0)
+    for category, n in Counter(
+        FeatureNode.objects.filter(xcoder=xc, depth__gt=0).values_list("category", flat=True)
+    ).items():
+        counts[category] = n
+    return counts
+
+
+def _store_nodes(xc: XcoderCampaign, specs, *, origin: str, round_no: int, source=None) -> int:
+    """Create the nodes that do not exist yet (parents first); add ``source`` to existing ones.
+    Returns how many were created."""
+    existing = {n.path: n for n in FeatureNode.objects.filter(xcoder=xc)}
+    created = 0
+    for spec in specs:
+        node = existing.get(spec.path)
+        if node is None:
+            node = FeatureNode.objects.create(
+                xcoder=xc,
+                parent=existing.get(spec.parent_path) if spec.parent_path else None,
+                category=spec.category,
+                name=spec.name[:200],
+                path=spec.path[:1000],
+                depth=spec.depth,
+                origin=origin,
+                evolution_round=round_no,
+                sources=[source] if source else [],
+            )
+            existing[spec.path] = node
+            created += 1
+        elif source and source not in node.sources:
+            node.sources = [*node.sources, source]
+            node.save(update_fields=["sources"])
+    return created
+
+
+def _reject(task: SynthTask, code: str, reason: str, **fields) -> None:
+    for key, value in fields.items():
+        setattr(task, key, value)
+    task.status = TaskStatus.REJECTED
+    task.reason_code = code
+    task.reason = reason[:4000]
+    task.save()
+
+
+def _reject_discard(task: SynthTask, code: str, reason: str) -> None:
+    task.status = TaskStatus.DISCARDED
+    task.reason_code = code
+    task.reason = reason[:4000]
+    task.save()

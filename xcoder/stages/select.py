@@ -1,0 +1,81 @@
+"""Stage ``select`` (task stage 1): the model picks roles, features and an integration strategy
+from the sampled subtree."""
+
+from __future__ import annotations
+
+from evolution.llm import mark_unparsable
+from evolution.llm.parsing import ParseError
+
+from ..engine import features as feat
+from ..engine import prompts
+from ..models import SynthTask, TaskStatus
+from .common import Action, Ctx, _reject
+
+
+def _sampled_leaf_names(task: SynthTask) -> set[str]:
+    names: set[str] = set()
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if not v:
+                    names.add(feat.norm(k))
+                walk(v)
+        elif isinstance(node, list):
+            names.update(feat.norm(x) for x in node if isinstance(x, str))
+
+    walk(task.sampled_tree)
+    return names
+
+
+def act_select(ctx: Ctx, action: Action) -> None:
+    """Stage 1: annotate each leaf's potential use, select a compatible subset, state the
+    integration strategy. A selection of features that were not sampled, or of too few, is a
+    rejection with that reason."""
+    task = SynthTask.objects.get(pk=action.task_id)
+    messages, template = prompts.select_messages(sampled_tree=task.sampled_tree)
+    result = ctx.chat(
+        ctx.xc.generator_endpoint,
+        messages,
+        role="xcoder_select",
+        template=template,
+        key=f"task={task.index};select",
+    )
+    task.refresh_from_db()
+    if task.status != TaskStatus.PLANNED:
+        return
+    try:
+        selection = prompts.parse_selection(result.content)
+    except ParseError as exc:
+        mark_unparsable(result.call_id, str(exc))
+        _reject(task, "stage1_unparsable", str(exc))
+        return
+    chosen = feat.selected_features(selection.selected_tree)
+    sampled = _sampled_leaf_names(task)
+    unknown = [f for f in chosen if feat.norm(f) not in sampled]
+    fields = dict(
+        roles_tree=selection.roles_tree,
+        selected_tree=selection.selected_tree,
+        integration_strategy=selection.strategy,
+    )
+    if unknown:
+        _reject(
+            task,
+            "stage1_unknown_feature",
+            "selected features that were not sampled: " + ", ".join(unknown),
+            **fields,
+        )
+        return
+    if len(set(map(feat.norm, chosen))) < ctx.settings.min_selected_features:
+        _reject(
+            task,
+            "stage1_too_few_features",
+            f"{len(chosen)} feature(s) selected; at least "
+            f"{ctx.settings.min_selected_features} are required",
+            **fields,
+        )
+        return
+    for key, value in fields.items():
+        setattr(task, key, value)
+    task.status = TaskStatus.SELECTED
+    task.save()

@@ -1,0 +1,189 @@
+"""Stage ``verify``: dual verification (vote, weights, hold-out; pure logic in
+``engine/voting.py``), then the accepted problem or a discarded task with its reason."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from django.db import transaction
+
+from evolution import sandbox
+from evolution.models import Problem, TestCase
+from evolution.models.problems import ProblemKind
+from evolution.streams.errors import SandboxFailure
+
+from ..engine import features as feat
+from ..engine import voting
+from ..models import CandidateSolution, FeatureNode, SynthTask, TaskStatus
+from .common import METHOD, TIERS_BY_WEIGHT, Action, Ctx, _reject_discard, seed_problems
+
+
+def output_key(harness: str):
+    """What counts as the same output in the vote: the function harness compares JSON values;
+    stdio compares text with trailing spaces and blank lines ignored (the judge's exact mode)."""
+    if harness == "function":
+
+        def key(text: str) -> str:
+            try:
+                return json.dumps(json.loads(text), sort_keys=True)
+            except ValueError:
+                return text
+
+        return key
+
+    def key(text: str) -> str:
+        return "\n".join(line.rstrip() for line in text.rstrip().splitlines())
+
+    return key
+
+
+def test_weights(tests: list[dict], weighting: str) -> list[int]:
+    if weighting == "size":
+        return voting.size_weights([len(t["input"]) for t in tests])
+    return [voting.semantic_weight(t.get("category", "")) for t in tests]
+
+
+def act_verify(ctx: Ctx, action: Action) -> None:
+    """Dual verification: run every gated candidate on every input in the sandbox, vote, weigh,
+    split, select and confirm. A confirmed task becomes a Problem; otherwise it is discarded
+    with the reason. The whole vote matrix is stored either way."""
+    s = ctx.settings
+    task = SynthTask.objects.get(pk=action.task_id)
+    candidates = list(
+        CandidateSolution.objects.filter(task=task, passed_gates=True)
+        .select_related("endpoint")
+        .order_by("endpoint__name", "sample")
+    )
+    inputs = [t["input"] for t in task.tests]
+    columns: list[list[str | None]] = []
+    statuses: list[list[str]] = []
+    for cand in candidates:
+        outcomes = sandbox.run_batch(
+            cand.code,
+            inputs,
+            harness=task.harness,
+            limits=ctx.limits(),
+            entry_point=task.entry_point,
+        )
+        if any(o.status == "SE" for o in outcomes):
+            raise SandboxFailure(next(o.stderr for o in outcomes if o.status == "SE")[-300:])
+        columns.append([o.stdout if o.status == "OK" else None for o in outcomes])
+        statuses.append([o.status for o in outcomes])
+    outputs = [[col[i] for col in columns] for i in range(len(inputs))]
+    weights = test_weights(task.tests, s.weighting)
+    verification = voting.verify(
+        outputs,
+        weights=weights,
+        key=output_key(task.harness),
+        holdout_fraction=s.holdout_fraction,
+        seed=f"{s.split_seed}:{task.index}",
+    )
+    record = verification.to_dict()
+    record["candidates"] = [
+        {"id": c.pk, "endpoint": c.endpoint.name, "sample": c.sample} for c in candidates
+    ]
+    record["statuses"] = [
+        [statuses[j][i] for j in range(len(candidates))] for i in range(len(inputs))
+    ]
+    record["weighting"] = s.weighting
+    record["golden_pass_rate"] = verification.golden_pass_rate
+    with transaction.atomic():
+        task = SynthTask.objects.select_for_update().get(pk=task.pk)
+        if task.status != TaskStatus.SOLVED:
+            return
+        task.verification = record
+        if verification.golden is None:
+            _reject_discard(task, verification.reason_code, verification.reason)
+            return
+        golden = candidates[verification.golden]
+        task.problem = _accepted_problem(ctx, task, golden, verification)
+        task.status = TaskStatus.ACCEPTED
+        task.reason_code = ""
+        task.reason = ""
+        task.save()
+
+
+def _parent_seed(ctx: Ctx, task: SynthTask) -> Problem:
+    """The seed whose extracted features the task uses most (ties: the earliest seed): the
+    synthesized problem's lineage parent, so review groups and lineage pages can place it."""
+    names = {feat.norm(n) for n in feat.selected_features(task.selected_tree)}
+    votes: Counter[int] = Counter()
+    for node in FeatureNode.objects.filter(xcoder=ctx.xc, depth__gt=0).only("name", "sources"):
+        if feat.norm(node.name) in names:
+            votes.update(node.sources)
+    seeds = seed_problems(ctx.campaign)
+    if votes:
+        best = max(votes.values())
+        for seed in seeds:
+            if votes.get(seed.pk) == best:
+                return seed
+    return seeds[0]
+
+
+def _accepted_problem(ctx: Ctx, task: SynthTask, golden: CandidateSolution, ver) -> Problem:
+    """The Problem row with the voted tests the golden solution reproduces (a benchmark's
+    reference must pass its own tests; the share it passes is kept in metadata)."""
+    origin_id = f"c{ctx.campaign.pk}-t{task.index}"
+    existing = Problem.objects.filter(origin_dataset=METHOD, origin_id=origin_id).first()
+    if existing is not None:
+        return existing
+    parent = _parent_seed(ctx, task)
+    root = parent.lineage_root or parent
+    problem = Problem.objects.create(
+        title=task.title or f"X-Coder task {task.index}",
+        statement=task.statement,
+        reference_solution=golden.code,
+        harness=task.harness,
+        entry_point=task.entry_point,
+        starter_code=task.starter_code,
+        time_limit_s=ctx.settings.execution_timeout,
+        memory_mb=ctx.settings.memory_mb,
+        kind=ProblemKind.SYNTHESIZED,
+        method=METHOD,
+        origin_dataset=METHOD,
+        origin_id=origin_id,
+        metadata={
+            "campaign": ctx.campaign.pk,
+            "task": task.pk,
+            "style": task.style,
+            "features": feat.selected_features(task.selected_tree),
+            "golden_candidate": golden.pk,
+            "golden_endpoint": golden.endpoint.name,
+            "golden_pass_rate": ver.golden_pass_rate,
+            "candidates": len(ver.weighted_scores),
+        },
+        parent=parent,
+        lineage_root=root,
+        lineage_depth=parent.lineage_depth + 1,
+    )
+    counters: dict[str, int] = {}
+    rows = []
+    for i, test in enumerate(task.tests):
+        if ver.labels[i] is None or not ver.agree[i][ver.golden]:
+            continue
+        tier = TIERS_BY_WEIGHT.get(ver.weights[i], "small")
+        ordinal = counters.get(tier, 0)
+        counters[tier] = ordinal + 1
+        row = TestCase(
+            problem=problem,
+            tier=tier,
+            ordinal=ordinal,
+            hidden=True,
+            provenance={
+                "source": test.get("source"),
+                "category": test.get("category"),
+                "seed": test.get("seed"),
+                "weight": ver.weights[i],
+                "split": ver.split[i],
+                "votes": ver.votes[i],
+                "labelled_by": "majority vote",
+            },
+        )
+        row.input = test["input"]
+        row.output = ver.labels[i]
+        rows.append(row)
+    TestCase.objects.bulk_create(rows)
+    if ctx.xc.problem_set_id:
+        ctx.xc.problem_set.problems.add(problem)
+    return problem

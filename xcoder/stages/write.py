@@ -1,0 +1,83 @@
+"""Stage ``write`` (task stage 2): the stylised statement, then the statement gates and the
+near-duplicate check (pure logic in ``engine/gates.py``)."""
+
+from __future__ import annotations
+
+from evolution.benchevolver.engine import judge
+from evolution.llm import mark_unparsable
+from evolution.llm.parsing import ParseError
+
+from ..engine import features as feat
+from ..engine import gates, prompts
+from ..models import SynthTask, TaskStatus
+from .common import Action, Ctx, _reject, _seed_key, seed_problems
+
+
+def act_write(ctx: Ctx, action: Action) -> None:
+    """Stage 2: the statement in the task's style, then each statement gate and the
+    near-duplicate check; the first failure is the rejection reason (all results are kept)."""
+    s = ctx.settings
+    task = SynthTask.objects.get(pk=action.task_id)
+    messages, template = prompts.write_messages(
+        style=task.style, selected_tree=task.selected_tree, strategy=task.integration_strategy
+    )
+    result = ctx.chat(
+        ctx.xc.generator_endpoint,
+        messages,
+        role="xcoder_write",
+        template=template,
+        key=f"task={task.index};write;style={task.style}",
+    )
+    task.refresh_from_db()
+    if task.status != TaskStatus.SELECTED:
+        return
+    try:
+        written = prompts.parse_task(result.content, style=task.style)
+    except ParseError as exc:
+        mark_unparsable(result.call_id, str(exc))
+        _reject(task, "stage2_unparsable", str(exc))
+        return
+    task.title = written.title
+    task.statement = written.question
+    task.entry_point = written.entry_point
+    task.starter_code = written.starter_code
+    results = gates.run_gates(
+        written.question,
+        style=task.style,
+        features=feat.selected_features(task.selected_tree),
+        min_tokens=s.min_statement_tokens,
+        min_samples=s.min_samples,
+    )
+    earlier = {
+        f"task {t.index}": t.statement
+        for t in SynthTask.objects.filter(xcoder=ctx.xc)
+        .exclude(pk=task.pk)
+        .exclude(statement="")
+        .filter(
+            status__in=[
+                TaskStatus.WRITTEN,
+                TaskStatus.TESTED,
+                TaskStatus.SOLVED,
+                TaskStatus.ACCEPTED,
+                TaskStatus.DISCARDED,
+            ]
+        )
+    }
+    for seed in seed_problems(ctx.campaign):
+        earlier[f"seed {_seed_key(seed)}"] = seed.statement
+    dup = judge.near_duplicate(written.question, earlier, s.near_duplicate_threshold)
+    results.append(
+        gates.GateResult(
+            "near_duplicate",
+            not dup.duplicate,
+            f"closest: {dup.against or '-'} (similarity {dup.score:.2f}, threshold "
+            f"{s.near_duplicate_threshold:g})",
+        )
+    )
+    task.gate_results = [r.to_dict() for r in results]
+    failed = next((r for r in results if not r.passed), None)
+    if failed:
+        _reject(task, failed.gate, failed.detail)
+        return
+    task.status = TaskStatus.WRITTEN
+    task.save()

@@ -121,17 +121,18 @@
   // Opening the JSON view shows the form's values, unsaved edits included (valid JSON edits
   // were copied into the form as they were typed). A JSON text that does not parse is kept
   // as typed, so it can be fixed, unless the form was edited since.
+  // A form edit is copied into the JSON view at once (the view's toggle event comes later than
+  // the click that opens it, and a reader should never see stale rules).
   var formChanged = false;
-  form.addEventListener("input", function (event) {
+  function formEdited(event) {
     if (event.target.matches("[data-rule]")) {
       formChanged = true;
+      text.value = JSON.stringify(formRules(), null, 2);
+      showError("");
     }
-  });
-  form.addEventListener("change", function (event) {
-    if (event.target.matches("[data-rule]")) {
-      formChanged = true;
-    }
-  });
+  }
+  form.addEventListener("input", formEdited);
+  form.addEventListener("change", formEdited);
   advanced.addEventListener("toggle", function () {
     if (advanced.open && (formChanged || parses(text.value))) {
       text.value = JSON.stringify(formRules(), null, 2);

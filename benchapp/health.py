@@ -5,9 +5,6 @@ import time
 
 from django.conf import settings
 
-# The queues /healthz always names, with 0 when no worker consumes them.
-WATCHED_QUEUES = ("default", "sandbox")
-
 
 def broker_reachable() -> tuple[bool, str]:
     """Ask the configured Celery broker for a connection, with a short timeout."""
@@ -32,21 +29,18 @@ _workers_state: dict = {"report": None, "at": 0.0, "thread": None}
 
 
 def _inspect_workers(timeout: float) -> dict:
-    """Ask every worker which queues it consumes (``celery inspect active_queues``)."""
-    from celery import current_app
+    """Ask every worker which queues it consumes: the workers page's own broadcast
+    (``benchapp.workers``), counted per queue; every configured queue is named, with 0 when
+    no worker consumes it."""
+    from .workers import _broadcast, hosts_by_queue
 
-    queues = {name: 0 for name in WATCHED_QUEUES}
-    names: dict[str, list[str]] = {name: [] for name in WATCHED_QUEUES}
+    error = ""
     try:
-        replies = current_app.control.inspect(timeout=timeout).active_queues() or {}
+        live = _broadcast(with_stats=False, timeout=timeout)
     except Exception as exc:  # a probe reports, never raises
-        return {"queues": queues, "workers": names, "error": exc.__class__.__name__}
-    for worker, consumed in sorted(replies.items()):
-        for queue in consumed or ():
-            name = queue.get("name", "")
-            queues[name] = queues.get(name, 0) + 1
-            names.setdefault(name, []).append(worker)
-    return {"queues": queues, "workers": names, "error": ""}
+        live, error = {}, exc.__class__.__name__
+    names = hosts_by_queue(live)
+    return {"queues": {q: len(h) for q, h in names.items()}, "workers": names, "error": error}
 
 
 def _refresh_workers() -> None:

@@ -6,7 +6,6 @@ from django.shortcuts import render
 
 from .health import broker_reachable, workers_per_queue
 from .roles import ADMIN, CURATOR, user_roles
-from .workers import workers_by_queue
 
 
 def home(request):
@@ -43,18 +42,18 @@ def healthz(request):
             body["warnings"] = [f"workers did not answer: {workers['error']}"]
         elif idle:
             body["warnings"] = [f"no worker consumes queue {q!r}" for q in idle]
-    # Reported, not a failure of this process: the web answers; the work waits.
-    if healthy and (waiting := _campaigns_without_worker()):
-        body["campaigns_without_worker"] = waiting
+        # Reported, not a failure of this process: the web answers; the work waits.
+        waiting = [] if workers["error"] else _campaigns_without_worker(workers["workers"])
+        if healthy and waiting:
+            body["campaigns_without_worker"] = waiting
     return JsonResponse(body, status=200 if healthy else 503)
 
 
-def _campaigns_without_worker() -> list[dict]:
-    """Launched campaigns whose queues no live worker serves (asked of the workers only when
-    some campaign is launched)."""
+def _campaigns_without_worker(by_queue: dict[str, list[str]]) -> list[dict]:
+    """Launched campaigns whose queues no live worker serves, from the cached report."""
     from evolution.models import Campaign
     from evolution.streams.kinds import campaigns_without_worker
 
     if not Campaign.objects.filter(state__in=["queued", "running"]).exists():
         return []
-    return campaigns_without_worker(workers_by_queue())
+    return campaigns_without_worker(by_queue)

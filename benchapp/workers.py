@@ -16,7 +16,8 @@ Queue depth is the number of messages waiting in the broker (``queue_declare(pas
 which is ``LLEN`` of the queue's lists on Redis and a count of spool files on the filesystem
 broker).
 
-``workers_by_queue()`` is what other code asks (the campaign page's notice, ``/healthz``).
+``workers_by_queue()`` is what pages ask (the campaign page's notice); ``/healthz`` asks through
+``benchapp.health``, which keeps the same broadcast's answer refreshed in the background.
 
 This module imports no app (only Django, Celery, kombu and redis): every layer may ask it.
 """
@@ -97,16 +98,16 @@ def _expected_answers() -> int | None:
     return len(fresh) or None
 
 
-def _broadcast(with_stats: bool) -> dict:
+def _broadcast(with_stats: bool, timeout: float = INSPECT_TIMEOUT) -> dict:
+    """``{hostname: {"queues": [...], "stats": dict | None}}`` of the workers that answer a
+    broadcast within ``timeout`` seconds; raises when the broker cannot be reached."""
     from celery import current_app as app
 
     with app.connection_for_write() as conn:
         # One quick try: a broker that is down makes this fail in about a second, instead of
         # the broadcast's own connection retries.
         conn.ensure_connection(max_retries=1, interval_start=0, timeout=1)
-        inspector = app.control.inspect(
-            timeout=INSPECT_TIMEOUT, limit=_expected_answers(), connection=conn
-        )
+        inspector = app.control.inspect(timeout=timeout, limit=_expected_answers(), connection=conn)
         replies = inspector.active_queues() or {}
         live = {
             host: {"queues": sorted(q["name"] for q in queues or []), "stats": None}
@@ -114,7 +115,7 @@ def _broadcast(with_stats: bool) -> dict:
         }
         if with_stats and live:
             asked = app.control.inspect(
-                destination=sorted(live), timeout=INSPECT_TIMEOUT, limit=len(live), connection=conn
+                destination=sorted(live), timeout=timeout, limit=len(live), connection=conn
             )
             for host, stats in (asked.stats() or {}).items():
                 if host in live:
@@ -142,14 +143,20 @@ def live_workers(*, with_stats: bool = False, refresh: bool = False) -> dict | N
     return live
 
 
-def workers_by_queue(*, refresh: bool = False) -> dict[str, list[str]]:
+def hosts_by_queue(live: dict | None) -> dict[str, list[str]]:
     """Each queue (every configured one, and any a live worker serves) with the live workers
-    consuming it, by hostname; an empty list when none does, or when the broker is down."""
+    of ``live`` (as ``live_workers`` returns it) consuming it; an empty list when none does."""
     found: dict[str, list[str]] = {queue: [] for queue in configured_queues()}
-    for host, info in (live_workers(refresh=refresh) or {}).items():
+    for host, info in (live or {}).items():
         for queue in info["queues"]:
             found.setdefault(queue, []).append(host)
     return {queue: sorted(hosts) for queue, hosts in sorted(found.items())}
+
+
+def workers_by_queue(*, refresh: bool = False) -> dict[str, list[str]]:
+    """Each queue with the live workers consuming it, by hostname; an empty list when none
+    does, or when the broker is down."""
+    return hosts_by_queue(live_workers(refresh=refresh))
 
 
 # --------------------------------------------------------------------------- heartbeats

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.urls import reverse
 
+from benchapp import health as healthz_report
 from benchapp import workers
 from evolution.models.campaigns import CampaignState
 from tests.factories import CampaignFactory
@@ -41,6 +42,7 @@ def _host(prefix: str) -> str:
 def test_workers_their_queues_heartbeats_and_how_they_go(personas):
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
     cache.clear()
+    healthz_report.forget_workers()  # /healthz answers from a report up to 15 s old
     campaign = CampaignFactory(state=CampaignState.RUNNING, kind="benchevolver")
     # No worker at all: the launched campaign is reported, by /healthz and on its page.
     assert workers.workers_by_queue(refresh=True) == {"default": [], "sandbox": []}
@@ -77,6 +79,7 @@ def test_workers_their_queues_heartbeats_and_how_they_go(personas):
         # (The workers took the first campaign over as they started: it had no work left.)
         # A campaign launched now, with both workers live, is not reported.
         served = CampaignFactory(state=CampaignState.RUNNING, kind="benchevolver")
+        healthz_report.forget_workers()
         assert "campaigns_without_worker" not in personas.admin.client.get("/healthz").json()
         served_page = reverse("evolution:campaign_detail", args=[served.pk])
         assert "No live worker" not in personas.curator.client.get(served_page).content.decode()

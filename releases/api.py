@@ -4,18 +4,19 @@ exports need the curator role."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
+from typing import Literal
 
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Router, Schema
+from ninja import Query, Router, Schema
 from ninja.errors import HttpError
 
 from benchapp.roles import ADMIN, CURATOR, user_roles
 from evolution.models import ModelEndpoint
 
-from . import exporters, independent, leaderboard, selectors, services
+from . import board, exporters, independent, leaderboard, selectors, services
 from .independent_models import GateEvaluation
 from .models import Release, ReleaseState
 from .tasks import enqueue_leaderboard_run
@@ -54,6 +55,7 @@ class EstimateOut(Schema):
 class LeaderboardRowOut(Schema):
     model: str
     source: str
+    model_release_date: date | None
     samples: int
     pass1: EstimateOut | None
     k: str
@@ -110,11 +112,28 @@ def _published(release_id: int) -> Release:
 
 
 @router.get("/releases/{release_id}/leaderboard", response=list[LeaderboardRowOut], auth=None)
-def release_leaderboard(request, release_id: int, sort: str = "pass1"):
-    release = _published(release_id)
+def release_leaderboard(
+    request,
+    release_id: int,
+    sort: str = "pass1",
+    dir: Literal["asc", "desc"] = "desc",
+    after: date | None = None,
+    model: str = Query("", max_length=200),
+):
+    """The public page's controls: ``after`` keeps problems released on or after the date
+    (scores recomputed over them), ``model`` keeps models whose name contains the text,
+    ``sort``/``dir`` order by any column (``pass1``, ``passk``, ``clean``, ``model``,
+    ``released``, ``avgk``, ``bestk``, ``d:<difficulty>``, ``o:<origin>``)."""
+    table = board.build(
+        release=_published(release_id),
+        sort=sort,
+        descending=dir == "desc",
+        after=after,
+        model=model,
+    )
     return [
         LeaderboardRowOut(**{k: row[k] for k in LeaderboardRowOut.model_fields})
-        for row in selectors.public_leaderboard(release=release, sort=sort)
+        for row in table.rows
     ]
 
 

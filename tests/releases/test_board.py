@@ -102,3 +102,26 @@ def test_the_page_cache_keys_on_the_controls(world, settings):
     assert same["X-Page-Cache"] == "hit" and same.content == first.content
     sorted_page = client.get(world.url + "?after=2024-02-01&model=model&sort=model")
     assert sorted_page["X-Page-Cache"] == "miss"
+
+
+def test_the_api_takes_the_same_controls_as_the_page(world):
+    client = Client()
+    url = f"/api/releases/{world.release.pk}/leaderboard"
+    rows = client.get(url).json()
+    assert [r["model"] for r in rows] == ["model-b", "model-a"]
+    assert rows[1]["model_release_date"] == "2024-03-01" and rows[0]["model_release_date"] is None
+    late = client.get(url, {"after": "2024-02-01"}).json()
+    assert {r["model"]: r["pass1"]["value"] for r in late} == pytest.approx(
+        {"model-a": 0.0, "model-b": 1.0}
+    )
+    assert [r["model"] for r in client.get(url, {"model": "MODEL-A"}).json()] == ["model-a"]
+    ascending = client.get(url, {"sort": "model", "dir": "asc"}).json()
+    assert [r["model"] for r in ascending] == ["model-a", "model-b"]
+    by_hard = client.get(url, {"sort": "d:hard"}).json()
+    assert [r["model"] for r in by_hard] == ["model-b", "model-a"]
+    # Bad controls are refused as JSON, never a server error.
+    for bad in ({"after": "not a date"}, {"dir": "sideways"}, {"model": "x" * 201}):
+        response = client.get(url, bad)
+        assert response.status_code == 422 and response["Content-Type"].startswith(
+            "application/json"
+        )

@@ -1,5 +1,5 @@
 """Living-benchmark API: the panel, re-measurements and saturation of a benchmark (public),
-adding a model to the panel and a release's calibration figures (curators)."""
+adding a model to the panel or taking one off it and a release's calibration figures (curators)."""
 
 from __future__ import annotations
 
@@ -162,7 +162,11 @@ def panel_add(request, slug: str, payload: SeatIn):
             for k, v in exc.message_dict.items()
         )
         raise HttpError(400, detail)
-    return 201, RemeasurementOut(
+    return 201, _queued_out(r)
+
+
+def _queued_out(r) -> RemeasurementOut:
+    return RemeasurementOut(
         id=r.pk,
         version=r.release.version,
         trigger=r.trigger,
@@ -173,6 +177,26 @@ def panel_add(request, slug: str, payload: SeatIn):
         saturated=None,
         problems=None,
     )
+
+
+class SeatRemovedOut(Schema):
+    removed: str
+    remeasurement: RemeasurementOut | None
+
+
+@router.delete("/benchmarks/{slug}/panel/{endpoint_id}", response=SeatRemovedOut)
+def panel_remove(request, slug: str, endpoint_id: int):
+    """Take a model off the benchmark's panel; the latest published release is re-measured by
+    the panel that remains (``remeasurement`` is null when no panel or release remains)."""
+    _require_curator(request)
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    endpoint = get_object_or_404(ModelEndpoint, pk=endpoint_id)
+    try:
+        with transaction.atomic():
+            r = living.panel_seat_remove(benchmark=benchmark, endpoint=endpoint, by=request.user)
+    except ValidationError as exc:
+        raise HttpError(404, " ".join(exc.message_dict.get("endpoint", exc.messages)))
+    return SeatRemovedOut(removed=endpoint.name, remeasurement=_queued_out(r) if r else None)
 
 
 @router.get("/releases/{release_id}/calibration", response=CalibrationOut)

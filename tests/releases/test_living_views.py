@@ -189,6 +189,18 @@ def test_the_api_reports_the_living_benchmark_and_adds_models_with_named_errors(
     ok = curator.post(url, {"endpoint_id": newcomer.pk}, content_type="application/json")
     assert ok.status_code == 201 and ok.json()["state"] == "queued"
 
+    # Taking a model off the panel re-measures with the models that remain.
+    leave = f"/api/benchmarks/{slug}/panel/{newcomer.pk}"
+    assert reviewer.delete(leave).status_code == 403
+    gone = curator.delete(leave)
+    assert gone.status_code == 200, gone.content
+    assert gone.json()["removed"] == "newcomer"
+    assert gone.json()["remeasurement"]["reason"] == "newcomer left the panel"
+    assert not PanelSeat.objects.filter(endpoint=newcomer).exists()
+    again = curator.delete(leave)
+    assert again.status_code == 404 and "newcomer is not on the panel" in again.json()["detail"]
+    assert curator.delete(f"/api/benchmarks/{slug}/panel/999999").status_code == 404
+
     cal = curator.get(f"/api/releases/{release.pk}/calibration")
     assert cal.status_code == 200 and cal.json()["n"] == 2
     assert personas.anonymous.client.get(f"/api/releases/{release.pk}/calibration").status_code in (

@@ -90,8 +90,15 @@ class PanelForm(forms.Form):
     name = forms.CharField(max_length=100)
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
 
-    def __init__(self, *args, endpoints, **kwargs):
+    def __init__(self, *args, endpoints, panel=None, **kwargs):
+        if panel is not None and "initial" not in kwargs:
+            initial = {"name": panel.name, "description": panel.description}
+            for m in panel.members.all():
+                initial[f"member_{m.endpoint_id}"] = True
+                initial[f"attempts_{m.endpoint_id}"] = m.attempts
+            kwargs["initial"] = initial
         super().__init__(*args, **kwargs)
+        self.panel = panel
         self.endpoints = list(endpoints)
         for endpoint in self.endpoints:
             self.fields[f"member_{endpoint.pk}"] = forms.BooleanField(
@@ -115,7 +122,8 @@ class PanelForm(forms.Form):
         from evolution.models import Panel
 
         name = self.cleaned_data["name"].strip()
-        if Panel.objects.filter(name=name).exists():
+        others = Panel.objects.exclude(pk=self.panel.pk) if self.panel else Panel.objects
+        if others.filter(name=name).exists():
             raise forms.ValidationError("a panel with this name exists")
         return name
 

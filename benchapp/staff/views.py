@@ -15,6 +15,7 @@ from benchapp.models import SeedImportJob
 from benchapp.roles import ADMIN, ROLES, role_required, user_roles
 from benchapp.services import RoleChangeRefused, user_add, user_set_active, user_set_roles
 from evolution.models import Campaign, LLMCall, ModelEndpoint, Panel, PanelMember
+from evolution.models.campaigns import CampaignState
 
 from .connection import endpoint_test_connection, key_status
 from .forms import EndpointForm, PanelForm, UserCreateForm, UserRolesForm
@@ -131,6 +132,50 @@ def endpoint_test(request, pk: int):
     return _endpoint_page(request, endpoint, result=result)
 
 
+def endpoint_uses(endpoint: ModelEndpoint) -> list[str]:
+    """What keeps an endpoint: its calls in the cost ledger and every row of any model that
+    names it (panels, campaigns, attempts, runs, including relations without a reverse
+    accessor). An endpoint with any of them is not deleted."""
+    uses = []
+    for relation in endpoint._meta.get_fields(include_hidden=True):
+        if not (relation.auto_created and not relation.concrete and relation.is_relation):
+            continue
+        model = relation.related_model
+        if model._meta.auto_created:  # a many-to-many's own table: counted by its relation
+            continue
+        count = model._default_manager.filter(**{relation.field.name: endpoint}).count()
+        if count:
+            if model is LLMCall:
+                label = "call in the cost ledger" if count == 1 else "calls in the cost ledger"
+            else:
+                meta = model._meta
+                label = meta.verbose_name if count == 1 else meta.verbose_name_plural
+            uses.append(f"{count} {label}")
+    return sorted(uses)
+
+
+@role_required(ADMIN)
+@require_POST
+def endpoint_delete(request, pk: int):
+    """Delete an endpoint nothing refers to (a typo, a test); one with history stays, named
+    by what keeps it."""
+    endpoint = get_object_or_404(ModelEndpoint, pk=pk)
+    if request.POST.get("confirm") != endpoint.name:
+        messages.error(request, f"Type the endpoint's name, {endpoint.name}, to delete it.")
+        return redirect("staff:endpoint_detail", pk=endpoint.pk)
+    uses = endpoint_uses(endpoint)
+    if uses:
+        messages.error(
+            request,
+            f"Endpoint {endpoint.name} is kept: {'; '.join(uses)} refer to it.",
+        )
+        return redirect("staff:endpoint_detail", pk=endpoint.pk)
+    name = endpoint.name
+    endpoint.delete()
+    messages.success(request, f"Endpoint {name} deleted.")
+    return redirect("staff:endpoint_list")
+
+
 @role_required(ADMIN)
 def endpoint_errors(request, pk: int):
     """The last errors table alone (reloaded after a connection test)."""
@@ -164,6 +209,12 @@ def panel_new(request):
     return render(request, "benchapp/staff/panel_form.html", {"form": form})
 
 
+def _launched_campaigns(panel: Panel):
+    """Campaigns past their draft that measure with ``panel``: their recorded difficulty
+    depends on its members, so the panel is no longer edited in place."""
+    return panel.campaigns.exclude(state=CampaignState.DRAFT).order_by("-created_at")
+
+
 @role_required(ADMIN)
 def panel_detail(request, pk: int):
     panel = get_object_or_404(Panel, pk=pk)
@@ -174,8 +225,39 @@ def panel_detail(request, pk: int):
             "panel": panel,
             "members": panel.members.select_related("endpoint"),
             "campaigns": panel.campaigns.order_by("-created_at")[:20],
+            "locked_by": _launched_campaigns(panel)[:5],
         },
     )
+
+
+@role_required(ADMIN)
+def panel_edit(request, pk: int):
+    """Members, K and name of a panel no launched campaign uses (a launched campaign's
+    difficulty figures were measured by the members it had: create a new panel instead)."""
+    panel = get_object_or_404(Panel, pk=pk)
+    locked = list(_launched_campaigns(panel)[:5])
+    if locked:
+        names = ", ".join(c.name for c in locked)
+        messages.error(
+            request,
+            f"Panel {panel.name} measures launched campaigns ({names}); its members are fixed. "
+            "Create a new panel for new campaigns.",
+        )
+        return redirect("staff:panel_detail", pk=panel.pk)
+    form = PanelForm(
+        request.POST or None, endpoints=ModelEndpoint.objects.order_by("name"), panel=panel
+    )
+    if request.method == "POST" and form.is_valid():
+        with transaction.atomic():
+            panel.name = form.cleaned_data["name"]
+            panel.description = form.cleaned_data["description"]
+            panel.save(update_fields=["name", "description"])
+            panel.members.all().delete()
+            for endpoint, attempts in form.members():
+                PanelMember.objects.create(panel=panel, endpoint=endpoint, attempts=attempts)
+        messages.success(request, f"Panel {panel.name} saved.")
+        return redirect("staff:panel_detail", pk=panel.pk)
+    return render(request, "benchapp/staff/panel_form.html", {"form": form, "panel": panel})
 
 
 # --------------------------------------------------------------------------- users

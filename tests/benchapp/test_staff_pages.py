@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -443,3 +444,64 @@ def test_the_upload_form_checks_its_inputs_before_queueing(personas, settings):
 
     for source in SOURCES:  # every importer the HTTP API lists is offered
         assert f'value="{source}"' in page
+
+
+@pytest.mark.django_db
+def test_a_panel_is_edited_until_a_launched_campaign_was_measured_by_it(personas):
+    from evolution.models.campaigns import CampaignState
+    from tests.factories import CampaignFactory
+
+    a = ModelEndpointFactory(name="model-a")
+    b = ModelEndpointFactory(name="model-b")
+    member = PanelMemberFactory(endpoint=a, attempts=4)
+    panel = member.panel
+    CampaignFactory(panel=panel, state=CampaignState.DRAFT)
+    edit = reverse("staff:panel_edit", args=[panel.pk])
+    form = personas.admin.client.get(edit).content.decode()
+    assert re.search(rf'name="member_{a.pk}"[^>]*checked', form)
+    assert re.search(rf'name="attempts_{a.pk}"[^>]*value="4"', form)
+    assert not re.search(rf'name="member_{b.pk}"[^>]*checked', form)
+    assert personas.curator.client.get(edit).status_code == 403
+    saved = personas.admin.client.post(
+        edit,
+        {"name": panel.name, f"member_{b.pk}": "on", f"attempts_{b.pk}": "6"},
+    )
+    assert saved["Location"] == reverse("staff:panel_detail", args=[panel.pk])
+    assert [(m.endpoint.name, m.attempts) for m in panel.members.all()] == [("model-b", 6)]
+    # The same name is the panel's own; another panel's name is refused.
+    other = PanelMemberFactory(endpoint=a).panel
+    taken = personas.admin.client.post(edit, {"name": other.name, f"member_{a.pk}": "on"})
+    assert "a panel with this name exists" in taken.content.decode()
+
+    launched = CampaignFactory(panel=panel, state=CampaignState.RUNNING, name="live one")
+    refused = personas.admin.client.post(edit, {"name": panel.name, f"member_{a.pk}": "on"})
+    assert refused["Location"] == reverse("staff:panel_detail", args=[panel.pk])
+    assert [m.endpoint.name for m in panel.members.all()] == ["model-b"]
+    page = personas.admin.client.get(refused["Location"]).content.decode()
+    assert "measures launched campaigns (live one)" in page
+    assert 'id="panel-locked"' in page and 'id="edit-panel"' not in page
+    assert launched.panel_id == panel.pk
+
+
+@pytest.mark.django_db
+def test_an_endpoint_is_deleted_only_when_nothing_refers_to_it(personas):
+    spare = ModelEndpointFactory(name="typo-endpoint")
+    used = PanelMemberFactory(endpoint=ModelEndpointFactory(name="in-use")).endpoint
+    LLMCall.objects.create(endpoint=used, role="solver")
+    client = personas.admin.client
+    delete = reverse("staff:endpoint_delete", args=[used.pk])
+    assert personas.curator.client.post(delete, {"confirm": "in-use"}).status_code == 403
+    assert client.get(delete).status_code == 405
+    kept = client.post(delete, {"confirm": "in-use"}, follow=True).content.decode()
+    assert (
+        "Endpoint in-use is kept: 1 call in the cost ledger; 1 panel; 1 panel member refer to it."
+        in kept
+    )
+    assert ModelEndpoint.objects.filter(pk=used.pk).exists()
+
+    unconfirmed = reverse("staff:endpoint_delete", args=[spare.pk])
+    page = client.post(unconfirmed, {"confirm": "typo"}, follow=True).content.decode()
+    assert "Type the endpoint&#x27;s name, typo-endpoint, to delete it." in page
+    done = client.post(unconfirmed, {"confirm": "typo-endpoint"})
+    assert done["Location"] == reverse("staff:endpoint_list")
+    assert not ModelEndpoint.objects.filter(pk=spare.pk).exists()

@@ -35,7 +35,7 @@ test: install
 	bash scripts/bootstrap.sh test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(TEST_ENV) $(PY) -m pytest -q $(PYTEST_ARGS)
+	$(TEST_ENV) $(PY) -m pytest -q --durations=30 $(PYTEST_ARGS)
 
 demo: install
 	bash scripts/bootstrap.sh demo

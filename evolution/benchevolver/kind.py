@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from django.db.models import Q
 
+from evolution.judging.difficulty import INFRA_ERROR
 from evolution.models import Campaign, Candidate, Lineage, SolverAttempt
 from evolution.models.campaigns import Decision, LineageState, Stage
 from evolution.services.campaigns import ACTIVE_LINEAGE_STATES
@@ -22,7 +23,7 @@ from evolution.streams.kinds import Stage as StreamStage
 
 from .engine.config import EvolutionSettings
 from .stages import accept, calibrate, difficulty, judge, materialize, propose, validate
-from .stages.common import INFRA_ERROR, Action, Ctx, open_candidate
+from .stages.common import Action, Ctx, open_candidate
 
 ORDER = [
     Stage.PROPOSED,

@@ -6,7 +6,7 @@ import ast
 
 from django.db import IntegrityError, transaction
 
-from evolution.benchevolver.engine import difficulty
+from evolution.judging import difficulty
 from evolution.llm import mark_unparsable
 from evolution.llm.parsing import ParseError, fenced_blocks
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evolution import sandbox
-from evolution.benchevolver.engine import materialize
+from evolution.judging import programs
 from evolution.llm import mark_unparsable
 from evolution.llm.parsing import ParseError
 from evolution.streams.errors import SandboxFailure
@@ -50,8 +50,8 @@ def act_tests(ctx: Ctx, action: Action) -> None:
             key=f"task={task.index};generator",
         )
         try:
-            generator_code = materialize.parse_generator(result.content)
-        except Exception as exc:  # StageError: the answer holds no program
+            generator_code = programs.parse_program(result.content, "test generator")
+        except programs.ProgramMissing as exc:
             mark_unparsable(result.call_id, str(exc))
             errors.append(str(exc))
         if generator_code:

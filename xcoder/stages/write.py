@@ -3,7 +3,7 @@ near-duplicate check (pure logic in ``engine/gates.py``)."""
 
 from __future__ import annotations
 
-from evolution.benchevolver.engine import judge
+from evolution.judging import duplicates
 from evolution.llm import mark_unparsable
 from evolution.llm.parsing import ParseError
 
@@ -65,7 +65,7 @@ def act_write(ctx: Ctx, action: Action) -> None:
     }
     for seed in seed_problems(ctx.campaign):
         earlier[f"seed {_seed_key(seed)}"] = seed.statement
-    dup = judge.near_duplicate(written.question, earlier, s.near_duplicate_threshold)
+    dup = duplicates.near_duplicate(written.question, earlier, s.near_duplicate_threshold)
     results.append(
         gates.GateResult(
             "near_duplicate",

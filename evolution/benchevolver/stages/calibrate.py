@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from evolution.benchevolver.engine import difficulty
+from evolution.judging import difficulty
+from evolution.judging.attempts import judge_attempts
 from evolution.models import Lineage, Problem, SolverAttempt
 from evolution.models.campaigns import LineageState
 
 from .common import Action, Ctx
-from .difficulty import _judge_attempts, _solve_attempts
+from .difficulty import _solve_attempts
 
 
 def no_reference_reason(ctx: Ctx) -> str:
@@ -54,8 +55,7 @@ def act_calibrate_judge(ctx: Ctx, action: Action) -> None:
     pending = list(
         SolverAttempt.objects.filter(lineage=ctx.lineage, candidate__isnull=True, verdict="")
     )
-    _judge_attempts(
-        ctx,
+    judge_attempts(
         pending,
         tests=_seed_tests(seed),
         harness=seed.harness,

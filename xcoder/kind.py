@@ -140,6 +140,7 @@ KIND = register(
             (T.TESTED, T.SOLVED),
             (T.SOLVED, T.ACCEPTED),
             (T.SOLVED, T.DISCARDED),
+            (T.TESTED, T.DISCARDED),  # too few candidates passed the static gates to vote
             *((s, T.REJECTED) for s in (T.PLANNED, T.SELECTED, T.WRITTEN)),
             *((s, T.ERROR) for s in OPEN),
         ),

@@ -12,6 +12,7 @@ from evolution.streams import runner
 from evolution.streams.runner import StepReport
 
 from .engine.config import EvolutionSettings
+from .stages.common import KIND_NAME
 
 
 @transaction.atomic
@@ -82,7 +83,7 @@ def lineage_advance(
     release, failure policy: evolution.streams.runner). ``queue`` is the queue this worker
     serves (None: any, and nothing is scheduled); ``ticket`` None skips the ticket check."""
     return runner.advance(
-        kind="benchevolver",
+        kind=KIND_NAME,
         stream_id=lineage_id,
         ticket=ticket,
         queue=queue,

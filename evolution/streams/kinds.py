@@ -7,7 +7,8 @@ app's ``kind`` module the way Django's admin discovers ``admin`` modules.
 The runner only ever asks the table: how to load a stream and what its next action is, which
 stage runs an action (and on which queue), how to give up on an item, and when the campaign is
 finished. Units (lineage candidates, reasoning items, synthesis tasks, ...) move only along the
-declared edges: ``unit_transition`` refuses any other move.
+declared edges, and so do streams that have states of their own (BenchEvolver's lineages):
+``unit_transition`` refuses any other move.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ class Kind:
     - ``load(stream_id) -> ctx`` and ``next_action(ctx) -> action | None`` (None: the stream
       has no work left); an action has a ``name`` naming one of ``stages``.
     - ``unit_model`` / ``unit_state_field`` / ``states`` / ``edges``: the unit graph.
+    - ``stream_state_field`` / ``stream_states`` / ``stream_edges``: the graph of the streams
+      themselves, for a kind whose streams have states (BenchEvolver's lineages); none else.
     - ``give_up(ctx, action, reason) -> bool``: retire the item the failing action works on;
       False when the action has no item (a barrier), then ``fail_stream`` (or, when None, the
       campaign fails: a barrier that keeps failing on its own is a programming error).
@@ -84,6 +87,9 @@ class Kind:
     sequential: bool = True
     # Label of the campaign's completion ("every lineage finished", "all runs finished").
     completed_reason: str = "all work finished"
+    stream_state_field: str = ""
+    stream_states: tuple[str, ...] = ()
+    stream_edges: tuple[tuple[str, str], ...] = ()
 
     def stage(self, name: str) -> Stage:
         for stage in self.stages:
@@ -100,6 +106,15 @@ class Kind:
 
     def allows(self, source: str, target: str) -> bool:
         return (source, target) in self.edges
+
+    def graph_of(self, model) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """(state field, edges) of ``model``'s rows: the units, or the streams when they
+        have states. ``UndeclaredTransition`` for rows whose moves the kind does not declare."""
+        if model is self.unit_model:
+            return self.unit_state_field, self.edges
+        if model is self.stream_model and self.stream_state_field:
+            return self.stream_state_field, self.stream_edges
+        raise UndeclaredTransition(f"{self.name}: {model.__name__} rows have no declared states")
 
     def validate(self) -> None:
         names = [s.name for s in self.stages]
@@ -119,6 +134,18 @@ class Kind:
                 problems.append(f"edge {source}->{target}: {target!r} is not a declared state")
         if not any(source == NEW for source, _ in self.edges):
             problems.append("no edge from NEW: no unit can ever be created")
+        stream_states = set(self.stream_states)
+        for source, target in self.stream_edges:
+            for state in (source, target):
+                if state != NEW and state not in stream_states:
+                    problems.append(
+                        f"stream edge {source}->{target}: {state!r} is not a declared stream state"
+                    )
+        if self.stream_edges and hasattr(self.stream_model, "_meta"):
+            try:
+                self.stream_model._meta.get_field(self.stream_state_field)
+            except Exception:
+                problems.append(f"stream model has no field {self.stream_state_field!r}")
         for name in ("stream_model", "unit_model"):
             model = getattr(self, name)
             if not hasattr(model, "_meta"):
@@ -190,17 +217,18 @@ def unit_transition(
 ) -> int:
     """Move the units ``units`` selects from ``source`` (one state or several) to ``target``
     with one conditional UPDATE; return how many moved. Raises ``UndeclaredTransition`` for an
-    edge the kind does not declare, before anything is written."""
+    edge the kind does not declare, before anything is written. ``units`` may also select the
+    kind's streams when they have states of their own (the stream graph then applies)."""
     kind = kind if isinstance(kind, Kind) else kind_for(kind)
+    state_field, edges = kind.graph_of(units.model)
+    what = "a unit" if units.model is kind.unit_model else "a stream"
     sources = [source] if isinstance(source, str) else list(source)
     for s in sources:
-        if not kind.allows(s, target):
+        if (s, target) not in edges:
             raise UndeclaredTransition(
-                f"{kind.name}: a unit cannot go from {str(s)!r} to {str(target)!r}"
+                f"{kind.name}: {what} cannot go from {str(s)!r} to {str(target)!r}"
             )
-    return units.filter(**{f"{kind.unit_state_field}__in": sources}).update(
-        **{kind.unit_state_field: target}, **fields
-    )
+    return units.filter(**{f"{state_field}__in": sources}).update(**{state_field: target}, **fields)
 
 
 def unit_created(kind: Kind | str, state: str) -> str:

@@ -10,7 +10,7 @@ from evolution.streams.errors import SandboxFailure
 
 from ..engine import prompts
 from ..models import SynthTask, TaskStatus
-from .common import Action, Ctx, _reject
+from .common import Action, Ctx, _reject, move_task
 
 
 def act_tests(ctx: Ctx, action: Action) -> None:
@@ -93,5 +93,4 @@ def act_tests(ctx: Ctx, action: Action) -> None:
     if not unique:
         _reject(task, "no_tests", "; ".join(errors) or "no test input was produced")
         return
-    task.status = TaskStatus.TESTED
-    task.save()
+    move_task(task, TaskStatus.TESTED)

@@ -10,7 +10,7 @@ from evolution.llm.parsing import ParseError
 from ..engine import features as feat
 from ..engine import gates, prompts
 from ..models import SynthTask, TaskStatus
-from .common import Action, Ctx, _reject, _seed_key, seed_problems
+from .common import Action, Ctx, _reject, _seed_key, move_task, seed_problems
 
 
 def act_write(ctx: Ctx, action: Action) -> None:
@@ -79,5 +79,4 @@ def act_write(ctx: Ctx, action: Action) -> None:
     if failed:
         _reject(task, failed.gate, failed.detail)
         return
-    task.status = TaskStatus.WRITTEN
-    task.save()
+    move_task(task, TaskStatus.WRITTEN)

@@ -19,6 +19,7 @@ from evolution.streams.errors import endpoint_unavailable
 
 log = logging.getLogger(__name__)
 
+KIND_NAME = "benchevolver"
 DEFAULT = "default"
 SANDBOX = "sandbox"
 ANY = "any"

@@ -17,7 +17,12 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
-from evolution.views import campaign_new_response, render_campaign_page
+from evolution.views import (
+    kind_campaign_list,
+    kind_campaign_new,
+    kind_campaign_or_404,
+    render_campaign_page,
+)
 
 from . import selectors, services
 from .config import settings_table
@@ -34,25 +39,15 @@ def _plotly_url() -> str:
 
 
 def _get(pk: int) -> ReasoningCampaign:
-    try:
-        return selectors.reasoning_get(campaign_id=pk)
-    except ReasoningCampaign.DoesNotExist:
-        raise Http404("No reasoning campaign with this id.")
-
-
-@role_required(ADMIN, CURATOR)
-def campaign_list(request):
-    return render(request, "reasoning/campaign_list.html", {"campaigns": selectors.campaign_list()})
-
-
-@role_required(ADMIN)
-def campaign_new(request):
-    return campaign_new_response(
-        request,
-        form=ReasoningCampaignForm(request.POST or None),
-        template="reasoning/campaign_new.html",
-        create=services.reasoning_campaign_create,
+    return kind_campaign_or_404(
+        selectors.reasoning_get, pk, ReasoningCampaign.DoesNotExist, "reasoning"
     )
+
+
+campaign_list = kind_campaign_list("reasoning", selectors.campaign_list)
+campaign_new = kind_campaign_new(
+    "reasoning", ReasoningCampaignForm, services.reasoning_campaign_create
+)
 
 
 LIVE_BODY = "reasoning/_live.html"

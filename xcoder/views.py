@@ -37,7 +37,7 @@ def campaign_detail(request, pk: int):
     context = {
         "xc": xc,
         "campaign": xc.campaign,
-        "settings": XcoderSettings.from_dict(xc.campaign.settings).rows(),
+        "settings_rows": XcoderSettings.table(xc.campaign.settings),
         "solvers": list(xc.solver_endpoints.order_by("name")),
         "counts": selectors.count_rows(xc),
         "tree": selectors.feature_tree(xc),

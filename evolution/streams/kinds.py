@@ -45,6 +45,19 @@ class Stage:
     queue: str = DEFAULT
 
 
+def stages_of(*modules, queue: str = DEFAULT) -> tuple[Stage, ...]:
+    """One stage per module of a method's ``stages`` package, named as the module: stage S of
+    method M is ``M/stages/S.py``, whose ``act_S`` (or ``_S``) does the work."""
+    found = []
+    for module in modules:
+        name = module.__name__.rsplit(".", 1)[-1]
+        run = getattr(module, f"act_{name}", None) or getattr(module, f"_{name}", None)
+        if run is None:
+            raise KindError(f"{module.__name__} has no act_{name} or _{name}")
+        found.append(Stage(name, run, queue))
+    return tuple(found)
+
+
 @dataclass(frozen=True)
 class Kind:
     """The declared graph of a campaign kind.
@@ -61,7 +74,8 @@ class Kind:
       campaign fails: a barrier that keeps failing on its own is a programming error).
     - ``unit_of(action) -> id | None``: the unit an action works on (None: a stream step).
     - ``given_up``: a Q on ``unit_model`` selecting the units retired by ``give_up``.
-    - ``finished(campaign) -> bool``: no work left anywhere in the campaign.
+    - ``finished(campaign) -> bool``: no work left anywhere in the campaign; by default (one
+      stream per campaign, loaded by the campaign's id) when its stream has no next action.
     - ``budget_errors``: exceptions (besides the call budget) that pause for budget.
     """
 
@@ -77,7 +91,7 @@ class Kind:
     next_action: Callable[[Any], Any]
     give_up: Callable[[Any, Any, str], bool]
     given_up: Q
-    finished: Callable[[Any], bool]
+    finished: Callable[[Any], bool] | None = None
     unit_of: Callable[[Any], int | None] = lambda action: None
     active_streams: Q = field(default_factory=Q)
     fail_stream: Callable[[int, str], None] | None = None
@@ -90,6 +104,13 @@ class Kind:
     stream_state_field: str = ""
     stream_states: tuple[str, ...] = ()
     stream_edges: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self):
+        if self.finished is None:
+            object.__setattr__(self, "finished", self._stream_has_no_next_action)
+
+    def _stream_has_no_next_action(self, campaign) -> bool:
+        return self.next_action(self.load(campaign.pk)) is None
 
     def stage(self, name: str) -> Stage:
         for stage in self.stages:

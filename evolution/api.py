@@ -15,7 +15,7 @@ from benchapp.roles import ADMIN, CURATOR
 
 from . import selectors
 from .benchevolver import services as benchevolver_services
-from .campaign_api import ErrorOut, require
+from .campaign_api import ErrorOut, KindCampaignIn, require
 from .llm import secrets
 from .models import Campaign, ModelEndpoint, Panel, PanelMember, ProblemSet
 from .services import campaigns as campaign_services
@@ -97,17 +97,9 @@ class PanelOut(Schema):
         ]
 
 
-class CampaignIn(Schema):
-    name: str
-    seed_set: str
+class CampaignIn(KindCampaignIn):
     evolver_id: int
     panel_id: int
-    settings: dict = {}
-    seed_limit: int | None = None
-    budget_max_calls: int | None = None
-    budget_max_tokens: int | None = None
-    budget_max_cost: Decimal | None = None
-    launch: bool = False
 
 
 class CampaignOut(Schema):

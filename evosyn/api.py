@@ -8,16 +8,7 @@ from __future__ import annotations
 from ninja import Router
 
 from benchapp.roles import ADMIN, CURATOR
-from evolution.campaign_api import (
-    ErrorOut,
-    KindCampaignIn,
-    KindCampaignOut,
-    References,
-    campaign_fields,
-    create_campaign_response,
-    get_or_404,
-    require,
-)
+from evolution import campaign_api as kind_api
 from evolution.models import ModelEndpoint
 
 from . import selectors, services
@@ -27,14 +18,14 @@ from .models import EvoSynCampaign, InstanceRole
 router = Router(tags=["evosyn"])
 
 
-class EvoSynCampaignIn(KindCampaignIn):
+class EvoSynCampaignIn(kind_api.KindCampaignIn):
     endpoint_id: int
     role_endpoints: dict[str, int] = {}
     # The panel that measures the kept problems (settings.measure_kept); none: not measured.
     panel_id: int | None = None
 
 
-class EvoSynCampaignOut(KindCampaignOut):
+class EvoSynCampaignOut(kind_api.KindCampaignOut):
     endpoint: str
     role_endpoints: dict[str, int]
     seeds: int
@@ -43,15 +34,15 @@ class EvoSynCampaignOut(KindCampaignOut):
 def _campaign_out(esc: EvoSynCampaign) -> dict:
     c = esc.campaign
     return {
-        **campaign_fields(c),
+        **kind_api.campaign_fields(c),
         "endpoint": c.evolver.name if c.evolver else "",
         "role_endpoints": c.role_endpoints or {},
         "seeds": esc.instances.filter(role=InstanceRole.SEED).count(),
     }
 
 
-def _references(payload: EvoSynCampaignIn) -> References:
-    refs = References()
+def _references(payload: EvoSynCampaignIn) -> kind_api.References:
+    refs = kind_api.References()
     refs.problem_set("seed_set", payload.seed_set, label="seed set")
     refs.endpoint("endpoint_id", payload.endpoint_id)
     for role, endpoint_id in payload.role_endpoints.items():
@@ -66,12 +57,12 @@ def _references(payload: EvoSynCampaignIn) -> References:
     return refs
 
 
-@router.post("/evosyn/campaigns", response={201: EvoSynCampaignOut, 400: ErrorOut})
+@router.post("/evosyn/campaigns", response={201: EvoSynCampaignOut, 400: kind_api.ErrorOut})
 def create_campaign(request, payload: EvoSynCampaignIn):
     """Admins only. Unknown seed set, endpoint or role → 400 naming the field; a bad setting →
     400 whose ``errors`` are keyed by the setting's name. Nothing is created on any 400."""
     refs = _references(payload)
-    return create_campaign_response(
+    return kind_api.create_campaign_response(
         request,
         payload,
         refs,
@@ -89,7 +80,9 @@ def create_campaign(request, payload: EvoSynCampaignIn):
 
 @router.get("/evosyn/campaigns/{campaign_id}", response=EvoSynCampaignOut)
 def get_campaign(request, campaign_id: int):
-    require(request, ADMIN, CURATOR)
+    kind_api.require(request, ADMIN, CURATOR)
     return _campaign_out(
-        get_or_404(selectors.evosyn_get, campaign_id, EvoSynCampaign.DoesNotExist, "EvoSyn")
+        kind_api.get_or_404(
+            selectors.evosyn_get, campaign_id, EvoSynCampaign.DoesNotExist, "EvoSyn"
+        )
     )

@@ -15,13 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
-from evolution.views import (
-    kept_measurement,
-    kind_campaign_list,
-    kind_campaign_new,
-    kind_campaign_or_404,
-    render_campaign_page,
-)
+from evolution import views as platform_views
 
 from . import selectors, services
 from .config import EvoSynSettings, settings_table
@@ -31,11 +25,15 @@ from .models import ControlSet, EvoSynCampaign, InstanceRole, Strategy
 
 
 def _get(pk: int) -> EvoSynCampaign:
-    return kind_campaign_or_404(selectors.evosyn_get, pk, EvoSynCampaign.DoesNotExist, "EvoSyn")
+    return platform_views.kind_campaign_or_404(
+        selectors.evosyn_get, pk, EvoSynCampaign.DoesNotExist, "EvoSyn"
+    )
 
 
-campaign_list = kind_campaign_list("evosyn", selectors.campaign_list)
-campaign_new = kind_campaign_new("evosyn", EvoSynCampaignForm, services.evosyn_campaign_create)
+campaign_list = platform_views.kind_campaign_list("evosyn", selectors.campaign_list)
+campaign_new = platform_views.kind_campaign_new(
+    "evosyn", EvoSynCampaignForm, services.evosyn_campaign_create
+)
 
 
 @role_required(ADMIN, CURATOR)
@@ -52,9 +50,11 @@ def campaign_detail(request, pk: int):
         "controls": esc.controls.all()[:10],
         "plotly_url": reverse("evolution:plotly_js", args=[plotly.__version__]),
         "can_control": has_role(request.user, ADMIN),
-        "measurement": kept_measurement(esc.campaign, EvoSynSettings, kept_problems(esc.campaign)),
+        "measurement": platform_views.kept_measurement(
+            esc.campaign, EvoSynSettings, kept_problems(esc.campaign)
+        ),
     }
-    return render_campaign_page(
+    return platform_views.render_campaign_page(
         request, "evosyn/campaign_detail.html", context, live_body="evosyn/_live.html"
     )
 

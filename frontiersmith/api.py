@@ -8,16 +8,7 @@ from __future__ import annotations
 from ninja import Router
 
 from benchapp.roles import ADMIN, CURATOR
-from evolution.campaign_api import (
-    ErrorOut,
-    KindCampaignIn,
-    KindCampaignOut,
-    References,
-    campaign_fields,
-    create_campaign_response,
-    get_or_404,
-    require,
-)
+from evolution import campaign_api as kind_api
 
 from . import selectors, services
 from .models import FrontierCampaign
@@ -25,14 +16,14 @@ from .models import FrontierCampaign
 router = Router(tags=["frontiersmith"])
 
 
-class FrontierCampaignIn(KindCampaignIn):
+class FrontierCampaignIn(kind_api.KindCampaignIn):
     mutator_endpoint_id: int
     solver_endpoint_id: int
     calibration_closed: str | None = None
     calibration_open: str | None = None
 
 
-class FrontierCampaignOut(KindCampaignOut):
+class FrontierCampaignOut(kind_api.KindCampaignOut):
     seed_pool: str
     seed_pool_size: int
     output_set: str
@@ -45,7 +36,7 @@ class FrontierCampaignOut(KindCampaignOut):
 
 def _campaign_out(fc: FrontierCampaign) -> dict:
     return {
-        **campaign_fields(fc.campaign),
+        **kind_api.campaign_fields(fc.campaign),
         "seed_pool": fc.seed_pool.name,
         "seed_pool_size": fc.seed_pool.problems.count(),
         "output_set": fc.output_set.name,
@@ -57,8 +48,8 @@ def _campaign_out(fc: FrontierCampaign) -> dict:
     }
 
 
-def _references(payload: FrontierCampaignIn) -> References:
-    refs = References()
+def _references(payload: FrontierCampaignIn) -> kind_api.References:
+    refs = kind_api.References()
     for field in ("seed_set", "calibration_closed", "calibration_open"):
         refs.problem_set(field, getattr(payload, field))
     for field in ("mutator_endpoint_id", "solver_endpoint_id"):
@@ -66,14 +57,16 @@ def _references(payload: FrontierCampaignIn) -> References:
     return refs
 
 
-@router.post("/frontiersmith/campaigns", response={201: FrontierCampaignOut, 400: ErrorOut})
+@router.post(
+    "/frontiersmith/campaigns", response={201: FrontierCampaignOut, 400: kind_api.ErrorOut}
+)
 def create_campaign(request, payload: FrontierCampaignIn):
     """Admins only. Unknown seed set, calibration set or endpoint → 400 naming the field; a bad
     setting → 400 whose ``errors`` are keyed by the setting's name. Nothing is created on any
     400."""
     refs = _references(payload)
     found = refs.found
-    return create_campaign_response(
+    return kind_api.create_campaign_response(
         request,
         payload,
         refs,
@@ -92,9 +85,9 @@ def create_campaign(request, payload: FrontierCampaignIn):
 
 @router.get("/frontiersmith/campaigns/{campaign_id}", response=FrontierCampaignOut)
 def get_campaign(request, campaign_id: int):
-    require(request, ADMIN, CURATOR)
+    kind_api.require(request, ADMIN, CURATOR)
     return _campaign_out(
-        get_or_404(
+        kind_api.get_or_404(
             selectors.frontier_get, campaign_id, FrontierCampaign.DoesNotExist, "FrontierSmith"
         )
     )

@@ -10,13 +10,8 @@ from django.shortcuts import get_object_or_404, render
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
 from evolution import selectors as evolution_selectors
+from evolution import views as platform_views
 from evolution.models.campaigns import CampaignKind
-from evolution.views import (
-    kind_campaign_list,
-    kind_campaign_new,
-    kind_campaign_or_404,
-    render_campaign_page,
-)
 
 from . import selectors, services
 from .config import settings_table
@@ -25,7 +20,7 @@ from .models import FrontierCampaign, FrontierCandidate
 
 
 def _get(pk: int) -> FrontierCampaign:
-    return kind_campaign_or_404(
+    return platform_views.kind_campaign_or_404(
         selectors.frontier_get, pk, FrontierCampaign.DoesNotExist, "FrontierSmith"
     )
 
@@ -39,8 +34,8 @@ def _campaigns():
     )
 
 
-campaign_list = kind_campaign_list("frontiersmith", _campaigns)
-campaign_new = kind_campaign_new(
+campaign_list = platform_views.kind_campaign_list("frontiersmith", _campaigns)
+campaign_new = platform_views.kind_campaign_new(
     "frontiersmith", FrontierCampaignForm, services.frontier_campaign_create
 )
 
@@ -48,7 +43,7 @@ campaign_new = kind_campaign_new(
 @role_required(ADMIN, CURATOR)
 def campaign_detail(request, pk: int):
     fc = _get(pk)
-    return render_campaign_page(
+    return platform_views.render_campaign_page(
         request,
         "frontiersmith/campaign_detail.html",
         {

@@ -17,12 +17,7 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
-from evolution.views import (
-    kind_campaign_list,
-    kind_campaign_new,
-    kind_campaign_or_404,
-    render_campaign_page,
-)
+from evolution import views as platform_views
 
 from . import selectors, services
 from .config import settings_table
@@ -39,13 +34,13 @@ def _plotly_url() -> str:
 
 
 def _get(pk: int) -> ReasoningCampaign:
-    return kind_campaign_or_404(
+    return platform_views.kind_campaign_or_404(
         selectors.reasoning_get, pk, ReasoningCampaign.DoesNotExist, "reasoning"
     )
 
 
-campaign_list = kind_campaign_list("reasoning", selectors.campaign_list)
-campaign_new = kind_campaign_new(
+campaign_list = platform_views.kind_campaign_list("reasoning", selectors.campaign_list)
+campaign_new = platform_views.kind_campaign_new(
     "reasoning", ReasoningCampaignForm, services.reasoning_campaign_create
 )
 
@@ -75,7 +70,7 @@ def campaign_detail(request, pk: int):
             plotly_url=_plotly_url(),
             settings=selectors.settings_of(rc),
         )
-    return render_campaign_page(
+    return platform_views.render_campaign_page(
         request, "reasoning/campaign_detail.html", context, live_body=LIVE_BODY
     )
 

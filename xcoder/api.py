@@ -10,16 +10,7 @@ from django.urls import reverse
 from ninja import Router, Schema
 
 from benchapp.roles import ADMIN, CURATOR
-from evolution.campaign_api import (
-    ErrorOut,
-    KindCampaignIn,
-    KindCampaignOut,
-    References,
-    campaign_fields,
-    create_campaign_response,
-    get_or_404,
-    require,
-)
+from evolution import campaign_api as kind_api
 from evolution.measurement import selectors as measurement_selectors
 
 from . import selectors, services
@@ -30,7 +21,7 @@ from .models import XcoderCampaign
 router = Router(tags=["xcoder"])
 
 
-class XcoderCampaignIn(KindCampaignIn):
+class XcoderCampaignIn(kind_api.KindCampaignIn):
     generator_endpoint_id: int
     solver_endpoint_ids: list[int]
     # The panel that measures the accepted problems (settings.measure_kept); none: not measured.
@@ -45,7 +36,7 @@ class XcoderMeasurementOut(Schema):
     failed: int
 
 
-class XcoderCampaignOut(KindCampaignOut):
+class XcoderCampaignOut(kind_api.KindCampaignOut):
     problem_set: str
     generator_endpoint: str
     solver_endpoints: list[str]
@@ -65,7 +56,7 @@ class XcoderTaskOut(Schema):
     url: str
 
 
-class XcoderErrorOut(ErrorOut):
+class XcoderErrorOut(kind_api.ErrorOut):
     pass
 
 
@@ -78,7 +69,7 @@ def _campaign_out(xc: XcoderCampaign) -> dict:
         kept_count=kept.count(),
     )
     return {
-        **campaign_fields(c),
+        **kind_api.campaign_fields(c),
         "problem_set": xc.problem_set.name if xc.problem_set_id else "",
         "generator_endpoint": xc.generator_endpoint.name,
         "solver_endpoints": list(
@@ -96,8 +87,8 @@ def _campaign_out(xc: XcoderCampaign) -> dict:
     }
 
 
-def _references(payload: XcoderCampaignIn) -> References:
-    refs = References()
+def _references(payload: XcoderCampaignIn) -> kind_api.References:
+    refs = kind_api.References()
     refs.problem_set("seed_set", payload.seed_set, label="seed set")
     refs.endpoint("generator_endpoint_id", payload.generator_endpoint_id)
     refs.endpoints("solver_endpoint_ids", payload.solver_endpoint_ids)
@@ -111,7 +102,7 @@ def create_campaign(request, payload: XcoderCampaignIn):
     400 whose ``errors`` are keyed by the setting's name. Nothing is created on any 400."""
     refs = _references(payload)
     found = refs.found
-    return create_campaign_response(
+    return kind_api.create_campaign_response(
         request,
         payload,
         refs,
@@ -128,21 +119,23 @@ def create_campaign(request, payload: XcoderCampaignIn):
 
 
 def _get(campaign_id: int) -> XcoderCampaign:
-    return get_or_404(selectors.xcoder_get, campaign_id, XcoderCampaign.DoesNotExist, "X-Coder")
+    return kind_api.get_or_404(
+        selectors.xcoder_get, campaign_id, XcoderCampaign.DoesNotExist, "X-Coder"
+    )
 
 
 @router.get("/xcoder/campaigns/{campaign_id}", response=XcoderCampaignOut)
 def get_campaign(request, campaign_id: int):
     """Admins and curators: the campaign, its task counts, accepted problems and the panel
     measurement of those problems."""
-    require(request, ADMIN, CURATOR)
+    kind_api.require(request, ADMIN, CURATOR)
     return _campaign_out(_get(campaign_id))
 
 
 @router.get("/xcoder/campaigns/{campaign_id}/tasks", response=list[XcoderTaskOut])
 def list_tasks(request, campaign_id: int):
     """Admins and curators: every task in index order with its status and reason."""
-    require(request, ADMIN, CURATOR)
+    kind_api.require(request, ADMIN, CURATOR)
     xc = _get(campaign_id)
     return [
         {

@@ -8,13 +8,7 @@ from django.http import Http404
 from django.shortcuts import render
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
-from evolution.views import (
-    kept_measurement,
-    kind_campaign_list,
-    kind_campaign_new,
-    kind_campaign_or_404,
-    render_campaign_page,
-)
+from evolution import views as platform_views
 
 from . import selectors, services
 from .config import XcoderSettings
@@ -24,11 +18,15 @@ from .models import SynthTask, XcoderCampaign
 
 
 def _get(pk: int) -> XcoderCampaign:
-    return kind_campaign_or_404(selectors.xcoder_get, pk, XcoderCampaign.DoesNotExist, "X-Coder")
+    return platform_views.kind_campaign_or_404(
+        selectors.xcoder_get, pk, XcoderCampaign.DoesNotExist, "X-Coder"
+    )
 
 
-campaign_list = kind_campaign_list("xcoder", selectors.campaign_list)
-campaign_new = kind_campaign_new("xcoder", XcoderCampaignForm, services.xcoder_campaign_create)
+campaign_list = platform_views.kind_campaign_list("xcoder", selectors.campaign_list)
+campaign_new = platform_views.kind_campaign_new(
+    "xcoder", XcoderCampaignForm, services.xcoder_campaign_create
+)
 
 
 @role_required(ADMIN, CURATOR)
@@ -45,9 +43,11 @@ def campaign_detail(request, pk: int):
         "status_counts": selectors.status_counts(xc),
         "reasons": selectors.discard_reasons(xc),
         "can_control": has_role(request.user, ADMIN),
-        "measurement": kept_measurement(xc.campaign, XcoderSettings, kept_problems(xc.campaign)),
+        "measurement": platform_views.kept_measurement(
+            xc.campaign, XcoderSettings, kept_problems(xc.campaign)
+        ),
     }
-    return render_campaign_page(
+    return platform_views.render_campaign_page(
         request, "xcoder/campaign_detail.html", context, live_body="xcoder/_live.html"
     )
 

@@ -10,22 +10,17 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404
 from ninja import Router, Schema
-from ninja.errors import HttpError
 
-from benchapp.roles import ADMIN, CURATOR, has_role
+from benchapp.roles import ADMIN, CURATOR
 
 from . import selectors
 from .benchevolver import services as benchevolver_services
+from .campaign_api import ErrorOut, KindCampaignIn, require
 from .llm import secrets
 from .models import Campaign, ModelEndpoint, Panel, PanelMember, ProblemSet
 from .services import campaigns as campaign_services
 
 router = Router(tags=["campaigns"])
-
-
-def _require(request, *roles: str) -> None:
-    if not any(has_role(request.user, r) for r in roles):
-        raise HttpError(403, "your role does not allow this operation")
 
 
 class EndpointIn(Schema):
@@ -102,17 +97,9 @@ class PanelOut(Schema):
         ]
 
 
-class CampaignIn(Schema):
-    name: str
-    seed_set: str
+class CampaignIn(KindCampaignIn):
     evolver_id: int
     panel_id: int
-    settings: dict = {}
-    seed_limit: int | None = None
-    budget_max_calls: int | None = None
-    budget_max_tokens: int | None = None
-    budget_max_cost: Decimal | None = None
-    launch: bool = False
 
 
 class CampaignOut(Schema):
@@ -147,20 +134,15 @@ class CampaignOut(Schema):
         return obj.panel.name if obj.panel else ""
 
 
-class ErrorOut(Schema):
-    detail: str
-    errors: dict = {}
-
-
 @router.get("/endpoints", response=list[EndpointOut])
 def endpoint_list(request):
-    _require(request, ADMIN, CURATOR)
+    require(request, ADMIN, CURATOR)
     return ModelEndpoint.objects.all()
 
 
 @router.post("/endpoints", response={201: EndpointOut, 400: ErrorOut})
 def endpoint_create(request, payload: EndpointIn):
-    _require(request, ADMIN)
+    require(request, ADMIN)
     endpoint = ModelEndpoint(**payload.dict())
     try:
         endpoint.full_clean()
@@ -172,13 +154,13 @@ def endpoint_create(request, payload: EndpointIn):
 
 @router.get("/panels", response=list[PanelOut])
 def panel_list(request):
-    _require(request, ADMIN, CURATOR)
+    require(request, ADMIN, CURATOR)
     return Panel.objects.prefetch_related("members__endpoint")
 
 
 @router.post("/panels", response={201: PanelOut, 400: ErrorOut})
 def panel_create(request, payload: PanelIn):
-    _require(request, ADMIN)
+    require(request, ADMIN)
     if not payload.members:
         return 400, {"detail": "a panel needs at least one target endpoint"}
     try:
@@ -200,13 +182,13 @@ def panel_create(request, payload: PanelIn):
 
 @router.get("/campaigns", response=list[CampaignOut])
 def campaign_list(request):
-    _require(request, ADMIN, CURATOR)
+    require(request, ADMIN, CURATOR)
     return selectors.campaign_list()
 
 
 @router.post("/campaigns", response={201: CampaignOut, 400: ErrorOut})
 def campaign_create(request, payload: CampaignIn):
-    _require(request, ADMIN)
+    require(request, ADMIN)
     seed_set = ProblemSet.objects.filter(name=payload.seed_set).first()
     evolver = ModelEndpoint.objects.filter(pk=payload.evolver_id).first()
     panel = Panel.objects.filter(pk=payload.panel_id).first()
@@ -239,18 +221,18 @@ def campaign_create(request, payload: CampaignIn):
 
 @router.get("/campaigns/{campaign_id}", response=CampaignOut)
 def campaign_get(request, campaign_id: int):
-    _require(request, ADMIN, CURATOR)
+    require(request, ADMIN, CURATOR)
     return get_object_or_404(selectors.campaign_list(), pk=campaign_id)
 
 
 @router.get("/campaigns/{campaign_id}/progress")
 def campaign_progress(request, campaign_id: int):
-    _require(request, ADMIN, CURATOR)
+    require(request, ADMIN, CURATOR)
     return selectors.campaign_progress(get_object_or_404(Campaign, pk=campaign_id))
 
 
 def _control(request, campaign_id: int, service):
-    _require(request, ADMIN)
+    require(request, ADMIN)
     get_object_or_404(Campaign, pk=campaign_id)
     try:
         return 200, service(campaign_id=campaign_id)

@@ -60,21 +60,6 @@ def problem_detail(request, public_id: str):
     )
 
 
-@role_required(ADMIN, CURATOR)
-def campaign_list(request):
-    return render(request, "evolution/campaign_list.html", {"campaigns": selectors.campaign_list()})
-
-
-@role_required(ADMIN)
-def campaign_new(request):
-    return campaign_new_response(
-        request,
-        form=CampaignForm(request.POST or None),
-        template="evolution/campaign_new.html",
-        create=benchevolver_services.campaign_create,
-    )
-
-
 def campaign_new_response(request, *, form, template: str, create):
     """The creation page of every kind. On a valid POST the kind's create service ``create``
     makes the campaign from the form (``form.create_kwargs()``, by the requesting user) and,
@@ -122,6 +107,57 @@ def campaign_detail(request, pk: int):
         "evolution/campaign_detail.html",
         context,
         live_body="evolution/_live_benchevolver.html",
+    )
+
+
+def kind_campaign_list(app: str, campaigns):
+    """The campaign list page of a kind: ``<app>/campaign_list.html`` with ``campaigns()``."""
+
+    @role_required(ADMIN, CURATOR)
+    def campaign_list(request):
+        return render(request, f"{app}/campaign_list.html", {"campaigns": campaigns()})
+
+    return campaign_list
+
+
+def kind_campaign_new(app: str, form_class, create):
+    """The creation page of a kind: ``<app>/campaign_new.html`` with its form, made by the
+    kind's create service ``create`` (``campaign_new_response``)."""
+
+    @role_required(ADMIN)
+    def campaign_new(request):
+        return campaign_new_response(
+            request,
+            form=form_class(request.POST or None),
+            template=f"{app}/campaign_new.html",
+            create=create,
+        )
+
+    return campaign_new
+
+
+def kind_campaign_or_404(get, pk: int, does_not_exist, label: str):
+    """A kind's campaign row (``get(campaign_id=pk)``), or 404 "No <label> campaign with this
+    id."."""
+    try:
+        return get(campaign_id=pk)
+    except does_not_exist:
+        raise Http404(f"No {label} campaign with this id.") from None
+
+
+# Every kind's list lists BenchEvolver's campaigns with the others; its creation page makes
+# BenchEvolver campaigns.
+campaign_list = kind_campaign_list("evolution", selectors.campaign_list)
+campaign_new = kind_campaign_new("evolution", CampaignForm, benchevolver_services.campaign_create)
+
+
+def kept_measurement(campaign: Campaign, settings_class, kept) -> dict:
+    """The campaign page's panel measurement of the problems a kind kept (``kept``), when its
+    settings ask for it (``measure_kept``)."""
+    return measurement_selectors.campaign_context(
+        campaign,
+        enabled=settings_class.from_dict(campaign.settings).measure_kept,
+        kept_count=kept.count(),
     )
 
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 from django.db.models import Q
 
 from evolution.measurement import stage as measurement
-from evolution.models import Campaign, Problem
-from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, Stage, register, unit_transition
+from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, register, stages_of, unit_transition
 
 from .models import EvoSynCampaign, Instance, InstanceRole, InstanceStatus
 from .stages import evolve, execute, filter, solve, synthesize, write_tests
@@ -23,9 +22,8 @@ from .stages.common import METHOD, Action, Ctx, SandboxBudgetReached, _load
 St = InstanceStatus
 
 
-def kept_problems(campaign: Campaign):
-    """The campaign's kept problems (what the shared measurement stage measures)."""
-    return Problem.objects.filter(method=METHOD, metadata__campaign=campaign.pk)
+# The campaign's kept problems (what the shared measurement stage measures).
+kept_problems = measurement.kept_problems_of(METHOD)
 
 
 def _prep_action(ctx: Ctx, inst: Instance) -> Action:
@@ -64,18 +62,11 @@ def work_finished(campaign_id: int) -> bool:
 
 
 def next_action(ctx: Ctx):
-    action = action_for(ctx)
-    if action.name != "finished":
-        return action
     # Then the shared stage: the panel measures every kept problem (measure_kept).
-    return measurement.next_action(
-        ctx.campaign, kept_problems(ctx.campaign), enabled=ctx.settings.measure_kept
-    )
+    return measurement.after(action_for(ctx), ctx, kept_problems)
 
 
 def give_up(ctx: Ctx, action: Action, reason: str) -> bool:
-    if measurement.is_measure_action(action):
-        return measurement.give_up(ctx, action, reason)
     if not action.instance_id:
         return False  # evolving or synthesizing: no item to give up on
     inst = Instance.objects.get(pk=action.instance_id)
@@ -87,10 +78,6 @@ def give_up(ctx: Ctx, action: Action, reason: str) -> bool:
         status_reason=reason,
     )
     return True
-
-
-def finished(campaign: Campaign) -> bool:
-    return next_action(_load(campaign.pk)) is None
 
 
 KIND = register(
@@ -112,20 +99,14 @@ KIND = register(
             (St.READY, St.UNUSABLE),
         ),
         stages=(
-            Stage("solve", solve._solve),
-            Stage("write_tests", write_tests._write_tests),
-            Stage("execute", execute._execute),
-            Stage("evolve", evolve._evolve),
-            Stage("synthesize", synthesize._synthesize),
-            Stage("filter", filter._filter),
+            *stages_of(solve, write_tests, execute, evolve, synthesize, filter),
             *measurement.STAGES,
         ),
         load=_load,
         next_action=next_action,
-        give_up=give_up,
+        give_up=measurement.measure_or(give_up),
         unit_of=lambda action: getattr(action, "instance_id", None),
         given_up=Q(status__in=(St.UNUSABLE, St.PRUNED), status_reason__regex=GIVE_UP_REASON),
-        finished=finished,
         budget_errors=(SandboxBudgetReached,),
     )
 )

@@ -10,6 +10,7 @@ from django.db import transaction
 
 from evolution.models import Campaign, ModelEndpoint, ProblemSet
 from evolution.models.campaigns import CampaignKind
+from evolution.services import campaigns as campaign_services
 from evolution.streams import runner
 from evolution.streams.runner import StepReport
 
@@ -30,18 +31,17 @@ def evosyn_campaign_create(
     settings: dict | None = None,
     seed_limit: int | None = None,
     role_endpoints: dict | None = None,
-    budget_max_calls: int | None = None,
-    budget_max_tokens: int | None = None,
-    budget_max_cost=None,
     created_by=None,
     panel=None,
+    **budget,
 ) -> Campaign:
     """Validate the settings (ValidationError names each bad key) and create a draft campaign of
     kind "evosyn" with one seed instance per usable seed: a function-level problem (harness
-    assert or function, an entry point) with human tests, e.g. HumanEval."""
-    if not name.strip():
-        raise ValidationError({"name": ["a campaign needs a name"]})
-    validated = EvoSynSettings.from_dict(settings)
+    assert or function, an entry point) with human tests, e.g. HumanEval. ``budget``: the
+    campaign's ``budget_max_calls`` / ``_tokens`` / ``_cost``."""
+    validated = campaign_services.campaign_settings_validate(
+        EvoSynSettings, name=name, settings=settings
+    )
     seeds = [
         p
         for p in seed_set.problems.order_by("id").prefetch_related("tests")
@@ -57,29 +57,18 @@ def evosyn_campaign_create(
                 ]
             }
         )
-    role_endpoints = role_endpoints or {}
-    endpoints = [endpoint]
-    for role, endpoint_id in role_endpoints.items():
-        other = ModelEndpoint.objects.filter(pk=endpoint_id).first()
-        if other is None:
-            raise ValidationError(
-                {"role_endpoints": [f"role {role}: endpoint {endpoint_id} does not exist"]}
-            )
-        endpoints.append(other)
-    campaign = Campaign.objects.create(
-        name=name.strip(),
+    campaign = campaign_services.campaign_record_create(
         kind=CampaignKind.EVOSYN,
+        name=name,
+        validated=validated,
+        endpoints=[endpoint, *campaign_services.role_endpoints_resolve(role_endpoints)],
         seed_set=seed_set,
         seed_limit=seed_limit,
         evolver=endpoint,
-        role_endpoints=role_endpoints,
+        role_endpoints=role_endpoints or {},
         panel=panel,  # measures the kept problems (evolution.measurement, measure_kept)
-        settings=validated.to_dict(),
-        budget_max_calls=budget_max_calls,
-        budget_max_tokens=budget_max_tokens,
-        budget_max_cost=budget_max_cost,
-        replayed=all(e.is_replay for e in endpoints),
         created_by=created_by,
+        **budget,
     )
     esc = EvoSynCampaign.objects.create(
         campaign=campaign, archive=search.empty_archive(validated.num_islands)

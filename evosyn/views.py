@@ -9,14 +9,13 @@ import json
 import plotly
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
-from evolution.measurement import selectors as measurement_selectors
-from evolution.views import campaign_new_response, render_campaign_page
+from evolution import views as platform_views
 
 from . import selectors, services
 from .config import EvoSynSettings, settings_table
@@ -26,25 +25,15 @@ from .models import ControlSet, EvoSynCampaign, InstanceRole, Strategy
 
 
 def _get(pk: int) -> EvoSynCampaign:
-    try:
-        return selectors.evosyn_get(campaign_id=pk)
-    except EvoSynCampaign.DoesNotExist:
-        raise Http404("No EvoSyn campaign with this id.") from None
-
-
-@role_required(ADMIN, CURATOR)
-def campaign_list(request):
-    return render(request, "evosyn/campaign_list.html", {"campaigns": selectors.campaign_list()})
-
-
-@role_required(ADMIN)
-def campaign_new(request):
-    return campaign_new_response(
-        request,
-        form=EvoSynCampaignForm(request.POST or None),
-        template="evosyn/campaign_new.html",
-        create=services.evosyn_campaign_create,
+    return platform_views.kind_campaign_or_404(
+        selectors.evosyn_get, pk, EvoSynCampaign.DoesNotExist, "EvoSyn"
     )
+
+
+campaign_list = platform_views.kind_campaign_list("evosyn", selectors.campaign_list)
+campaign_new = platform_views.kind_campaign_new(
+    "evosyn", EvoSynCampaignForm, services.evosyn_campaign_create
+)
 
 
 @role_required(ADMIN, CURATOR)
@@ -61,13 +50,11 @@ def campaign_detail(request, pk: int):
         "controls": esc.controls.all()[:10],
         "plotly_url": reverse("evolution:plotly_js", args=[plotly.__version__]),
         "can_control": has_role(request.user, ADMIN),
-        "measurement": measurement_selectors.campaign_context(
-            esc.campaign,
-            enabled=EvoSynSettings.from_dict(esc.campaign.settings).measure_kept,
-            kept_count=kept_problems(esc.campaign).count(),
+        "measurement": platform_views.kept_measurement(
+            esc.campaign, EvoSynSettings, kept_problems(esc.campaign)
         ),
     }
-    return render_campaign_page(
+    return platform_views.render_campaign_page(
         request, "evosyn/campaign_detail.html", context, live_body="evosyn/_live.html"
     )
 

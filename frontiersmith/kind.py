@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.db.models import Q
 
 from evolution.models import Campaign
-from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, Stage, register
+from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, register, stages_of
 
 from .config import FrontierSettings
 from .engine import divergence
@@ -154,18 +154,18 @@ KIND = register(
             *zip(ORDER[:-1], ORDER[1:], strict=True),
             *((s, C.DONE) for s in ORDER[:-2]),  # rejected (or given up) on the way
         ),
-        stages=(
-            Stage("calibrate", calibrate._calibrate),
-            Stage("start_round", start_round._start_round),
-            Stage("extract", extract._extract),
-            Stage("mutate", mutate._mutate),
-            Stage("filter", filter._filter),
-            Stage("sample", sample._sample),
-            Stage("pair", pair._pair),
-            Stage("judged", judged._judged),
-            Stage("select_div", select_div._select_div),
-            Stage("build", build._build),
-            Stage("select_final", select_final._select_final),
+        stages=stages_of(
+            calibrate,
+            start_round,
+            extract,
+            mutate,
+            filter,
+            sample,
+            pair,
+            judged,
+            select_div,
+            build,
+            select_final,
         ),
         load=_load,
         next_action=next_action,

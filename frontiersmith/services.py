@@ -8,6 +8,7 @@ from django.db import transaction
 
 from evolution.models import Campaign, ModelEndpoint, ProblemSet
 from evolution.models.campaigns import CampaignKind
+from evolution.services import campaigns as campaign_services
 from evolution.streams import runner
 from evolution.streams.runner import StepReport
 
@@ -27,35 +28,31 @@ def frontier_campaign_create(
     seed_limit: int | None = None,
     calibration_closed: ProblemSet | None = None,
     calibration_open: ProblemSet | None = None,
-    budget_max_calls: int | None = None,
-    budget_max_tokens: int | None = None,
-    budget_max_cost=None,
     created_by=None,
+    **budget,
 ) -> Campaign:
     """Validate the settings (ValidationError names each bad key) and create a draft campaign
     of kind "frontiersmith" with its own seed pool (a copy of ``seed_set``'s first
-    ``seed_limit`` problems, grown by accepted problems) and output set."""
-    if not name.strip():
-        raise ValidationError({"name": ["a campaign needs a name"]})
-    validated = FrontierSettings.from_dict(settings)
+    ``seed_limit`` problems, grown by accepted problems) and output set. ``budget``: the
+    campaign's ``budget_max_calls`` / ``_tokens`` / ``_cost``."""
+    validated = campaign_services.campaign_settings_validate(
+        FrontierSettings, name=name, settings=settings
+    )
     seeds = list(seed_set.problems.order_by("id"))
     if seed_limit:
         seeds = seeds[:seed_limit]
     if not seeds:
         raise ValidationError({"seed_set": [f"seed set {seed_set.name!r} has no problems"]})
-    endpoints = [mutator_endpoint, solver_endpoint]
-    campaign = Campaign.objects.create(
-        name=name.strip(),
+    campaign = campaign_services.campaign_record_create(
         kind=CampaignKind.FRONTIERSMITH,
+        name=name,
+        validated=validated,
+        endpoints=[mutator_endpoint, solver_endpoint],
         seed_set=seed_set,
         seed_limit=seed_limit,
         role_endpoints={"mutator": mutator_endpoint.pk, "solver": solver_endpoint.pk},
-        settings=validated.to_dict(),
-        budget_max_calls=budget_max_calls,
-        budget_max_tokens=budget_max_tokens,
-        budget_max_cost=budget_max_cost,
-        replayed=all(e.is_replay for e in endpoints),
         created_by=created_by,
+        **budget,
     )
     pool = ProblemSet.objects.create(
         name=f"frontiersmith-{campaign.pk}-pool",

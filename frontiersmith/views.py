@@ -6,13 +6,12 @@ also sends this kind's campaigns here."""
 
 from __future__ import annotations
 
-from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
 from evolution import selectors as evolution_selectors
+from evolution import views as platform_views
 from evolution.models.campaigns import CampaignKind
-from evolution.views import campaign_new_response, render_campaign_page
 
 from . import selectors, services
 from .config import settings_table
@@ -21,37 +20,30 @@ from .models import FrontierCampaign, FrontierCandidate
 
 
 def _get(pk: int) -> FrontierCampaign:
-    try:
-        return selectors.frontier_get(campaign_id=pk)
-    except FrontierCampaign.DoesNotExist:
-        raise Http404("No FrontierSmith campaign with this id.") from None
+    return platform_views.kind_campaign_or_404(
+        selectors.frontier_get, pk, FrontierCampaign.DoesNotExist, "FrontierSmith"
+    )
 
 
-@role_required(ADMIN, CURATOR)
-def campaign_list(request):
-    campaigns = (
+def _campaigns():
+    return (
         evolution_selectors.campaign_list()
         .filter(kind=CampaignKind.FRONTIERSMITH)
         .select_related("frontier")
         .order_by("-created_at")
     )
-    return render(request, "frontiersmith/campaign_list.html", {"campaigns": campaigns})
 
 
-@role_required(ADMIN)
-def campaign_new(request):
-    return campaign_new_response(
-        request,
-        form=FrontierCampaignForm(request.POST or None),
-        template="frontiersmith/campaign_new.html",
-        create=services.frontier_campaign_create,
-    )
+campaign_list = platform_views.kind_campaign_list("frontiersmith", _campaigns)
+campaign_new = platform_views.kind_campaign_new(
+    "frontiersmith", FrontierCampaignForm, services.frontier_campaign_create
+)
 
 
 @role_required(ADMIN, CURATOR)
 def campaign_detail(request, pk: int):
     fc = _get(pk)
-    return render_campaign_page(
+    return platform_views.render_campaign_page(
         request,
         "frontiersmith/campaign_detail.html",
         {

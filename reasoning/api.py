@@ -10,7 +10,8 @@ from django.shortcuts import get_object_or_404
 from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
-from benchapp.roles import ADMIN, CURATOR, has_role
+from benchapp.roles import ADMIN, CURATOR
+from evolution.campaign_api import get_or_404, require
 from evolution.models import ModelEndpoint
 
 from . import selectors, services
@@ -19,16 +20,10 @@ from .models import ReasoningCampaign, ReasoningItem
 router = Router(tags=["reasoning"])
 
 
-def _require(request, *roles: str) -> None:
-    if not any(has_role(request.user, r) for r in roles):
-        raise HttpError(403, "your role does not allow this operation")
-
-
 def _rc(campaign_id: int) -> ReasoningCampaign:
-    try:
-        return selectors.reasoning_get(campaign_id=campaign_id)
-    except ReasoningCampaign.DoesNotExist:
-        raise HttpError(404, "no reasoning campaign with this id")
+    return get_or_404(
+        selectors.reasoning_get, campaign_id, ReasoningCampaign.DoesNotExist, "reasoning"
+    )
 
 
 class ReasoningCampaignIn(Schema):
@@ -140,7 +135,7 @@ def _item_out(item: ReasoningItem) -> dict:
 
 @router.post("/reasoning/campaigns", response={201: ReasoningCampaignOut})
 def create_campaign(request, payload: ReasoningCampaignIn):
-    _require(request, ADMIN)
+    require(request, ADMIN)
 
     def endpoint(pk: int | None) -> ModelEndpoint | None:
         if pk is None:
@@ -170,7 +165,7 @@ def create_campaign(request, payload: ReasoningCampaignIn):
 
 @router.get("/reasoning/campaigns/{campaign_id}", response=ReasoningCampaignOut)
 def get_campaign(request, campaign_id: int):
-    _require(request, ADMIN, CURATOR)
+    require(request, ADMIN, CURATOR)
     return _campaign_out(_rc(campaign_id))
 
 
@@ -182,7 +177,7 @@ def list_items(
     reasoning_type: str | None = None,
     difficulty: int | None = None,
 ):
-    _require(request, ADMIN, CURATOR)
+    require(request, ADMIN, CURATOR)
     rc = _rc(campaign_id)
     items = selectors.item_list(
         rc, run_number=run, reasoning_type=reasoning_type, difficulty=difficulty
@@ -192,14 +187,14 @@ def list_items(
 
 @router.get("/reasoning/campaigns/{campaign_id}/matrix")
 def get_matrix(request, campaign_id: int, run: int | None = None) -> dict:
-    _require(request, ADMIN, CURATOR)
+    require(request, ADMIN, CURATOR)
     rc = _rc(campaign_id)
     return {"matrix": selectors.matrix(rc, run_number=run), "ema": selectors.ema_series(rc)}
 
 
 @router.post("/reasoning/items/{item_id}/override", response=ItemOut)
 def override_item(request, item_id: int, payload: ReasoningOverrideIn):
-    _require(request, ADMIN, CURATOR)
+    require(request, ADMIN, CURATOR)
     get_object_or_404(ReasoningItem, pk=item_id)
     try:
         item = services.item_override_score(

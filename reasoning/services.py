@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from evolution.models import Campaign, ModelEndpoint
 from evolution.models.campaigns import CampaignKind
+from evolution.services import campaigns as campaign_services
 from evolution.streams import runner
 from evolution.streams.runner import StepReport
 
@@ -28,16 +29,15 @@ def reasoning_campaign_create(
     judge_endpoints: list[ModelEndpoint],
     quality_endpoint: ModelEndpoint | None = None,
     settings: dict | None = None,
-    budget_max_calls: int | None = None,
-    budget_max_tokens: int | None = None,
-    budget_max_cost=None,
     created_by=None,
+    **budget,
 ) -> Campaign:
     """Validate the settings (ValidationError names each bad key) and create a draft campaign of
-    kind "reasoning" with its role endpoints and judge seats (first judge = "evaluation")."""
-    if not name.strip():
-        raise ValidationError({"name": ["a campaign needs a name"]})
-    validated = ReasoningSettings.from_dict(settings)
+    kind "reasoning" with its role endpoints and judge seats (first judge = "evaluation").
+    ``budget``: the campaign's ``budget_max_calls`` / ``_tokens`` / ``_cost``."""
+    validated = campaign_services.campaign_settings_validate(
+        ReasoningSettings, name=name, settings=settings
+    )
     judges = list(judge_endpoints)
     if not judges:
         raise ValidationError({"judge_endpoints": ["choose at least one evaluation model"]})
@@ -46,21 +46,19 @@ def reasoning_campaign_create(
     endpoints = [generation_endpoint, answering_endpoint, *judges]
     if quality_endpoint is not None:
         endpoints.append(quality_endpoint)
-    campaign = Campaign.objects.create(
-        name=name.strip(),
+    campaign = campaign_services.campaign_record_create(
         kind=CampaignKind.REASONING,
+        name=name,
+        validated=validated,
+        endpoints=endpoints,
         role_endpoints={
             "generation": generation_endpoint.pk,
             "answering": answering_endpoint.pk,
             "evaluation": judges[0].pk,
             **({"quality": quality_endpoint.pk} if quality_endpoint else {}),
         },
-        settings=validated.to_dict(),
-        budget_max_calls=budget_max_calls,
-        budget_max_tokens=budget_max_tokens,
-        budget_max_cost=budget_max_cost,
-        replayed=all(e.is_replay for e in endpoints),
         created_by=created_by,
+        **budget,
     )
     rc = ReasoningCampaign.objects.create(
         campaign=campaign,

@@ -17,7 +17,7 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
-from evolution.views import campaign_new_response, render_campaign_page
+from evolution import views as platform_views
 
 from . import selectors, services
 from .config import settings_table
@@ -34,25 +34,15 @@ def _plotly_url() -> str:
 
 
 def _get(pk: int) -> ReasoningCampaign:
-    try:
-        return selectors.reasoning_get(campaign_id=pk)
-    except ReasoningCampaign.DoesNotExist:
-        raise Http404("No reasoning campaign with this id.")
-
-
-@role_required(ADMIN, CURATOR)
-def campaign_list(request):
-    return render(request, "reasoning/campaign_list.html", {"campaigns": selectors.campaign_list()})
-
-
-@role_required(ADMIN)
-def campaign_new(request):
-    return campaign_new_response(
-        request,
-        form=ReasoningCampaignForm(request.POST or None),
-        template="reasoning/campaign_new.html",
-        create=services.reasoning_campaign_create,
+    return platform_views.kind_campaign_or_404(
+        selectors.reasoning_get, pk, ReasoningCampaign.DoesNotExist, "reasoning"
     )
+
+
+campaign_list = platform_views.kind_campaign_list("reasoning", selectors.campaign_list)
+campaign_new = platform_views.kind_campaign_new(
+    "reasoning", ReasoningCampaignForm, services.reasoning_campaign_create
+)
 
 
 LIVE_BODY = "reasoning/_live.html"
@@ -80,7 +70,7 @@ def campaign_detail(request, pk: int):
             plotly_url=_plotly_url(),
             settings=selectors.settings_of(rc),
         )
-    return render_campaign_page(
+    return platform_views.render_campaign_page(
         request, "reasoning/campaign_detail.html", context, live_body=LIVE_BODY
     )
 

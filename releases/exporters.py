@@ -38,9 +38,9 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 
-from evolution.benchevolver.engine.difficulty import solver_messages
 from evolution.exporters.jsonl import FORMAT as PROBLEM_FORMAT
 from evolution.exporters.jsonl import sort_tests
+from evolution.judging.difficulty import solver_messages
 from evolution.llm.parsing import ParseError, extract_code
 from evolution.sandbox import scoring
 

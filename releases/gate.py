@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-from evolution.benchevolver.engine.judge import near_duplicate
+from evolution.judging.duplicates import near_duplicate
 
 
 class RulesError(ValueError):

@@ -47,6 +47,11 @@ def test_a_kind_imported_by_review_breaks_the_contracts(tmp_path):
         shutil.copytree(ROOT / app, tmp_path / app, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     (tmp_path / "review" / "leak.py").write_text("from reasoning.models import ReasoningItem\n")
+    # A sibling method reaching into BenchEvolver's engine instead of the platform's judging.
+    (tmp_path / "xcoder" / "leak.py").write_text(
+        "from evolution.benchevolver.engine import judge\n"
+    )
     result = _run(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "review.leak -> reasoning.models" in result.stdout
+    assert "xcoder.leak -> evolution.benchevolver.engine" in result.stdout

@@ -12,8 +12,7 @@ from __future__ import annotations
 from django.db.models import Q
 
 from evolution.measurement import stage as measurement
-from evolution.models import Campaign, Problem
-from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, Stage, register, unit_transition
+from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, register, stages_of, unit_transition
 
 from .models import (
     TERMINAL_TASK_STATES,
@@ -31,9 +30,8 @@ T = TaskStatus
 OPEN = (T.PLANNED, T.SELECTED, T.WRITTEN, T.TESTED, T.SOLVED)
 
 
-def kept_problems(campaign: Campaign):
-    """The campaign's accepted problems (what the shared measurement stage measures)."""
-    return Problem.objects.filter(method=METHOD, metadata__campaign=campaign.pk)
+# The campaign's accepted problems (what the shared measurement stage measures).
+kept_problems = measurement.kept_problems_of(METHOD)
 
 
 def action_for(ctx: Ctx) -> Action:
@@ -78,19 +76,12 @@ def work_finished(ctx: Ctx) -> bool:
 
 
 def next_action(ctx: Ctx):
-    action = action_for(ctx)
-    if action.name != "finished":
-        return action
     # Then the shared stage: the panel measures every accepted problem (measure_kept).
-    return measurement.next_action(
-        ctx.campaign, kept_problems(ctx.campaign), enabled=ctx.settings.measure_kept
-    )
+    return measurement.after(action_for(ctx), ctx, kept_problems)
 
 
 def give_up(ctx: Ctx, action: Action, reason: str) -> bool:
     reason = reason[:500]
-    if measurement.is_measure_action(action):
-        return measurement.give_up(ctx, action, reason)
     if action.task_id:
         unit_transition(
             KIND,
@@ -119,10 +110,6 @@ def give_up(ctx: Ctx, action: Action, reason: str) -> bool:
     return False  # merging, closing the tree, planning: no item to give up on
 
 
-def finished(campaign: Campaign) -> bool:
-    return next_action(_load(campaign.pk)) is None
-
-
 KIND = register(
     Kind(
         name="xcoder",
@@ -140,27 +127,20 @@ KIND = register(
             (T.TESTED, T.SOLVED),
             (T.SOLVED, T.ACCEPTED),
             (T.SOLVED, T.DISCARDED),
+            (T.TESTED, T.DISCARDED),  # too few candidates passed the static gates to vote
             *((s, T.REJECTED) for s in (T.PLANNED, T.SELECTED, T.WRITTEN)),
             *((s, T.ERROR) for s in OPEN),
         ),
         stages=(
-            Stage("extract", extract.act_extract),
-            Stage("merge", merge.act_merge),
-            Stage("evolve", evolve.act_evolve),
-            Stage("close_tree", close_tree.act_close_tree),
-            Stage("plan", plan.act_plan),
-            Stage("select", select.act_select),
-            Stage("write", write.act_write),
-            Stage("tests", tests.act_tests),
-            Stage("solve", solve.act_solve),
-            Stage("verify", verify.act_verify),
+            *stages_of(
+                extract, merge, evolve, close_tree, plan, select, write, tests, solve, verify
+            ),
             *measurement.STAGES,
         ),
         load=_load,
         next_action=next_action,
-        give_up=give_up,
+        give_up=measurement.measure_or(give_up),
         unit_of=lambda action: getattr(action, "task_id", None),
         given_up=Q(status=T.ERROR, reason__regex=GIVE_UP_REASON),
-        finished=finished,
     )
 )

@@ -8,6 +8,7 @@ from django.db import transaction
 
 from evolution.models import Campaign, ModelEndpoint, ProblemSet
 from evolution.models.campaigns import CampaignKind
+from evolution.services import campaigns as campaign_services
 from evolution.streams import runner
 from evolution.streams.runner import StepReport
 
@@ -25,18 +26,17 @@ def xcoder_campaign_create(
     solver_endpoints: list[ModelEndpoint],
     settings: dict | None = None,
     seed_limit: int | None = None,
-    budget_max_calls: int | None = None,
-    budget_max_tokens: int | None = None,
-    budget_max_cost=None,
     created_by=None,
     panel=None,
+    **budget,
 ) -> Campaign:
     """Validate the settings (ValidationError names each bad key) and create a draft campaign of
     kind "xcoder" with its generator and solver endpoints, and the problem set that collects
-    its accepted problems."""
-    if not name.strip():
-        raise ValidationError({"name": ["a campaign needs a name"]})
-    validated = XcoderSettings.from_dict(settings)
+    its accepted problems. ``budget``: the campaign's ``budget_max_calls`` / ``_tokens`` /
+    ``_cost``."""
+    validated = campaign_services.campaign_settings_validate(
+        XcoderSettings, name=name, settings=settings
+    )
     solvers = list(solver_endpoints)
     if not solvers:
         raise ValidationError({"solver_endpoints": ["choose at least one solver model"]})
@@ -56,20 +56,18 @@ def xcoder_campaign_create(
         raise ValidationError(
             {"seed_set": [f"seed set {seed_set.name!r} has no problem with a reference solution"]}
         )
-    campaign = Campaign.objects.create(
-        name=name.strip(),
+    campaign = campaign_services.campaign_record_create(
         kind=CampaignKind.XCODER,
+        name=name,
+        validated=validated,
+        endpoints=[generator_endpoint, *solvers],
         seed_set=seed_set,
         seed_limit=seed_limit,
         evolver=generator_endpoint,
         role_endpoints={"generator": generator_endpoint.pk},
         panel=panel,  # measures the accepted problems (evolution.measurement, measure_kept)
-        settings=validated.to_dict(),
-        budget_max_calls=budget_max_calls,
-        budget_max_tokens=budget_max_tokens,
-        budget_max_cost=budget_max_cost,
-        replayed=all(e.is_replay for e in [generator_endpoint, *solvers]),
         created_by=created_by,
+        **budget,
     )
     problem_set = ProblemSet.objects.create(
         name=f"xcoder-{campaign.pk}: {campaign.name}"[:120],

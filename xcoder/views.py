@@ -8,8 +8,7 @@ from django.http import Http404
 from django.shortcuts import render
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
-from evolution.measurement import selectors as measurement_selectors
-from evolution.views import campaign_new_response, render_campaign_page
+from evolution import views as platform_views
 
 from . import selectors, services
 from .config import XcoderSettings
@@ -19,25 +18,15 @@ from .models import SynthTask, XcoderCampaign
 
 
 def _get(pk: int) -> XcoderCampaign:
-    try:
-        return selectors.xcoder_get(campaign_id=pk)
-    except XcoderCampaign.DoesNotExist:
-        raise Http404("No X-Coder campaign with this id.")
-
-
-@role_required(ADMIN, CURATOR)
-def campaign_list(request):
-    return render(request, "xcoder/campaign_list.html", {"campaigns": selectors.campaign_list()})
-
-
-@role_required(ADMIN)
-def campaign_new(request):
-    return campaign_new_response(
-        request,
-        form=XcoderCampaignForm(request.POST or None),
-        template="xcoder/campaign_new.html",
-        create=services.xcoder_campaign_create,
+    return platform_views.kind_campaign_or_404(
+        selectors.xcoder_get, pk, XcoderCampaign.DoesNotExist, "X-Coder"
     )
+
+
+campaign_list = platform_views.kind_campaign_list("xcoder", selectors.campaign_list)
+campaign_new = platform_views.kind_campaign_new(
+    "xcoder", XcoderCampaignForm, services.xcoder_campaign_create
+)
 
 
 @role_required(ADMIN, CURATOR)
@@ -46,7 +35,7 @@ def campaign_detail(request, pk: int):
     context = {
         "xc": xc,
         "campaign": xc.campaign,
-        "settings": XcoderSettings.from_dict(xc.campaign.settings).rows(),
+        "settings_rows": XcoderSettings.table(xc.campaign.settings),
         "solvers": list(xc.solver_endpoints.order_by("name")),
         "counts": selectors.count_rows(xc),
         "tree": selectors.feature_tree(xc),
@@ -54,13 +43,11 @@ def campaign_detail(request, pk: int):
         "status_counts": selectors.status_counts(xc),
         "reasons": selectors.discard_reasons(xc),
         "can_control": has_role(request.user, ADMIN),
-        "measurement": measurement_selectors.campaign_context(
-            xc.campaign,
-            enabled=XcoderSettings.from_dict(xc.campaign.settings).measure_kept,
-            kept_count=kept_problems(xc.campaign).count(),
+        "measurement": platform_views.kept_measurement(
+            xc.campaign, XcoderSettings, kept_problems(xc.campaign)
         ),
     }
-    return render_campaign_page(
+    return platform_views.render_campaign_page(
         request, "xcoder/campaign_detail.html", context, live_body="xcoder/_live.html"
     )
 

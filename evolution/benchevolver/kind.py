@@ -14,15 +14,25 @@ from __future__ import annotations
 
 from django.db.models import Q
 
+from evolution.judging.difficulty import INFRA_ERROR
 from evolution.models import Campaign, Candidate, Lineage, SolverAttempt
 from evolution.models.campaigns import Decision, LineageState, Stage
 from evolution.services.campaigns import ACTIVE_LINEAGE_STATES
-from evolution.streams.kinds import ANY, DEFAULT, GIVE_UP_REASON, NEW, SANDBOX, Kind, register
+from evolution.streams.kinds import (
+    ANY,
+    DEFAULT,
+    GIVE_UP_REASON,
+    NEW,
+    SANDBOX,
+    Kind,
+    register,
+    unit_transition,
+)
 from evolution.streams.kinds import Stage as StreamStage
 
 from .engine.config import EvolutionSettings
 from .stages import accept, calibrate, difficulty, judge, materialize, propose, validate
-from .stages.common import INFRA_ERROR, Action, Ctx, open_candidate
+from .stages.common import KIND_NAME, Action, Ctx, open_candidate
 
 ORDER = [
     Stage.PROPOSED,
@@ -103,7 +113,13 @@ def give_up(ctx: Ctx, action, reason: str) -> bool:
 
 
 def fail_lineage(lineage_id: int, reason: str) -> None:
-    Lineage.objects.filter(pk=lineage_id).update(state=LineageState.FAILED, stop_reason=reason)
+    unit_transition(
+        KIND,
+        Lineage.objects.filter(pk=lineage_id),
+        source=ACTIVE_LINEAGE_STATES,
+        target=LineageState.FAILED,
+        stop_reason=reason,
+    )
 
 
 def finished(campaign: Campaign) -> bool:
@@ -114,10 +130,22 @@ def finished(campaign: Campaign) -> bool:
 
 KIND = register(
     Kind(
-        name="benchevolver",
+        name=KIND_NAME,
         label="BenchEvolver",
         stream_model=Lineage,
         active_streams=Q(state__in=ACTIVE_LINEAGE_STATES),
+        # A lineage calibrates its seed, then evolves until a stopping rule fires; a seed
+        # outside the allowed levels (or without a reference) is skipped; a lineage whose own
+        # step keeps failing is failed.
+        stream_state_field="state",
+        stream_states=tuple(LineageState.values),
+        stream_edges=(
+            (NEW, LineageState.PENDING),
+            (LineageState.PENDING, LineageState.EVOLVING),
+            (LineageState.PENDING, LineageState.SKIPPED),
+            (LineageState.EVOLVING, LineageState.DONE),
+            *((s, LineageState.FAILED) for s in ACTIVE_LINEAGE_STATES),
+        ),
         unit_model=Candidate,
         unit_state_field="stage",
         states=tuple(ORDER),

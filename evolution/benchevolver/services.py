@@ -8,10 +8,12 @@ from django.db import transaction
 
 from evolution.models import Campaign, Lineage, ModelEndpoint, Panel, ProblemSet
 from evolution.models.campaigns import CampaignKind
+from evolution.services import campaigns as campaign_services
 from evolution.streams import runner
 from evolution.streams.runner import StepReport
 
 from .engine.config import EvolutionSettings
+from .stages.common import KIND_NAME
 
 
 @transaction.atomic
@@ -24,17 +26,16 @@ def campaign_create(
     settings: dict | None = None,
     kind: str = CampaignKind.BENCHEVOLVER,
     seed_limit: int | None = None,
-    budget_max_calls: int | None = None,
-    budget_max_tokens: int | None = None,
-    budget_max_cost=None,
     role_endpoints: dict | None = None,
     created_by=None,
+    **budget,
 ) -> Campaign:
     """Validate the algorithm settings (ValidationError names each bad key) and create the
-    campaign with one lineage per seed, in draft."""
-    if not name.strip():
-        raise ValidationError({"name": ["a campaign needs a name"]})
-    validated = EvolutionSettings.from_dict(settings)
+    campaign with one lineage per seed, in draft. ``budget``: the campaign's
+    ``budget_max_calls`` / ``_tokens`` / ``_cost``."""
+    validated = campaign_services.campaign_settings_validate(
+        EvolutionSettings, name=name, settings=settings
+    )
     if not panel.members.exists():
         raise ValidationError({"panel": [f"panel {panel.name!r} has no target models"]})
     seeds = list(seed_set.problems.order_by("id"))
@@ -42,29 +43,22 @@ def campaign_create(
         seeds = seeds[:seed_limit]
     if not seeds:
         raise ValidationError({"seed_set": [f"seed set {seed_set.name!r} has no problems"]})
-    endpoints = [evolver, *(m.endpoint for m in panel.members.select_related("endpoint"))]
-    role_endpoints = role_endpoints or {}
-    for role, endpoint_id in role_endpoints.items():
-        endpoint = ModelEndpoint.objects.filter(pk=endpoint_id).first()
-        if endpoint is None:
-            raise ValidationError(
-                {"role_endpoints": [f"role {role}: endpoint {endpoint_id} does not exist"]}
-            )
-        endpoints.append(endpoint)
-    campaign = Campaign.objects.create(
-        name=name.strip(),
+    campaign = campaign_services.campaign_record_create(
         kind=kind,
+        name=name,
+        validated=validated,
+        endpoints=[
+            evolver,
+            *(m.endpoint for m in panel.members.select_related("endpoint")),
+            *campaign_services.role_endpoints_resolve(role_endpoints),
+        ],
         seed_set=seed_set,
         seed_limit=seed_limit,
         evolver=evolver,
         panel=panel,
-        role_endpoints=role_endpoints,
-        settings=validated.to_dict(),
-        budget_max_calls=budget_max_calls,
-        budget_max_tokens=budget_max_tokens,
-        budget_max_cost=budget_max_cost,
-        replayed=all(e.is_replay for e in endpoints),
+        role_endpoints=role_endpoints or {},
         created_by=created_by,
+        **budget,
     )
     Lineage.objects.bulk_create(
         [
@@ -82,7 +76,7 @@ def lineage_advance(
     release, failure policy: evolution.streams.runner). ``queue`` is the queue this worker
     serves (None: any, and nothing is scheduled); ``ticket`` None skips the ticket check."""
     return runner.advance(
-        kind="benchevolver",
+        kind=KIND_NAME,
         stream_id=lineage_id,
         ticket=ticket,
         queue=queue,

@@ -12,9 +12,9 @@ from django.db import transaction
 from benchapp.services import user_create
 from evolution.importers import import_seeds
 from evolution.models import Campaign, ModelEndpoint, Panel, PanelMember, Problem, ProblemSet
-from evolution.models.campaigns import CampaignState
 
 from . import pack
+from .kind_setup import demo_campaign_get_or_create
 
 DEMO_SET = "demo-pack"
 COMPLETED_NAME = "Demo: evolve the demo pack"
@@ -90,16 +90,16 @@ def demo_world() -> DemoWorld:
 def demo_campaign(world: DemoWorld, name: str, created_by=None) -> Campaign:
     from evolution.benchevolver.services import campaign_create
 
-    existing = Campaign.objects.filter(name=name).order_by("-created_at").first()
-    if existing and existing.state != CampaignState.FAILED:
-        return existing
-    return campaign_create(
-        name=name,
-        seed_set=world.seed_set,
-        evolver=world.evolver,
-        panel=world.panel,
-        settings=pack.DEMO_SETTINGS,
-        created_by=created_by,
+    return demo_campaign_get_or_create(
+        name,
+        lambda: campaign_create(
+            name=name,
+            seed_set=world.seed_set,
+            evolver=world.evolver,
+            panel=world.panel,
+            settings=pack.DEMO_SETTINGS,
+            created_by=created_by,
+        ),
     )
 
 

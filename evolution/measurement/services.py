@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from evolution.benchevolver.engine.config import phi
-from evolution.benchevolver.engine.difficulty import INFRA_ERROR
+from evolution.judging.difficulty import INFRA_ERROR
 from evolution.models import Campaign, Panel, Problem, ProblemSet
 from evolution.streams import errors
 

@@ -1,13 +1,15 @@
 """The measurement stage a campaign kind puts in its ``kind.py`` table.
 
 A kind whose kept problems should carry a panel pass@1 (X-Coder, EvoSyn) adds ``STAGES`` to its
-stages and asks ``next_action`` once its own work is done::
+stages, asks the measurement once its own work is done and hands the measurement's actions to
+it when giving up::
 
-    def next_action(ctx):
-        action = services.next_action(ctx)
-        if action.name != "finished":
-            return action
-        return measurement.next_action(ctx.campaign, kept_problems, enabled=..., k=...)
+    kept_problems = measurement.kept_problems_of(METHOD)
+
+    def next_action(ctx):  # action_for says "finished" when the kind's own work is done
+        return measurement.after(action_for(ctx), ctx, kept_problems)
+
+    Kind(..., next_action=next_action, give_up=measurement.measure_or(give_up), ...)
 
 The stage reads only ``ctx.campaign`` (its ``panel`` measures) and ``ctx.settings.measure_k``
 (K per panel model unless a member sets its own). One problem at a time: ``measure_solve``
@@ -72,6 +74,36 @@ def next_action(
         if phase is not None:
             return MeasureAction(f"measure_{phase}", problem_id)
     return None
+
+
+def kept_problems_of(method: str):
+    """``kept_problems(campaign)``: the problems a campaign of ``method`` kept (each records
+    its campaign in its metadata), what the measurement stage measures."""
+
+    def kept_problems(campaign: Campaign) -> QuerySet[Problem]:
+        return Problem.objects.filter(method=method, metadata__campaign=campaign.pk)
+
+    return kept_problems
+
+
+def after(action, ctx, kept_problems):
+    """A kind's next action: its own ``action`` until that says "finished", then the panel
+    measures every kept problem (when ``ctx.settings.measure_kept``)."""
+    if action.name != "finished":
+        return action
+    return next_action(ctx.campaign, kept_problems(ctx.campaign), enabled=ctx.settings.measure_kept)
+
+
+def measure_or(give_up_own):
+    """A kind's ``give_up``: the measurement gives up on a problem it measures; every other
+    action is the kind's own ``give_up_own(ctx, action, reason)``."""
+
+    def give_up_measure_or_own(ctx, action, reason: str) -> bool:
+        if is_measure_action(action):
+            return give_up(ctx, action, reason)
+        return give_up_own(ctx, action, reason)
+
+    return give_up_measure_or_own
 
 
 def _measurement(ctx, action: MeasureAction) -> Measurement:

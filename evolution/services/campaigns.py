@@ -1,17 +1,18 @@
-"""Campaign lifecycle: launch, pause, resume, cancel, tick, budget (each method creates its own
-campaigns: BenchEvolver's in evolution/benchevolver/services.py). Declared state graph in
-models.CAMPAIGN_TRANSITIONS; every transition is a conditional UPDATE so concurrent callers
-cannot both win."""
+"""Campaign lifecycle: the campaign row every kind's create service makes (each method adds its
+own rows: BenchEvolver's in evolution/benchevolver/services.py), launch, pause, resume, cancel,
+tick, budget. Declared state graph in models.CAMPAIGN_TRANSITIONS; every transition is a
+conditional UPDATE so concurrent callers cannot both win."""
 
 from __future__ import annotations
 
 import contextlib
 
 from django.conf import settings as django_settings
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from evolution.models import Campaign, Lineage
+from evolution.models import Campaign, Lineage, ModelEndpoint
 from evolution.models.campaigns import (
     CAMPAIGN_TRANSITIONS,
     CampaignState,
@@ -23,6 +24,58 @@ ACTIVE_LINEAGE_STATES = (LineageState.PENDING, LineageState.EVOLVING)
 
 class TransitionError(Exception):
     """The campaign is not in a state that allows this action."""
+
+
+def campaign_settings_validate(settings_class, *, name: str, settings: dict | None):
+    """The first checks of every kind's create service: a campaign needs a name, then its
+    algorithm settings are validated by the kind's settings class (``ValidationError`` naming
+    each bad key). Returns the validated settings."""
+    if not name.strip():
+        raise ValidationError({"name": ["a campaign needs a name"]})
+    return settings_class.from_dict(settings)
+
+
+def role_endpoints_resolve(role_endpoints: dict | None) -> list[ModelEndpoint]:
+    """The endpoints ``role_endpoints`` ({role: endpoint id}) names, in its order;
+    ``ValidationError`` on ``role_endpoints`` naming a role whose endpoint does not exist."""
+    found = []
+    for role, endpoint_id in (role_endpoints or {}).items():
+        endpoint = ModelEndpoint.objects.filter(pk=endpoint_id).first()
+        if endpoint is None:
+            raise ValidationError(
+                {"role_endpoints": [f"role {role}: endpoint {endpoint_id} does not exist"]}
+            )
+        found.append(endpoint)
+    return found
+
+
+def campaign_record_create(
+    *,
+    kind: str,
+    name: str,
+    validated,
+    endpoints: list[ModelEndpoint],
+    budget_max_calls: int | None = None,
+    budget_max_tokens: int | None = None,
+    budget_max_cost=None,
+    created_by=None,
+    **fields,
+) -> Campaign:
+    """The ``Campaign`` row of a new draft campaign of ``kind``, shared by every kind's create
+    service: its validated settings, its budget, and ``replayed`` when every endpoint it uses
+    (``endpoints``) replays a cassette. ``fields``: the kind's other columns (seed set, seed
+    limit, evolver, panel, role endpoints)."""
+    return Campaign.objects.create(
+        name=name.strip(),
+        kind=kind,
+        settings=validated.to_dict(),
+        budget_max_calls=budget_max_calls,
+        budget_max_tokens=budget_max_tokens,
+        budget_max_cost=budget_max_cost,
+        replayed=all(e.is_replay for e in endpoints),
+        created_by=created_by,
+        **fields,
+    )
 
 
 def campaign_start_ticking(*, campaign_id: int) -> None:

@@ -7,7 +7,8 @@ app's ``kind`` module the way Django's admin discovers ``admin`` modules.
 The runner only ever asks the table: how to load a stream and what its next action is, which
 stage runs an action (and on which queue), how to give up on an item, and when the campaign is
 finished. Units (lineage candidates, reasoning items, synthesis tasks, ...) move only along the
-declared edges: ``unit_transition`` refuses any other move.
+declared edges, and so do streams that have states of their own (BenchEvolver's lineages):
+``unit_transition`` refuses any other move.
 """
 
 from __future__ import annotations
@@ -44,6 +45,19 @@ class Stage:
     queue: str = DEFAULT
 
 
+def stages_of(*modules, queue: str = DEFAULT) -> tuple[Stage, ...]:
+    """One stage per module of a method's ``stages`` package, named as the module: stage S of
+    method M is ``M/stages/S.py``, whose ``act_S`` (or ``_S``) does the work."""
+    found = []
+    for module in modules:
+        name = module.__name__.rsplit(".", 1)[-1]
+        run = getattr(module, f"act_{name}", None) or getattr(module, f"_{name}", None)
+        if run is None:
+            raise KindError(f"{module.__name__} has no act_{name} or _{name}")
+        found.append(Stage(name, run, queue))
+    return tuple(found)
+
+
 @dataclass(frozen=True)
 class Kind:
     """The declared graph of a campaign kind.
@@ -53,12 +67,15 @@ class Kind:
     - ``load(stream_id) -> ctx`` and ``next_action(ctx) -> action | None`` (None: the stream
       has no work left); an action has a ``name`` naming one of ``stages``.
     - ``unit_model`` / ``unit_state_field`` / ``states`` / ``edges``: the unit graph.
+    - ``stream_state_field`` / ``stream_states`` / ``stream_edges``: the graph of the streams
+      themselves, for a kind whose streams have states (BenchEvolver's lineages); none else.
     - ``give_up(ctx, action, reason) -> bool``: retire the item the failing action works on;
       False when the action has no item (a barrier), then ``fail_stream`` (or, when None, the
       campaign fails: a barrier that keeps failing on its own is a programming error).
     - ``unit_of(action) -> id | None``: the unit an action works on (None: a stream step).
     - ``given_up``: a Q on ``unit_model`` selecting the units retired by ``give_up``.
-    - ``finished(campaign) -> bool``: no work left anywhere in the campaign.
+    - ``finished(campaign) -> bool``: no work left anywhere in the campaign; by default (one
+      stream per campaign, loaded by the campaign's id) when its stream has no next action.
     - ``budget_errors``: exceptions (besides the call budget) that pause for budget.
     """
 
@@ -74,7 +91,7 @@ class Kind:
     next_action: Callable[[Any], Any]
     give_up: Callable[[Any, Any, str], bool]
     given_up: Q
-    finished: Callable[[Any], bool]
+    finished: Callable[[Any], bool] | None = None
     unit_of: Callable[[Any], int | None] = lambda action: None
     active_streams: Q = field(default_factory=Q)
     fail_stream: Callable[[int, str], None] | None = None
@@ -84,6 +101,16 @@ class Kind:
     sequential: bool = True
     # Label of the campaign's completion ("every lineage finished", "all runs finished").
     completed_reason: str = "all work finished"
+    stream_state_field: str = ""
+    stream_states: tuple[str, ...] = ()
+    stream_edges: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self):
+        if self.finished is None:
+            object.__setattr__(self, "finished", self._stream_has_no_next_action)
+
+    def _stream_has_no_next_action(self, campaign) -> bool:
+        return self.next_action(self.load(campaign.pk)) is None
 
     def stage(self, name: str) -> Stage:
         for stage in self.stages:
@@ -100,6 +127,15 @@ class Kind:
 
     def allows(self, source: str, target: str) -> bool:
         return (source, target) in self.edges
+
+    def graph_of(self, model) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """(state field, edges) of ``model``'s rows: the units, or the streams when they
+        have states. ``UndeclaredTransition`` for rows whose moves the kind does not declare."""
+        if model is self.unit_model:
+            return self.unit_state_field, self.edges
+        if model is self.stream_model and self.stream_state_field:
+            return self.stream_state_field, self.stream_edges
+        raise UndeclaredTransition(f"{self.name}: {model.__name__} rows have no declared states")
 
     def validate(self) -> None:
         names = [s.name for s in self.stages]
@@ -119,6 +155,18 @@ class Kind:
                 problems.append(f"edge {source}->{target}: {target!r} is not a declared state")
         if not any(source == NEW for source, _ in self.edges):
             problems.append("no edge from NEW: no unit can ever be created")
+        stream_states = set(self.stream_states)
+        for source, target in self.stream_edges:
+            for state in (source, target):
+                if state != NEW and state not in stream_states:
+                    problems.append(
+                        f"stream edge {source}->{target}: {state!r} is not a declared stream state"
+                    )
+        if self.stream_edges and hasattr(self.stream_model, "_meta"):
+            try:
+                self.stream_model._meta.get_field(self.stream_state_field)
+            except Exception:
+                problems.append(f"stream model has no field {self.stream_state_field!r}")
         for name in ("stream_model", "unit_model"):
             model = getattr(self, name)
             if not hasattr(model, "_meta"):
@@ -190,17 +238,18 @@ def unit_transition(
 ) -> int:
     """Move the units ``units`` selects from ``source`` (one state or several) to ``target``
     with one conditional UPDATE; return how many moved. Raises ``UndeclaredTransition`` for an
-    edge the kind does not declare, before anything is written."""
+    edge the kind does not declare, before anything is written. ``units`` may also select the
+    kind's streams when they have states of their own (the stream graph then applies)."""
     kind = kind if isinstance(kind, Kind) else kind_for(kind)
+    state_field, edges = kind.graph_of(units.model)
+    what = "a unit" if units.model is kind.unit_model else "a stream"
     sources = [source] if isinstance(source, str) else list(source)
     for s in sources:
-        if not kind.allows(s, target):
+        if (s, target) not in edges:
             raise UndeclaredTransition(
-                f"{kind.name}: a unit cannot go from {str(s)!r} to {str(target)!r}"
+                f"{kind.name}: {what} cannot go from {str(s)!r} to {str(target)!r}"
             )
-    return units.filter(**{f"{kind.unit_state_field}__in": sources}).update(
-        **{kind.unit_state_field: target}, **fields
-    )
+    return units.filter(**{f"{state_field}__in": sources}).update(**{state_field: target}, **fields)
 
 
 def unit_created(kind: Kind | str, state: str) -> str:

@@ -7,7 +7,7 @@ import contextlib
 
 from django.db import IntegrityError, transaction
 
-from evolution.benchevolver.engine import judge as judge_stage
+from evolution.judging import duplicates
 from evolution.llm import BudgetExhausted, LLMError, ParseError, mark_unparsable
 
 from ..engine import prompts as P
@@ -50,7 +50,7 @@ def _synthesize(ctx: Ctx, action: Action) -> None:
                 for i in ctx.esc.instances.filter(role=InstanceRole.SYNTHETIC).exclude(statement="")
             }
         )
-        dup = judge_stage.near_duplicate(
+        dup = duplicates.near_duplicate(
             fields["statement"], earlier, ctx.settings.duplicate_threshold
         )
         if dup.duplicate:

@@ -5,26 +5,16 @@ rejects, one dropped at the final selection. Idempotent."""
 
 from __future__ import annotations
 
-from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
-from evolution.models.campaigns import CampaignState
-from evolution.services.campaigns import campaign_launch
+from evolution.demo.kind_setup import (
+    demo_campaign_get_or_create,
+    demo_campaign_run,
+    replay_endpoint,
+)
+from evolution.models import Campaign, Problem, ProblemSet
 
 from . import pack
 
 CAMPAIGN_NAME = "Demo: FrontierSmith open-ended problems"
-
-
-def _replay(name: str, model: str) -> ModelEndpoint:
-    endpoint, _ = ModelEndpoint.objects.update_or_create(
-        name=name,
-        defaults={
-            "provider": "replay",
-            "model": model,
-            "cassette": str(pack.CASSETTE),
-            "concurrency_limit": 4,
-        },
-    )
-    return endpoint
 
 
 def demo_seed_set() -> ProblemSet:
@@ -45,31 +35,31 @@ def demo_seed_set() -> ProblemSet:
 def demo_frontier_campaign(*, created_by=None) -> Campaign:
     from frontiersmith.services import frontier_campaign_create
 
-    existing = Campaign.objects.filter(name=CAMPAIGN_NAME).order_by("-created_at").first()
-    if existing and existing.state != CampaignState.FAILED:
-        return existing
-    return frontier_campaign_create(
-        name=CAMPAIGN_NAME,
-        seed_set=demo_seed_set(),
-        mutator_endpoint=_replay("demo-frontier-mutator (replayed)", "frontier-mutator"),
-        solver_endpoint=_replay("demo-frontier-solver (replayed)", "frontier-solver"),
-        settings=pack.DEMO_SETTINGS,
-        created_by=created_by,
+    def replayed(name: str, model: str):
+        return replay_endpoint(name, model, cassette=pack.CASSETTE)
+
+    return demo_campaign_get_or_create(
+        CAMPAIGN_NAME,
+        lambda: frontier_campaign_create(
+            name=CAMPAIGN_NAME,
+            seed_set=demo_seed_set(),
+            mutator_endpoint=replayed("demo-frontier-mutator (replayed)", "frontier-mutator"),
+            solver_endpoint=replayed("demo-frontier-solver (replayed)", "frontier-solver"),
+            settings=pack.DEMO_SETTINGS,
+            created_by=created_by,
+        ),
     )
 
 
 def frontiersmith_demo(*, world=None, stdout=None, admin=None) -> Campaign:
     """The demo hook: build and run the FrontierSmith demo campaign inline."""
     from frontiersmith.models import CandidateDecision
-    from frontiersmith.services import frontier_run_inline
 
-    campaign = demo_frontier_campaign(created_by=admin)
-    if campaign.state == CampaignState.DRAFT:
-        campaign = campaign_launch(campaign_id=campaign.pk)
-    if campaign.state in (CampaignState.QUEUED, CampaignState.RUNNING):
-        if stdout:
-            stdout.write(f"Running '{campaign.name}' (replayed responses, live execution)…")
-        campaign = frontier_run_inline(campaign_id=campaign.pk)
+    campaign = demo_campaign_run(
+        demo_frontier_campaign(created_by=admin),
+        stdout=stdout,
+        how="replayed responses, live execution",
+    )
     if stdout:
         accepted = campaign.frontier.candidates.filter(decision=CandidateDecision.ACCEPTED).count()
         stdout.write(

@@ -1,6 +1,7 @@
 """An EvoSyn world: the HumanEval seed HumanEval/0 (its check program is the human test), one
 endpoint on the loopback server, and a scripted table of answers keyed like the replay
-cassettes (role, replay key). Every execution is live in the sandbox."""
+cassettes (role, replay key). Every execution is live in the sandbox. The seed's tests, the
+Figure 3 strategy, the crashing one and the sum-of-evens statement are the demo pack's."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import pytest
 
 from evolution.importers import import_seeds
 from evolution.models import ModelEndpoint, Problem, ProblemSet
+from evosyn.demo.pack import BLANK, FIGURE_3, SEED_TESTS, SUM_EVENS
+from evosyn.demo.pack import CRASHING_STRATEGY as CRASHING
 from tests.evolution.engine.conftest import KeyedResponder
 from tests.support.fake_openai import FakeOpenAI
 
@@ -32,46 +35,12 @@ CORRECT_B = """def has_close_elements(numbers, threshold):
 ALWAYS_FALSE = "def has_close_elements(numbers, threshold):\n    return False\n"
 ALWAYS_TRUE = "def has_close_elements(numbers, threshold):\n    return True\n"
 
-# t0 and t1 and t3 are right; t2 expects True where the answer is False (a hallucinated test).
-SEED_TESTS = [
-    {"input": [[1.0, 2.0, 3.0], 0.5], "output": False},
-    {"input": [[1.0, 2.8, 3.0, 4.0], 0.3], "output": True},
-    {"input": [[1.0, 2.0], 0.5], "output": True},
-    {"input": [[1.0, 1.1], 0.5], "output": True},
-]
+# The tests import these from here: the demo pack's strategies (the document's Figure 3, one that
+# crashes) and the seed's tests (SEED_TESTS: t0, t1 and t3 are right; t2 expects True where the
+# answer is False, a hallucinated test).
+__all__ = ["CRASHING", "FIGURE_3", "SEED_TESTS"]
 
-# The document's Figure 3 strategy, as a complete program.
-FIGURE_3 = """import json, sys
-data = json.load(sys.stdin)
-solution_id_list = data["solution_id_list"]
-testing_id_list = data["testing_id_list"]
-solution_pass_testing = data["solution_pass_testing"]
-testing_accept_solutions = data["testing_accept_solutions"]
-total_testings = len(testing_id_list)
-solution_quality = {s: len(solution_pass_testing[s]) / total_testings for s in solution_id_list}
-testing_quality = {}
-total_quality_all = sum(solution_quality.values())
-total_solutions = len(solution_id_list)
-for t in testing_id_list:
-    passed = testing_accept_solutions[t]
-    total_passed = sum(solution_quality[s] for s in passed)
-    passed_avg = total_passed / len(passed) if passed else 0.0
-    n_failed = total_solutions - len(passed)
-    failed_avg = (total_quality_all - total_passed) / n_failed if n_failed else 0.0
-    testing_quality[t] = passed_avg - failed_avg
-print(json.dumps({
-    "solutions": sorted(solution_id_list, key=lambda x: solution_quality[x], reverse=True),
-    "testings": sorted(testing_id_list, key=lambda x: testing_quality[x], reverse=True),
-    "testing_scores": testing_quality,
-}))
-"""
-CRASHING = "import sys\nraise RuntimeError('this strategy is broken')\n"
-
-SUM_EVENS_STATEMENT = (
-    "Given a list of integers `values`, return the sum of the even numbers in it.\n\n"
-    "```python\ndef sum_evens(values: list[int]) -> int:\n```\n\n"
-    "Example: `sum_evens([1, 2, 3, 4])` returns `6`; an empty list gives `0`."
-)
+SUM_EVENS_STATEMENT = SUM_EVENS
 SUM_EVENS_SOLUTIONS = [
     "def sum_evens(values):\n    return sum(v for v in values if v % 2 == 0)\n",
     "def sum_evens(values):\n    total = 0\n    for v in values:\n"
@@ -86,10 +55,7 @@ SUM_EVENS_TESTS = [
     {"input": [[1, 3, 5]], "output": 0},
 ]
 
-IS_EMPTY_STATEMENT = (
-    "Write `is_blank(text: str) -> bool` returning whether a string holds only spaces, tabs "
-    "and newlines (the empty string counts as blank). Any Unicode text may be given."
-)
+IS_EMPTY_STATEMENT = BLANK
 IS_EMPTY_SOLUTIONS = [
     "def is_blank(text):\n    return text.strip() == ''\n",
     "def is_blank(text):\n    return not text.strip()\n",

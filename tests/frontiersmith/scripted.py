@@ -11,92 +11,21 @@ from __future__ import annotations
 import json
 import re
 
+# The knapsack world's programs are the demo pack's: the tests and `make demo` run the same
+# authored answers (re-exported here for the tests that import them from this module).
+from frontiersmith.demo.pack import (
+    BASELINE,
+    CRASHING_VERIFIER,
+    FORMULATION,
+    GENERATOR,
+    SEED_STATEMENT,
+    STRATEGIES,
+    VERIFIER,
+    WEAK,
+)
 from tests.support.fake_openai import Fault
 
-SEED_STATEMENT = (
-    "Read n and a capacity W, then n lines `w v`. Print YES if some subset of the items has "
-    "total weight exactly W, otherwise NO."
-)
-
-GENERATOR = """\
-import random, sys
-seed = int(sys.stdin.read().split()[0])
-rng = random.Random(seed)
-n = 12 + seed
-print(n, 40)
-for _ in range(n):
-    print(rng.randint(1, 20), rng.randint(1, 30))
-"""
-
-VERIFIER = """\
-import json, sys
-doc = json.loads(sys.stdin.read())
-lines = doc["input"].split("\\n")
-n, cap = map(int, lines[0].split())
-items = [tuple(map(int, lines[1 + i].split())) for i in range(n)]
-try:
-    chosen = [int(x) for x in doc["output"].split()]
-except ValueError:
-    print(json.dumps({"feasible": False, "message": "unparsable output"}))
-    raise SystemExit
-if not chosen or len(set(chosen)) != len(chosen) or any(not 0 <= i < n for i in chosen):
-    print(json.dumps({"feasible": False, "message": "bad or repeated indices"}))
-    raise SystemExit
-if sum(items[i][0] for i in chosen) > cap:
-    print(json.dumps({"feasible": False, "message": "over capacity"}))
-    raise SystemExit
-print(json.dumps({"feasible": True, "objective": sum(items[i][1] for i in chosen)}))
-"""
-
-# Crashes on output that is not integers: the verifier check catches it every time.
-CRASHING_VERIFIER = VERIFIER.replace(
-    """try:
-    chosen = [int(x) for x in doc["output"].split()]
-except ValueError:
-    print(json.dumps({"feasible": False, "message": "unparsable output"}))
-    raise SystemExit
-""",
-    'chosen = [int(x) for x in doc["output"].split()]\n',
-)
-
-
-def _solution(order: str) -> str:
-    return f"""\
-import sys
-data = sys.stdin.read().split()
-n, cap = int(data[0]), int(data[1])
-items = [(int(data[2 + 2 * i]), int(data[3 + 2 * i]), i) for i in range(n)]
-items.sort(key={order})
-left, chosen = cap, []
-for w, v, i in items:
-    if w <= left:
-        chosen.append(i)
-        left -= w
-print(*chosen)
-"""
-
-
-BASELINE = _solution("lambda t: t[2]")
-WEAK = """\
-import sys
-data = sys.stdin.read().split()
-n, cap = int(data[0]), int(data[1])
-for i in range(n):
-    if int(data[2 + 2 * i]) <= cap:
-        print(i)
-        break
-"""
-STRATEGIES = [
-    _solution("lambda t: -t[1] / t[0]"),
-    _solution("lambda t: -t[1]"),
-    _solution("lambda t: t[0]"),
-]
-
-FORMULATION = {
-    "goal": "decide whether a subset has total weight exactly W",
-    "inputs": "n <= 30 items with integer weights and values, capacity W",
-    "outputs": "YES or NO",
-}
+__all__ = ["BASELINE", "FORMULATION", "SEED_STATEMENT", "STRATEGIES", "VERIFIER", "WEAK"]
 
 
 def mutation(operator: str, *, statement_tag: str = "", parent: dict | None = None) -> dict:

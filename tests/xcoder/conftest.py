@@ -16,6 +16,7 @@ import pytest
 from evolution.models import ModelEndpoint, Problem, ProblemSet
 from tests.evolution.engine.conftest import KeyedResponder
 from tests.support.fake_openai import FakeOpenAI
+from xcoder.demo.pack import CF_WRONG, LANTERN
 
 SEED_SUM = "seed/sum-pairs"
 SEED_MAX = "seed/max-window"
@@ -48,51 +49,14 @@ EVOLUTIONS = {
     "problem type": {"array aggregation": [], "window queries": [], "order statistics": []},
 }
 
-STATEMENT = """# Lantern Festival Budget
-
-The town of Brightwater is preparing its lantern festival. The organisers received offers
-from several lantern makers; each offer is a whole number of coins that the maker will donate
-if their lanterns are chosen. The committee may accept exactly k offers and wants the largest
-total donation. Because makers may repeat an amount, equal offers count separately. You are
-asked to compute the best total the committee can collect, so that the treasurer can plan the
-festival budget before any contract is signed.
-
-## Input
-The first line contains two integers n and k, the number of offers and the number of offers
-the committee accepts. The second line contains n integers a_1, ..., a_n, the offers.
-
-## Output
-Print one integer: the largest possible sum of exactly k offers.
-
-## Constraints
-1 <= k <= n <= 200000 and 0 <= a_i <= 10^9 for every offer.
-
-### Example 1
-Input
-```
-5 2
-4 1 7 3 7
-```
-Output
-```
-14
-```
-Explanation
-The two offers of 7 coins are accepted, giving 7 + 7 = 14 coins in total.
-
-### Example 2
-Input
-```
-3 3
-2 9 5
-```
-Output
-```
-16
-```
-Explanation
-All three offers must be accepted, so the total is 2 + 9 + 5 = 16 coins.
-"""
+# The demo pack's Lantern statement, one sentence longer.
+STATEMENT = LANTERN.replace(
+    "separately. Compute\nthe best total the committee can collect, so that the treasurer can "
+    "plan the festival budget\nbefore any contract is signed.",
+    "separately. You are\nasked to compute the best total the committee can collect, so that "
+    "the treasurer can plan the\nfestival budget before any contract is signed.",
+)
+assert STATEMENT != LANTERN
 
 CORRECT = """```python
 import sys
@@ -109,11 +73,7 @@ n, k, *a = map(int, sys.stdin.read().split())
 print(sum(heapq.nlargest(k, a[:n])))
 ```"""
 # Wrong whenever more than 3 offers are accepted: the heavy tests expose it.
-WRONG_LARGE = """```python
-import sys
-n, k, *a = map(int, sys.stdin.read().split())
-print(sum(sorted(a[:n], reverse=True)[:min(k, 3)]))
-```"""
+WRONG_LARGE = CF_WRONG
 TWO_BLOCKS = "```python\nprint(1)\n```\nor\n```python\nprint(2)\n```"
 
 TEST_CASES = [

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from evolution import sandbox
 from evolution.llm import CallContext, LLMClient
 from evolution.models import Campaign, Problem
+from evolution.streams.kinds import unit_transition
 
 from ..config import XcoderSettings
 from ..models import FeatureNode, SynthTask, TaskStatus, XcoderCampaign
@@ -112,17 +113,29 @@ def _store_nodes(xc: XcoderCampaign, specs, *, origin: str, round_no: int, sourc
     return created
 
 
-def _reject(task: SynthTask, code: str, reason: str, **fields) -> None:
+def move_task(task: SynthTask, target: str, **fields) -> bool:
+    """Store ``task`` (its fields as the step set them, and ``fields``) and move it from the
+    status it was loaded in to ``target`` along the kind's declared edges, in one conditional
+    UPDATE (``unit_transition``: an undeclared move raises before anything is written). False
+    when the task had left that status meanwhile (nothing is written then)."""
     for key, value in fields.items():
         setattr(task, key, value)
-    task.status = TaskStatus.REJECTED
-    task.reason_code = code
-    task.reason = reason[:4000]
-    task.save()
+    values = {
+        f.attname: f.pre_save(task, add=False)
+        for f in SynthTask._meta.concrete_fields
+        if not f.primary_key and f.attname != "status"
+    }
+    moved = unit_transition(
+        KIND_NAME, SynthTask.objects.filter(pk=task.pk), source=task.status, target=target, **values
+    )
+    if moved:
+        task.status = target
+    return bool(moved)
+
+
+def _reject(task: SynthTask, code: str, reason: str, **fields) -> None:
+    move_task(task, TaskStatus.REJECTED, reason_code=code, reason=reason[:4000], **fields)
 
 
 def _reject_discard(task: SynthTask, code: str, reason: str) -> None:
-    task.status = TaskStatus.DISCARDED
-    task.reason_code = code
-    task.reason = reason[:4000]
-    task.save()
+    move_task(task, TaskStatus.DISCARDED, reason_code=code, reason=reason[:4000])

@@ -9,7 +9,7 @@ from evolution.llm.parsing import ParseError
 from ..engine import features as feat
 from ..engine import prompts
 from ..models import SynthTask, TaskStatus
-from .common import Action, Ctx, _reject
+from .common import Action, Ctx, _reject, move_task
 
 
 def _sampled_leaf_names(task: SynthTask) -> set[str]:
@@ -75,7 +75,4 @@ def act_select(ctx: Ctx, action: Action) -> None:
             **fields,
         )
         return
-    for key, value in fields.items():
-        setattr(task, key, value)
-    task.status = TaskStatus.SELECTED
-    task.save()
+    move_task(task, TaskStatus.SELECTED, **fields)

@@ -6,13 +6,13 @@ import ast
 
 from django.db import IntegrityError, transaction
 
-from evolution.benchevolver.engine import difficulty
+from evolution.judging import difficulty
 from evolution.llm import mark_unparsable
 from evolution.llm.parsing import ParseError, fenced_blocks
 
 from ..engine import gates
 from ..models import CandidateSolution, SynthTask, TaskStatus
-from .common import Action, Ctx, _reject_discard
+from .common import Action, Ctx, _reject_discard, move_task
 
 
 def solution_gate(content: str, *, tokens_out: int, max_tokens: int) -> tuple[str, str]:
@@ -89,5 +89,4 @@ def act_solve(ctx: Ctx, action: Action) -> None:
             f"{passing} candidate(s) passed the static gates; min_candidates is {s.min_candidates}",
         )
         return
-    task.status = TaskStatus.SOLVED
-    task.save(update_fields=["status", "updated_at"])
+    move_task(task, TaskStatus.SOLVED)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from evolution import sandbox
-from evolution.benchevolver.engine import materialize
+from evolution.judging import programs
 from evolution.llm import mark_unparsable
 from evolution.llm.parsing import ParseError
 from evolution.streams.errors import SandboxFailure
 
 from ..engine import prompts
 from ..models import SynthTask, TaskStatus
-from .common import Action, Ctx, _reject
+from .common import Action, Ctx, _reject, move_task
 
 
 def act_tests(ctx: Ctx, action: Action) -> None:
@@ -50,8 +50,8 @@ def act_tests(ctx: Ctx, action: Action) -> None:
             key=f"task={task.index};generator",
         )
         try:
-            generator_code = materialize.parse_generator(result.content)
-        except Exception as exc:  # StageError: the answer holds no program
+            generator_code = programs.parse_program(result.content, "test generator")
+        except programs.ProgramMissing as exc:
             mark_unparsable(result.call_id, str(exc))
             errors.append(str(exc))
         if generator_code:
@@ -93,5 +93,4 @@ def act_tests(ctx: Ctx, action: Action) -> None:
     if not unique:
         _reject(task, "no_tests", "; ".join(errors) or "no test input was produced")
         return
-    task.status = TaskStatus.TESTED
-    task.save()
+    move_task(task, TaskStatus.TESTED)

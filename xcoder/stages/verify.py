@@ -16,7 +16,15 @@ from evolution.streams.errors import SandboxFailure
 from ..engine import features as feat
 from ..engine import voting
 from ..models import CandidateSolution, FeatureNode, SynthTask, TaskStatus
-from .common import METHOD, TIERS_BY_WEIGHT, Action, Ctx, _reject_discard, seed_problems
+from .common import (
+    METHOD,
+    TIERS_BY_WEIGHT,
+    Action,
+    Ctx,
+    _reject_discard,
+    move_task,
+    seed_problems,
+)
 
 
 def output_key(harness: str):
@@ -98,10 +106,7 @@ def act_verify(ctx: Ctx, action: Action) -> None:
             return
         golden = candidates[verification.golden]
         task.problem = _accepted_problem(ctx, task, golden, verification)
-        task.status = TaskStatus.ACCEPTED
-        task.reason_code = ""
-        task.reason = ""
-        task.save()
+        move_task(task, TaskStatus.ACCEPTED, reason_code="", reason="")
 
 
 def _parent_seed(ctx: Ctx, task: SynthTask) -> Problem:

@@ -3,14 +3,14 @@ near-duplicate check (pure logic in ``engine/gates.py``)."""
 
 from __future__ import annotations
 
-from evolution.benchevolver.engine import judge
+from evolution.judging import duplicates
 from evolution.llm import mark_unparsable
 from evolution.llm.parsing import ParseError
 
 from ..engine import features as feat
 from ..engine import gates, prompts
 from ..models import SynthTask, TaskStatus
-from .common import Action, Ctx, _reject, _seed_key, seed_problems
+from .common import Action, Ctx, _reject, _seed_key, move_task, seed_problems
 
 
 def act_write(ctx: Ctx, action: Action) -> None:
@@ -65,7 +65,7 @@ def act_write(ctx: Ctx, action: Action) -> None:
     }
     for seed in seed_problems(ctx.campaign):
         earlier[f"seed {_seed_key(seed)}"] = seed.statement
-    dup = judge.near_duplicate(written.question, earlier, s.near_duplicate_threshold)
+    dup = duplicates.near_duplicate(written.question, earlier, s.near_duplicate_threshold)
     results.append(
         gates.GateResult(
             "near_duplicate",
@@ -79,5 +79,4 @@ def act_write(ctx: Ctx, action: Action) -> None:
     if failed:
         _reject(task, failed.gate, failed.detail)
         return
-    task.status = TaskStatus.WRITTEN
-    task.save()
+    move_task(task, TaskStatus.WRITTEN)

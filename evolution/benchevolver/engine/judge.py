@@ -3,45 +3,21 @@ near-duplicate check runs before any model is asked."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from evolution.judging.duplicates import DuplicateCheck, near_duplicate, similarity
 from evolution.llm.parsing import ParseError, extract_json
 
 from . import prompts
 
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def shingles(text: str, size: int = 3) -> set[tuple[str, ...]]:
-    words = _WORD.findall(text.lower())
-    if len(words) < size:
-        return {tuple(words)} if words else set()
-    return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
-
-
-def similarity(a: str, b: str) -> float:
-    """Jaccard similarity of word 3-shingles: 1.0 identical wording, ~0 unrelated."""
-    sa, sb = shingles(a), shingles(b)
-    if not sa or not sb:
-        return 0.0
-    return len(sa & sb) / len(sa | sb)
-
-
-@dataclass
-class DuplicateCheck:
-    duplicate: bool
-    score: float
-    against: str  # label of the closest earlier text
-
-
-def near_duplicate(text: str, earlier: dict[str, str], threshold: float) -> DuplicateCheck:
-    best_label, best = "", 0.0
-    for label, other in earlier.items():
-        score = similarity(text, other)
-        if score > best:
-            best_label, best = label, score
-    return DuplicateCheck(duplicate=best >= threshold, score=round(best, 4), against=best_label)
+__all__ = [
+    "DuplicateCheck",
+    "JudgeVerdict",
+    "judge_messages",
+    "near_duplicate",
+    "parse_judge",
+    "similarity",
+]
 
 
 def judge_messages(*, statement: str, idea: str, lineage_statements: list[str]):

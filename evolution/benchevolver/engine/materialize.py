@@ -8,7 +8,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from evolution.llm.parsing import ParseError, extract_code
+from evolution.judging.programs import ProgramMissing, parse_program
 
 from . import prompts
 from .types import GeneratedTest, StageError
@@ -30,9 +30,9 @@ def generator_messages(*, statement: str, code: str, harness: str, tiers: list[s
 
 def parse_generator(text: str) -> str:
     try:
-        return extract_code(text, language="python").rstrip() + "\n"
-    except ParseError as exc:
-        raise StageError(f"test generator answer unparsable: {exc}")
+        return parse_program(text, "test generator")
+    except ProgramMissing as exc:
+        raise StageError(str(exc)) from None
 
 
 def validator_messages(*, statement: str):
@@ -42,9 +42,9 @@ def validator_messages(*, statement: str):
 
 def parse_validator(text: str) -> str:
     try:
-        return extract_code(text, language="python").rstrip() + "\n"
-    except ParseError as exc:
-        raise StageError(f"input validator answer unparsable: {exc}")
+        return parse_program(text, "input validator")
+    except ProgramMissing as exc:
+        raise StageError(str(exc)) from None
 
 
 def validator_verdicts(outcomes) -> list[tuple[bool, str]]:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from evolution.judging.prompts import CODE_CONTRACTS, code_contract, starter_block
 from evolution.llm.prompts import PromptTemplate, prompt_load
 
-__all__ = ["PromptTemplate", "load"]
+__all__ = ["CODE_CONTRACTS", "PromptTemplate", "code_contract", "load", "starter_block"]
 
 PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts"
 
@@ -23,12 +24,6 @@ HARNESS_DESCRIPTIONS = {
     "assert": "a Python 3 module defining the function `{entry_point}`; tests are assertion programs calling it.",
 }
 
-CODE_CONTRACTS = {
-    "stdio": "Read from standard input and print to standard output; no prompts, no extra output.",
-    "function": "Define `{entry_point}` at module level (no I/O, no test code).",
-    "assert": "Define `{entry_point}` at module level (no I/O, no test code).",
-}
-
 EXAMPLE_FORMATS = {
     "stdio": "the exact stdin text",
     "function": "the call's arguments, one JSON value per line",
@@ -38,23 +33,6 @@ EXAMPLE_FORMATS = {
 
 def harness_description(harness: str, entry_point: str = "") -> str:
     return HARNESS_DESCRIPTIONS[harness].format(entry_point=entry_point or "solve")
-
-
-def code_contract(harness: str, entry_point: str = "") -> str:
-    return CODE_CONTRACTS[harness].format(entry_point=entry_point or "solve")
-
-
-def starter_block(starter_code: str, entry_point: str = "") -> str:
-    """The starter code a call-based (LeetCode-style) task ships, as a prompt section; empty
-    when there is none. LiveCodeBench grades such tasks by calling ``Solution().<entry>``, so
-    the answer must keep the class and method signature."""
-    if not starter_code.strip():
-        return ""
-    return (
-        "\n## Starter code\nComplete this code, keeping the class and method signature "
-        f"(the tests call `Solution().{entry_point or 'solve'}(...)` with JSON arguments):\n"
-        f"```python\n{starter_code.rstrip()}\n```\n"
-    )
 
 
 def starter_from_solution(code: str, entry_point: str) -> str:

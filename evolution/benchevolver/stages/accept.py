@@ -11,8 +11,9 @@ from evolution.benchevolver.engine.types import GeneratedTest
 from evolution.models import Candidate, GlobalMemoryEntry, Lineage, Problem, TestCase
 from evolution.models.campaigns import Decision, LineageState, Stage
 from evolution.models.problems import ProblemKind
+from evolution.streams.kinds import unit_transition
 
-from .common import Action, Ctx, _candidate_or_none, _candidate_starter, _comparison
+from .common import KIND_NAME, Action, Ctx, _candidate_or_none, _candidate_starter, _comparison
 
 
 def act_decide(ctx: Ctx, action: Action) -> None:
@@ -94,9 +95,6 @@ def _decide(ctx: Ctx, cand: Candidate, decision: str, reason: str) -> None:
         best_level=lineage.best_level if lineage.accepted_count else None,
         settings=ctx.settings,
     )
-    if stop:
-        lineage.state = LineageState.DONE
-        lineage.stop_reason = stop
     lineage.save(
         update_fields=[
             "iterations",
@@ -106,11 +104,17 @@ def _decide(ctx: Ctx, cand: Candidate, decision: str, reason: str) -> None:
             "no_improve",
             "best_level",
             "memory",
-            "state",
-            "stop_reason",
             "updated_at",
         ]
     )
+    if stop and unit_transition(
+        KIND_NAME,
+        Lineage.objects.filter(pk=lineage.pk),
+        source=LineageState.EVOLVING,
+        target=LineageState.DONE,
+        stop_reason=stop,
+    ):
+        lineage.state, lineage.stop_reason = LineageState.DONE, stop
     ctx.lineage = lineage
 
 

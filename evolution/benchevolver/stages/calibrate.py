@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from evolution.benchevolver.engine import difficulty
+from evolution.judging import difficulty
+from evolution.judging.attempts import judge_attempts
 from evolution.models import Lineage, Problem, SolverAttempt
 from evolution.models.campaigns import LineageState
+from evolution.streams.kinds import unit_transition
 
-from .common import Action, Ctx
-from .difficulty import _judge_attempts, _solve_attempts
+from .common import KIND_NAME, Action, Ctx
+from .difficulty import _solve_attempts
 
 
 def no_reference_reason(ctx: Ctx) -> str:
@@ -31,6 +33,17 @@ def no_reference_reason(ctx: Ctx) -> str:
             "pass to become one"
         )
     return ""
+
+
+def _leave_pending(ctx: Ctx, target: str, **fields) -> None:
+    """The lineage leaves calibration (to evolve, or skipped) along its declared edge."""
+    unit_transition(
+        KIND_NAME,
+        Lineage.objects.filter(pk=ctx.lineage.pk),
+        source=LineageState.PENDING,
+        target=target,
+        **fields,
+    )
 
 
 def _seed_tests(problem: Problem) -> list[tuple[str, str]]:
@@ -54,8 +67,7 @@ def act_calibrate_judge(ctx: Ctx, action: Action) -> None:
     pending = list(
         SolverAttempt.objects.filter(lineage=ctx.lineage, candidate__isnull=True, verdict="")
     )
-    _judge_attempts(
-        ctx,
+    judge_attempts(
         pending,
         tests=_seed_tests(seed),
         harness=seed.harness,
@@ -67,17 +79,16 @@ def act_calibrate_judge(ctx: Ctx, action: Action) -> None:
 
 def act_skip_scored_seed(ctx: Ctx, action: Action) -> None:
     """Open-ended (scored) problems have no pass/fail tests to calibrate or evolve against."""
-    Lineage.objects.filter(pk=ctx.lineage.pk, state=LineageState.PENDING).update(
-        state=LineageState.SKIPPED,
+    _leave_pending(
+        ctx,
+        LineageState.SKIPPED,
         stop_reason="open-ended seed (scored by a verifier): BenchEvolver needs pass/fail tests",
     )
 
 
 def act_skip_without_reference(ctx: Ctx, action: Action) -> None:
     """Skipped before any model is called: nothing could ever give this seed a reference."""
-    Lineage.objects.filter(pk=ctx.lineage.pk, state=LineageState.PENDING).update(
-        state=LineageState.SKIPPED, stop_reason=no_reference_reason(ctx)[:300]
-    )
+    _leave_pending(ctx, LineageState.SKIPPED, stop_reason=no_reference_reason(ctx)[:300])
 
 
 def _adopt_calibration_reference(ctx: Ctx, attempts: list[SolverAttempt]) -> bool:
@@ -134,18 +145,17 @@ def act_calibrate_finish(ctx: Ctx, action: Action) -> None:
         "best_level": level,
         "parent": ctx.seed,
     }
+    target = LineageState.EVOLVING
     if level not in ctx.settings.allowed_seed_levels:
+        target = LineageState.SKIPPED
         updates.update(
-            state=LineageState.SKIPPED,
             stop_reason=f"seed level {level} (pass rate {panel.pass_rate:.2f}) is outside allowed_seed_levels "
             f"{ctx.settings.allowed_seed_levels}",
         )
     elif not has_reference:
+        target = LineageState.SKIPPED
         updates.update(
-            state=LineageState.SKIPPED,
             stop_reason="the seed has no reference solution and no calibration attempt passed "
             "every public and private test",
         )
-    else:
-        updates["state"] = LineageState.EVOLVING
-    Lineage.objects.filter(pk=ctx.lineage.pk, state=LineageState.PENDING).update(**updates)
+    _leave_pending(ctx, target, **updates)

@@ -4,12 +4,8 @@ settings, model calls), the queues, and small helpers over a candidate's rows.""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from django.conf import settings as django_settings
-from django.db import close_old_connections, connections
 from django.utils import timezone
 
 from evolution import sandbox
@@ -23,12 +19,10 @@ from evolution.streams.errors import endpoint_unavailable
 
 log = logging.getLogger(__name__)
 
+KIND_NAME = "benchevolver"
 DEFAULT = "default"
 SANDBOX = "sandbox"
 ANY = "any"
-# Verdict of a panel attempt whose model call failed for transport or provider reasons: it is
-# retried, and never counted in a pass rate (an outage is not difficulty).
-INFRA_ERROR = "IE"
 
 # Roles whose model is the campaign's evolver unless role_endpoints names another endpoint.
 EVOLVER_ROLES = (
@@ -131,31 +125,6 @@ class Ctx:
 
 def open_candidate(lineage: Lineage) -> Candidate | None:
     return lineage.candidates.filter(decision="").order_by("-round").first()
-
-
-def fanout_threads() -> int:
-    """Threads one step may use for model calls; each holds a database connection, so
-    workers x concurrency x this must stay well below PostgreSQL's max_connections."""
-    return int(getattr(django_settings, "ENGINE_FANOUT_THREADS", 8))
-
-
-def _parallel(jobs: list[Callable[[], None]], width: int) -> None:
-    """Run model calls side by side (each thread uses its own DB connection, closed after)."""
-
-    def wrap(job):
-        try:
-            return job()
-        finally:
-            connections.close_all()
-
-    if len(jobs) <= 1 or width <= 1:
-        for job in jobs:
-            job()
-        return
-    with ThreadPoolExecutor(max_workers=min(width, len(jobs))) as pool:
-        for future in [pool.submit(wrap, job) for job in jobs]:
-            future.result()
-    close_old_connections()
 
 
 def _candidate_tests(cand: Candidate, *, hidden_only: bool = False) -> list[dict]:

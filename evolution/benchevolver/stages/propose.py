@@ -10,9 +10,10 @@ from evolution.benchevolver.engine.types import StageError
 from evolution.llm import BudgetExhausted, LLMError
 from evolution.models import Candidate, GlobalMemoryEntry, Lineage
 from evolution.models.campaigns import Decision, LineageState, Stage
+from evolution.streams.kinds import unit_transition
 
 from .accept import _decide
-from .common import Action, Ctx
+from .common import KIND_NAME, Action, Ctx
 
 
 def _memory_texts(ctx: Ctx) -> tuple[str, str]:
@@ -47,7 +48,13 @@ def act_propose(ctx: Ctx, action: Action) -> None:
         settings=ctx.settings,
     )
     if stop:
-        Lineage.objects.filter(pk=lineage.pk).update(state=LineageState.DONE, stop_reason=stop)
+        unit_transition(
+            KIND_NAME,
+            Lineage.objects.filter(pk=lineage.pk),
+            source=LineageState.EVOLVING,
+            target=LineageState.DONE,
+            stop_reason=stop,
+        )
         return
     parent = lineage.parent or ctx.seed
     round_no = lineage.candidates.count() + 1

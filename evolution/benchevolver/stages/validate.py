@@ -5,9 +5,11 @@ function-level statements are checked for faithfulness, and a disagreement asks 
 
 from __future__ import annotations
 
-from evolution.benchevolver.engine import difficulty, propose, validate
+from evolution.benchevolver.engine import propose, validate
 from evolution.benchevolver.engine.types import StageError
+from evolution.judging import difficulty
 from evolution.llm import BudgetExhausted, LLMError
+from evolution.llm.fanout import fanout_threads, parallel
 from evolution.models import Candidate
 from evolution.models.campaigns import Decision, Stage
 from evolution.sandbox import contracts
@@ -23,8 +25,6 @@ from .common import (
     _comparison,
     _contract,
     _ledger,
-    _parallel,
-    fanout_threads,
 )
 
 
@@ -412,7 +412,7 @@ def act_faithfulness_solve(ctx: Ctx, action: Action) -> None:
             # Not an answer: never a 0 pass rate that would call the statement underspecified.
             answers[index] = {"code": "", "infra_error": str(exc)[:500]}
 
-    _parallel([lambda i=i: job(i) for i in range(len(answers))], width=fanout_threads())
+    parallel([lambda i=i: job(i) for i in range(len(answers))], width=fanout_threads())
     if budget:
         raise budget[0]
     cand.generators = {**cand.generators, "faithfulness": answers}

@@ -11,6 +11,7 @@ import pytest
 from evolution.benchevolver.engine import prompts
 from evolution.benchevolver.services import campaign_create
 from evolution.demo import pack
+from evolution.judging import prompts as platform_prompts
 from evolution.models import Campaign, Candidate, GlobalMemoryEntry, LLMCall, Problem, SolverAttempt
 from evolution.services.campaigns import campaign_launch
 from evolution.services.runner import campaign_run_inline
@@ -181,8 +182,13 @@ def test_nothing_is_duplicated_and_every_exchange_is_logged(run):
     assert calls.filter(status="ok").count() == calls.count()
     campaign.refresh_from_db()
     assert campaign.calls_made == calls.count()
-    # Every call names the version of the template file it was rendered from.
-    assert all(c.template_version == prompts.load(c.template).version for c in calls)
+
+    # Every call names the version of the template file it was rendered from (the panel's
+    # solver prompt is the platform's, shared with the measurement of every kind).
+    def template(name):
+        return (platform_prompts if name == "solver" else prompts).load(name)
+
+    assert all(c.template_version == template(c.template).version for c in calls)
     assert {c.template_version for c in calls if c.template == "solver"} == {"2"}
 
 

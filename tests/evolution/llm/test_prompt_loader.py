@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evolution.benchevolver.engine import prompts as benchevolver_prompts
+from evolution.judging import prompts as platform_prompts
 from evolution.llm.prompts import prompt_load
 from evosyn.engine import prompts as evosyn_prompts
 from frontiersmith.engine import prompts as frontiersmith_prompts
@@ -29,6 +30,7 @@ def test_a_prompt_without_a_version_is_refused(tmp_path):
     ("module", "name", "prefix"),
     [
         (benchevolver_prompts, "mutator", ""),
+        (platform_prompts, "solver", ""),
         (reasoning_prompts, "generation", "reasoning/"),
         (xcoder_prompts, "extraction", "xcoder/"),
         (evosyn_prompts, "solution", "evosyn/"),

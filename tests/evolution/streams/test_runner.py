@@ -110,6 +110,63 @@ def test_each_stage_of_a_kind_lives_in_its_methods_stages_package(name):
 
 
 @pytest.mark.django_db
+def test_an_undeclared_lineage_move_is_refused_and_writes_nothing(fake_server):
+    # BenchEvolver's lineages are its streams and have states of their own: their moves are
+    # declared like a unit's, and a finished lineage cannot start evolving again.
+    from evolution.benchevolver.kind import fail_lineage
+    from evolution.models import Lineage
+    from evolution.models.campaigns import LineageState
+
+    campaign = WORLDS["benchevolver"](fake_server)
+    lineage = Lineage.objects.get(campaign=campaign)
+    assert lineage.state == LineageState.PENDING
+    # A declared edge moves it: a lineage whose own step keeps failing is failed.
+    fail_lineage(lineage.pk, "boom")
+    lineage.refresh_from_db()
+    assert (lineage.state, lineage.stop_reason) == (LineageState.FAILED, "boom")
+    with pytest.raises(
+        UndeclaredTransition, match="a stream cannot go from 'failed' to 'evolving'"
+    ):
+        unit_transition(
+            "benchevolver",
+            Lineage.objects.filter(pk=lineage.pk),
+            source=LineageState.FAILED,
+            target=LineageState.EVOLVING,
+        )
+    # Failing moves only an active lineage: a finished one keeps its state and reason.
+    fail_lineage(lineage.pk, "again")
+    lineage.refresh_from_db()
+    assert (lineage.state, lineage.stop_reason) == (LineageState.FAILED, "boom")
+
+
+@pytest.mark.django_db
+def test_an_undeclared_xcoder_task_move_is_refused_and_writes_nothing(fake_server):
+    from xcoder.models import SynthTask, TaskStatus
+    from xcoder.stages.common import move_task
+
+    campaign = WORLDS["xcoder"](fake_server)
+    task = SynthTask.objects.create(
+        xcoder=campaign.xcoder, index=0, style="codeforces", status=TaskStatus.PLANNED
+    )
+    task.title = "skipping its stages"
+    with pytest.raises(UndeclaredTransition, match="from 'planned' to 'accepted'"):
+        move_task(task, TaskStatus.ACCEPTED)
+    task.refresh_from_db()
+    assert (task.status, task.title) == (TaskStatus.PLANNED, "")
+    # A declared move stores the task's fields with its new status.
+    task.title = "selected"
+    assert move_task(task, TaskStatus.SELECTED, reason="kept")
+    task.refresh_from_db()
+    assert (task.status, task.title, task.reason) == (TaskStatus.SELECTED, "selected", "kept")
+    # A stale copy (the task moved on meanwhile) writes nothing.
+    stale = SynthTask.objects.get(pk=task.pk)
+    stale.status = TaskStatus.PLANNED
+    assert not move_task(stale, TaskStatus.SELECTED, title="stale")
+    task.refresh_from_db()
+    assert task.title == "selected"
+
+
+@pytest.mark.django_db
 def test_an_undeclared_transition_is_refused_and_writes_nothing(fake_server):
     campaign = WORLDS["reasoning"](fake_server)
     rc = campaign.reasoning
@@ -168,12 +225,14 @@ def test_the_budget_is_not_an_infrastructure_failure():
 
 
 def test_sandbox_failure_is_defined_once():
-    from evolution.benchevolver.stages import difficulty as benchevolver_stage
+    from evolution.benchevolver.stages import validate as benchevolver_stage
+    from evolution.judging import attempts as panel_attempts
     from evosyn.stages import execute as evosyn_stage
     from frontiersmith.stages import build as frontier_stage
     from xcoder.stages import verify as xcoder_stage
 
     assert benchevolver_stage.SandboxFailure is errors.SandboxFailure
+    assert panel_attempts.SandboxFailure is errors.SandboxFailure
     assert xcoder_stage.SandboxFailure is errors.SandboxFailure
     assert evosyn_stage.SandboxFailure is errors.SandboxFailure
     assert frontier_stage.SandboxFailure is errors.SandboxFailure

@@ -37,7 +37,7 @@ from django.utils import timezone
 from evolution.models import PanelMember, SolverAttempt
 from evolution.sandbox import scoring
 
-from . import content, leaderboard
+from . import content, jobs, leaderboard
 from .independent_models import (
     GateEvaluation,
     GateEvaluationSample,
@@ -263,8 +263,13 @@ def evaluation_create(
 def enqueue(evaluation: GateEvaluation) -> None:
     from celery import current_app
 
-    # By task name, on commit (releases.tasks imports this module to run it).
-    transaction.on_commit(lambda: current_app.send_task(TASK, (evaluation.pk,)))
+    def send():
+        current_app.send_task(TASK, (evaluation.pk,))
+        jobs.note_sent(GateEvaluation, evaluation.pk)
+
+    # By task name, on commit (releases.tasks imports this module to run it). If the publish
+    # fails, the row stays queued and the job supervisor sends it again (releases.jobs).
+    transaction.on_commit(send)
 
 
 # --- executing --------------------------------------------------------------------------------
@@ -389,26 +394,23 @@ def _judge(evaluation: GateEvaluation, problems: dict) -> None:
         )
 
 
-def _claim(evaluation_id: int) -> GateEvaluation | None:
-    claimed = GateEvaluation.objects.filter(
-        pk=evaluation_id,
-        state__in=[
-            GateEvaluationState.QUEUED,
-            GateEvaluationState.RUNNING,
-            GateEvaluationState.FAILED,
-        ],
-    ).update(state=GateEvaluationState.RUNNING, error="")
-    return GateEvaluation.objects.get(pk=evaluation_id) if claimed else None
-
-
 def evaluation_execute(*, evaluation_id: int) -> GateEvaluation:
     """Ask and judge whatever is missing, then summarise. Safe to call again at any point
-    (a failed evaluation resumes); a completed one is returned as is."""
+    (a failed evaluation resumes); a completed one, or one a live execution holds, is
+    returned as is (``releases.jobs``)."""
+    token = jobs.claim(GateEvaluation, evaluation_id)
+    evaluation = GateEvaluation.objects.get(pk=evaluation_id)
+    if token is None:  # completed, or held by a live execution
+        return evaluation
+    with jobs.beating(GateEvaluation, evaluation_id, token):
+        _execute(evaluation, token)
+    return GateEvaluation.objects.get(pk=evaluation_id)
+
+
+def _execute(evaluation: GateEvaluation, token: str) -> None:
     from evolution.models import Problem
 
-    evaluation = _claim(evaluation_id)
-    if evaluation is None:
-        return GateEvaluation.objects.get(pk=evaluation_id)
+    evaluation_id = evaluation.pk
     endpoints = list(evaluation.endpoints.all())
     problems = {
         p.pk: p
@@ -430,15 +432,23 @@ def evaluation_execute(*, evaluation_id: int) -> GateEvaluation:
         log.exception("independent evaluation %s failed", evaluation_id)
         failing = f"{exc.__class__.__name__}: {exc}"
     if failing:
-        GateEvaluation.objects.filter(pk=evaluation_id).update(
-            state=GateEvaluationState.FAILED, error=failing[:2000]
+        jobs.finish(
+            GateEvaluation,
+            evaluation_id,
+            token,
+            state=GateEvaluationState.FAILED,
+            error=failing[:2000],
         )
-        return GateEvaluation.objects.get(pk=evaluation_id)
+        return
     summary = evaluation_summary(evaluation=evaluation)
-    GateEvaluation.objects.filter(pk=evaluation_id).update(
-        state=GateEvaluationState.COMPLETED, summary=summary, finished_at=timezone.now()
+    jobs.finish(
+        GateEvaluation,
+        evaluation_id,
+        token,
+        state=GateEvaluationState.COMPLETED,
+        summary=summary,
+        finished_at=timezone.now(),
     )
-    return GateEvaluation.objects.get(pk=evaluation_id)
 
 
 # --- reading ----------------------------------------------------------------------------------

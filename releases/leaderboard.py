@@ -26,6 +26,7 @@ from evolution.benchevolver.engine.difficulty import solver_code, solver_message
 from evolution.llm import CallContext, LLMClient, LLMError
 from evolution.sandbox import scoring
 
+from . import jobs
 from .models import (
     LeaderboardRun,
     LeaderboardSample,
@@ -165,17 +166,6 @@ def run_create_from_upload(
 
 
 # --- executing runs ---------------------------------------------------------------------------
-
-
-def _claim(run_id: int) -> LeaderboardRun | None:
-    claimed = LeaderboardRun.objects.filter(
-        pk=run_id, state__in=[RunState.QUEUED, RunState.RUNNING, RunState.FAILED]
-    ).update(state=RunState.RUNNING, error="")
-    return (
-        LeaderboardRun.objects.select_related("release", "endpoint").get(pk=run_id)
-        if claimed
-        else None
-    )
 
 
 def _replay_key(item: ReleaseItem, model: str, index: int) -> str:
@@ -373,23 +363,32 @@ def parallel(jobs, width: int) -> None:
 
 def run_execute(*, run_id: int) -> LeaderboardRun:
     """Generate and judge whatever is missing, then summarise. Safe to call again at any
-    point; a completed run is returned as is."""
-    run = _claim(run_id)
-    if run is None:
+    point; a completed run, or one a live execution holds, is returned as is
+    (``releases.jobs``)."""
+    token = jobs.claim(LeaderboardRun, run_id)
+    if token is None:
         return LeaderboardRun.objects.get(pk=run_id)
+    run = LeaderboardRun.objects.select_related("release", "endpoint").get(pk=run_id)
+    with jobs.beating(LeaderboardRun, run_id, token):
+        _execute(run, token)
+    return LeaderboardRun.objects.get(pk=run_id)
+
+
+def _execute(run: LeaderboardRun, token: str) -> None:
+    run_id = run.pk
     items = {i.pk: i for i in run.release.items.select_related("problem__lineage_root")}
     try:
         if run.source == RunSource.ENDPOINT:
             done = set(
                 LeaderboardSample.objects.filter(run=run).values_list("item_id", "sample_index")
             )
-            jobs = [
+            jobs_ = [
                 (lambda item=item, i=i: _generate(run, item, i))
                 for item in items.values()
                 for i in range(run.samples_per_problem)
                 if (item.pk, i) not in done
             ]
-            parallel(jobs, width=run.endpoint.concurrency_limit)
+            parallel(jobs_, width=run.endpoint.concurrency_limit)
         pending = list(LeaderboardSample.objects.filter(run=run, verdict=""))
         tests_by_item: dict[int, list] = defaultdict(list)
         for t in ReleaseTest.objects.filter(item_id__in={s.item_id for s in pending}).order_by(
@@ -400,15 +399,23 @@ def run_execute(*, run_id: int) -> LeaderboardRun:
         _judge_all(pending, tests_by_item, items, width)
     except Exception as exc:
         log.exception("leaderboard run %s failed", run_id)
-        LeaderboardRun.objects.filter(pk=run_id).update(
-            state=RunState.FAILED, error=f"{exc.__class__.__name__}: {exc}"[:2000]
+        jobs.finish(
+            LeaderboardRun,
+            run_id,
+            token,
+            state=RunState.FAILED,
+            error=f"{exc.__class__.__name__}: {exc}"[:2000],
         )
-        return LeaderboardRun.objects.get(pk=run_id)
+        return
     summary = run_summary(run=run)
-    LeaderboardRun.objects.filter(pk=run_id).update(
-        state=RunState.COMPLETED, summary=summary, finished_at=timezone.now()
+    jobs.finish(
+        LeaderboardRun,
+        run_id,
+        token,
+        state=RunState.COMPLETED,
+        summary=summary,
+        finished_at=timezone.now(),
     )
-    return LeaderboardRun.objects.get(pk=run_id)
 
 
 # --- summarising -----------------------------------------------------------------------------------

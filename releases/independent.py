@@ -51,10 +51,8 @@ from .stats import bootstrap_mean
 
 log = logging.getLogger(__name__)
 
-INFRA_ERROR = (
-    "IE"  # the engine's verdict for a failed model call (evolution.benchevolver.engine.difficulty)
-)
-INFRA_TRIES = 3  # rounds of asking a failed sample again within one execution
+INFRA_ERROR = leaderboard.INFRA_ERROR  # the engine's verdict for a failed model call too
+INFRA_TRIES = leaderboard.INFRA_TRIES
 MAX_THREADS = 16  # each thread holds a database connection
 TASK = "releases.tasks.gate_evaluation_run"
 
@@ -281,45 +279,17 @@ def _key(evaluation: GateEvaluation, public_id: str, index: int) -> str:
 
 def _ask(evaluation: GateEvaluation, endpoint, problem, record: dict, index: int, earlier) -> None:
     """One fresh sample, stored as soon as it arrives; a failed call is stored (or kept) as
-    an infrastructure error with its status and message."""
+    an infrastructure error with its status and message (``leaderboard.sample_fields``)."""
     answer = leaderboard.solver_answer(
         endpoint, record, key=_key(evaluation, problem.public_id, index)
     )
-    if answer.failure is not None:
-        exc = answer.failure
-        entry = {
-            "status": getattr(exc, "status", None),
-            "message": str(exc)[:500],
-            "call_id": exc.call_id,
-            "at": timezone.now().isoformat(timespec="seconds"),
-        }
-        history = [*(earlier.details.get("infra_errors", []) if earlier else []), entry][-10:]
-        details = {"infra_errors": history}
-        if earlier is not None:
-            GateEvaluationSample.objects.filter(pk=earlier.pk, verdict=INFRA_ERROR).update(
-                details=details
-            )
-            return
-        verdict, code = INFRA_ERROR, ""
-    else:
-        details = dict(answer.details)
-        if earlier is not None:
-            details["infra_errors"] = earlier.details.get("infra_errors", [])
-            GateEvaluationSample.objects.filter(pk=earlier.pk, verdict=INFRA_ERROR).update(
-                code=answer.code, verdict="" if answer.code else "NC", details=details
-            )
-            return
-        # No code (an answer without a code block) is a failed sample, judged "NC".
-        verdict, code = ("" if answer.code else "NC"), answer.code
+    fields = leaderboard.sample_fields(answer, earlier.details if earlier is not None else None)
+    if earlier is not None:
+        GateEvaluationSample.objects.filter(pk=earlier.pk, verdict=INFRA_ERROR).update(**fields)
+        return
     with contextlib.suppress(IntegrityError), transaction.atomic():
         GateEvaluationSample.objects.create(
-            evaluation=evaluation,
-            endpoint=endpoint,
-            problem=problem,
-            sample_index=index,
-            code=code,
-            verdict=verdict,
-            details=details,
+            evaluation=evaluation, endpoint=endpoint, problem=problem, sample_index=index, **fields
         )
 
 
@@ -353,19 +323,13 @@ def _still_failing(evaluation: GateEvaluation) -> str:
     """The reason an evaluation cannot complete, naming each endpoint whose samples still
     fail for infrastructure reasons; "" when none does."""
     failing: dict[str, list] = defaultdict(list)
-    for sample in GateEvaluationSample.objects.filter(
-        evaluation=evaluation, verdict=INFRA_ERROR
-    ).select_related("endpoint"):
-        failing[sample.endpoint.name].append(sample)
-    parts = []
-    for name, samples in sorted(failing.items()):
-        last = (samples[-1].details.get("infra_errors") or [{}])[-1]
-        status = f"HTTP {last['status']}" if last.get("status") else "no HTTP answer"
-        parts.append(
-            f"evaluation endpoint {name!r} keeps failing ({len(samples)} sample(s) still "
-            f"unanswered after {INFRA_TRIES} rounds; last: {status}: {last.get('message', '')})"
-        )
-    return "; ".join(parts)
+    for name, details in (
+        GateEvaluationSample.objects.filter(evaluation=evaluation, verdict=INFRA_ERROR)
+        .order_by("id")
+        .values_list("endpoint__name", "details")
+    ):
+        failing[name].append(details)
+    return leaderboard.still_failing(failing, what="evaluation endpoint")
 
 
 def _judge(evaluation: GateEvaluation, problems: dict) -> None:

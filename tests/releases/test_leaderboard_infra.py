@@ -14,7 +14,7 @@ from django.utils import timezone
 from evolution.models import ModelEndpoint
 from releases import leaderboard, services
 from releases.models import LeaderboardSample, RunState
-from tests.support.fake_openai import Fault, FakeOpenAI, intermittent
+from tests.support.fake_openai import FakeOpenAI, Fault, intermittent
 
 from .builders import SUM_CODE
 

@@ -317,6 +317,10 @@ CAMPAIGN_RETRY_BACKOFF_MAX_SECONDS = env_float(
     "CAMPAIGN_RETRY_BACKOFF_MAX_SECONDS", 60.0, minimum=0.1
 )
 CELERY_BEAT_SCHEDULE = {}
+# `celery beat` writes a heartbeat file next to its schedule file at least every
+# BEAT_HEARTBEAT_SECONDS; `python -m benchapp.beat --schedule FILE` checks it (benchapp/beat.py).
+CELERY_BEAT_SCHEDULER = "benchapp.beat:Scheduler"
+BEAT_HEARTBEAT_SECONDS = env_float("BEAT_HEARTBEAT_SECONDS", 15.0, minimum=1.0)
 if LIVING_REMEASURE_HOURS:
     CELERY_BEAT_SCHEDULE["living-remeasure"] = {
         "task": "releases.tasks.remeasure_scheduled",

@@ -223,6 +223,17 @@ INFRA_ERROR = "IE"  # the verdict of a sample whose model call failed (transport
 INFRA_TRIES = 3  # rounds of asking a failed sample again within one execution
 
 
+def infra_entry(exc: LLMError) -> dict:
+    """One failed call in a sample's history: its HTTP status (None: no HTTP answer), message,
+    ledger row and time."""
+    return {
+        "status": getattr(exc, "status", None),
+        "message": str(exc)[:500],
+        "call_id": exc.call_id,
+        "at": timezone.now().isoformat(timespec="seconds"),
+    }
+
+
 def sample_fields(answer: Answer, earlier_details: dict | None = None) -> dict:
     """The sample row's {"code", "verdict", "details"} for ``answer``. A failed call is an
     infrastructure error (verdict "IE": asked again, never counted in a pass rate), its status
@@ -231,15 +242,7 @@ def sample_fields(answer: Answer, earlier_details: dict | None = None) -> dict:
     judge (""). Shared by the leaderboard and the gate's independent evaluation."""
     history = list((earlier_details or {}).get("infra_errors", []))
     if answer.failure is not None:
-        exc = answer.failure
-        history.append(
-            {
-                "status": getattr(exc, "status", None),
-                "message": str(exc)[:500],
-                "call_id": exc.call_id,
-                "at": timezone.now().isoformat(timespec="seconds"),
-            }
-        )
+        history.append(infra_entry(answer.failure))
         return {"code": "", "verdict": INFRA_ERROR, "details": {"infra_errors": history[-10:]}}
     details = dict(answer.details)
     if history:

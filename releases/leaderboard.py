@@ -459,12 +459,11 @@ def _execute(run: LeaderboardRun, token: str) -> None:
         width = int(getattr(settings, "SANDBOX_MAX_PARALLEL", 2))
         # Judge what was answered even when the endpoint is down: resuming then only asks.
         _judge_all(pending, tests_by_item, items, width)
-        failing = [
-            d
-            for d in LeaderboardSample.objects.filter(run=run, verdict=INFRA_ERROR)
+        failing = list(
+            LeaderboardSample.objects.filter(run=run, verdict=INFRA_ERROR)
             .order_by("id")
             .values_list("details", flat=True)
-        ]
+        )
         if failing:
             reason = still_failing({run.endpoint.name: failing}, what="endpoint")
             jobs.finish(LeaderboardRun, run_id, token, state=RunState.FAILED, error=reason[:2000])

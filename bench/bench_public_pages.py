@@ -196,9 +196,14 @@ async def _flood_async(port: int, path: str, seconds: float, connections: int, p
     }
 
 
-def _p99(values) -> float:
+def _p99(values) -> float | None:
+    """The 99th percentile in ms; None when nothing was answered (not a latency of 0)."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000 if ordered else 0
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000 if ordered else None
+
+
+def _ms(value: float | None):
+    return round(value, 1) if value is not None else "none answered"
 
 
 def _flood(port: int, path: str, seconds: float, *, probe: str | None = None) -> dict:
@@ -249,9 +254,9 @@ def run(args) -> list[dict]:
             {
                 "page (2 gunicorn workers, 16 connections)": label,
                 "cached req/s": round(on["rps"], 1),
-                "cached p99 (ms)": round(on["p99"], 1),
+                "cached p99 (ms)": _ms(on["p99"]),
                 "uncached req/s": round(off["rps"], 1),
-                "uncached p99 (ms)": round(off["p99"], 1),
+                "uncached p99 (ms)": _ms(off["p99"]),
                 "ratio (req/s)": round(on["rps"] / off["rps"], 2) if off["rps"] else "",
                 "errors": on["errors"] + off["errors"],
             }
@@ -260,7 +265,7 @@ def run(args) -> list[dict]:
     rows.append(
         {
             "page (2 gunicorn workers, 16 connections)": "/healthz while the leaderboard is loaded",
-            "cached p99 (ms)": round(probe["probe_p99"], 1),
+            "cached p99 (ms)": _ms(probe["probe_p99"]),
             "cached req/s": round(probe["rps"], 1),
         }
     )
@@ -273,7 +278,7 @@ def run(args) -> list[dict]:
             {
                 "page (2 gunicorn workers, 16 connections)": label,
                 "cached req/s": round(r["rps"], 1),
-                "cached p99 (ms)": round(r["p99"], 1),
+                "cached p99 (ms)": _ms(r["p99"]),
                 f"timed out (> {TIMEOUT:g} s)": r["timeouts"],
                 "answered": r["answered"],
                 "errors": r["errors"],
@@ -284,7 +289,7 @@ def run(args) -> list[dict]:
             "page (2 gunicorn workers, 16 connections)": (
                 f"/healthz probed every 100 ms while the release page has {MANY} connections"
             ),
-            "cached p99 (ms)": round(probed["probe_p99"], 1),
+            "cached p99 (ms)": _ms(probed["probe_p99"]),
             f"timed out (> {TIMEOUT:g} s)": probed["probe_timeouts"],
             "answered": probed["probes"],
         }

@@ -335,7 +335,8 @@ if LIVING_RESEND_MINUTES:
         "schedule": timedelta(minutes=1),
         "options": {"expires": 60},
     }
-# Releases' background jobs (leaderboard runs, independent evaluations, re-measurements) are
+# Releases' background jobs (leaderboard runs, independent evaluations, re-measurements and
+# question runs) are
 # supervised the same way (docs/deployment.md#outages): every JOB_SUPERVISE_SECONDS (0: off)
 # beat sends again the jobs still queued JOB_RESEND_SECONDS after their message was sent, and
 # takes back the running jobs whose worker stopped heartbeating (it beats every

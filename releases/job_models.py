@@ -1,5 +1,5 @@
 """The fields every supervised background job of releases carries (leaderboard runs,
-independent evaluations, re-measurements): when its task message was last sent, which
+independent evaluations, re-measurements, question runs): when its task message was last sent, which
 execution holds it and when that execution last showed it was alive, how many executions
 died holding it, and what the supervisor did about it (``releases.jobs``)."""
 

@@ -1,5 +1,5 @@
 """Releases' background jobs pause or heal, never stall: leaderboard runs, independent
-evaluations and re-measurements (docs/deployment.md#outages).
+evaluations, re-measurements and question runs (docs/deployment.md#outages).
 
 Each job is a row with a state (queued, running, completed, failed) and a Celery task that
 executes it by id. Three things could leave such a row in place for good: its message was lost
@@ -45,6 +45,7 @@ from django.utils import timezone
 from .independent_models import GateEvaluation
 from .living_models import Remeasurement
 from .models import LeaderboardRun
+from .question_models import QuestionRun
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,8 @@ INDEPENDENT_EVALUATION = Job(
     "independent evaluation", GateEvaluation, "releases.tasks.gate_evaluation_run"
 )
 REMEASUREMENT = Job("re-measurement", Remeasurement, "releases.tasks.remeasurement_run")
-JOBS = (LEADERBOARD_RUN, INDEPENDENT_EVALUATION, REMEASUREMENT)
+QUESTION_RUN = Job("question run", QuestionRun, "releases.tasks.question_run")
+JOBS = (LEADERBOARD_RUN, INDEPENDENT_EVALUATION, REMEASUREMENT, QUESTION_RUN)
 
 
 def heartbeat_seconds() -> float:

@@ -28,6 +28,7 @@ from django.utils import timezone
 from evolution.llm import LLMError
 from evolution.sources import ProblemSource, source_for_model
 
+from . import jobs
 from .leaderboard import INFRA_ERROR, INFRA_TRIES, infra_entry, parallel, still_failing
 from .models import Release, ReleaseQuestion, ReleaseState, RunState
 from .question_models import QuestionRun, QuestionSample
@@ -155,22 +156,22 @@ def _grade(run: QuestionRun, sample: QuestionSample, judges: list) -> None:
     )
 
 
-def _claim(run_id: int) -> QuestionRun | None:
-    claimed = QuestionRun.objects.filter(
-        pk=run_id, state__in=[RunState.QUEUED, RunState.RUNNING, RunState.FAILED]
-    ).update(state=RunState.RUNNING, error="")
-    if not claimed:
-        return None
-    return QuestionRun.objects.select_related("release", "endpoint").get(pk=run_id)
-
-
 def question_run_execute(*, run_id: int) -> QuestionRun:
     """Answer and grade whatever is missing, then summarise. Safe to call again at any point;
-    a completed run is returned as is. A judge whose call fails fails the run (the reason is
-    kept); running it again grades what is left."""
-    run = _claim(run_id)
-    if run is None:
+    a completed run, or one a live execution holds, is returned as is (``releases.jobs``). A
+    judge whose call fails fails the run (the reason is kept); running it again grades what is
+    left."""
+    token = jobs.claim(QuestionRun, run_id)
+    if token is None:
         return QuestionRun.objects.get(pk=run_id)
+    run = QuestionRun.objects.select_related("release", "endpoint").get(pk=run_id)
+    with jobs.beating(QuestionRun, run_id, token):
+        _execute(run, token)
+    return QuestionRun.objects.get(pk=run_id)
+
+
+def _execute(run: QuestionRun, token: str) -> None:
+    run_id = run.pk
     questions = list(run.release.questions.order_by("position"))
     try:
         _ask_missing(run, questions)
@@ -189,19 +190,27 @@ def question_run_execute(*, run_id: int) -> QuestionRun:
         )
         if failing:
             reason = still_failing({run.endpoint.name: failing}, what="answer endpoint")
-            QuestionRun.objects.filter(pk=run_id).update(state=RunState.FAILED, error=reason[:2000])
-            return QuestionRun.objects.get(pk=run_id)
+            jobs.finish(QuestionRun, run_id, token, state=RunState.FAILED, error=reason[:2000])
+            return
     except Exception as exc:
         log.exception("question run %s failed", run_id)
-        QuestionRun.objects.filter(pk=run_id).update(
-            state=RunState.FAILED, error=f"{exc.__class__.__name__}: {exc}"[:2000]
+        jobs.finish(
+            QuestionRun,
+            run_id,
+            token,
+            state=RunState.FAILED,
+            error=f"{exc.__class__.__name__}: {exc}"[:2000],
         )
-        return QuestionRun.objects.get(pk=run_id)
+        return
     summary = question_run_summary(run=run)
-    QuestionRun.objects.filter(pk=run_id).update(
-        state=RunState.COMPLETED, summary=summary, finished_at=timezone.now()
+    jobs.finish(
+        QuestionRun,
+        run_id,
+        token,
+        state=RunState.COMPLETED,
+        summary=summary,
+        finished_at=timezone.now(),
     )
-    return QuestionRun.objects.get(pk=run_id)
 
 
 def question_run_summary(*, run: QuestionRun) -> dict:

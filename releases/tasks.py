@@ -39,8 +39,17 @@ def question_run(run_id: int) -> str:
     return question_leaderboard.question_run_execute(run_id=run_id).state
 
 
+def _send_question_run(run_id: int) -> None:
+    from . import jobs
+    from .question_models import QuestionRun
+
+    question_run.delay(run_id)
+    jobs.note_sent(QuestionRun, run_id)
+
+
 def enqueue_question_run(run_id: int) -> None:
-    transaction.on_commit(lambda: question_run.delay(run_id))
+    """Send the run's task on commit; a lost message is sent again by the job supervisor."""
+    transaction.on_commit(lambda: _send_question_run(run_id))
 
 
 @shared_task(**TASK_OPTIONS)

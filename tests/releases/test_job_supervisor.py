@@ -16,6 +16,7 @@ from releases import independent, jobs, leaderboard, services
 from releases.independent_models import GateEvaluation
 from releases.living_models import Remeasurement, RemeasurementTrigger
 from releases.models import LeaderboardRun, RunState
+from releases.question_models import QuestionRun
 from tests.support.fake_openai import FakeOpenAI
 
 from .builders import SUM_CODE, crafted_world
@@ -197,3 +198,20 @@ def test_a_remeasurement_whose_worker_died_is_queued_again_and_resent(published,
     assert (
         remeasurement.state == "queued" and "re-queued by the supervisor" in remeasurement.recovery
     )
+
+
+def test_a_question_run_is_supervised_like_the_others(run, settings, sent):
+    """The question leaderboard's runs: a lost message is sent again, a dead worker's run is
+    queued again with its own task."""
+    question_run = QuestionRun.objects.create(
+        release=run.release, endpoint=run.endpoint, label="answers"
+    )
+    _age(QuestionRun, question_run.pk, created_at=settings.JOB_RESEND_SECONDS + 1)
+    LeaderboardRun.objects.filter(pk=run.pk).update(state=RunState.COMPLETED)
+    jobs.supervise()
+    assert sent == [("releases.tasks.question_run", question_run.pk)]
+    assert jobs.claim(QuestionRun, question_run.pk)
+    assert jobs.claim(QuestionRun, question_run.pk) is None
+    _age(QuestionRun, question_run.pk, heartbeat_at=settings.JOB_LOST_SECONDS + 1)
+    assert jobs.supervise().requeued == [f"question run {question_run.pk}"]
+    assert sent[-1] == ("releases.tasks.question_run", question_run.pk)

@@ -336,12 +336,11 @@ if LIVING_RESEND_MINUTES:
         "options": {"expires": 60},
     }
 # Releases' background jobs (leaderboard runs, independent evaluations, re-measurements and
-# question runs) are
-# supervised the same way (docs/deployment.md#outages): every JOB_SUPERVISE_SECONDS (0: off)
-# beat sends again the jobs still queued JOB_RESEND_SECONDS after their message was sent, and
-# takes back the running jobs whose worker stopped heartbeating (it beats every
-# JOB_HEARTBEAT_SECONDS) for JOB_LOST_SECONDS: queued again, or failed with the reason once
-# JOB_MAX_LOST_WORKERS executions died holding it.
+# question runs) are supervised the same way (docs/deployment.md#outages): every
+# JOB_SUPERVISE_SECONDS (0: off) beat sends again the jobs still queued JOB_RESEND_SECONDS after
+# their message was sent, and takes back the running jobs whose worker stopped heartbeating (it
+# beats every JOB_HEARTBEAT_SECONDS) for JOB_LOST_SECONDS: queued again, or failed with the
+# reason once JOB_MAX_LOST_WORKERS executions died holding it.
 JOB_SUPERVISE_SECONDS = env_float("JOB_SUPERVISE_SECONDS", 60.0, minimum=0.0)
 JOB_RESEND_SECONDS = env_float("JOB_RESEND_SECONDS", 600.0, minimum=1.0)
 JOB_HEARTBEAT_SECONDS = env_float("JOB_HEARTBEAT_SECONDS", 15.0, minimum=0.1)

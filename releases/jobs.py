@@ -116,21 +116,21 @@ class _Heart(threading.Thread):
         super().__init__(name=f"heartbeat-{model.__name__}-{pk}", daemon=True)
         self.model, self.pk, self.token, self.every = model, pk, token, every
         self.stopped = threading.Event()
-        self.taken_over = False
 
     def run(self) -> None:
         try:
             while not self.stopped.wait(self.every):
                 try:
-                    beat = self.model.objects.filter(pk=self.pk, claim=self.token).update(
-                        heartbeat_at=timezone.now()
-                    )
+                    # Only while running: a finished row (a published run is immutable) is
+                    # never touched again.
+                    beat = self.model.objects.filter(
+                        pk=self.pk, claim=self.token, state=RUNNING
+                    ).update(heartbeat_at=timezone.now())
                 except DatabaseError:  # an outage: the next beat tries again
                     log.warning("heartbeat of %s %s failed", self.model.__name__, self.pk)
                     connections.close_all()
                     continue
-                if not beat:
-                    self.taken_over = True
+                if not beat:  # finished, or taken over by another execution: nothing to keep
                     return
         finally:
             connections.close_all()

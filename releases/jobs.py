@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, connection, connections, transaction
+from django.db import DatabaseError, connection, connections
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -216,7 +216,7 @@ def take_back_lost(job: Job, *, now, report: SupervisionReport) -> None:
         since = (
             f"its worker stopped heartbeating at {beat:%Y-%m-%d %H:%M:%S} UTC"
             if beat
-            else ("its worker never heartbeated")
+            else "its worker never heartbeated"
         )
         holder = Q(pk=pk, state=RUNNING, claim=token, heartbeat_at=beat)
         if count >= limit:
@@ -241,14 +241,13 @@ def take_back_lost(job: Job, *, now, report: SupervisionReport) -> None:
             f"(lost worker {count} of {limit})"
         )
         alone = _queued_alone(job).filter(pk=pk).exists()
-        with transaction.atomic():
-            taken = job.model.objects.filter(holder).update(
-                state=QUEUED,
-                claim="",
-                recovery=note[:300],
-                lost_workers=F("lost_workers") + 1,
-                **({"sent_at": now} if alone else {}),
-            )
+        taken = job.model.objects.filter(holder).update(
+            state=QUEUED,
+            claim="",
+            recovery=note[:300],
+            lost_workers=F("lost_workers") + 1,
+            **({"sent_at": now} if alone else {}),
+        )
         if taken:
             if alone:
                 _send(job, pk)

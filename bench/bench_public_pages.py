@@ -6,10 +6,18 @@ closed loop of CONNECTIONS client threads (a new connection per request, as guni
 workers close each one) asks for one page for DURATION seconds; each row is one page, measured with the page cache on (the default) and off
 (PUBLIC_PAGE_CACHE_SECONDS=0) in the same run, so the ratio is the cache's effect. The last
 row is /healthz asked alone while the leaderboard is under the same load: the probe's p99.
+
+Then, with many connections (``MANY`` at once, as the outage report's 200), an asyncio
+closed loop (wrk-style: each connection sends a request, waits for the whole answer, sends the
+next; one client thread, so the client is not what saturates) measures the cached release
+page, ``/healthz`` alone, and ``/healthz`` probed once every 100 ms while the release page is
+under that load. An answer slower than ``TIMEOUT`` seconds counts as timed out (a load
+balancer's health check would give up), never as a latency.
 """
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import os
 import signal
@@ -24,6 +32,8 @@ from bench.support import ROOT, throwaway_database
 NAME = "Public release pages under load (bench_public_pages)"
 CONNECTIONS = 16
 DURATION = 8.0
+MANY = 200
+TIMEOUT = 2.0
 
 
 def _free_port() -> int:
@@ -116,16 +126,88 @@ def _load(port: int, path: str, seconds: float, *, probe: str | None = None) -> 
         t.join()
     elapsed = time.perf_counter() - began
 
-    def p99(values):
-        ordered = sorted(values)
-        return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000 if ordered else 0
-
     return {
         "rps": len(latencies) / elapsed,
-        "p99": p99(latencies),
+        "p99": _p99(latencies),
         "errors": errors[0],
-        "probe_p99": p99(probe_latencies),
+        "probe_p99": _p99(probe_latencies),
     }
+
+
+async def _request(port: int, path: str) -> int:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
+        )
+        await writer.drain()
+        head = await reader.readline()
+        await reader.read()  # the whole answer, up to the server's close
+        return int(head.split()[1]) if head.startswith(b"HTTP/") else 0
+    finally:
+        writer.close()
+
+
+async def _flood_async(port: int, path: str, seconds: float, connections: int, probe: str | None):
+    answered: list[float] = []
+    probes: list[float] = []
+    counts = {"timeouts": 0, "errors": 0, "probe_timeouts": 0}
+    stop = time.monotonic() + seconds
+
+    async def one(target: str) -> tuple[str, float]:
+        started = time.perf_counter()
+        try:
+            status = await asyncio.wait_for(_request(port, target), TIMEOUT)
+        except TimeoutError:
+            return "timeout", 0.0
+        except OSError:
+            return "error", 0.0
+        took = time.perf_counter() - started
+        return ("ok" if status in (200, 503) else "error"), took
+
+    async def connection():
+        while time.monotonic() < stop:
+            outcome, took = await one(path)
+            if outcome == "ok":
+                answered.append(took)
+            else:
+                counts["timeouts" if outcome == "timeout" else "errors"] += 1
+
+    async def prober():
+        while time.monotonic() < stop:
+            outcome, took = await one(probe)
+            if outcome == "ok":
+                probes.append(took)
+            else:
+                counts["probe_timeouts"] += 1
+            await asyncio.sleep(0.1)
+
+    began = time.perf_counter()
+    tasks = [connection() for _ in range(connections)] + ([prober()] if probe else [])
+    await asyncio.gather(*tasks)
+    elapsed = time.perf_counter() - began
+    return {
+        "rps": len(answered) / elapsed,
+        "p99": _p99(answered),
+        "answered": len(answered),
+        **counts,
+        "probe_p99": _p99(probes),
+        "probes": len(probes),
+    }
+
+
+def _p99(values) -> float | None:
+    """The 99th percentile in ms; None when nothing was answered (not a latency of 0)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000 if ordered else None
+
+
+def _ms(value: float | None):
+    return round(value, 1) if value is not None else "none answered"
+
+
+def _flood(port: int, path: str, seconds: float, *, probe: str | None = None) -> dict:
+    return asyncio.run(_flood_async(port, path, seconds, MANY, probe))
 
 
 def _world() -> dict[str, str]:
@@ -157,6 +239,12 @@ def run(args) -> list[dict]:
                     results[("healthz", 0)] = _load(
                         port, pages["leaderboard"], seconds, probe="/healthz"
                     )
+                    many = max(seconds, 5.0)
+                    results[("many", "page")] = _flood(port, pages["release page"], many)
+                    results[("many", "healthz")] = _flood(port, "/healthz", many)
+                    results[("many", "probe")] = _flood(
+                        port, pages["release page"], many, probe="/healthz"
+                    )
             finally:
                 os.killpg(process.pid, signal.SIGTERM)
                 process.wait(timeout=30)
@@ -166,9 +254,9 @@ def run(args) -> list[dict]:
             {
                 "page (2 gunicorn workers, 16 connections)": label,
                 "cached req/s": round(on["rps"], 1),
-                "cached p99 (ms)": round(on["p99"], 1),
+                "cached p99 (ms)": _ms(on["p99"]),
                 "uncached req/s": round(off["rps"], 1),
-                "uncached p99 (ms)": round(off["p99"], 1),
+                "uncached p99 (ms)": _ms(off["p99"]),
                 "ratio (req/s)": round(on["rps"] / off["rps"], 2) if off["rps"] else "",
                 "errors": on["errors"] + off["errors"],
             }
@@ -177,8 +265,33 @@ def run(args) -> list[dict]:
     rows.append(
         {
             "page (2 gunicorn workers, 16 connections)": "/healthz while the leaderboard is loaded",
-            "cached p99 (ms)": round(probe["probe_p99"], 1),
+            "cached p99 (ms)": _ms(probe["probe_p99"]),
             "cached req/s": round(probe["rps"], 1),
+        }
+    )
+    page, healthz, probed = (results[("many", k)] for k in ("page", "healthz", "probe"))
+    for label, r in (
+        (f"release page (cached), {MANY} connections", page),
+        (f"/healthz, {MANY} connections", healthz),
+    ):
+        rows.append(
+            {
+                "page (2 gunicorn workers, 16 connections)": label,
+                "cached req/s": round(r["rps"], 1),
+                "cached p99 (ms)": _ms(r["p99"]),
+                f"timed out (> {TIMEOUT:g} s)": r["timeouts"],
+                "answered": r["answered"],
+                "errors": r["errors"],
+            }
+        )
+    rows.append(
+        {
+            "page (2 gunicorn workers, 16 connections)": (
+                f"/healthz probed every 100 ms while the release page has {MANY} connections"
+            ),
+            "cached p99 (ms)": _ms(probed["probe_p99"]),
+            f"timed out (> {TIMEOUT:g} s)": probed["probe_timeouts"],
+            "answered": probed["probes"],
         }
     )
     return rows

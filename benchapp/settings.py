@@ -317,6 +317,10 @@ CAMPAIGN_RETRY_BACKOFF_MAX_SECONDS = env_float(
     "CAMPAIGN_RETRY_BACKOFF_MAX_SECONDS", 60.0, minimum=0.1
 )
 CELERY_BEAT_SCHEDULE = {}
+# `celery beat` writes a heartbeat file next to its schedule file at least every
+# BEAT_HEARTBEAT_SECONDS; `python -m benchapp.beat --schedule FILE` checks it (benchapp/beat.py).
+CELERY_BEAT_SCHEDULER = "benchapp.beat:Scheduler"
+BEAT_HEARTBEAT_SECONDS = env_float("BEAT_HEARTBEAT_SECONDS", 15.0, minimum=1.0)
 if LIVING_REMEASURE_HOURS:
     CELERY_BEAT_SCHEDULE["living-remeasure"] = {
         "task": "releases.tasks.remeasure_scheduled",
@@ -330,6 +334,23 @@ if LIVING_RESEND_MINUTES:
         "task": "releases.tasks.remeasurement_resend_stale",
         "schedule": timedelta(minutes=1),
         "options": {"expires": 60},
+    }
+# Releases' background jobs (leaderboard runs, independent evaluations, re-measurements and
+# question runs) are supervised the same way (docs/deployment.md#outages): every
+# JOB_SUPERVISE_SECONDS (0: off) beat sends again the jobs still queued JOB_RESEND_SECONDS after
+# their message was sent, and takes back the running jobs whose worker stopped heartbeating (it
+# beats every JOB_HEARTBEAT_SECONDS) for JOB_LOST_SECONDS: queued again, or failed with the
+# reason once JOB_MAX_LOST_WORKERS executions died holding it.
+JOB_SUPERVISE_SECONDS = env_float("JOB_SUPERVISE_SECONDS", 60.0, minimum=0.0)
+JOB_RESEND_SECONDS = env_float("JOB_RESEND_SECONDS", 600.0, minimum=1.0)
+JOB_HEARTBEAT_SECONDS = env_float("JOB_HEARTBEAT_SECONDS", 15.0, minimum=0.1)
+JOB_LOST_SECONDS = env_float("JOB_LOST_SECONDS", max(120.0, 4 * JOB_HEARTBEAT_SECONDS), minimum=1.0)
+JOB_MAX_LOST_WORKERS = env_int("JOB_MAX_LOST_WORKERS", 3, minimum=1)
+if JOB_SUPERVISE_SECONDS:
+    CELERY_BEAT_SCHEDULE["job-supervisor"] = {
+        "task": "releases.tasks.supervise_jobs",
+        "schedule": timedelta(seconds=JOB_SUPERVISE_SECONDS),
+        "options": {"expires": JOB_SUPERVISE_SECONDS},
     }
 if CAMPAIGN_SUPERVISE_SECONDS:
     CELERY_BEAT_SCHEDULE["campaign-supervisor"] = {

@@ -113,6 +113,8 @@ def _row(run, items: dict[str, date | None], after: date | None) -> dict:
         "source": run.get_source_display(),
         "model_release_date": run.model_release_date,
         "samples": run.samples_per_problem,
+        # Failed model calls asked again: never counted as a sample (releases.leaderboard).
+        "infra_errors": s.get("infra_errors", 0),
         "k": top_k,
         "finished_at": run.finished_at,
         "windowed": after is not None,

@@ -37,7 +37,7 @@ from django.utils import timezone
 from evolution.models import PanelMember, SolverAttempt
 from evolution.sandbox import scoring
 
-from . import content, leaderboard
+from . import content, jobs, leaderboard
 from .independent_models import (
     GateEvaluation,
     GateEvaluationSample,
@@ -51,10 +51,8 @@ from .stats import bootstrap_mean
 
 log = logging.getLogger(__name__)
 
-INFRA_ERROR = (
-    "IE"  # the engine's verdict for a failed model call (evolution.benchevolver.engine.difficulty)
-)
-INFRA_TRIES = 3  # rounds of asking a failed sample again within one execution
+INFRA_ERROR = leaderboard.INFRA_ERROR  # the engine's verdict for a failed model call too
+INFRA_TRIES = leaderboard.INFRA_TRIES
 MAX_THREADS = 16  # each thread holds a database connection
 TASK = "releases.tasks.gate_evaluation_run"
 
@@ -263,8 +261,13 @@ def evaluation_create(
 def enqueue(evaluation: GateEvaluation) -> None:
     from celery import current_app
 
-    # By task name, on commit (releases.tasks imports this module to run it).
-    transaction.on_commit(lambda: current_app.send_task(TASK, (evaluation.pk,)))
+    def send():
+        current_app.send_task(TASK, (evaluation.pk,))
+        jobs.note_sent(GateEvaluation, evaluation.pk)
+
+    # By task name, on commit (releases.tasks imports this module to run it). If the publish
+    # fails, the row stays queued and the job supervisor sends it again (releases.jobs).
+    transaction.on_commit(send)
 
 
 # --- executing --------------------------------------------------------------------------------
@@ -276,45 +279,17 @@ def _key(evaluation: GateEvaluation, public_id: str, index: int) -> str:
 
 def _ask(evaluation: GateEvaluation, endpoint, problem, record: dict, index: int, earlier) -> None:
     """One fresh sample, stored as soon as it arrives; a failed call is stored (or kept) as
-    an infrastructure error with its status and message."""
+    an infrastructure error with its status and message (``leaderboard.sample_fields``)."""
     answer = leaderboard.solver_answer(
         endpoint, record, key=_key(evaluation, problem.public_id, index)
     )
-    if answer.failure is not None:
-        exc = answer.failure
-        entry = {
-            "status": getattr(exc, "status", None),
-            "message": str(exc)[:500],
-            "call_id": exc.call_id,
-            "at": timezone.now().isoformat(timespec="seconds"),
-        }
-        history = [*(earlier.details.get("infra_errors", []) if earlier else []), entry][-10:]
-        details = {"infra_errors": history}
-        if earlier is not None:
-            GateEvaluationSample.objects.filter(pk=earlier.pk, verdict=INFRA_ERROR).update(
-                details=details
-            )
-            return
-        verdict, code = INFRA_ERROR, ""
-    else:
-        details = dict(answer.details)
-        if earlier is not None:
-            details["infra_errors"] = earlier.details.get("infra_errors", [])
-            GateEvaluationSample.objects.filter(pk=earlier.pk, verdict=INFRA_ERROR).update(
-                code=answer.code, verdict="" if answer.code else "NC", details=details
-            )
-            return
-        # No code (an answer without a code block) is a failed sample, judged "NC".
-        verdict, code = ("" if answer.code else "NC"), answer.code
+    fields = leaderboard.sample_fields(answer, earlier.details if earlier is not None else None)
+    if earlier is not None:
+        GateEvaluationSample.objects.filter(pk=earlier.pk, verdict=INFRA_ERROR).update(**fields)
+        return
     with contextlib.suppress(IntegrityError), transaction.atomic():
         GateEvaluationSample.objects.create(
-            evaluation=evaluation,
-            endpoint=endpoint,
-            problem=problem,
-            sample_index=index,
-            code=code,
-            verdict=verdict,
-            details=details,
+            evaluation=evaluation, endpoint=endpoint, problem=problem, sample_index=index, **fields
         )
 
 
@@ -348,19 +323,13 @@ def _still_failing(evaluation: GateEvaluation) -> str:
     """The reason an evaluation cannot complete, naming each endpoint whose samples still
     fail for infrastructure reasons; "" when none does."""
     failing: dict[str, list] = defaultdict(list)
-    for sample in GateEvaluationSample.objects.filter(
-        evaluation=evaluation, verdict=INFRA_ERROR
-    ).select_related("endpoint"):
-        failing[sample.endpoint.name].append(sample)
-    parts = []
-    for name, samples in sorted(failing.items()):
-        last = (samples[-1].details.get("infra_errors") or [{}])[-1]
-        status = f"HTTP {last['status']}" if last.get("status") else "no HTTP answer"
-        parts.append(
-            f"evaluation endpoint {name!r} keeps failing ({len(samples)} sample(s) still "
-            f"unanswered after {INFRA_TRIES} rounds; last: {status}: {last.get('message', '')})"
-        )
-    return "; ".join(parts)
+    for name, details in (
+        GateEvaluationSample.objects.filter(evaluation=evaluation, verdict=INFRA_ERROR)
+        .order_by("id")
+        .values_list("endpoint__name", "details")
+    ):
+        failing[name].append(details)
+    return leaderboard.still_failing(failing, what="evaluation endpoint")
 
 
 def _judge(evaluation: GateEvaluation, problems: dict) -> None:
@@ -389,26 +358,23 @@ def _judge(evaluation: GateEvaluation, problems: dict) -> None:
         )
 
 
-def _claim(evaluation_id: int) -> GateEvaluation | None:
-    claimed = GateEvaluation.objects.filter(
-        pk=evaluation_id,
-        state__in=[
-            GateEvaluationState.QUEUED,
-            GateEvaluationState.RUNNING,
-            GateEvaluationState.FAILED,
-        ],
-    ).update(state=GateEvaluationState.RUNNING, error="")
-    return GateEvaluation.objects.get(pk=evaluation_id) if claimed else None
-
-
 def evaluation_execute(*, evaluation_id: int) -> GateEvaluation:
     """Ask and judge whatever is missing, then summarise. Safe to call again at any point
-    (a failed evaluation resumes); a completed one is returned as is."""
+    (a failed evaluation resumes); a completed one, or one a live execution holds, is
+    returned as is (``releases.jobs``)."""
+    token = jobs.claim(GateEvaluation, evaluation_id)
+    evaluation = GateEvaluation.objects.get(pk=evaluation_id)
+    if token is None:  # completed, or held by a live execution
+        return evaluation
+    with jobs.beating(GateEvaluation, evaluation_id, token):
+        _execute(evaluation, token)
+    return GateEvaluation.objects.get(pk=evaluation_id)
+
+
+def _execute(evaluation: GateEvaluation, token: str) -> None:
     from evolution.models import Problem
 
-    evaluation = _claim(evaluation_id)
-    if evaluation is None:
-        return GateEvaluation.objects.get(pk=evaluation_id)
+    evaluation_id = evaluation.pk
     endpoints = list(evaluation.endpoints.all())
     problems = {
         p.pk: p
@@ -430,15 +396,23 @@ def evaluation_execute(*, evaluation_id: int) -> GateEvaluation:
         log.exception("independent evaluation %s failed", evaluation_id)
         failing = f"{exc.__class__.__name__}: {exc}"
     if failing:
-        GateEvaluation.objects.filter(pk=evaluation_id).update(
-            state=GateEvaluationState.FAILED, error=failing[:2000]
+        jobs.finish(
+            GateEvaluation,
+            evaluation_id,
+            token,
+            state=GateEvaluationState.FAILED,
+            error=failing[:2000],
         )
-        return GateEvaluation.objects.get(pk=evaluation_id)
+        return
     summary = evaluation_summary(evaluation=evaluation)
-    GateEvaluation.objects.filter(pk=evaluation_id).update(
-        state=GateEvaluationState.COMPLETED, summary=summary, finished_at=timezone.now()
+    jobs.finish(
+        GateEvaluation,
+        evaluation_id,
+        token,
+        state=GateEvaluationState.COMPLETED,
+        summary=summary,
+        finished_at=timezone.now(),
     )
-    return GateEvaluation.objects.get(pk=evaluation_id)
 
 
 # --- reading ----------------------------------------------------------------------------------

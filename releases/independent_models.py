@@ -14,6 +14,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from .job_models import SupervisedJob
+
 
 class GatePanel(models.Model):
     """A draft's evaluation panel: which endpoints sample the candidates, how many fresh
@@ -48,7 +50,7 @@ class GateEvaluationState(models.TextChoices):
     FAILED = "failed"
 
 
-class GateEvaluation(models.Model):
+class GateEvaluation(SupervisedJob):
     """One independent evaluation of a draft's candidates by its evaluation panel, as it was
     when the evaluation started (the panel used, the models left out and why, each candidate's
     content hash and selection-time figure)."""
@@ -77,7 +79,7 @@ class GateEvaluation(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
+    class Meta(SupervisedJob.Meta):
         ordering = ["release_id", "-created_at", "-id"]
         constraints = [
             models.CheckConstraint(

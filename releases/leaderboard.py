@@ -3,7 +3,11 @@
 ``run_execute`` is idempotent per (run, item, sample): phase 1 asks the model for every
 missing sample and stores its code with an empty verdict; phase 2 judges every unjudged
 sample on ALL the item's tests (hidden included) in the sandbox. A killed worker loses at
-most the samples in flight; a rerun does only what is missing. ``run_summary`` turns the
+most the samples in flight; a rerun does only what is missing. A model call that fails for
+transport or provider reasons (after the client's retries) is an infrastructure error
+(verdict "IE"): asked again up to ``INFRA_TRIES`` rounds, never counted in a pass rate, and
+counted in the summary's ``infra_errors``; a run whose endpoint still fails fails with a
+reason naming it, and running it again resumes. ``run_summary`` turns the
 samples into pass@1 / pass@k with seeded bootstrap intervals, breakdowns and contamination.
 """
 
@@ -26,6 +30,7 @@ from evolution.benchevolver.engine.difficulty import solver_code, solver_message
 from evolution.llm import CallContext, LLMClient, LLMError
 from evolution.sandbox import scoring
 
+from . import jobs
 from .models import (
     LeaderboardRun,
     LeaderboardSample,
@@ -167,17 +172,6 @@ def run_create_from_upload(
 # --- executing runs ---------------------------------------------------------------------------
 
 
-def _claim(run_id: int) -> LeaderboardRun | None:
-    claimed = LeaderboardRun.objects.filter(
-        pk=run_id, state__in=[RunState.QUEUED, RunState.RUNNING, RunState.FAILED]
-    ).update(state=RunState.RUNNING, error="")
-    return (
-        LeaderboardRun.objects.select_related("release", "endpoint").get(pk=run_id)
-        if claimed
-        else None
-    )
-
-
 def _replay_key(item: ReleaseItem, model: str, index: int) -> str:
     """For a replayed endpoint, the key under which the evolution engine recorded this
     model's attempt at the same problem, so a demo leaderboard replays those answers."""
@@ -223,23 +217,89 @@ def solver_answer(endpoint, record: dict, *, key: str) -> Answer:
     return Answer(code=code, details=details)
 
 
-def _generate(run: LeaderboardRun, item: ReleaseItem, index: int) -> None:
+# --- failed model calls: infrastructure errors, asked again, never counted --------------------
+
+INFRA_ERROR = "IE"  # the verdict of a sample whose model call failed (transport or provider)
+INFRA_TRIES = 3  # rounds of asking a failed sample again within one execution
+
+
+def infra_entry(exc: LLMError) -> dict:
+    """One failed call in a sample's history: its HTTP status (None: no HTTP answer), message,
+    ledger row and time."""
+    return {
+        "status": getattr(exc, "status", None),
+        "message": str(exc)[:500],
+        "call_id": exc.call_id,
+        "at": timezone.now().isoformat(timespec="seconds"),
+    }
+
+
+def sample_fields(answer: Answer, earlier_details: dict | None = None) -> dict:
+    """The sample row's {"code", "verdict", "details"} for ``answer``. A failed call is an
+    infrastructure error (verdict "IE": asked again, never counted in a pass rate), its status
+    and message appended to the sample's history (``details["infra_errors"]``, kept once an
+    answer arrives); an answer without code is a failed sample ("NC"); code waits for the
+    judge (""). Shared by the leaderboard and the gate's independent evaluation."""
+    history = list((earlier_details or {}).get("infra_errors", []))
+    if answer.failure is not None:
+        history.append(infra_entry(answer.failure))
+        return {"code": "", "verdict": INFRA_ERROR, "details": {"infra_errors": history[-10:]}}
+    details = dict(answer.details)
+    if history:
+        details["infra_errors"] = history
+    return {"code": answer.code, "verdict": "" if answer.code else "NC", "details": details}
+
+
+def still_failing(failing: dict[str, list[dict]], *, what: str) -> str:
+    """The reason work cannot complete: ``failing`` maps an endpoint's name to the details of
+    its samples still failing for infrastructure reasons; "" when none does."""
+    parts = []
+    for name, details in sorted(failing.items()):
+        last = ((details[-1] if details else {}).get("infra_errors") or [{}])[-1]
+        status = f"HTTP {last['status']}" if last.get("status") else "no HTTP answer"
+        parts.append(
+            f"{what} {name!r} keeps failing ({len(details)} sample(s) still unanswered after "
+            f"{INFRA_TRIES} rounds; last: {status}: {last.get('message', '')})"
+        )
+    return "; ".join(parts)
+
+
+def _generate(run: LeaderboardRun, item: ReleaseItem, index: int, earlier=None) -> None:
+    """Ask for one sample (missing, or ``earlier``: an infrastructure error) and store it."""
     endpoint = run.endpoint
     if endpoint.is_replay:
         key = _replay_key(item, endpoint.model, index)
     else:
         key = f"release={run.release_id};item={item.public_id};sample={index}"
     answer = solver_answer(endpoint, item.record, key=key)
+    fields = sample_fields(answer, earlier.details if earlier is not None else None)
+    if earlier is not None:
+        LeaderboardSample.objects.filter(pk=earlier.pk, verdict=INFRA_ERROR).update(**fields)
+        return
     with contextlib.suppress(IntegrityError), transaction.atomic():
-        LeaderboardSample.objects.create(
-            run=run,
-            item=item,
-            sample_index=index,
-            code=answer.code,
-            # No code (unparsable answer or failed call) is a failed sample, judged "NC".
-            verdict="" if answer.code else "NC",
-            details=answer.details,
-        )
+        LeaderboardSample.objects.create(run=run, item=item, sample_index=index, **fields)
+
+
+def _ask_missing(run: LeaderboardRun, items: dict) -> None:
+    """Every sample not answered yet (missing, or an infrastructure error), in up to
+    ``INFRA_TRIES`` rounds."""
+    for _ in range(INFRA_TRIES):
+        existing = {
+            (s.item_id, s.sample_index): s
+            for s in LeaderboardSample.objects.filter(run=run).only(
+                "id", "item_id", "sample_index", "verdict", "details"
+            )
+        }
+        jobs_ = []
+        for item in items.values():
+            for i in range(run.samples_per_problem):
+                earlier = existing.get((item.pk, i))
+                if earlier is not None and earlier.verdict != INFRA_ERROR:
+                    continue
+                jobs_.append(lambda item=item, i=i, x=earlier: _generate(run, item, i, x))
+        if not jobs_:
+            return
+        parallel(jobs_, width=run.endpoint.concurrency_limit)
 
 
 def judge_job(code: str, record: dict, tests: list):
@@ -373,23 +433,23 @@ def parallel(jobs, width: int) -> None:
 
 def run_execute(*, run_id: int) -> LeaderboardRun:
     """Generate and judge whatever is missing, then summarise. Safe to call again at any
-    point; a completed run is returned as is."""
-    run = _claim(run_id)
-    if run is None:
+    point; a completed run, or one a live execution holds, is returned as is
+    (``releases.jobs``)."""
+    token = jobs.claim(LeaderboardRun, run_id)
+    if token is None:
         return LeaderboardRun.objects.get(pk=run_id)
+    run = LeaderboardRun.objects.select_related("release", "endpoint").get(pk=run_id)
+    with jobs.beating(LeaderboardRun, run_id, token):
+        _execute(run, token)
+    return LeaderboardRun.objects.get(pk=run_id)
+
+
+def _execute(run: LeaderboardRun, token: str) -> None:
+    run_id = run.pk
     items = {i.pk: i for i in run.release.items.select_related("problem__lineage_root")}
     try:
         if run.source == RunSource.ENDPOINT:
-            done = set(
-                LeaderboardSample.objects.filter(run=run).values_list("item_id", "sample_index")
-            )
-            jobs = [
-                (lambda item=item, i=i: _generate(run, item, i))
-                for item in items.values()
-                for i in range(run.samples_per_problem)
-                if (item.pk, i) not in done
-            ]
-            parallel(jobs, width=run.endpoint.concurrency_limit)
+            _ask_missing(run, items)
         pending = list(LeaderboardSample.objects.filter(run=run, verdict=""))
         tests_by_item: dict[int, list] = defaultdict(list)
         for t in ReleaseTest.objects.filter(item_id__in={s.item_id for s in pending}).order_by(
@@ -397,18 +457,36 @@ def run_execute(*, run_id: int) -> LeaderboardRun:
         ):
             tests_by_item[t.item_id].append(t)
         width = int(getattr(settings, "SANDBOX_MAX_PARALLEL", 2))
+        # Judge what was answered even when the endpoint is down: resuming then only asks.
         _judge_all(pending, tests_by_item, items, width)
+        failing = list(
+            LeaderboardSample.objects.filter(run=run, verdict=INFRA_ERROR)
+            .order_by("id")
+            .values_list("details", flat=True)
+        )
+        if failing:
+            reason = still_failing({run.endpoint.name: failing}, what="endpoint")
+            jobs.finish(LeaderboardRun, run_id, token, state=RunState.FAILED, error=reason[:2000])
+            return
     except Exception as exc:
         log.exception("leaderboard run %s failed", run_id)
-        LeaderboardRun.objects.filter(pk=run_id).update(
-            state=RunState.FAILED, error=f"{exc.__class__.__name__}: {exc}"[:2000]
+        jobs.finish(
+            LeaderboardRun,
+            run_id,
+            token,
+            state=RunState.FAILED,
+            error=f"{exc.__class__.__name__}: {exc}"[:2000],
         )
-        return LeaderboardRun.objects.get(pk=run_id)
+        return
     summary = run_summary(run=run)
-    LeaderboardRun.objects.filter(pk=run_id).update(
-        state=RunState.COMPLETED, summary=summary, finished_at=timezone.now()
+    jobs.finish(
+        LeaderboardRun,
+        run_id,
+        token,
+        state=RunState.COMPLETED,
+        summary=summary,
+        finished_at=timezone.now(),
     )
-    return LeaderboardRun.objects.get(pk=run_id)
 
 
 # --- summarising -----------------------------------------------------------------------------------
@@ -439,11 +517,13 @@ def contaminated(created_on, model_release_date: date | None) -> bool | None:
 def run_summary(*, run: LeaderboardRun) -> dict:
     """Scores of a run from its judged samples (see the module docstring)."""
     counts: dict[int, list[int]] = defaultdict(lambda: [0, 0])
-    for item_id, verdict in (
-        LeaderboardSample.objects.filter(run=run)
-        .exclude(verdict="")
-        .values_list("item_id", "verdict")
+    failed_calls = 0
+    for item_id, verdict, details in LeaderboardSample.objects.filter(run=run).values_list(
+        "item_id", "verdict", "details"
     ):
+        failed_calls += len((details or {}).get("infra_errors") or [])
+        if verdict in ("", INFRA_ERROR):  # unjudged, or no answer yet: not a sample
+            continue
         counts[item_id][0] += 1
         counts[item_id][1] += verdict == "AC"
     items = list(run.release.items.order_by("position"))
@@ -490,6 +570,8 @@ def run_summary(*, run: LeaderboardRun) -> dict:
         "k": ks,
         "problems": len(items),
         "missing": sum(1 for r in per_item if r["n"] == 0),
+        # Model calls that failed (transport or provider) and were asked again: never a sample.
+        "infra_errors": failed_calls,
         "pass": {str(k): estimate(per_item, str(k)) for k in ks},
         "breakdown": breakdown,
         "contamination": {

@@ -28,7 +28,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from . import leaderboard, living_plots
+from . import jobs, leaderboard, living_plots
 from .gate import GateRules, RulesError
 from .living_models import (
     DifficultyPoint,
@@ -221,13 +221,18 @@ def remeasure_scheduled() -> list[int]:
 
 def remeasurement_execute(*, remeasurement_id: int) -> Remeasurement:
     """Run every unfinished leaderboard run of the re-measurement, then record the points and
-    flags. Safe to call again: finished runs are skipped and recording is idempotent."""
-    claimed = Remeasurement.objects.filter(
-        pk=remeasurement_id, state__in=["queued", "running", "failed"]
-    ).update(state="running", error="")
+    flags. Safe to call again: finished runs are skipped and recording is idempotent; a
+    re-measurement a live execution holds is returned as is (``releases.jobs``)."""
+    token = jobs.claim(Remeasurement, remeasurement_id)
+    if token is None:
+        return Remeasurement.objects.select_related("release").get(pk=remeasurement_id)
+    with jobs.beating(Remeasurement, remeasurement_id, token):
+        _execute(remeasurement_id, token)
+    return Remeasurement.objects.get(pk=remeasurement_id)
+
+
+def _execute(remeasurement_id: int, token: str) -> None:
     remeasurement = Remeasurement.objects.select_related("release").get(pk=remeasurement_id)
-    if not claimed:
-        return remeasurement
     runs = list(remeasurement.runs.all())
     failed = []
     for run in runs:
@@ -236,15 +241,19 @@ def remeasurement_execute(*, remeasurement_id: int) -> Remeasurement:
         if run.state != RunState.COMPLETED:
             failed.append(f"{run.label}: {run.error or run.state}")
     if failed:
-        Remeasurement.objects.filter(pk=remeasurement_id).update(
-            state="failed", error="; ".join(failed)[:2000]
+        jobs.finish(
+            Remeasurement, remeasurement_id, token, state="failed", error="; ".join(failed)[:2000]
         )
-        return Remeasurement.objects.get(pk=remeasurement_id)
+        return
     summary = _record(remeasurement, list(remeasurement.runs.all()))
-    Remeasurement.objects.filter(pk=remeasurement_id).update(
-        state="completed", summary=summary, finished_at=timezone.now()
+    jobs.finish(
+        Remeasurement,
+        remeasurement_id,
+        token,
+        state="completed",
+        summary=summary,
+        finished_at=timezone.now(),
     )
-    return Remeasurement.objects.get(pk=remeasurement_id)
 
 
 @transaction.atomic

@@ -11,6 +11,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from .job_models import SupervisedJob
+
 
 class PanelSeat(models.Model):
     """A model on a benchmark's evaluation panel. Adding one re-measures the published release."""
@@ -46,7 +48,7 @@ class RemeasurementTrigger(models.TextChoices):
     MANUAL = "manual", "requested by a curator"
 
 
-class Remeasurement(models.Model):
+class Remeasurement(SupervisedJob):
     """The current panel evaluated on a published release (one leaderboard run per panel
     model, reusing completed ones), then each problem's pooled pass@1 recorded."""
 
@@ -67,12 +69,9 @@ class Remeasurement(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    # When its task message was last published (the first time on commit, again by
-    # living.remeasurement_resend_stale while it stays queued).
-    sent_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
+    class Meta(SupervisedJob.Meta):
         ordering = ["benchmark_id", "-created_at", "-id"]
 
     def __str__(self):

@@ -16,6 +16,8 @@ from django.db.models import Q
 
 from evolution.models.fields import pack_text, unpack_text
 
+from .job_models import SupervisedJob
+
 
 class FrozenReleaseError(Exception):
     """A write touched a release that is no longer a draft."""
@@ -401,7 +403,7 @@ class RunSource(models.TextChoices):
     UPLOAD = "upload", "uploaded solutions (JSONL)"
 
 
-class LeaderboardRun(models.Model):
+class LeaderboardRun(SupervisedJob):
     """A model evaluated on a frozen release: n samples per item, judged on all its tests."""
 
     release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="runs")
@@ -423,7 +425,7 @@ class LeaderboardRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
+    class Meta(SupervisedJob.Meta):
         ordering = ["release_id", "-created_at"]
         constraints = [
             models.CheckConstraint(

@@ -6,9 +6,12 @@ ungraded answer, through the questions' problem source (the kind's own answering
 prompts: releases never import a kind). A question whose answer a curator confirmed (an
 override counting it correct) is graded against that reference answer; the others by the
 judges alone. A killed worker loses at most the calls in flight; a rerun does what is missing.
+An answer call that fails is an infrastructure error (mode "IE"), asked again like the code
+leaderboard's (``leaderboard.INFRA_TRIES`` rounds), never graded and never a wrong answer; an
+answer endpoint that still fails fails the run naming it.
 
 ``question_run_summary``: the mean score over questions (each question's mean over its
-samples; a sample the model could not answer scores 0) with a seeded bootstrap interval, and
+samples; a sample missing, or answered empty by the model, scores 0) with a seeded bootstrap interval, and
 the same per question type and per difficulty level.
 """
 
@@ -25,7 +28,8 @@ from django.utils import timezone
 from evolution.llm import LLMError
 from evolution.sources import ProblemSource, source_for_model
 
-from .leaderboard import parallel
+from . import jobs
+from .leaderboard import INFRA_ERROR, INFRA_TRIES, infra_entry, parallel, still_failing
 from .models import Release, ReleaseQuestion, ReleaseState, RunState
 from .question_models import QuestionRun, QuestionSample
 from .stats import bootstrap_mean
@@ -80,25 +84,58 @@ def _key(run: QuestionRun, question: ReleaseQuestion, index: int) -> str:
     return f"release={run.release_id};question={question.public_id};sample={index}"
 
 
-def _answer(run: QuestionRun, question: ReleaseQuestion, index: int) -> None:
-    details: dict = {}
+def _answer(run: QuestionRun, question: ReleaseQuestion, index: int, earlier=None) -> None:
+    """Ask for one answer (missing, or ``earlier``: an infrastructure error) and store it. A
+    call that fails is an infrastructure error (mode "IE", its status and message kept): asked
+    again, never graded, never a wrong answer."""
+    history = list((earlier.details if earlier is not None else {}).get("infra_errors", []))
     try:
         answer = _source().answer_question(
             question=question.question, endpoint=run.endpoint, replay_key=_key(run, question, index)
         )
     except LLMError as exc:
-        answer, details = "", {"llm_error": str(exc)[:500]}
+        history.append(infra_entry(exc))
+        fields = {
+            "answer": "",
+            "score": None,
+            "mode": INFRA_ERROR,
+            "details": {"infra_errors": history[-10:]},
+        }
+    else:
+        fields = {
+            "answer": answer,
+            # An empty answer is the model's own: a wrong answer, not graded.
+            "score": None if answer.strip() else 0.0,
+            "mode": "" if answer.strip() else "no answer",
+            "details": {"infra_errors": history} if history else {},
+        }
+    if earlier is not None:
+        QuestionSample.objects.filter(pk=earlier.pk, mode=INFRA_ERROR).update(**fields)
+        return
     with contextlib.suppress(IntegrityError), transaction.atomic():
-        QuestionSample.objects.create(
-            run=run,
-            question=question,
-            sample_index=index,
-            answer=answer,
-            # No answer (the call failed after its retries): a wrong answer, not graded.
-            score=None if answer.strip() else 0.0,
-            mode="" if answer.strip() else "no answer",
-            details=details,
-        )
+        QuestionSample.objects.create(run=run, question=question, sample_index=index, **fields)
+
+
+def _ask_missing(run: QuestionRun, questions: list) -> None:
+    """Every answer not given yet (missing, or an infrastructure error), in up to
+    ``INFRA_TRIES`` rounds."""
+    for _ in range(INFRA_TRIES):
+        existing = {
+            (s.question_id, s.sample_index): s
+            for s in QuestionSample.objects.filter(run=run).only(
+                "id", "question_id", "sample_index", "mode", "details"
+            )
+        }
+        jobs = []
+        for q in questions:
+            for i in range(run.samples_per_question):
+                earlier = existing.get((q.pk, i))
+                if earlier is not None and earlier.mode != INFRA_ERROR:
+                    continue
+                jobs.append(lambda q=q, i=i, x=earlier: _answer(run, q, i, x))
+        if not jobs:
+            return
+        parallel(jobs, width=run.endpoint.concurrency_limit)
 
 
 def _grade(run: QuestionRun, sample: QuestionSample, judges: list) -> None:
@@ -119,59 +156,73 @@ def _grade(run: QuestionRun, sample: QuestionSample, judges: list) -> None:
     )
 
 
-def _claim(run_id: int) -> QuestionRun | None:
-    claimed = QuestionRun.objects.filter(
-        pk=run_id, state__in=[RunState.QUEUED, RunState.RUNNING, RunState.FAILED]
-    ).update(state=RunState.RUNNING, error="")
-    if not claimed:
-        return None
-    return QuestionRun.objects.select_related("release", "endpoint").get(pk=run_id)
-
-
 def question_run_execute(*, run_id: int) -> QuestionRun:
     """Answer and grade whatever is missing, then summarise. Safe to call again at any point;
-    a completed run is returned as is. A judge whose call fails fails the run (the reason is
-    kept); running it again grades what is left."""
-    run = _claim(run_id)
-    if run is None:
+    a completed run, or one a live execution holds, is returned as is (``releases.jobs``). A
+    judge whose call fails fails the run (the reason is kept); running it again grades what is
+    left."""
+    token = jobs.claim(QuestionRun, run_id)
+    if token is None:
         return QuestionRun.objects.get(pk=run_id)
+    run = QuestionRun.objects.select_related("release", "endpoint").get(pk=run_id)
+    with jobs.beating(QuestionRun, run_id, token):
+        _execute(run, token)
+    return QuestionRun.objects.get(pk=run_id)
+
+
+def _execute(run: QuestionRun, token: str) -> None:
+    run_id = run.pk
     questions = list(run.release.questions.order_by("position"))
     try:
-        done = set(
-            QuestionSample.objects.filter(run=run).values_list("question_id", "sample_index")
-        )
-        jobs = [
-            (lambda q=q, i=i: _answer(run, q, i))
-            for q in questions
-            for i in range(run.samples_per_question)
-            if (q.pk, i) not in done
-        ]
-        parallel(jobs, width=run.endpoint.concurrency_limit)
+        _ask_missing(run, questions)
         judges = list(run.judges.order_by("name"))
         pending = list(
-            QuestionSample.objects.filter(run=run, score__isnull=True).select_related("question")
+            QuestionSample.objects.filter(run=run, score__isnull=True)
+            .exclude(mode=INFRA_ERROR)
+            .select_related("question")
         )
         width = max(1, min(j.concurrency_limit for j in judges)) if judges else 1
         parallel([(lambda s=s: _grade(run, s, judges)) for s in pending], width=width)
+        failing = list(
+            QuestionSample.objects.filter(run=run, mode=INFRA_ERROR)
+            .order_by("id")
+            .values_list("details", flat=True)
+        )
+        if failing:
+            reason = still_failing({run.endpoint.name: failing}, what="answer endpoint")
+            jobs.finish(QuestionRun, run_id, token, state=RunState.FAILED, error=reason[:2000])
+            return
     except Exception as exc:
         log.exception("question run %s failed", run_id)
-        QuestionRun.objects.filter(pk=run_id).update(
-            state=RunState.FAILED, error=f"{exc.__class__.__name__}: {exc}"[:2000]
+        jobs.finish(
+            QuestionRun,
+            run_id,
+            token,
+            state=RunState.FAILED,
+            error=f"{exc.__class__.__name__}: {exc}"[:2000],
         )
-        return QuestionRun.objects.get(pk=run_id)
+        return
     summary = question_run_summary(run=run)
-    QuestionRun.objects.filter(pk=run_id).update(
-        state=RunState.COMPLETED, summary=summary, finished_at=timezone.now()
+    jobs.finish(
+        QuestionRun,
+        run_id,
+        token,
+        state=RunState.COMPLETED,
+        summary=summary,
+        finished_at=timezone.now(),
     )
-    return QuestionRun.objects.get(pk=run_id)
 
 
 def question_run_summary(*, run: QuestionRun) -> dict:
     scores: dict[int, list[float]] = defaultdict(list)
     modes: dict[str, int] = defaultdict(int)
-    for question_id, score, mode in QuestionSample.objects.filter(run=run).values_list(
-        "question_id", "score", "mode"
+    failed_calls = 0
+    for question_id, score, mode, details in QuestionSample.objects.filter(run=run).values_list(
+        "question_id", "score", "mode", "details"
     ):
+        failed_calls += len((details or {}).get("infra_errors") or [])
+        if mode == INFRA_ERROR:  # no answer yet: not a sample
+            continue
         scores[question_id].append(score or 0.0)
         modes[mode or "ungraded"] += 1
     per_question = []
@@ -205,6 +256,8 @@ def question_run_summary(*, run: QuestionRun) -> dict:
         "score": estimate(per_question),
         "breakdown": breakdown,
         "modes": dict(modes),
+        # Answer calls that failed (transport or provider) and were asked again: never scored.
+        "infra_errors": failed_calls,
         "judges": list(run.judges.order_by("name").values_list("name", flat=True)),
         "per_question": per_question,
     }

@@ -13,8 +13,10 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from .job_models import SupervisedJob
 
-class QuestionRun(models.Model):
+
+class QuestionRun(SupervisedJob):
     release = models.ForeignKey(
         "releases.Release", on_delete=models.PROTECT, related_name="question_runs"
     )

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
 from django.db import transaction
 
 from . import leaderboard
 
+log = logging.getLogger(__name__)
 TASK_OPTIONS = {"acks_late": True, "reject_on_worker_lost": True, "ignore_result": True}
 
 
@@ -15,8 +18,18 @@ def leaderboard_run(run_id: int) -> str:
     return leaderboard.run_execute(run_id=run_id).state
 
 
+def _send_leaderboard_run(run_id: int) -> None:
+    from . import jobs
+    from .models import LeaderboardRun
+
+    leaderboard_run.delay(run_id)
+    jobs.note_sent(LeaderboardRun, run_id)
+
+
 def enqueue_leaderboard_run(run_id: int) -> None:
-    transaction.on_commit(lambda: leaderboard_run.delay(run_id))
+    """Send the run's task on commit. If the publish fails, the row stays queued and the
+    job supervisor sends it again (``releases.jobs``)."""
+    transaction.on_commit(lambda: _send_leaderboard_run(run_id))
 
 
 @shared_task(**TASK_OPTIONS)
@@ -26,8 +39,17 @@ def question_run(run_id: int) -> str:
     return question_leaderboard.question_run_execute(run_id=run_id).state
 
 
+def _send_question_run(run_id: int) -> None:
+    from . import jobs
+    from .question_models import QuestionRun
+
+    question_run.delay(run_id)
+    jobs.note_sent(QuestionRun, run_id)
+
+
 def enqueue_question_run(run_id: int) -> None:
-    transaction.on_commit(lambda: question_run.delay(run_id))
+    """Send the run's task on commit; a lost message is sent again by the job supervisor."""
+    transaction.on_commit(lambda: _send_question_run(run_id))
 
 
 @shared_task(**TASK_OPTIONS)
@@ -49,6 +71,23 @@ def gate_evaluation_run(evaluation_id: int) -> str:
     from . import independent
 
     return independent.evaluation_execute(evaluation_id=evaluation_id).state
+
+
+@shared_task(**TASK_OPTIONS)
+def supervise_jobs() -> dict:
+    """Beat's entry: re-send the jobs whose message was lost, take back the running jobs whose
+    worker died (``releases.jobs``)."""
+    from evolution.streams import errors
+
+    from . import jobs
+
+    try:
+        return jobs.supervise().as_dict()
+    except Exception as exc:
+        if not errors.is_connection_error(exc):
+            raise
+        log.warning("job supervisor: %s; the next pass tries again", errors.describe(exc))
+        return {"error": errors.describe(exc)}
 
 
 @shared_task(**TASK_OPTIONS)

@@ -8,6 +8,8 @@ exception is the item's: after the retry limit the kind gives up on that item.
 
 from __future__ import annotations
 
+import re
+
 from django.db import DatabaseError, InterfaceError, OperationalError
 
 from evolution.llm.errors import LLMTransportError
@@ -21,24 +23,72 @@ class SandboxFailure(SandboxError):
 
 class EndpointUnavailable(Exception):
     """A model call a stage depends on (mutator, writer, test generator, judge...) failed for
-    transport or provider reasons after the client's retries: the endpoint is down, the item is
-    not at fault. Deliberately not an ``LLMError``, so stage code that turns a bad answer into
-    the item's decision lets it through to the runner, which retries the step and then pauses
-    the campaign with this message, naming the endpoint."""
+    transport or provider reasons after the client's retries, or was refused because of the
+    endpoint's configuration (``configuration``: a key, a model name, a parameter the provider
+    refuses; see ``configuration_problem``): the item is not at fault. Deliberately not an
+    ``LLMError``, so stage code that turns a bad answer into the item's decision lets it
+    through to the runner, which pauses the campaign with this message, naming the endpoint
+    and the status: at once for a configuration problem (asking again cannot help), after the
+    step's retries for an outage."""
 
-    def __init__(self, *, role: str, endpoint: str, cause: BaseException):
-        super().__init__(f"{role} endpoint {endpoint!r} unavailable: {cause}")
+    def __init__(self, *, role: str, endpoint: str, cause: BaseException, configuration: str = ""):
+        if configuration:
+            status = getattr(cause, "status", None)
+            message = (
+                f"{role} endpoint {endpoint!r} refused the request with HTTP {status} "
+                f"({configuration}; fix the endpoint, then resume): {cause}"
+            )
+        else:
+            message = f"{role} endpoint {endpoint!r} unavailable: {cause}"
+        super().__init__(message)
         self.role = role
         self.endpoint = endpoint
         self.cause = cause
+        self.configuration = configuration
+
+
+# Request fields that carry the prompt itself: a 400 naming one of them (e.g. a context too
+# long) is about this request's content, not the endpoint's configuration.
+CONTENT_PARAMS = frozenset({"messages", "prompt", "input", "content"})
+
+
+def _refused_param(exc: BaseException) -> str:
+    """The request field a provider's 400 names (OpenAI-style ``{"error": {"param": ...}}``)."""
+    text = getattr(exc, "body", "") or str(exc)
+    match = re.search(r'"param"\s*:\s*"([^"]+)"', text)
+    return match.group(1) if match else ""
+
+
+def configuration_problem(exc: BaseException) -> str:
+    """What about the endpoint's configuration a model call's HTTP 4xx refuses ("" when it is
+    not one): 401 and 403 (the key or the account), 404 (the model name or the URL), or a 400
+    naming a request parameter other than the prompt (a sampling parameter the model does not
+    support, such as a temperature other than 1 on a reasoning model)."""
+    if not isinstance(exc, LLMTransportError):
+        return ""
+    status = exc.status
+    if status in (401, 403):
+        return "the API key or the account is refused"
+    if status == 404:
+        return "the model or the URL does not exist"
+    if status == 400:
+        param = _refused_param(exc)
+        if param and param not in CONTENT_PARAMS:
+            return f"the parameter {param!r} is refused"
+    return ""
 
 
 def endpoint_unavailable(exc: BaseException, *, role: str, endpoint: str):
     """``exc`` as an ``EndpointUnavailable`` when it is an infrastructure failure of a model
-    call (see ``is_infrastructure``), else None (an answer about this request stays the
-    item's)."""
-    if isinstance(exc, LLMTransportError) and is_infrastructure(exc):
+    call (see ``is_infrastructure``) or a refusal of the endpoint's configuration (see
+    ``configuration_problem``), else None (an answer about this request stays the item's)."""
+    if not isinstance(exc, LLMTransportError):
+        return None
+    if is_infrastructure(exc):
         return EndpointUnavailable(role=role, endpoint=endpoint, cause=exc)
+    problem = configuration_problem(exc)
+    if problem:
+        return EndpointUnavailable(role=role, endpoint=endpoint, cause=exc, configuration=problem)
     return None
 
 

@@ -255,7 +255,10 @@ def _record_error(kind: Kind, stream_id: int, ctx, action, exc: BaseException) -
     infrastructure = errors.is_infrastructure(exc)
     failure = _failure_record(kind, stream_id, campaign_id, name, exc, count, infrastructure)
     Consequence = StepFailure.Consequence
-    if count < MAX_CONSECUTIVE_ERRORS:
+    # An endpoint that refuses its own configuration (a key, a model, a parameter) refuses it
+    # again: the campaign pauses at the first failure instead of asking again.
+    configuration = isinstance(exc, errors.EndpointUnavailable) and bool(exc.configuration)
+    if count < MAX_CONSECUTIVE_ERRORS and not configuration:
         return
     rows.update(consecutive_errors=0)
     if infrastructure:
@@ -264,7 +267,11 @@ def _record_error(kind: Kind, stream_id: int, ctx, action, exc: BaseException) -
         with contextlib.suppress(campaign_services.TransitionError):
             campaign_services.campaign_pause(
                 campaign_id=campaign_id,
-                reason=f"infrastructure failure ({name} failed {count} times): {detail}"[:300],
+                reason=(
+                    f"endpoint configuration ({name}): {exc}"
+                    if configuration
+                    else f"infrastructure failure ({name} failed {count} times): {detail}"
+                )[:300],
             )
         return
     reason = f"{name} failed {count} times: {detail}"[:2000]

@@ -15,7 +15,7 @@ def test_compose_file_is_valid_and_keeps_web_and_workers_apart():
 
 def test_compose_restarts_every_application_service():
     services = compose_config()["services"]
-    for name in ("web", "worker", "sandbox-worker"):
+    for name in ("web", "worker", "sandbox-worker", "beat"):
         assert services[name]["restart"] == "unless-stopped", name
         assert "healthcheck" in services[name], name
 

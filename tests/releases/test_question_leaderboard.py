@@ -134,7 +134,13 @@ def test_a_curator_scores_an_answer_model_with_breakdowns_by_type_and_level(pers
     assert "question-leaderboard-link" in detail.content.decode()
 
 
-def test_an_unanswered_question_scores_zero_and_a_judge_outage_fails_then_resumes(published):
+def test_a_failed_answer_call_is_asked_again_never_scored_and_a_judge_outage_resumes(
+    published, personas
+):
+    """An answer call that fails (HTTP 500 after the client's retries) is an infrastructure
+    error, not a wrong answer: asked again, never graded; while it keeps failing the run fails
+    naming the answer endpoint; once it answers, the run completes with that answer scored
+    like any other and the failed calls counted on the page."""
     release, graders, answerer, judge = published
     first = release.questions.order_by("position").first()
     graders.fail_answers_for = first.question[:60]
@@ -143,13 +149,30 @@ def test_an_unanswered_question_scores_zero_and_a_judge_outage_fails_then_resume
     run = ql.question_run_execute(run_id=run.pk)
     assert run.state == "failed" and "503" in run.error
     unanswered = QuestionSample.objects.get(run=run, question=first)
-    assert (unanswered.score, unanswered.mode) == (0.0, "no answer")
+    assert (unanswered.score, unanswered.mode) == (None, "IE")
+    assert [e["status"] for e in unanswered.details["infra_errors"]] == [500, 500, 500]
 
     graders.judge_down = False
     run = ql.question_run_execute(run_id=run.pk)
-    assert run.state == "completed"
+    assert run.state == "failed"
+    assert "answer endpoint 'answerer' keeps failing" in run.error and "HTTP 500" in run.error
+    graded = QuestionSample.objects.filter(run=run, score__isnull=False)
+    assert graded.count() == 3 and not graded.filter(mode="IE").exists()
+
+    graders.fail_answers_for = ""
+    run = ql.question_run_execute(run_id=run.pk)
+    assert run.state == "completed", run.error
     assert QuestionSample.objects.filter(run=run).count() == 4
-    assert run.summary["modes"]["no answer"] == 1
+    assert "no answer" not in run.summary["modes"] and "IE" not in run.summary["modes"]
+    assert run.summary["modes"] == {"judge": 3, "reference": 1}
+    assert run.summary["infra_errors"] == 6  # three rounds in each of two executions
+    page = personas.anonymous.client.get(
+        reverse(
+            "releases:public_question_leaderboard",
+            args=[release.benchmark.slug, release.version],
+        )
+    )
+    assert "6 failed calls asked again, not counted" in page.content.decode()
 
 
 def test_a_draft_or_a_release_without_questions_cannot_be_scored(published):

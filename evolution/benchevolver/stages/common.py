@@ -111,7 +111,8 @@ class Ctx:
             )
         except LLMTransportError as exc:
             # Panel and faithfulness solvers keep their own infrastructure-error records; any
-            # other role's outage pauses the campaign through the runner, never the lineage.
+            # other role's outage, or a refusal of its endpoint's configuration (401, 403, 404,
+            # a 400 on a parameter), pauses the campaign through the runner, never the lineage.
             down = role not in ("solver", "faithfulness") and endpoint_unavailable(
                 exc, role=role, endpoint=endpoint.name
             )

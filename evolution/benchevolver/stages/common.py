@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from django.conf import settings as django_settings
-from django.db import close_old_connections, connections
 from django.utils import timezone
 
 from evolution import sandbox
 from evolution.benchevolver.engine import prompts
 from evolution.benchevolver.engine.config import EvolutionSettings
-from evolution.llm import CallContext, LLMClient, sampling
+from evolution.llm import CallContext, LLMClient, fanout, sampling
 from evolution.llm.errors import LLMTransportError
 from evolution.models import Campaign, Candidate, Lineage, ModelEndpoint, Problem
 from evolution.sandbox import contracts
@@ -134,28 +131,14 @@ def open_candidate(lineage: Lineage) -> Candidate | None:
 
 
 def fanout_threads() -> int:
-    """Threads one step may use for model calls; each holds a database connection, so
-    workers x concurrency x this must stay well below PostgreSQL's max_connections."""
-    return int(getattr(django_settings, "ENGINE_FANOUT_THREADS", 8))
+    """Threads one step may use for model calls (the platform's fan-out setting)."""
+    return fanout.fanout_threads()
 
 
 def _parallel(jobs: list[Callable[[], None]], width: int) -> None:
-    """Run model calls side by side (each thread uses its own DB connection, closed after)."""
-
-    def wrap(job):
-        try:
-            return job()
-        finally:
-            connections.close_all()
-
-    if len(jobs) <= 1 or width <= 1:
-        for job in jobs:
-            job()
-        return
-    with ThreadPoolExecutor(max_workers=min(width, len(jobs))) as pool:
-        for future in [pool.submit(wrap, job) for job in jobs]:
-            future.result()
-    close_old_connections()
+    """Run model calls side by side (``evolution.llm.fanout``: each thread uses its own DB
+    connection, closed after; in input order inside a transaction)."""
+    fanout.fan_out(jobs, width)
 
 
 def _candidate_tests(cand: Candidate, *, hidden_only: bool = False) -> list[dict]:

@@ -82,3 +82,12 @@ def fan_out(
             if isinstance(outcome, BaseException):
                 raise outcome
     return outcomes
+
+
+def raise_first(outcomes) -> None:
+    """Raise the first failure of a ``fan_out(..., return_exceptions=True)`` result, once the
+    answers that came back are stored: it is the step's error, and a rerun asks again only for
+    what is missing."""
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome

@@ -80,11 +80,7 @@ def fan_out_calls(jobs, width: int) -> list:
     return fanout.fan_out(jobs, width, return_exceptions=True)
 
 
-def raise_first(outcomes) -> None:
-    """After the answers that came back are stored: the first failure, as the step's error."""
-    for outcome in outcomes:
-        if isinstance(outcome, BaseException):
-            raise outcome
+raise_first = fanout.raise_first
 
 
 def _load(campaign_id: int) -> Ctx:

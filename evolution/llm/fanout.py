@@ -84,6 +84,12 @@ def fan_out(
     return outcomes
 
 
+def parallel(jobs: Sequence[Callable[[], object]], width: int) -> None:
+    """Run ``jobs`` (which store their own results) at most ``width`` at a time; the first
+    failure in input order is raised once all have ended."""
+    fan_out(jobs, width)
+
+
 def raise_first(outcomes) -> None:
     """Raise the first failure of a ``fan_out(..., return_exceptions=True)`` result, once the
     answers that came back are stored: it is the step's error, and a rerun asks again only for

@@ -138,7 +138,7 @@ def fanout_threads() -> int:
 def _parallel(jobs: list[Callable[[], None]], width: int) -> None:
     """Run model calls side by side (``evolution.llm.fanout``: each thread uses its own DB
     connection, closed after; in input order inside a transaction)."""
-    fanout.fan_out(jobs, width)
+    fanout.parallel(jobs, width)
 
 
 def _candidate_tests(cand: Candidate, *, hidden_only: bool = False) -> list[dict]:

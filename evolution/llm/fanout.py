@@ -18,8 +18,8 @@ calls one after the other on its own connection.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from django.conf import settings
@@ -43,6 +43,17 @@ def width_for(*endpoints) -> int:
     return max(1, min(fanout_threads(), limit))
 
 
+# Calls one step may take, in waves of its width: a step's fixed cost (claiming the stream,
+# loading, working out the next action, releasing) is spread over this many waves, while a step
+# that fails loses at most this many answers.
+STEP_WAVES = 4
+
+
+def step_calls(width: int) -> int:
+    """How many independent calls a step that batches items asks for at ``width``."""
+    return max(1, width) * STEP_WAVES
+
+
 def fans_out(width: int, count: int) -> bool:
     """Whether ``count`` calls at ``width`` run in threads (else one after the other)."""
     return count > 1 and width > 1 and not connection.in_atomic_block
@@ -57,31 +68,48 @@ def fan_out(
     is raised, or, with ``return_exceptions``, failures take their job's place in the list.
     """
 
-    def wrap(job):
-        try:
-            return job()
-        finally:
-            connections.close_all()  # this thread's connections; the pool thread may be reused
-
-    outcomes: list = []
+    outcomes: list = [None] * len(jobs)
     if not fans_out(width, len(jobs)):
-        for job in jobs:
+        for i, job in enumerate(jobs):
             try:
-                outcomes.append(job())
+                outcomes[i] = job()
             except Exception as exc:
-                outcomes.append(exc)
+                outcomes[i] = exc
     else:
-        with ThreadPoolExecutor(max_workers=min(width, len(jobs))) as pool:
-            futures = [pool.submit(wrap, job) for job in jobs]
-            for future in futures:
-                exc = future.exception()
-                outcomes.append(exc if exc is not None else future.result())
+        _run_in_threads(jobs, outcomes, min(width, len(jobs)))
         close_old_connections()
     if not return_exceptions:
         for outcome in outcomes:
             if isinstance(outcome, BaseException):
                 raise outcome
     return outcomes
+
+
+def _run_in_threads(jobs, outcomes: list, threads: int) -> None:
+    """``threads`` threads take the jobs in input order; each opens at most one database
+    connection for all the jobs it runs and closes it when the queue is empty."""
+    pending = iter(range(len(jobs)))
+    lock = threading.Lock()
+
+    def worker() -> None:
+        try:
+            while True:
+                with lock:
+                    i = next(pending, None)
+                if i is None:
+                    return
+                try:
+                    outcomes[i] = jobs[i]()
+                except BaseException as exc:  # handed to the caller, as a Future would
+                    outcomes[i] = exc
+        finally:
+            connections.close_all()
+
+    pool = [threading.Thread(target=worker, daemon=True) for _ in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
 
 
 def parallel(jobs: Sequence[Callable[[], object]], width: int) -> None:

@@ -26,7 +26,7 @@ def _synthesize(ctx: Ctx, action: Action) -> None:
     width = width_for(ctx, "synthesizer")
     slots = [action.number]
     for slot in range(action.number + 1, ctx.settings.synth_problems):
-        if len(slots) >= width:
+        if len(slots) >= fanout.step_calls(width):
             break
         if slot not in made:
             slots.append(slot)

@@ -28,7 +28,7 @@ def _write_tests(ctx: Ctx, action: Action) -> None:
     inst = Instance.objects.select_related("problem").get(pk=action.instance_id)
     batch = [inst]
     for other in pending_like(ctx, inst):
-        if len(batch) >= width:
+        if len(batch) >= fanout.step_calls(width):
             break
         if _waits_for_tests(ctx, other):
             batch.append(other)

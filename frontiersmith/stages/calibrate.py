@@ -3,6 +3,7 @@ open-ended problems), so its false-positive and false-negative rates are known."
 
 from __future__ import annotations
 
+from evolution.llm import fanout
 from evolution.models import Problem
 
 from ..models import FilterProbe
@@ -21,7 +22,7 @@ def _calibrate(ctx: Ctx, action: Action) -> None:
     """The action's probe and the next probes not asked yet, side by side."""
     probes = [(action.label, action.problem_id)]
     probes += [p for p in probes_waiting(ctx.fc) if p != probes[0]]
-    probes = probes[: ctx.mutator_width()]
+    probes = probes[: fanout.step_calls(ctx.mutator_width())]
     problems = Problem.objects.in_bulk([pid for _, pid in probes])
 
     def ask(label, pid):

@@ -4,7 +4,7 @@ side."""
 
 from __future__ import annotations
 
-from evolution.llm import mark_unparsable
+from evolution.llm import fanout, mark_unparsable
 from evolution.models import Problem
 
 from ..engine import formulation, prompts
@@ -29,7 +29,7 @@ def _batch(ctx: Ctx, action: Action) -> list[Problem]:
             pid, _ = _proposal(rnd.pool, index)
             if pid not in have and pid not in pids:
                 pids.append(pid)
-            if len(pids) >= ctx.mutator_width():
+            if len(pids) >= fanout.step_calls(ctx.mutator_width()):
                 break
     problems = Problem.objects.in_bulk(pids)
     return [problems[pid] for pid in pids]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evolution.llm import fanout
 from evolution.streams.kinds import unit_transition
 
 from ..models import CandidateDecision, CandidateStage, FrontierCandidate
@@ -28,7 +29,7 @@ def _filter(ctx: Ctx, action: Action) -> None:
         .exclude(pk=first.pk)
         .order_by("index")
     )
-    batch = [first, *rest[: ctx.mutator_width() - 1]]
+    batch = [first, *rest[: fanout.step_calls(ctx.mutator_width()) - 1]]
     outcomes = fan_out_calls(
         [lambda c=c: _filter_verdict(ctx, c.statement, _key(c)) for c in batch],
         ctx.mutator_width(),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
-from evolution.llm import mark_unparsable
+from evolution.llm import fanout, mark_unparsable
 
 from ..engine import formulation, prompts
 from ..models import CandidateDecision, CandidateStage, FrontierCandidate, SeedFormulation
@@ -41,7 +41,7 @@ def _mutate(ctx: Ctx, action: Action) -> None:
     }
     indices = [action.index]
     for index in proposals_waiting(ctx, rnd):
-        if len(indices) >= ctx.mutator_width():
+        if len(indices) >= fanout.step_calls(ctx.mutator_width()):
             break
         if index != action.index and _proposal(rnd.pool, index)[0] in seeds:
             indices.append(index)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from evolution.llm import mark_unparsable
+from evolution.llm import fanout, mark_unparsable
 
 from ..engine import divergence, formulation, prompts
 from ..models import CandidateStage, FrontierCandidate
@@ -29,7 +29,7 @@ def _batch(ctx: Ctx, action: Action) -> list[tuple[FrontierCandidate, int, int]]
         for i, j in divergence.pairs(n):
             if f"{i}-{j}" in c.pair_verdicts:
                 continue
-            if len(asks) >= width:
+            if len(asks) >= fanout.step_calls(width):
                 return asks
             asks.append((c, i, j))
     return asks

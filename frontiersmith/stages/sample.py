@@ -4,7 +4,7 @@ side as the solver endpoint takes; each candidate's solutions are stored in samp
 
 from __future__ import annotations
 
-from evolution.llm import mark_unparsable
+from evolution.llm import fanout, mark_unparsable
 from evolution.llm.parsing import extract_code
 
 from ..engine import prompts
@@ -24,7 +24,7 @@ def _batch(ctx: Ctx, action: Action) -> list[tuple[FrontierCandidate, int]]:
     asks: list[tuple[FrontierCandidate, int]] = []
     for c in [first, *rest]:
         for i in range(len(c.solutions), n):
-            if len(asks) >= width:
+            if len(asks) >= fanout.step_calls(width):
                 return asks
             asks.append((c, i))
     return asks

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from evolution.llm import mark_unparsable
+from evolution.llm import fanout, mark_unparsable
 from evolution.llm.parsing import ParseError
 
 from ..engine import features as feat
@@ -51,7 +51,7 @@ def act_evolve(ctx: Ctx, action: Action) -> None:
         )
     )
     rest = [c for c in tree_categories(xc) if c not in evolved and c != action.category]
-    categories = [action.category, *rest][: ctx.generator_width()]
+    categories = [action.category, *rest][: fanout.step_calls(ctx.generator_width())]
     outcomes = fan_out_calls(
         [lambda c=c: _ask(ctx, action.round, c) for c in categories], ctx.generator_width()
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from evolution.llm import mark_unparsable
+from evolution.llm import fanout, mark_unparsable
 from evolution.llm.parsing import ParseError
 from evolution.models import Problem
 
@@ -24,7 +24,7 @@ def _batch(ctx: Ctx, action: Action) -> list[Problem]:
     if first is None:
         first = Problem.objects.get(pk=action.problem_id)
     rest = [p for p in waiting if p.pk != first.pk]
-    return [first, *rest][: ctx.generator_width()]
+    return [first, *rest][: fanout.step_calls(ctx.generator_width())]
 
 
 def _ask(ctx: Ctx, problem: Problem):

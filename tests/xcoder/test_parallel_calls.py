@@ -61,9 +61,7 @@ def _outcome(pk: int) -> dict:
     }
 
 
-def test_calls_overlap_with_a_fan_out_and_decisions_equal_one_call_at_a_time(
-    fake_server, settings
-):
+def test_calls_overlap_with_a_fan_out_and_decisions_equal_one_call_at_a_time(fake_server, settings):
     fake_server.latency = 0.05
     settings.ENGINE_FANOUT_THREADS = 1
     one_at_a_time = _run(fake_server, "one at a time")

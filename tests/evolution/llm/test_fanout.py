@@ -20,9 +20,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def _calls(endpoint, count: int) -> list:
     client = LLMClient(endpoint)
     return [
-        lambda i=i: client.chat(
-            [{"role": "user", "content": f"question {i}"}], role="solver", replay_key=f"q={i}"
-        ).content
+        lambda i=i: (
+            client.chat(
+                [{"role": "user", "content": f"question {i}"}], role="solver", replay_key=f"q={i}"
+            ).content
+        )
         for i in range(count)
     ]
 

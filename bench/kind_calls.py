@@ -1,5 +1,5 @@
-"""Parallel model calls of the sibling kinds: calls per second of an X-Coder, a FrontierSmith
-and an EvoSyn campaign against the loopback model server, as a ratio of the physical bound.
+"""Parallel model calls of the sibling kinds: calls per second of an X-Coder and a FrontierSmith
+campaign against the loopback model server, as a ratio of the physical bound.
 
 Each campaign runs in a throwaway database, driven step by step by the runner's own ``advance``
 (what a worker and ``run_campaign --inline`` call), against the loopback server answering with
@@ -20,12 +20,11 @@ calls are reported beside it.
 
 from __future__ import annotations
 
-import os
 import time
 
 from bench.support import LoopbackServer, throwaway_database
 
-EXECUTION_STAGES = {"frontiersmith": {"build"}, "evosyn": {"evolve"}}
+EXECUTION_STAGES = {"frontiersmith": {"build"}}
 MAX_STEPS = 3000
 
 
@@ -135,9 +134,11 @@ def measure(label: str, world, responder: str, latency_ms: float, quick: bool) -
             excluded = EXECUTION_STAGES.get(kind.name, set())
             steps: list[tuple[str, str, int, float]] = []
             started = time.perf_counter()
+            finished = False
             while len(steps) < MAX_STEPS:
                 current = Campaign.objects.get(pk=campaign.pk)
-                if current.state != CampaignState.RUNNING or kind.finished(current):
+                finished = kind.finished(current)
+                if current.state != CampaignState.RUNNING or finished:
                     break
                 for stream_id in active_stream_ids(kind, campaign.pk):
                     before = LLMCall.objects.count()
@@ -148,7 +149,7 @@ def measure(label: str, world, responder: str, latency_ms: float, quick: bool) -
                         (report.action, report.outcome, LLMCall.objects.count() - before, elapsed)
                     )
             wall = time.perf_counter() - started
-            state = Campaign.objects.get(pk=campaign.pk).state
+            state = "finished" if finished else Campaign.objects.get(pk=campaign.pk).state
             failed = LLMCall.objects.exclude(status="ok").count()
             by_role = dict(
                 LLMCall.objects.values_list("role").annotate(n=Count("id")).order_by("role")
@@ -157,9 +158,6 @@ def measure(label: str, world, responder: str, latency_ms: float, quick: bool) -
     finally:
         server.stop()
     model = [s for s in steps if s[2] and s[0] not in excluded]
-    if os.environ.get("BENCH_STEPS"):
-        for s in steps:
-            print(s)
     calls = sum(s[2] for s in model)
     window = sum(s[3] for s in model)
     latency = latency_ms / 1000

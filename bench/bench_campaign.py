@@ -153,6 +153,7 @@ def _measure(latency_ms: float, seeds: int) -> dict:
     window = (span["last"] - span["first"]).total_seconds() + latency if count else float("nan")
     achieved = count / window if count else 0.0
     row = {
+        "kind": "BenchEvolver",
         "latency (ms)": latency_ms,
         "calls": count,
         "window (s)": round(window, 2),
@@ -177,4 +178,6 @@ def _measure(latency_ms: float, seeds: int) -> dict:
 def run(args) -> list[dict]:
     quick = bool(getattr(args, "quick", False))
     seeds = 12 if quick else 40
-    return [_measure(250, seeds), _measure(0, seeds)]
+    from bench import kind_calls
+
+    return [_measure(250, seeds), _measure(0, seeds), *kind_calls.run(quick)]

@@ -35,7 +35,14 @@ def throwaway_database(label: str):
 class LoopbackServer:
     """The loopback OpenAI-compatible server (tests/support/fake_openai.py) as a child process."""
 
-    def __init__(self, latency_ms: float, content: str = "def f(x):\n    return x\n"):
+    def __init__(
+        self,
+        latency_ms: float,
+        content: str = "def f(x):\n    return x\n",
+        *,
+        responder: str = "",
+    ):
+        """``responder``: ``module:name`` of a responder answering by role and replay key."""
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -44,6 +51,7 @@ class LoopbackServer:
                 "--port=0",
                 f"--latency-ms={latency_ms}",
                 f"--content={content}",
+                *([f"--responder={responder}"] if responder else []),
             ],
             cwd=ROOT,
             stdout=subprocess.PIPE,

@@ -37,24 +37,10 @@ from .stages import (
     select_final,
     start_round,
 )
-from .stages.common import Action, Ctx, _decide, _load, _proposal
+from .stages.common import Action, Ctx, _decide, _load, _proposal, probes_waiting
 
 C = CandidateStage
 ORDER = (C.PROPOSED, C.FILTERED, C.JUDGED, C.BUILDING, C.EXECUTED, C.DONE)
-
-
-def _probes_wanted(fc: FrontierCampaign) -> list[tuple[str, int]]:
-    wanted = []
-    for label, problem_set in (
-        (FilterProbe.Label.CLOSED, fc.calibration_closed),
-        (FilterProbe.Label.OPEN, fc.calibration_open),
-    ):
-        if problem_set is not None:
-            wanted += [
-                (label, pid)
-                for pid in problem_set.problems.order_by("id").values_list("id", flat=True)
-            ]
-    return wanted
 
 
 def work_finished(fc: FrontierCampaign, settings: FrontierSettings) -> bool:
@@ -64,10 +50,8 @@ def work_finished(fc: FrontierCampaign, settings: FrontierSettings) -> bool:
 def action_for(ctx: Ctx) -> Action:
     """The next thing to do, from the rows alone (so a rerun after a crash picks up here)."""
     fc, s = ctx.fc, ctx.settings
-    done = set(fc.probes.values_list("label", "problem_id"))
-    for label, pid in _probes_wanted(fc):
-        if (label, pid) not in done:
-            return Action("calibrate", problem_id=pid, label=label)
+    for label, pid in probes_waiting(fc)[:1]:
+        return Action("calibrate", problem_id=pid, label=label)
     if work_finished(fc, s):
         return Action("finished")
     rnd = fc.rounds.filter(number=fc.current_round).first()

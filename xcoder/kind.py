@@ -52,13 +52,19 @@ def action_for(ctx: Ctx) -> Action:
     if not xc.counts_evolved:
         return Action("close_tree")
     tasks = {t.index: t for t in SynthTask.objects.filter(xcoder=xc).only("id", "index", "status")}
-    for index in range(s.num_tasks):
-        task = tasks.get(index)
-        if task is None:
-            return Action("plan", task_index=index)
-        step = TASK_STEPS.get(task.status)
-        if step:
-            return Action(step, task_index=index, task_id=task.pk)
+    # Tasks advance in groups (``Ctx.task_group``): a group's tasks take each stage together,
+    # the one furthest behind first, so one step asks the stage's calls for all of them.
+    index = 0
+    while index < s.num_tasks:
+        group = ctx.task_group(index)
+        for i in group:
+            if i not in tasks:
+                return Action("plan", task_index=i)
+        waiting = [tasks[i] for i in group if tasks[i].status in TASK_STEPS]
+        if waiting:
+            task = min(waiting, key=lambda t: (OPEN.index(t.status), t.index))
+            return Action(TASK_STEPS[task.status], task_index=task.index, task_id=task.pk)
+        index = group.stop
     return Action("finished")
 
 

@@ -6,7 +6,12 @@ budget and the helpers several stages share.
 The pipeline is one sequential stream per campaign, advanced one action at a time by
 ``evosyn.services.evosyn_advance``: the caller claims the campaign row with a conditional UPDATE
 (a lease), the next action is worked out from the rows alone (``evosyn.kind.action_for``), and
-its result is stored as it arrives.
+its result is stored as it arrives. An action asks its independent model calls side by side
+(``evolution.llm.fanout``, bounded by ``ENGINE_FANOUT_THREADS`` and the endpoint's limit): an
+instance's M solutions, filled up to whole waves with the next pending instances'; the next
+test-writer call of every instance waiting for tests; the synthesized problems of the empty
+slots, judged for near-duplicates in slot order. The strategy search stays one iteration per
+action: each iteration's parent comes from the archive the previous one updated.
 
 1. Seed instances (human-verified): M solutions, N tests, the M x N pass matrix and each
    solution's verdict on the human tests.

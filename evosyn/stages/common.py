@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from django.db.models import F
 
 from evolution import sandbox
-from evolution.llm import CallContext, LLMClient
+from evolution.llm import CallContext, LLMClient, fanout
 from evolution.models import Campaign, ModelEndpoint
 
 from ..config import EvoSynSettings
-from ..models import EvoSynCampaign, Instance, InstanceRole
+from ..models import EvoSynCampaign, Instance, InstanceRole, InstanceStatus
 
 log = logging.getLogger(__name__)
 METHOD = KIND_NAME = "evosyn"
@@ -63,6 +63,22 @@ class Ctx:
         return sandbox.Limits(
             time_s=self.settings.strategy_time_s, memory_mb=self.settings.memory_mb
         )
+
+
+def width_for(ctx: Ctx, role: str) -> int:
+    """Parallel calls for ``role`` (the fan-out setting and its endpoint's limit)."""
+    return fanout.width_for(ctx.endpoint_for(role))
+
+
+def pending_like(ctx: Ctx, inst: Instance):
+    """The other pending instances of ``inst``'s role, in the kind's order: the ones a step may
+    take along with ``inst`` when they wait for the same stage."""
+    return (
+        ctx.esc.instances.filter(role=inst.role, status=InstanceStatus.PENDING)
+        .exclude(pk=inst.pk)
+        .select_related("problem")
+        .order_by("slot")
+    )
 
 
 def _load(campaign_id: int) -> Ctx:

@@ -1,4 +1,7 @@
-"""Stage ``solve``: the M candidate solutions of an instance, each stored as it arrives."""
+"""Stage ``solve``: the M candidate solutions of instances, each stored as it arrives. One step
+asks for the action's instance's missing solutions, side by side, and fills the last wave of
+calls with the next pending instances' (bounded by the fan-out setting and the endpoint's
+limit)."""
 
 from __future__ import annotations
 
@@ -6,46 +9,63 @@ import contextlib
 
 from django.db import IntegrityError, transaction
 
-from evolution.llm import BudgetExhausted, LLMError, ParseError, mark_unparsable
+from evolution.llm import BudgetExhausted, LLMError, ParseError, fanout, mark_unparsable
 
 from ..engine import prompts as P
 from ..engine import pruning
 from ..models import Instance, Solution
-from .common import Action, Ctx, _instance_key
+from .common import Action, Ctx, _instance_key, pending_like, width_for
+
+
+def _asks(ctx: Ctx, action: Action) -> list[tuple[Instance, int]]:
+    m, width = ctx.settings.solutions_per_problem, width_for(ctx, "solver")
+    inst = Instance.objects.select_related("problem").get(pk=action.instance_id)
+    asks: list[tuple[Instance, int]] = []
+    for other in [inst, *pending_like(ctx, inst)]:
+        have = set(other.solutions.values_list("index", flat=True))
+        missing = [(other, i) for i in range(m) if i not in have]
+        if other is inst:
+            asks = missing
+            target = -(-max(1, len(asks)) // width) * width  # whole waves of calls
+            continue
+        asks += missing[: max(0, target - len(asks))]
+        if len(asks) >= target:
+            break
+    return asks
 
 
 def _solve(ctx: Ctx, action: Action) -> None:
     """Sample the missing solutions; each one is stored as soon as it arrives."""
-    inst = Instance.objects.select_related("problem").get(pk=action.instance_id)
-    have = set(inst.solutions.values_list("index", flat=True))
+    asks = _asks(ctx, action)
+    fanout.parallel([lambda a=a: _solution(ctx, *a) for a in asks], width_for(ctx, "solver"))
+
+
+def _solution(ctx: Ctx, inst: Instance, index: int) -> None:
     messages, template = P.solution_messages(statement=inst.statement, entry_point=inst.entry_point)
-    for index in range(ctx.settings.solutions_per_problem):
-        if index in have:
-            continue
-        code, error, call_id = "", "", None
-        try:
-            answer = ctx.chat(
-                "solver",
-                messages,
-                template,
-                key=f"{_instance_key(inst)};solution={index}",
-                temperature=ctx.settings.solution_temperature,
-            )
-            call_id = answer.call_id
-            code = P.parse_solution(answer.content)
-        except ParseError as exc:
-            error = f"unparsable answer: {exc}"
-            mark_unparsable(call_id, str(exc))
-        except BudgetExhausted:
-            raise
-        except LLMError as exc:
-            error = f"model call failed: {exc}"[:1000]
-        with contextlib.suppress(IntegrityError), transaction.atomic():
-            Solution.objects.create(
-                instance=inst,
-                index=index,
-                code=code,
-                code_sha=pruning.code_sha(code) if code else "",
-                error=error,
-                call_id=call_id,
-            )
+    code, error, call_id = "", "", None
+    try:
+        answer = ctx.chat(
+            "solver",
+            messages,
+            template,
+            key=f"{_instance_key(inst)};solution={index}",
+            temperature=ctx.settings.solution_temperature,
+        )
+        call_id = answer.call_id
+        code = P.parse_solution(answer.content)
+    except ParseError as exc:
+        error = f"unparsable answer: {exc}"
+        mark_unparsable(call_id, str(exc))
+    except BudgetExhausted:
+        raise
+    except LLMError as exc:
+        error = f"model call failed: {exc}"[:1000]
+    with contextlib.suppress(IntegrityError), transaction.atomic():
+        Solution.objects.create(
+            instance=inst,
+            index=index,
+            code=code,
+            code_sha=pruning.code_sha(code) if code else "",
+            error=error,
+            call_id=call_id,
+        )

@@ -8,22 +8,46 @@ import contextlib
 from django.db import IntegrityError, transaction
 
 from evolution.judging import duplicates
-from evolution.llm import BudgetExhausted, LLMError, ParseError, mark_unparsable
+from evolution.llm import BudgetExhausted, LLMError, ParseError, fanout, mark_unparsable
 
 from ..engine import prompts as P
 from ..models import Instance, InstanceRole, InstanceStatus
-from .common import Action, Ctx
+from .common import Action, Ctx, width_for
 
 
 def _synthesize(ctx: Ctx, action: Action) -> None:
-    """One new problem, two seeds as in-context examples; a near-duplicate of a seed or of an
-    earlier synthesized problem is recorded as pruned."""
-    slot = action.number
+    """New problems for the action's slot and the next empty ones, their calls side by side;
+    each is then judged for near-duplicates and stored in slot order (so a problem is compared
+    with the problems of every earlier slot, as one at a time)."""
     seeds = list(
         ctx.esc.instances.filter(role=InstanceRole.SEED).select_related("problem").order_by("slot")
     )
-    examples = [seeds[(slot + k) % len(seeds)] for k in range(min(2, len(seeds)))]
-    messages, template = P.synthesize_messages(examples=[e.statement for e in examples])
+    made = set(ctx.esc.instances.filter(role=InstanceRole.SYNTHETIC).values_list("slot", flat=True))
+    width = width_for(ctx, "synthesizer")
+    slots = [action.number]
+    for slot in range(action.number + 1, ctx.settings.synth_problems):
+        if len(slots) >= fanout.step_calls(width):
+            break
+        if slot not in made:
+            slots.append(slot)
+    outcomes = fanout.fan_out(
+        [lambda n=n: _ask(ctx, seeds, n) for n in slots], width, return_exceptions=True
+    )
+    for slot, outcome in zip(slots, outcomes, strict=True):
+        if not isinstance(outcome, BaseException):
+            _store(ctx, seeds, slot, outcome)
+    fanout.raise_first(outcomes)
+
+
+def _examples(seeds, slot: int):
+    return [seeds[(slot + k) % len(seeds)] for k in range(min(2, len(seeds)))]
+
+
+def _ask(ctx: Ctx, seeds, slot: int) -> dict:
+    """One new problem, two seeds as in-context examples: the instance's fields."""
+    messages, template = P.synthesize_messages(
+        examples=[e.statement for e in _examples(seeds, slot)]
+    )
     fields = {"status": InstanceStatus.PENDING, "status_reason": ""}
     try:
         answer = ctx.chat(
@@ -42,6 +66,12 @@ def _synthesize(ctx: Ctx, action: Action) -> None:
         raise
     except LLMError as exc:
         fields.update(status=InstanceStatus.PRUNED, status_reason=f"model call failed: {exc}")
+    return fields
+
+
+def _store(ctx: Ctx, seeds, slot: int, fields: dict) -> None:
+    """A near-duplicate of a seed or of an earlier synthesized problem is recorded as pruned."""
+    examples = _examples(seeds, slot)
     if fields["status"] == InstanceStatus.PENDING:
         earlier = {f"seed {i.problem.origin_id or i.problem.public_id}": i.statement for i in seeds}
         earlier.update(

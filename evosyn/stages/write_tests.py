@@ -1,20 +1,43 @@
-"""Stage ``write_tests``: the N candidate tests of an instance (the document's Figure 6 prompt)."""
+"""Stage ``write_tests``: the N candidate tests of an instance (the document's Figure 6 prompt).
+One step makes the action's instance's next test-writer call and, side by side, that of the
+next pending instances waiting for tests (bounded by the fan-out setting and the endpoint's
+limit); each instance's answer is stored on its own."""
 
 from __future__ import annotations
 
 from django.db import transaction
 
-from evolution.llm import BudgetExhausted, LLMError, ParseError, mark_unparsable
+from evolution.llm import BudgetExhausted, LLMError, ParseError, fanout, mark_unparsable
 
 from ..engine import prompts as P
 from ..models import Instance, TestItem
-from .common import Action, Ctx, _instance_key, log
+from .common import Action, Ctx, _instance_key, log, pending_like, width_for
+
+
+def _waits_for_tests(ctx: Ctx, inst: Instance) -> bool:
+    s = ctx.settings
+    return (
+        inst.solutions.count() >= s.solutions_per_problem
+        and inst.tests.count() < s.tests_per_problem
+        and inst.test_calls_made < s.test_calls
+    )
 
 
 def _write_tests(ctx: Ctx, action: Action) -> None:
+    width = width_for(ctx, "test_writer")
+    inst = Instance.objects.select_related("problem").get(pk=action.instance_id)
+    batch = [inst]
+    for other in pending_like(ctx, inst):
+        if len(batch) >= fanout.step_calls(width):
+            break
+        if _waits_for_tests(ctx, other):
+            batch.append(other)
+    fanout.parallel([lambda i=i: _one_call(ctx, i) for i in batch], width)
+
+
+def _one_call(ctx: Ctx, inst: Instance) -> None:
     """One test-writer call (the document's Figure 6 prompt); new tests are appended up to N,
     duplicates of an earlier input dropped."""
-    inst = Instance.objects.select_related("problem").get(pk=action.instance_id)
     call_no = inst.test_calls_made
     existing = list(inst.tests.values_list("index", "input"))
     wanted = ctx.settings.tests_per_problem - len(existing)

@@ -8,8 +8,13 @@ One campaign is one stream of work advanced one action at a time by
 ``frontiersmith.services.frontier_advance``: the caller claims the campaign row with a
 conditional UPDATE (a lease), the next action is worked out from the rows alone
 (``frontiersmith.kind.action_for``), and its result is stored before the lease is released.
-Answers are stored as they arrive (one sampled solution, one pair verdict, one build attempt per
-action), and unique keys (round, index), (campaign, problem) make a rerun after a crash continue
+An action asks the independent model calls of its stage side by side (``evolution.llm.fanout``,
+bounded by ``ENGINE_FANOUT_THREADS`` and the endpoints' limits, up to ``fanout.STEP_WAVES``
+waves): the calibration probes, the seed formulations and mutations the round's proposals need,
+the filter verdicts of the proposed candidates, the missing sampled solutions and pair
+judgements of the filtered ones, and a build attempt's test writer and verifier writer. Each
+item's answers are stored for that item in input order (a candidate's solutions in sample
+order), and unique keys (round, index), (campaign, problem) make a rerun after a crash continue
 instead of duplicating.
 
 A round: propose B candidates (seed x operator, round-robin over the pool) -> coarse filter ->

@@ -5,7 +5,7 @@ measured (``engine/divergence.py``)."""
 from __future__ import annotations
 
 from evolution import sandbox
-from evolution.llm import mark_unparsable
+from evolution.llm import fanout, mark_unparsable
 from evolution.sandbox import scoring
 from evolution.streams.errors import SandboxFailure
 
@@ -46,19 +46,25 @@ def _build(ctx: Ctx, action: Action) -> None:
     entry: dict = {"attempt": attempt, "problems": []}
     tw, vw = prompts.load("test_writer"), prompts.load("verifier_writer")
     feedback = _feedback(c)
-    tw_text, tw_call = ctx.chat(
-        ctx.fc.solver_endpoint,
-        tw.messages(statement=c.statement, solutions=samples, feedback=feedback),
-        template=tw,
-        key=f"{_key(c)};attempt={attempt}",
-        temperature=ctx.settings.solver_temperature,
-    )
-    vw_text, vw_call = ctx.chat(
-        ctx.fc.solver_endpoint,
-        vw.messages(statement=c.statement, direction=c.direction, feedback=feedback),
-        template=vw,
-        key=f"{_key(c)};attempt={attempt}",
-        temperature=ctx.settings.solver_temperature,
+    # The two writers are independent calls: asked side by side.
+    (tw_text, tw_call), (vw_text, vw_call) = fanout.fan_out(
+        [
+            lambda: ctx.chat(
+                ctx.fc.solver_endpoint,
+                tw.messages(statement=c.statement, solutions=samples, feedback=feedback),
+                template=tw,
+                key=f"{_key(c)};attempt={attempt}",
+                temperature=ctx.settings.solver_temperature,
+            ),
+            lambda: ctx.chat(
+                ctx.fc.solver_endpoint,
+                vw.messages(statement=c.statement, direction=c.direction, feedback=feedback),
+                template=vw,
+                key=f"{_key(c)};attempt={attempt}",
+                temperature=ctx.settings.solver_temperature,
+            ),
+        ],
+        ctx.solver_width(),
     )
     programs: dict[str, str] = {}
     for text, call_id, names in (

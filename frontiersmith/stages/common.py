@@ -7,11 +7,11 @@ import logging
 from dataclasses import dataclass
 
 from evolution import sandbox
-from evolution.llm import CallContext, LLMClient, mark_unparsable
+from evolution.llm import CallContext, LLMClient, fanout, mark_unparsable
 
 from ..config import FrontierSettings
 from ..engine import formulation, prompts
-from ..models import CandidateStage, FrontierCampaign, FrontierCandidate
+from ..models import CandidateStage, FilterProbe, FrontierCampaign, FrontierCandidate
 
 log = logging.getLogger(__name__)
 METHOD = KIND_NAME = "frontiersmith"
@@ -39,11 +39,60 @@ class Ctx:
         )
         return result.content, result.call_id
 
+    def mutator_width(self) -> int:
+        """Parallel calls to the mutator endpoint (fan-out setting and its limit): how many
+        items one step of a mutator stage (calibrate, extract, mutate, filter, pair) takes."""
+        return fanout.width_for(self.fc.mutator_endpoint)
+
+    def solver_width(self) -> int:
+        """Parallel calls to the solver endpoint: the sampled solutions one step asks for."""
+        return fanout.width_for(self.fc.solver_endpoint)
+
     @property
     def limits(self) -> sandbox.Limits:
         return sandbox.Limits(
             time_s=self.settings.execution_timeout, memory_mb=self.settings.memory_mb
         )
+
+
+def probes_wanted(fc: FrontierCampaign) -> list[tuple[str, int]]:
+    """The calibration probes: every problem of the labelled closed and open sets."""
+    wanted = []
+    for label, problem_set in (
+        (FilterProbe.Label.CLOSED, fc.calibration_closed),
+        (FilterProbe.Label.OPEN, fc.calibration_open),
+    ):
+        if problem_set is not None:
+            wanted += [
+                (label, pid)
+                for pid in problem_set.problems.order_by("id").values_list("id", flat=True)
+            ]
+    return wanted
+
+
+def probes_waiting(fc: FrontierCampaign) -> list[tuple[str, int]]:
+    """The probes the filter has not been asked about yet, in order."""
+    done = set(fc.probes.values_list("label", "problem_id"))
+    return [probe for probe in probes_wanted(fc) if probe not in done]
+
+
+def proposals_waiting(ctx: Ctx, rnd) -> list[int]:
+    """The indices of the round's proposals not made into candidates yet, in order."""
+    made = set(
+        FrontierCandidate.objects.filter(frontier=ctx.fc, round=rnd.number).values_list(
+            "index", flat=True
+        )
+    )
+    return [i for i in range(ctx.settings.budget_candidates) if i not in made]
+
+
+def fan_out_calls(jobs, width: int) -> list:
+    """The calls of ``jobs`` side by side (``evolution.llm.fanout``), results in input order; a
+    failed call takes its job's place as the exception."""
+    return fanout.fan_out(jobs, width, return_exceptions=True)
+
+
+raise_first = fanout.raise_first
 
 
 def _load(campaign_id: int) -> Ctx:

@@ -2,15 +2,45 @@
 
 from __future__ import annotations
 
+from evolution.llm import fanout
 from evolution.streams.kinds import unit_transition
 
 from ..models import CandidateDecision, CandidateStage, FrontierCandidate
-from .common import KIND_NAME, Action, Ctx, _decide, _filter_verdict, _key
+from .common import (
+    KIND_NAME,
+    Action,
+    Ctx,
+    _decide,
+    _filter_verdict,
+    _key,
+    _round_candidates,
+    fan_out_calls,
+    raise_first,
+)
 
 
 def _filter(ctx: Ctx, action: Action) -> None:
-    c = FrontierCandidate.objects.get(pk=action.candidate_id)
-    accepted, verdict = _filter_verdict(ctx, c.statement, _key(c))
+    """The action's candidate and the round's next proposed ones, their filter calls side by
+    side; each verdict is stored for its own candidate."""
+    first = FrontierCandidate.objects.get(pk=action.candidate_id)
+    rest = (
+        _round_candidates(ctx)
+        .filter(stage=CandidateStage.PROPOSED, decision="")
+        .exclude(pk=first.pk)
+        .order_by("index")
+    )
+    batch = [first, *rest[: fanout.step_calls(ctx.mutator_width()) - 1]]
+    outcomes = fan_out_calls(
+        [lambda c=c: _filter_verdict(ctx, c.statement, _key(c)) for c in batch],
+        ctx.mutator_width(),
+    )
+    for c, outcome in zip(batch, outcomes, strict=True):
+        if not isinstance(outcome, BaseException):
+            _store(c, *outcome)
+    raise_first(outcomes)
+
+
+def _store(c: FrontierCandidate, accepted: bool | None, verdict: dict) -> None:
     if accepted:
         unit_transition(
             KIND_NAME,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
-from evolution.llm import mark_unparsable
+from evolution.llm import fanout, mark_unparsable
 
 from ..engine import formulation, prompts
 from ..models import CandidateDecision, CandidateStage, FrontierCandidate, SeedFormulation
-from .common import Action, Ctx, _proposal, stable_id
+from .common import Action, Ctx, _proposal, fan_out_calls, proposals_waiting, raise_first, stable_id
 
 
 def _candidate_create(ctx: Ctx, index: int, *, decision: str = "", reason: str = "", **fields):
@@ -32,16 +32,35 @@ def _candidate_create(ctx: Ctx, index: int, *, decision: str = "", reason: str =
 
 
 def _mutate(ctx: Ctx, action: Action) -> None:
+    """The action's proposal and the round's next ones whose seed is formulated, their calls
+    side by side; each candidate is stored under its own index."""
     rnd = ctx.fc.rounds.get(number=ctx.fc.current_round)
-    pid, operator = _proposal(rnd.pool, action.index)
-    seed = SeedFormulation.objects.select_related("problem").get(frontier=ctx.fc, problem_id=pid)
+    seeds = {
+        s.problem_id: s
+        for s in SeedFormulation.objects.select_related("problem").filter(frontier=ctx.fc)
+    }
+    indices = [action.index]
+    for index in proposals_waiting(ctx, rnd):
+        if len(indices) >= fanout.step_calls(ctx.mutator_width()):
+            break
+        if index != action.index and _proposal(rnd.pool, index)[0] in seeds:
+            indices.append(index)
+    outcomes = fan_out_calls(
+        [lambda i=i: _ask(ctx, rnd, seeds, i) for i in indices], ctx.mutator_width()
+    )
+    for index, outcome in zip(indices, outcomes, strict=True):
+        if not isinstance(outcome, BaseException):
+            _store(ctx, rnd, seeds, index, outcome)
+    raise_first(outcomes)
+
+
+def _ask(ctx: Ctx, rnd, seeds, index: int):
+    pid, operator = _proposal(rnd.pool, index)
+    seed = seeds[pid]
     if not seed.ok:
-        _candidate_create(
-            ctx, action.index, decision=CandidateDecision.UNPARSABLE, reason=seed.error
-        )
-        return
+        return None
     template = prompts.load("mutate")
-    content, call_id = ctx.chat(
+    return ctx.chat(
         ctx.fc.mutator_endpoint,
         template.messages(
             **seed.as_dict(),
@@ -49,9 +68,18 @@ def _mutate(ctx: Ctx, action: Action) -> None:
             operator_text=formulation.OPERATORS[operator][1],
         ),
         template=template,
-        key=f"round={rnd.number};c={action.index};seed={stable_id(seed.problem)};op={operator}",
+        key=f"round={rnd.number};c={index};seed={stable_id(seed.problem)};op={operator}",
         temperature=ctx.settings.mutation_temperature,
     )
+
+
+def _store(ctx: Ctx, rnd, seeds, index: int, answer) -> None:
+    pid, operator = _proposal(rnd.pool, index)
+    seed = seeds[pid]
+    if answer is None:
+        _candidate_create(ctx, index, decision=CandidateDecision.UNPARSABLE, reason=seed.error)
+        return
+    content, call_id = answer
     parent = formulation.Formulation(**seed.as_dict())
     try:
         mutation = formulation.parse_mutation(content, operator=operator, parent=parent)
@@ -59,7 +87,7 @@ def _mutate(ctx: Ctx, action: Action) -> None:
         mark_unparsable(call_id, str(exc))
         _candidate_create(
             ctx,
-            action.index,
+            index,
             decision=CandidateDecision.UNPARSABLE,
             reason=str(exc),
             parent_formulation=parent.to_dict(),
@@ -67,7 +95,7 @@ def _mutate(ctx: Ctx, action: Action) -> None:
         return
     _candidate_create(
         ctx,
-        action.index,
+        index,
         parent_formulation=parent.to_dict(),
         formulation=mutation.formulation.to_dict(),
         title=mutation.title,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from evolution.llm import mark_unparsable
+from evolution.llm import fanout, mark_unparsable
 from evolution.streams.kinds import unit_transition
 
 from ..engine import judging, prompts
@@ -43,9 +43,10 @@ def _judge(ctx: Ctx, action: Action) -> None:
         question=item.question,
         answer=item.answer,
     )
-    verdicts = []
-    for seat in ctx.rc.seats.select_related("endpoint").order_by("position"):
-        result = ctx.chat(
+    seats = list(ctx.rc.seats.select_related("endpoint").order_by("position"))
+
+    def ask(seat):
+        return ctx.chat(
             seat.endpoint,
             messages,
             role="evaluation",
@@ -54,6 +55,15 @@ def _judge(ctx: Ctx, action: Action) -> None:
             temperature=ctx.settings.evaluation_temperature,
             max_tokens=ctx.settings.evaluation_max_tokens,
         )
+
+    # The panel's judges are asked side by side (fan-out setting, their endpoints' limits);
+    # their verdicts are kept in seat order.
+    results = fanout.fan_out(
+        [lambda seat=seat: ask(seat) for seat in seats],
+        fanout.width_for(*(seat.endpoint for seat in seats)),
+    )
+    verdicts = []
+    for seat, result in zip(seats, results, strict=True):
         verdict = judging.parse_verdict(result.content, judge=seat.endpoint.name)
         if verdict.parse_failure:
             mark_unparsable(result.call_id, verdict.reason)

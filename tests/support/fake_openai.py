@@ -22,6 +22,8 @@ Also runs as a process (for benchmarks and multi-process tests)::
 
     python -m tests.support.fake_openai --port 0 --latency-ms 250 --content "ok"
 
+(``--responder module:name`` answers with a responder instead of one fixed content.)
+
 It prints ``listening on http://127.0.0.1:PORT/v1`` once ready. ``GET /v1/_stats`` returns
 ``{"requests", "in_flight", "max_in_flight"}`` and ``POST /v1/_reset`` zeroes the counters.
 """
@@ -408,6 +410,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--latency-ms", type=float, default=0.0)
     parser.add_argument("--content", default="ok", help="content of every answer")
+    parser.add_argument(
+        "--responder",
+        default="",
+        help="module:name of a responder (a callable, or a class instantiated without "
+        "arguments) answering every request instead of --content",
+    )
     args = parser.parse_args(argv)
     server = FakeOpenAI(
         latency=args.latency_ms / 1000,
@@ -415,6 +423,12 @@ def main(argv: list[str] | None = None) -> None:
         port=args.port,
         keep_requests=False,
     )
+    if args.responder:
+        import importlib
+
+        module, _, name = args.responder.partition(":")
+        found = getattr(importlib.import_module(module), name)
+        server.responder = found() if isinstance(found, type) else found
     print(f"listening on {server.base_url}", flush=True)
     try:
         server._server.serve_forever(poll_interval=0.2)

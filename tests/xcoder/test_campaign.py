@@ -265,9 +265,12 @@ def test_a_stale_ticket_or_a_paused_campaign_does_no_work(fake_server):
     assert services.xcoder_advance(campaign_id=campaign.pk, ticket="stale").outcome == "skipped"
     report = services.xcoder_advance(campaign_id=campaign.pk, ticket=ticket)
     assert (report.outcome, report.action) == ("done", "extract")
+    # One step asked for both seeds' extractions side by side; merging is the next step's.
+    assert campaign.xcoder.extractions.count() == 2
     Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.PAUSED)
     assert services.xcoder_advance(campaign_id=campaign.pk).outcome == "skipped"
-    assert campaign.xcoder.extractions.count() == 1
+    assert campaign.xcoder.extractions.count() == 2
+    assert not campaign.xcoder.__class__.objects.get(pk=campaign.pk).tree_merged
 
 
 def test_the_budget_pauses_the_campaign_with_nothing_lost(fake_server):

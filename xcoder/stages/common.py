@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from evolution import sandbox
-from evolution.llm import CallContext, LLMClient
+from evolution.llm import CallContext, LLMClient, fanout
 from evolution.models import Campaign, Problem
 from evolution.streams.kinds import unit_transition
 
@@ -51,6 +51,37 @@ class Ctx:
         return sandbox.Limits(
             time_s=self.settings.execution_timeout, memory_mb=self.settings.memory_mb
         )
+
+    def generator_width(self) -> int:
+        """Parallel calls to the generator endpoint (fan-out setting and its limit)."""
+        return fanout.width_for(self.xc.generator_endpoint)
+
+    def task_group(self, index: int) -> range:
+        """The tasks that advance together with task ``index``: consecutive indices, as many as
+        the generator endpoint takes calls at once, so each task stage asks its calls for the
+        whole group side by side. A width of 1 is one task at a time."""
+        width = self.generator_width()
+        start = index - index % width
+        return range(start, min(start + width, self.settings.num_tasks))
+
+
+def group_tasks(ctx: Ctx, action: Action, status: str) -> list[SynthTask]:
+    """The action's task, then the other tasks of its group waiting at the same ``status``, by
+    index: what one step of a task stage works on."""
+    task = SynthTask.objects.get(pk=action.task_id)
+    others = SynthTask.objects.filter(
+        xcoder=ctx.xc, index__in=ctx.task_group(task.index), status=status
+    ).exclude(pk=task.pk)
+    return [task, *others.order_by("index")]
+
+
+def fan_out_calls(jobs, width: int) -> list:
+    """The calls of ``jobs`` side by side (``evolution.llm.fanout``), results in input order; a
+    failed call takes its job's place as the exception."""
+    return fanout.fan_out(jobs, width, return_exceptions=True)
+
+
+raise_first = fanout.raise_first
 
 
 def _load(campaign_id: int) -> Ctx:

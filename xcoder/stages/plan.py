@@ -37,11 +37,23 @@ def choose_style(mix: dict, rng: random.Random) -> str:
 
 
 def act_plan(ctx: Ctx, action: Action) -> None:
+    """Plan task ``index`` and the other tasks of its group not planned yet (``Ctx.task_group``)."""
+    by_category = leaves_by_category(ctx.xc)
+    planned = set(
+        SynthTask.objects.filter(
+            xcoder=ctx.xc, index__in=ctx.task_group(action.task_index)
+        ).values_list("index", flat=True)
+    )
+    for index in ctx.task_group(action.task_index):
+        if index == action.task_index or index not in planned:
+            _plan(ctx, index, by_category)
+
+
+def _plan(ctx: Ctx, index: int, by_category: dict) -> None:
     """Sample a subtree and a style for task ``index`` (deterministic in sample_seed and index)."""
     s = ctx.settings
-    rng = random.Random(f"{s.sample_seed}:{action.task_index}")
+    rng = random.Random(f"{s.sample_seed}:{index}")
     style = choose_style(s.style_mix, rng)
-    by_category = leaves_by_category(ctx.xc)
     picked = feat.sample_leaves(
         by_category, leaves=s.subtree_leaves, categories=s.subtree_categories, rng=rng
     )
@@ -60,6 +72,6 @@ def act_plan(ctx: Ctx, action: Action) -> None:
         )
     try:
         with transaction.atomic():
-            SynthTask.objects.create(xcoder=ctx.xc, index=action.task_index, **fields)
+            SynthTask.objects.create(xcoder=ctx.xc, index=index, **fields)
     except IntegrityError:
         pass  # made by an earlier attempt of this step: never a duplicate

@@ -9,7 +9,7 @@ from evolution.llm.parsing import ParseError
 from ..engine import features as feat
 from ..engine import prompts
 from ..models import SynthTask, TaskStatus
-from .common import Action, Ctx, _reject, move_task
+from .common import Action, Ctx, _reject, fan_out_calls, group_tasks, move_task, raise_first
 
 
 def _sampled_leaf_names(task: SynthTask) -> set[str]:
@@ -28,19 +28,32 @@ def _sampled_leaf_names(task: SynthTask) -> set[str]:
     return names
 
 
-def act_select(ctx: Ctx, action: Action) -> None:
-    """Stage 1: annotate each leaf's potential use, select a compatible subset, state the
-    integration strategy. A selection of features that were not sampled, or of too few, is a
-    rejection with that reason."""
-    task = SynthTask.objects.get(pk=action.task_id)
+def _ask(ctx: Ctx, task: SynthTask):
     messages, template = prompts.select_messages(sampled_tree=task.sampled_tree)
-    result = ctx.chat(
+    return ctx.chat(
         ctx.xc.generator_endpoint,
         messages,
         role="xcoder_select",
         template=template,
         key=f"task={task.index};select",
     )
+
+
+def act_select(ctx: Ctx, action: Action) -> None:
+    """Stage 1 for the action's task and the planned tasks of its group, their calls side by
+    side; each answer is applied in task order."""
+    tasks = group_tasks(ctx, action, TaskStatus.PLANNED)
+    outcomes = fan_out_calls([lambda t=t: _ask(ctx, t) for t in tasks], ctx.generator_width())
+    for task, result in zip(tasks, outcomes, strict=True):
+        if not isinstance(result, BaseException):
+            _apply(ctx, task, result)
+    raise_first(outcomes)
+
+
+def _apply(ctx: Ctx, task: SynthTask, result) -> None:
+    """Stage 1: annotate each leaf's potential use, select a compatible subset, state the
+    integration strategy. A selection of features that were not sampled, or of too few, is a
+    rejection with that reason."""
     task.refresh_from_db()
     if task.status != TaskStatus.PLANNED:
         return

@@ -7,12 +7,12 @@ import ast
 from django.db import IntegrityError, transaction
 
 from evolution.judging import difficulty
-from evolution.llm import mark_unparsable
+from evolution.llm import fanout, mark_unparsable
 from evolution.llm.parsing import ParseError, fenced_blocks
 
 from ..engine import gates
 from ..models import CandidateSolution, SynthTask, TaskStatus
-from .common import Action, Ctx, _reject_discard, move_task
+from .common import Action, Ctx, _reject_discard, fan_out_calls, group_tasks, move_task, raise_first
 
 
 def solution_gate(content: str, *, tokens_out: int, max_tokens: int) -> tuple[str, str]:
@@ -37,48 +37,78 @@ def solution_gate(content: str, *, tokens_out: int, max_tokens: int) -> tuple[st
 
 
 def act_solve(ctx: Ctx, action: Action) -> None:
-    """Candidate solutions: ``candidates_per_endpoint`` answers from every solver endpoint, each
-    stored as it arrives with its static-gate verdict (a rerun asks only for missing ones)."""
+    """Candidate solutions for the action's task and the tested tasks of its group:
+    ``candidates_per_endpoint`` answers from every solver endpoint, all asked side by side
+    (bounded by the fan-out setting and the solver endpoints' limits), each stored as it
+    arrives with its static-gate verdict (a rerun asks only for missing ones)."""
     s = ctx.settings
-    task = SynthTask.objects.get(pk=action.task_id)
-    have = set(CandidateSolution.objects.filter(task=task).values_list("endpoint_id", "sample"))
-    messages, template = difficulty.solver_messages(
-        statement=task.statement, harness=task.harness, entry_point=task.entry_point
+    tasks = group_tasks(ctx, action, TaskStatus.TESTED)
+    endpoints = list(ctx.xc.solver_endpoints.order_by("name"))
+    have = set(
+        CandidateSolution.objects.filter(task__in=tasks).values_list(
+            "task_id", "endpoint_id", "sample"
+        )
     )
-    for endpoint in ctx.xc.solver_endpoints.order_by("name"):
-        for sample in range(s.candidates_per_endpoint):
-            if (endpoint.pk, sample) in have:
-                continue
-            result = ctx.chat(
-                endpoint,
-                messages,
-                role="xcoder_solver",
-                template=template,
-                key=f"task={task.index};solve;endpoint={endpoint.name};sample={sample}",
-                temperature=s.solver_temperature,
-            )
-            tokens = result.tokens_out or gates.count_tokens(result.content)
-            code, reason = solution_gate(
-                result.content, tokens_out=tokens, max_tokens=s.max_solution_tokens
-            )
-            if reason:
-                mark_unparsable(result.call_id, reason)
-            try:
-                with transaction.atomic():
-                    CandidateSolution.objects.create(
-                        task=task,
-                        endpoint=endpoint,
-                        sample=sample,
-                        content=result.content,
-                        code=code,
-                        tokens_out=tokens,
-                        passed_gates=not reason,
-                        reason=reason[:500],
-                        call_id=result.call_id,
+    jobs = []
+    for task in tasks:
+        messages, template = difficulty.solver_messages(
+            statement=task.statement, harness=task.harness, entry_point=task.entry_point
+        )
+        for endpoint in endpoints:
+            for sample in range(s.candidates_per_endpoint):
+                if (task.pk, endpoint.pk, sample) not in have:
+                    jobs.append(
+                        lambda t=task, e=endpoint, n=sample, m=messages, tp=template: _candidate(
+                            ctx, t, e, n, m, tp
+                        )
                     )
-            except IntegrityError:
-                pass
-    passing = CandidateSolution.objects.filter(task=task, passed_gates=True).count()
+    outcomes = fan_out_calls(jobs, fanout.width_for(*endpoints))
+    for task in tasks:
+        _decide(ctx, task)
+    raise_first(outcomes)
+
+
+def _candidate(ctx: Ctx, task: SynthTask, endpoint, sample: int, messages, template) -> None:
+    s = ctx.settings
+    result = ctx.chat(
+        endpoint,
+        messages,
+        role="xcoder_solver",
+        template=template,
+        key=f"task={task.index};solve;endpoint={endpoint.name};sample={sample}",
+        temperature=s.solver_temperature,
+    )
+    tokens = result.tokens_out or gates.count_tokens(result.content)
+    code, reason = solution_gate(
+        result.content, tokens_out=tokens, max_tokens=s.max_solution_tokens
+    )
+    if reason:
+        mark_unparsable(result.call_id, reason)
+    try:
+        with transaction.atomic():
+            CandidateSolution.objects.create(
+                task=task,
+                endpoint=endpoint,
+                sample=sample,
+                content=result.content,
+                code=code,
+                tokens_out=tokens,
+                passed_gates=not reason,
+                reason=reason[:500],
+                call_id=result.call_id,
+            )
+    except IntegrityError:
+        pass
+
+
+def _decide(ctx: Ctx, task: SynthTask) -> None:
+    """Solved once every candidate is in; too few passing the static gates discards it."""
+    s = ctx.settings
+    asked = ctx.xc.solver_endpoints.count() * s.candidates_per_endpoint
+    stored = CandidateSolution.objects.filter(task=task)
+    if stored.count() < asked:
+        return  # a call failed: the step's error; a rerun asks for the missing ones
+    passing = stored.filter(passed_gates=True).count()
     task.refresh_from_db()
     if task.status != TaskStatus.TESTED:
         return

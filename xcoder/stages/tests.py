@@ -10,71 +10,108 @@ from evolution.streams.errors import SandboxFailure
 
 from ..engine import prompts
 from ..models import SynthTask, TaskStatus
-from .common import Action, Ctx, _reject, move_task
+from .common import Action, Ctx, _reject, fan_out_calls, group_tasks, move_task, raise_first
+
+
+def _asks(ctx: Ctx, task: SynthTask) -> list[tuple[str, object]]:
+    """The task's test calls, by source: the prompted tests (D.1) and/or the generator (D.2)."""
+    s, harness = ctx.settings, task.harness
+    asks = []
+    if s.test_mode in ("prompt", "both"):
+        messages, template = prompts.tests_messages(
+            statement=task.statement, harness=harness, count=s.prompt_test_count
+        )
+        asks.append(
+            (
+                "prompt",
+                lambda m=messages, t=template: ctx.chat(
+                    ctx.xc.generator_endpoint,
+                    m,
+                    role="xcoder_tests",
+                    template=t,
+                    key=f"task={task.index};tests",
+                ),
+            )
+        )
+    if s.test_mode in ("generator", "both"):
+        messages, template = prompts.generator_messages(statement=task.statement, harness=harness)
+        asks.append(
+            (
+                "generator",
+                lambda m=messages, t=template: ctx.chat(
+                    ctx.xc.generator_endpoint,
+                    m,
+                    role="xcoder_generator",
+                    template=t,
+                    key=f"task={task.index};generator",
+                ),
+            )
+        )
+    return asks
 
 
 def act_tests(ctx: Ctx, action: Action) -> None:
+    """Test inputs for the action's task and the written tasks of its group: every task's test
+    calls side by side, then each task's answers applied in task order."""
+    tasks = group_tasks(ctx, action, TaskStatus.WRITTEN)
+    asks = [(task, source, call) for task in tasks for source, call in _asks(ctx, task)]
+    outcomes = fan_out_calls([call for _, _, call in asks], ctx.generator_width())
+    for task in tasks:
+        answers = {
+            source: outcome
+            for (t, source, _), outcome in zip(asks, outcomes, strict=True)
+            if t.pk == task.pk
+        }
+        if not any(isinstance(a, BaseException) for a in answers.values()):
+            _apply(ctx, task, answers)
+    raise_first(outcomes)
+
+
+def _apply(ctx: Ctx, task: SynthTask, answers: dict) -> None:
     """Test inputs: prompt-based (D.1) and/or a generator program (D.2) run sandboxed with
     ``--seed``. Both sources are recorded per test; duplicates are dropped."""
     s = ctx.settings
-    task = SynthTask.objects.get(pk=action.task_id)
     harness = task.harness
     tests: list[dict] = []
     notes: list[str] = []
     generator_code = ""
     errors: list[str] = []
-    if s.test_mode in ("prompt", "both"):
-        messages, template = prompts.tests_messages(
-            statement=task.statement, harness=harness, count=s.prompt_test_count
-        )
-        result = ctx.chat(
-            ctx.xc.generator_endpoint,
-            messages,
-            role="xcoder_tests",
-            template=template,
-            key=f"task={task.index};tests",
-        )
+    if "prompt" in answers:
+        result = answers["prompt"]
         try:
             cases = prompts.parse_test_cases(result.content, harness=harness)
             tests += [{**c, "source": "prompt"} for c in cases]
         except ParseError as exc:
             mark_unparsable(result.call_id, str(exc))
             errors.append(f"prompted tests unparsable: {exc}")
-    if s.test_mode in ("generator", "both"):
-        messages, template = prompts.generator_messages(statement=task.statement, harness=harness)
-        result = ctx.chat(
-            ctx.xc.generator_endpoint,
-            messages,
-            role="xcoder_generator",
-            template=template,
-            key=f"task={task.index};generator",
-        )
+    if "generator" in answers:
+        result = answers["generator"]
         try:
             generator_code = programs.parse_program(result.content, "test generator")
         except programs.ProgramMissing as exc:
             mark_unparsable(result.call_id, str(exc))
             errors.append(str(exc))
-        if generator_code:
-            outcome = sandbox.run_batch(
-                generator_code,
-                [""],
-                harness="stdio",
-                limits=ctx.limits(),
-                argv=["--seed", str(s.generator_seed)],
-            )[0]
-            if outcome.status == "SE":
-                raise SandboxFailure(outcome.stderr[-300:])
-            if outcome.status != "OK":
-                errors.append(
-                    f"generator {outcome.status} with --seed {s.generator_seed}: "
-                    f"{outcome.stderr[-300:]}".strip()
-                )
-            else:
-                try:
-                    cases = prompts.parse_test_cases(outcome.stdout, harness=harness)
-                    tests += [{**c, "source": "generator", "seed": s.generator_seed} for c in cases]
-                except ParseError as exc:
-                    errors.append(f"generator output unparsable: {exc}")
+    if generator_code:
+        outcome = sandbox.run_batch(
+            generator_code,
+            [""],
+            harness="stdio",
+            limits=ctx.limits(),
+            argv=["--seed", str(s.generator_seed)],
+        )[0]
+        if outcome.status == "SE":
+            raise SandboxFailure(outcome.stderr[-300:])
+        if outcome.status != "OK":
+            errors.append(
+                f"generator {outcome.status} with --seed {s.generator_seed}: "
+                f"{outcome.stderr[-300:]}".strip()
+            )
+        else:
+            try:
+                cases = prompts.parse_test_cases(outcome.stdout, harness=harness)
+                tests += [{**c, "source": "generator", "seed": s.generator_seed} for c in cases]
+            except ParseError as exc:
+                errors.append(f"generator output unparsable: {exc}")
     seen: set[str] = set()
     unique = []
     for test in tests:

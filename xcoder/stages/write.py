@@ -10,24 +10,48 @@ from evolution.llm.parsing import ParseError
 from ..engine import features as feat
 from ..engine import gates, prompts
 from ..models import SynthTask, TaskStatus
-from .common import Action, Ctx, _reject, _seed_key, move_task, seed_problems
+from .common import (
+    Action,
+    Ctx,
+    _reject,
+    _seed_key,
+    fan_out_calls,
+    group_tasks,
+    move_task,
+    raise_first,
+    seed_problems,
+)
 
 
-def act_write(ctx: Ctx, action: Action) -> None:
-    """Stage 2: the statement in the task's style, then each statement gate and the
-    near-duplicate check; the first failure is the rejection reason (all results are kept)."""
-    s = ctx.settings
-    task = SynthTask.objects.get(pk=action.task_id)
+def _ask(ctx: Ctx, task: SynthTask):
     messages, template = prompts.write_messages(
         style=task.style, selected_tree=task.selected_tree, strategy=task.integration_strategy
     )
-    result = ctx.chat(
+    return ctx.chat(
         ctx.xc.generator_endpoint,
         messages,
         role="xcoder_write",
         template=template,
         key=f"task={task.index};write;style={task.style}",
     )
+
+
+def act_write(ctx: Ctx, action: Action) -> None:
+    """Stage 2 for the action's task and the selected tasks of its group, their calls side by
+    side. The answers are applied in task order, so each statement's near-duplicate check
+    sees the statements of the tasks before it (those of its group included)."""
+    tasks = group_tasks(ctx, action, TaskStatus.SELECTED)
+    outcomes = fan_out_calls([lambda t=t: _ask(ctx, t) for t in tasks], ctx.generator_width())
+    for task, result in zip(tasks, outcomes, strict=True):
+        if not isinstance(result, BaseException):
+            _apply(ctx, task, result)
+    raise_first(outcomes)
+
+
+def _apply(ctx: Ctx, task: SynthTask, result) -> None:
+    """Stage 2: the statement in the task's style, then each statement gate and the
+    near-duplicate check; the first failure is the rejection reason (all results are kept)."""
+    s = ctx.settings
     task.refresh_from_db()
     if task.status != TaskStatus.SELECTED:
         return

@@ -1,0 +1,147 @@
+"""Authored model answers for the kinds' throughput rows of ``bench_campaign``: simulated
+answers (not a model's), routed by the role and replay-key headers, that keep every stage of an
+X-Coder campaign going to accepted problems. Served by the loopback model server::
+
+    python -m tests.support.fake_openai --latency-ms 250 --responder bench.loopback_answers:XCoder
+
+FrontierSmith's row uses the tests' authored script (``tests.frontiersmith.scripted:Script``).
+Nothing here imports Django: it runs inside the server process.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tests.support.fake_openai import Fault
+
+STATEMENT = """# {title}
+
+The town of Brightwater is preparing festival number {index}. The organisers received offers
+from several lantern makers; each offer is a whole number of coins that the maker will donate
+if their lanterns are chosen. The committee may accept exactly k offers and wants the largest
+total donation. Because makers may repeat an amount, equal offers count separately. You are
+asked to compute the best total the committee can collect, so that the treasurer can plan the
+festival budget before any contract is signed.
+
+## Input
+The first line contains two integers n and k, the number of offers and the number of offers
+the committee accepts. The second line contains n integers a_1, ..., a_n, the offers.
+
+## Output
+Print one integer: the largest possible sum of exactly k offers.
+
+## Constraints
+1 <= k <= n <= 200000 and 0 <= a_i <= 10^9 for every offer.
+
+### Example 1
+Input
+```
+5 2
+4 1 7 3 7
+```
+Output
+```
+14
+```
+Explanation
+The two offers of 7 coins are accepted, giving 7 + 7 = 14 coins in total.
+
+### Example 2
+Input
+```
+3 3
+2 9 5
+```
+Output
+```
+16
+```
+Explanation
+All three offers must be accepted, so the total is 2 + 9 + 5 = 16 coins.
+"""
+
+SOLUTION = """```python
+import sys
+data = sys.stdin.read().split()
+n, k = int(data[0]), int(data[1])
+values = sorted(map(int, data[2:2 + n]), reverse=True)
+print(sum(values[:k]))
+```"""
+
+TESTS = [
+    {"description": "one offer", "category": "boundary", "input_string": "1 1\n5\n"},
+    {"description": "small", "category": "nominal", "input_string": "4 2\n1 2 3 4\n"},
+    {"description": "ties", "category": "nominal", "input_string": "3 2\n5 5 5\n"},
+    {"description": "medium", "category": "complex", "input_string": "6 4\n9 1 8 2 7 3\n"},
+]
+
+
+def _tagged(data: dict) -> str:
+    return "Here are the features.\n<begin>" + json.dumps(data) + "<end>"
+
+
+def _select(prompt: str) -> str:
+    """Stage 1 as a model would answer it: keep the first two leaves of the tree it was shown."""
+    section = prompt.split("**Available Features (Tree):**", 1)[1].split("\n---\n", 1)[0]
+    tree = json.loads(section)
+    leaves: list[tuple[str, str]] = []
+
+    def walk(category: str, node) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if value:
+                    walk(category, value)
+                else:
+                    leaves.append((category, key))
+        elif isinstance(node, list):
+            leaves.extend((category, item) for item in node)
+
+    for category, node in tree.items():
+        walk(category, node)
+    roles: dict = {c: {} for c, _ in leaves}
+    for category, leaf in leaves:
+        roles[category][leaf] = {"potential_use": f"use of {leaf}"}
+    selected: dict = {}
+    for category, leaf in leaves[:2]:
+        selected.setdefault(category, {})[leaf] = {"feature": leaf, "potential_use": "use"}
+    return json.dumps(
+        {
+            "feature_roles_tree": roles,
+            "selected_features_tree": selected,
+            "integration_strategy": "Combine the selected features into one aggregation task.",
+        }
+    )
+
+
+class XCoder:
+    """Every X-Coder role, answered from its replay key (and stage 1 from its prompt)."""
+
+    def __call__(self, body, headers):
+        lowered = {k.lower(): v for k, v in headers.items()}
+        role = lowered.get("x-benchforge-role", "")
+        key = lowered.get("x-benchforge-key", "")
+        if role == "xcoder_extract":
+            n = re.search(r"seed=\D*(\d+)", key).group(1)
+            return _tagged(
+                {
+                    "problem type": [f"quarry {n}"],
+                    "algorithm": {f"orchard {n}": [f"willow {n}", f"aspen {n}"]},
+                    "data structures": [f"cobble {n}"],
+                }
+            )
+        if role == "xcoder_evolve":
+            category = re.search(r"category=([^;]+)", key).group(1)
+            return _tagged({category: {f"meadow {category}": ["thistle", "bracken"]}})
+        if role == "xcoder_select":
+            return _select(body["messages"][-1]["content"])
+        if role == "xcoder_write":
+            index = int(re.search(r"task=(\d+)", key).group(1))
+            title = f"Lantern Festival Budget {index}"
+            question = STATEMENT.format(title=title, index=index)
+            return "```json\n" + json.dumps({"title": title, "question": question}) + "\n```"
+        if role == "xcoder_tests":
+            return json.dumps({"test_cases": [{"idx": i, **t} for i, t in enumerate(TESTS)]})
+        if role == "xcoder_solver":
+            return SOLUTION
+        return Fault.http_status(404, '{"error": "no scripted answer"}')

@@ -1,0 +1,88 @@
+"""X-Coder's model calls side by side: a group of tasks takes each stage together, its calls
+overlap on the loopback server up to the fan-out setting, and every row and decision equals the
+run that asks one call at a time (answers are applied in task order)."""
+
+from __future__ import annotations
+
+import pytest
+
+from evolution.models.campaigns import CampaignState
+from evolution.services.campaigns import campaign_launch
+from xcoder import services
+from xcoder.models import CandidateSolution, FeatureExtraction, FeatureNode, SynthTask
+
+from .conftest import Responder, base_table, endpoint, seed_set
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _run(server, name: str):
+    server.responder = Responder(base_table(tasks=3))
+    campaign = services.xcoder_campaign_create(
+        name=name,
+        seed_set=seed_set(),
+        generator_endpoint=endpoint(server, "generator"),
+        solver_endpoints=[endpoint(server, "solver-a"), endpoint(server, "solver-b")],
+        settings={
+            "num_tasks": 3,
+            "style_mix": {"codeforces": 100},
+            "test_mode": "both",
+            "measure_kept": False,
+        },
+    )
+    campaign_launch(campaign_id=campaign.pk)
+    campaign = services.xcoder_run_inline(campaign_id=campaign.pk, max_steps=200)
+    assert campaign.state == CampaignState.COMPLETED, campaign.state_reason
+    return campaign.pk
+
+
+def _outcome(pk: int) -> dict:
+    return {
+        "extractions": sorted(
+            FeatureExtraction.objects.filter(xcoder_id=pk).values_list(
+                "problem__origin_id", "status", "features"
+            )
+        ),
+        "nodes": sorted(
+            FeatureNode.objects.filter(xcoder_id=pk).values_list(
+                "path", "origin", "evolution_round"
+            )
+        ),
+        "tasks": sorted(
+            SynthTask.objects.filter(xcoder_id=pk).values_list(
+                "index", "status", "reason_code", "reason", "statement", "tests"
+            )
+        ),
+        "candidates": sorted(
+            CandidateSolution.objects.filter(task__xcoder_id=pk).values_list(
+                "task__index", "endpoint__name", "sample", "passed_gates", "reason"
+            )
+        ),
+    }
+
+
+def test_calls_overlap_with_a_fan_out_and_decisions_equal_one_call_at_a_time(fake_server, settings):
+    fake_server.latency = 0.05
+    settings.ENGINE_FANOUT_THREADS = 1
+    one_at_a_time = _run(fake_server, "one at a time")
+    assert fake_server.max_in_flight == 1
+    asked = fake_server.request_count
+
+    fake_server.reset_counters()
+    settings.ENGINE_FANOUT_THREADS = 4
+    side_by_side = _run(fake_server, "side by side")
+    assert fake_server.request_count == asked
+    # Seeds' extractions, the categories' evolutions, the group's stage calls and the
+    # candidates overlap, never beyond the fan-out or the endpoints' limit (4 each).
+    assert 2 <= fake_server.max_in_flight <= 4
+
+    expected = _outcome(one_at_a_time)
+    assert _outcome(side_by_side) == expected
+    # The runs decide something: task 0 is accepted, the two later tasks (the same scripted
+    # statement) are near-duplicates of it, in both runs.
+    statuses = [(index, status, code) for index, status, code, *_ in expected["tasks"]]
+    assert statuses == [
+        (0, "accepted", ""),
+        (1, "rejected", "near_duplicate"),
+        (2, "rejected", "near_duplicate"),
+    ]

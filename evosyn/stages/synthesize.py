@@ -1,5 +1,6 @@
-"""Stage ``synthesize``: one new problem written with seeds as in-context examples; a
-near-duplicate of a seed or an earlier problem is pruned."""
+"""Stage ``synthesize``: one new problem written with seeds as in-context examples (function-level
+or stdin/stdout, as its examples are); a near-duplicate of a seed or an earlier problem is
+pruned."""
 
 from __future__ import annotations
 
@@ -22,8 +23,16 @@ def _synthesize(ctx: Ctx, action: Action) -> None:
     seeds = list(
         ctx.esc.instances.filter(role=InstanceRole.SEED).select_related("problem").order_by("slot")
     )
-    examples = [seeds[(slot + k) % len(seeds)] for k in range(min(2, len(seeds)))]
-    messages, template = P.synthesize_messages(examples=[e.statement for e in examples])
+    first = seeds[slot % len(seeds)]
+    # The new problem takes its first example's form (a function, or stdin/stdout); both
+    # examples share it.
+    alike = [e for e in seeds if e.harness == first.harness]
+    start = alike.index(first)
+    examples = [alike[(start + k) % len(alike)] for k in range(min(2, len(alike)))]
+    stdio = first.harness == "stdio"
+    messages, template = P.synthesize_messages(
+        examples=[e.statement for e in examples], stdio=stdio
+    )
     fields = {"status": InstanceStatus.PENDING, "status_reason": ""}
     try:
         answer = ctx.chat(
@@ -34,7 +43,7 @@ def _synthesize(ctx: Ctx, action: Action) -> None:
             temperature=ctx.settings.synth_temperature,
         )
         try:
-            fields.update(P.parse_problem(answer.content))
+            fields.update(P.parse_problem(answer.content, stdio=stdio))
         except ParseError as exc:
             mark_unparsable(answer.call_id, str(exc))
             fields.update(status=InstanceStatus.PRUNED, status_reason=f"unparsable problem: {exc}")

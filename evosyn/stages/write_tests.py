@@ -1,4 +1,6 @@
-"""Stage ``write_tests``: the N candidate tests of an instance (the document's Figure 6 prompt)."""
+"""Stage ``write_tests``: one candidate testing of an instance per call (the document's Figure 6
+prompt). A testing is the unit-test list one answer holds, as in the document: N testings are N
+test-writer answers."""
 
 from __future__ import annotations
 
@@ -12,15 +14,12 @@ from .common import Action, Ctx, _instance_key, log
 
 
 def _write_tests(ctx: Ctx, action: Action) -> None:
-    """One test-writer call (the document's Figure 6 prompt); new tests are appended up to N,
-    duplicates of an earlier input dropped."""
+    """One test-writer call: its unit-test list becomes one testing (testing number = the call
+    number), duplicate inputs within the list dropped. An answer with no usable unit test adds
+    no testing; the call counts, so ``test_calls`` bounds the retries."""
     inst = Instance.objects.select_related("problem").get(pk=action.instance_id)
     call_no = inst.test_calls_made
-    existing = list(inst.tests.values_list("index", "input"))
-    wanted = ctx.settings.tests_per_problem - len(existing)
-    messages, template = P.testing_messages(
-        statement=inst.statement, entry_point=inst.entry_point, count=wanted
-    )
+    messages, template = P.testing_messages(statement=inst.statement, entry_point=inst.entry_point)
     tests: list[dict] = []
     try:
         answer = ctx.chat(
@@ -31,24 +30,24 @@ def _write_tests(ctx: Ctx, action: Action) -> None:
             temperature=ctx.settings.test_temperature,
         )
         try:
-            tests = P.parse_tests(answer.content)
+            tests = P.parse_tests(answer.content, harness=inst.harness)
         except ParseError as exc:
             mark_unparsable(answer.call_id, str(exc))
     except BudgetExhausted:
         raise
     except LLMError as exc:
         log.info("test writer call failed for instance %s: %s", inst.pk, exc)
-    seen = {i for _, i in existing}
-    next_index = max((i for i, _ in existing), default=-1) + 1
     with transaction.atomic():
         # The conditional UPDATE makes a concurrent rerun of the same call a no-op.
         if not Instance.objects.filter(pk=inst.pk, test_calls_made=call_no).update(
             test_calls_made=call_no + 1
         ):
             return
+        next_index = (
+            max(inst.tests.values_list("index", flat=True), default=-1) + 1
+        )  # unit tests are numbered across the instance's testings
+        seen: set[str] = set()
         for test in tests:
-            if next_index >= ctx.settings.tests_per_problem:
-                break
             if test["input"] in seen:
                 continue
             seen.add(test["input"])

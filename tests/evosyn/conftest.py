@@ -32,12 +32,17 @@ CORRECT_B = """def has_close_elements(numbers, threshold):
 ALWAYS_FALSE = "def has_close_elements(numbers, threshold):\n    return False\n"
 ALWAYS_TRUE = "def has_close_elements(numbers, threshold):\n    return True\n"
 
-# t0 and t1 and t3 are right; t2 expects True where the answer is False (a hallucinated test).
-SEED_TESTS = [
-    {"input": [[1.0, 2.0, 3.0], 0.5], "output": False},
-    {"input": [[1.0, 2.8, 3.0, 4.0], 0.3], "output": True},
-    {"input": [[1.0, 2.0], 0.5], "output": True},
-    {"input": [[1.0, 1.1], 0.5], "output": True},
+# Four testings, each one test-writer answer (a unit-test list). t2 expects True where the
+# answer is False (a hallucinated testing). t1 holds two unit tests: "always True" passes the
+# first and fails the second, so it fails t1 as a whole.
+SEED_TESTINGS = [
+    [{"input": [[1.0, 2.0, 3.0], 0.5], "output": False}],
+    [
+        {"input": [[1.0, 2.8, 3.0, 4.0], 0.3], "output": True},
+        {"input": [[1.0, 2.0, 3.0], 0.5], "output": False},
+    ],
+    [{"input": [[1.0, 2.0], 0.5], "output": True}],
+    [{"input": [[1.0, 1.1], 0.5], "output": True}],
 ]
 
 # The document's Figure 3 strategy, as a complete program.
@@ -79,11 +84,11 @@ SUM_EVENS_SOLUTIONS = [
     "def sum_evens(values):\n    return sum(values)\n",
     "def sum_evens(values):\n    return sum(v for v in values if v % 2)\n",
 ]
-SUM_EVENS_TESTS = [
-    {"input": [[1, 2, 3, 4]], "output": 6},
-    {"input": [[]], "output": 0},
-    {"input": [[2, 4]], "output": 6},
-    {"input": [[1, 3, 5]], "output": 0},
+SUM_EVENS_TESTINGS = [
+    [{"input": [[1, 2, 3, 4]], "output": 6}, {"input": [[]], "output": 0}],
+    [{"input": [[2, 4]], "output": 6}, {"input": [[1, 2]], "output": 2}],
+    [{"input": [[1, 3, 5]], "output": 0}],
+    [{"input": [[]], "output": 0}, {"input": [[0]], "output": 0}],
 ]
 
 IS_EMPTY_STATEMENT = (
@@ -96,11 +101,11 @@ IS_EMPTY_SOLUTIONS = [
     "def is_blank(text):\n    return all(c.isspace() for c in text)\n",
     "def is_blank(text):\n    return len(text.split()) == 0\n",
 ]
-IS_EMPTY_TESTS = [
-    {"input": [""], "output": True},
-    {"input": ["  "], "output": True},
-    {"input": ["a"], "output": False},
-    {"input": [" b "], "output": False},
+IS_EMPTY_TESTINGS = [
+    [{"input": [""], "output": True}],
+    [{"input": ["  "], "output": True}, {"input": ["\t\n"], "output": True}],
+    [{"input": ["a"], "output": False}],
+    [{"input": [" b "], "output": False}],
 ]
 
 DOUBLE_STATEMENT = (
@@ -108,10 +113,11 @@ DOUBLE_STATEMENT = (
     "product; negative numbers and zero included."
 )
 DOUBLE_SOLUTION = "def triple_it(n):\n    return 3 * n\n"
-DOUBLE_TESTS = [
-    {"input": [1], "output": 3},
-    {"input": [0], "output": 0},
-    {"input": [-2], "output": -6},
+DOUBLE_TESTINGS = [
+    [{"input": [1], "output": 3}],
+    [{"input": [0], "output": 0}],
+    [{"input": [-2], "output": -6}],
+    [{"input": [5], "output": 15}, {"input": [-1], "output": -3}],
 ]
 
 
@@ -132,25 +138,25 @@ def script(*, strategist: list[str]) -> dict:
     seed_solutions = [CORRECT_A, CORRECT_B, ALWAYS_FALSE, ALWAYS_TRUE]
     for i, code in enumerate(seed_solutions):
         table[("solver", f"evosyn;seed={SEED};solution={i};role=solver")] = fenced(code)
-    table[("test_writer", f"evosyn;seed={SEED};tests=0;role=test_writer")] = tests_answer(
-        SEED_TESTS
-    )
+    for call, testing in enumerate(SEED_TESTINGS):
+        key = f"evosyn;seed={SEED};tests={call};role=test_writer"
+        table[("test_writer", key)] = tests_answer(testing)
     for number, answer in enumerate(strategist, 1):
         table[("strategist", f"evosyn;iteration={number};role=strategist")] = answer
     synthetic = [
-        ("Sum of evens", "sum_evens", SUM_EVENS_STATEMENT, SUM_EVENS_SOLUTIONS, SUM_EVENS_TESTS),
-        ("Blank text", "is_blank", IS_EMPTY_STATEMENT, IS_EMPTY_SOLUTIONS, IS_EMPTY_TESTS),
-        ("Triple", "triple_it", DOUBLE_STATEMENT, [DOUBLE_SOLUTION] * 4, DOUBLE_TESTS),
+        ("Sum of evens", "sum_evens", SUM_EVENS_STATEMENT, SUM_EVENS_SOLUTIONS, SUM_EVENS_TESTINGS),
+        ("Blank text", "is_blank", IS_EMPTY_STATEMENT, IS_EMPTY_SOLUTIONS, IS_EMPTY_TESTINGS),
+        ("Triple", "triple_it", DOUBLE_STATEMENT, [DOUBLE_SOLUTION] * 4, DOUBLE_TESTINGS),
     ]
-    for slot, (title, entry, statement, solutions, tests) in enumerate(synthetic):
+    for slot, (title, entry, statement, solutions, testings) in enumerate(synthetic):
         table[("synthesizer", f"evosyn;synth={slot};role=synthesizer")] = problem_answer(
             title, entry, statement
         )
         for i, code in enumerate(solutions):
             table[("solver", f"evosyn;synth={slot};solution={i};role=solver")] = fenced(code)
-        table[("test_writer", f"evosyn;synth={slot};tests=0;role=test_writer")] = tests_answer(
-            tests
-        )
+        for call, testing in enumerate(testings):
+            key = f"evosyn;synth={slot};tests={call};role=test_writer"
+            table[("test_writer", key)] = tests_answer(testing)
     return table
 
 

@@ -87,6 +87,28 @@ def test_a_testing_is_one_unit_test_list_and_criterion_2_compares_suites(world, 
     assert strategy.score == 1.0
 
 
+def test_an_answer_without_unit_tests_adds_no_testing_and_is_asked_again(world, fake_server):
+    # The second test-writer answer is garbage: it makes no testing, and a fifth call (within
+    # test_calls = 2 calls per testing) fills the N = 4 testings.
+    seed_set, endpoint = world
+    table = script(strategist=[])
+    table[("test_writer", "evosyn;seed=HumanEval/0;tests=1;role=test_writer")] = "No tests."
+    table[("test_writer", "evosyn;seed=HumanEval/0;tests=4;role=test_writer")] = (
+        conftest.tests_answer(conftest.SEED_TESTINGS[1])
+    )
+    campaign, esc = _run(
+        seed_set,
+        endpoint,
+        fake_server,
+        table,
+        {**SMALL_SETTINGS, "test_calls": 2, "max_iterations": 0, "synth_problems": 0},
+    )
+    assert campaign.state == CampaignState.COMPLETED, campaign.state_reason
+    seed = esc.instances.get(role=InstanceRole.SEED)
+    assert seed.test_calls_made == 5
+    assert seed.matrix["tests"] == [0, 2, 3, 4] and seed.matrix["sizes"] == [1, 1, 1, 2]
+
+
 def test_criterion_2_fails_when_the_best_testing_disagrees_with_the_human_testing():
     # Pure evaluator: testing t0 accepts the wrong solution s1, the human testing rejects it.
     matrix = [[1, 1], [1, 0]]

@@ -439,3 +439,17 @@ def test_parent_selection_explores_a_random_elite_with_the_rest_of_the_probabili
         None,
         "empty",
     )
+
+
+def test_the_default_settings_are_the_documents():
+    from evosyn.config import EvoSynSettings
+
+    s = EvoSynSettings.from_dict({})
+    # Section 4.2: M = N = 16, 20 iterations, solutions at temperature 1.0; one final testing.
+    assert (s.solutions_per_problem, s.tests_per_problem, s.max_iterations) == (16, 16, 20)
+    assert (s.solution_temperature, s.selected_tests) == (1.0, 1)
+    # The document's released search configuration: 3 islands, exploitation 0.7, mutation
+    # temperature 0.7.
+    assert (s.num_islands, s.exploitation_ratio, s.strategist_temperature) == (3, 0.7, 0.7)
+    # Migration within the 20 iterations (the release's interval of 50 would never migrate).
+    assert s.migration_interval < s.max_iterations

@@ -1,9 +1,10 @@
 """Settings of an EvoSyn campaign (seed 001, EvoSyn), validated.
 
 Defaults are the document's where it gives one: M = N = 16 solutions and tests per problem, 20
-evolutionary iterations, solutions sampled at temperature 1.0 (section 4.2, 4.3). The rest
-(islands, migration, feature bins) follow the MAP-Elites-with-islands search the document
-adopts. ``EvoSynSettings.from_dict`` rejects unknown keys and bad values with a ValidationError
+evolutionary iterations, solutions sampled at temperature 1.0 (section 4.2, 4.3); 3 islands,
+exploitation ratio 0.7 and strategist temperature 0.7 are the configuration the document's
+code release uses. The rest (migration, feature bins) follow the MAP-Elites-with-islands search
+the document adopts (docs/evosyn.md, "Fidelity to the paper"). ``EvoSynSettings.from_dict`` rejects unknown keys and bad values with a ValidationError
 naming the key; evolution's ``EvolutionSettings`` is never used for this kind.
 """
 
@@ -15,15 +16,18 @@ from evolution.algorithm_settings import AlgorithmSettings
 
 SETTING_HELP = {
     "solutions_per_problem": "M: candidate solutions generated per problem",
-    "tests_per_problem": "N: candidate tests generated per problem (the matrix is M x N)",
-    "test_calls": "model calls at most to collect N tests for one problem",
+    "tests_per_problem": "N: candidate testings per problem, each one test-writer answer's "
+    "unit-test list (the matrix is M x N)",
+    "test_calls": "test-writer calls at most per testing (an answer with no usable unit test "
+    "is asked again)",
     "max_iterations": "evolutionary iterations of the filtering strategy",
     "num_islands": "islands of the MAP-Elites search (each has its own archive)",
     "migration_interval": "every this many iterations each island's best moves to the next",
     "exploitation_ratio": "probability of mutating an island's best strategy (else a random elite)",
     "feature_bins": "bins per MAP-Elites feature dimension",
     "synth_problems": "new problems synthesized after the search, seeds as in-context examples",
-    "selected_tests": "tests kept per problem at most (strategy order, passed by the top solution)",
+    "selected_tests": "testings a kept problem takes (strategy order, passed by the top "
+    "solution); the document keeps one",
     "solution_temperature": "sampling temperature of the solutions",
     "test_temperature": "sampling temperature of the test writer",
     "strategist_temperature": "sampling temperature of the strategy mutator",
@@ -47,17 +51,17 @@ class EvoSynSettings(AlgorithmSettings):
 
     solutions_per_problem: int = 16
     tests_per_problem: int = 16
-    test_calls: int = 3
+    test_calls: int = 2
     max_iterations: int = 20
     num_islands: int = 3
     migration_interval: int = 5
     exploitation_ratio: float = 0.7
     feature_bins: int = 4
     synth_problems: int = 4
-    selected_tests: int = 16
+    selected_tests: int = 1
     solution_temperature: float = 1.0
     test_temperature: float = 0.8
-    strategist_temperature: float = 0.8
+    strategist_temperature: float = 0.7
     synth_temperature: float = 1.0
     execution_time_s: float = 6.0
     strategy_time_s: float = 10.0

@@ -30,7 +30,9 @@ def _prep_action(ctx: Ctx, inst: Instance) -> Action:
     s = ctx.settings
     if inst.solutions.count() < s.solutions_per_problem:
         return Action("solve", instance_id=inst.pk)
-    if inst.tests.count() < s.tests_per_problem and inst.test_calls_made < s.test_calls:
+    # N testings (one unit-test list per test-writer call); test_calls calls per testing.
+    testings = inst.tests.values("call").distinct().count()
+    if testings < s.tests_per_problem and inst.test_calls_made < s.tests_per_problem * s.test_calls:
         return Action("write_tests", instance_id=inst.pk)
     return Action("execute", instance_id=inst.pk)
 

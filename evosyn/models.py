@@ -4,7 +4,9 @@ The evolution ``Campaign`` row carries the lifecycle, budget and tick chain; ``E
 adds the MAP-Elites archive, the sandbox cost spent, and the lease that claims the campaign's
 one sequential stream of work. An ``Instance`` is one problem with its M solutions, N tests and
 M x N pass matrix: human-verified seeds (scoring strategies) and synthesized problems (filtered
-by the best strategy). Unique constraints make every rerun of a step skip what exists.
+by the best strategy). As in the document, a "testing" is one unit-test list (what one
+test-writer call wrote, ``TestItem.call``); the matrix is solutions x testings, and a solution
+passes a testing when it passes every unit test in it. Unique constraints make every rerun of a step skip what exists.
 """
 
 from __future__ import annotations
@@ -64,7 +66,8 @@ class Instance(models.Model):
     )
     status_reason = models.TextField(blank=True)
     test_calls_made = models.PositiveSmallIntegerField(default=0)
-    # matrix[i][j] = 1 when solution i passes test j (ordered by Solution.index, TestItem.index)
+    # matrix["rows"][i][j] = 1 when solution i passes every unit test of testing j (solutions by
+    # Solution.index, testings by their TestItem.call: matrix["tests"] lists those numbers)
     matrix = models.JSONField(null=True, blank=True)
     # Seeds: per solution, does it pass the human tests.
     human = models.JSONField(null=True, blank=True)
@@ -87,6 +90,19 @@ class Instance(models.Model):
 
     def __str__(self):
         return f"{self.role} {self.slot} of {self.evosyn_id}"
+
+    @property
+    def harness(self) -> str:
+        """How its candidate solutions run: a function (an entry point) or stdin/stdout."""
+        return "function" if self.entry_point else "stdio"
+
+    def testings(self) -> dict[int, list[TestItem]]:
+        """{testing number: its unit tests in order}: one entry per test-writer call that gave
+        at least one unit test."""
+        grouped: dict[int, list[TestItem]] = {}
+        for item in self.tests.order_by("call", "index"):
+            grouped.setdefault(item.call, []).append(item)
+        return grouped
 
     @property
     def human_passing(self) -> int | None:
@@ -119,7 +135,9 @@ class TestItem(models.Model):
     index = models.PositiveSmallIntegerField()
     input = models.TextField()
     output = models.TextField()
-    call = models.PositiveSmallIntegerField(default=0, help_text="which test-writer call")
+    call = models.PositiveSmallIntegerField(
+        default=0, help_text="its testing: the test-writer call whose unit-test list it is in"
+    )
 
     class Meta:
         ordering = ["instance_id", "index"]
@@ -195,11 +213,21 @@ class Strategy(models.Model):
         return f"strategy v{self.version} ({self.score:.3f})"
 
 
+class ControlVariant(models.TextChoices):
+    RANDOM = "random", "D^random: one random testing per kept problem"
+    RELAXED = "relaxed", "D^relaxed: kept problems plus those only Zero-Variance Pruning dropped"
+
+
 class ControlSet(models.Model):
-    """The random-test control dataset: the kept problems, each with one test drawn at random
-    from its N candidates instead of the strategy's selection (the document's D^random)."""
+    """A comparison dataset of the document's section 4.3. D^random: the kept problems, each
+    with one testing drawn at random (seeded) from its N candidates instead of the strategy's
+    selection. D^relaxed: the data without Zero-Variance Pruning, a superset of the kept
+    problems."""
 
     evosyn = models.ForeignKey(EvoSynCampaign, on_delete=models.CASCADE, related_name="controls")
+    variant = models.CharField(
+        max_length=10, choices=ControlVariant.choices, default=ControlVariant.RANDOM
+    )
     rng_seed = models.IntegerField(default=0)
     items = models.JSONField(default=list)
     created_by = models.ForeignKey(
@@ -215,4 +243,6 @@ class ControlSet(models.Model):
         ordering = ["-created_at"]
 
     def __str__(self):
-        return f"random-test control of {self.evosyn_id} (seed {self.rng_seed})"
+        if self.variant == ControlVariant.RELAXED:
+            return f"relaxed dataset of {self.evosyn_id}"
+        return f"random-testing control of {self.evosyn_id} (seed {self.rng_seed})"

@@ -1,5 +1,5 @@
 """EvoSyn's services besides its stages (``evosyn/stages/``): creating a campaign, advancing it
-one step, the random-test control dataset, running it in this process."""
+one step, the D^random and D^relaxed comparison datasets, running it in this process."""
 
 from __future__ import annotations
 
@@ -16,10 +16,26 @@ from evolution.streams.runner import StepReport
 
 from .config import EvoSynSettings
 from .engine import search
-from .models import ControlSet, EvoSynCampaign, Instance, InstanceRole, InstanceStatus
+from .models import (
+    ControlSet,
+    ControlVariant,
+    EvoSynCampaign,
+    Instance,
+    InstanceRole,
+    InstanceStatus,
+)
 from .stages.common import KIND_NAME
+from .stages.filter import selected_unit_tests
 
-SEED_HARNESSES = ("assert", "function")
+SEED_HARNESSES = ("assert", "function", "stdio")
+
+
+def usable_seed(problem) -> bool:
+    """A seed needs human tests and a form EvoSyn runs: function-level (harness assert or
+    function, an entry point) or stdin/stdout (harness stdio)."""
+    if problem.harness not in SEED_HARNESSES or not problem.tests.all():
+        return False
+    return problem.harness == "stdio" or bool(problem.entry_point)
 
 
 @transaction.atomic
@@ -36,16 +52,15 @@ def evosyn_campaign_create(
     **budget,
 ) -> Campaign:
     """Validate the settings (ValidationError names each bad key) and create a draft campaign of
-    kind "evosyn" with one seed instance per usable seed: a function-level problem (harness
-    assert or function, an entry point) with human tests, e.g. HumanEval. ``budget``: the
+    kind "evosyn" with one seed instance per usable seed (``usable_seed``): a function-level
+    problem with human tests (e.g. HumanEval) or a stdin/stdout one (e.g. LiveCodeBench, the
+    document's benchmark); the seed's test suite is its human testing. ``budget``: the
     campaign's ``budget_max_calls`` / ``_tokens`` / ``_cost``."""
     validated = campaign_services.campaign_settings_validate(
         EvoSynSettings, name=name, settings=settings
     )
     seeds = [
-        p
-        for p in seed_set.problems.order_by("id").prefetch_related("tests")
-        if p.harness in SEED_HARNESSES and p.entry_point and p.tests.all()
+        p for p in seed_set.problems.order_by("id").prefetch_related("tests") if usable_seed(p)
     ]
     if seed_limit:
         seeds = seeds[:seed_limit]
@@ -53,7 +68,8 @@ def evosyn_campaign_create(
         raise ValidationError(
             {
                 "seed_set": [
-                    f"seed set {seed_set.name!r} has no function-level problem with human tests"
+                    f"seed set {seed_set.name!r} has no function-level or stdin/stdout "
+                    "problem with human tests"
                 ]
             }
         )
@@ -81,7 +97,7 @@ def evosyn_campaign_create(
             problem=seed,
             title=seed.title,
             statement=seed.statement,
-            entry_point=seed.entry_point,
+            entry_point="" if seed.harness == "stdio" else seed.entry_point,
         )
         for i, seed in enumerate(seeds)
     )
@@ -96,37 +112,67 @@ def evosyn_advance(
 
 
 @transaction.atomic
-def evosyn_control_build(*, campaign_id: int, rng_seed: int = 0, created_by=None) -> ControlSet:
-    """The random-test control (the document's D^random): the same kept problems, each with one
-    test drawn at random from its N candidates instead of the strategy's selection.
-    ValidationError when the campaign kept nothing yet."""
+def evosyn_control_build(
+    *,
+    campaign_id: int,
+    rng_seed: int = 0,
+    created_by=None,
+    variant: str = ControlVariant.RANDOM,
+) -> ControlSet:
+    """A comparison dataset of the document's section 4.3.
+
+    ``random`` (D^random): exactly the kept problems, each with ONE testing (a whole unit-test
+    list) drawn at random from its N candidates instead of the strategy's selection; seeded by
+    ``rng_seed`` per problem, so the same seed draws the same testings.
+    ``relaxed`` (D^relaxed): the data without Zero-Variance Pruning, the kept problems plus
+    those pruned only for zero variance (identical solutions included), each with the
+    strategy's strongest solution and selected testing; a superset of the kept problems.
+    ValidationError when there is nothing to build from."""
+    if variant not in ControlVariant.values:
+        raise ValidationError({"variant": [f"unknown variant {variant!r}"]})
     esc = EvoSynCampaign.objects.get(pk=campaign_id)
-    kept = list(
-        esc.instances.filter(status=InstanceStatus.KEPT)
-        .select_related("kept_problem")
-        .order_by("slot")
-    )
-    if not kept:
+    synthetic = esc.instances.filter(role=InstanceRole.SYNTHETIC).select_related("kept_problem")
+    if variant == ControlVariant.RANDOM:
+        members = list(synthetic.filter(status=InstanceStatus.KEPT).order_by("slot"))
+    else:
+        members = [
+            i
+            for i in synthetic.filter(
+                status__in=(InstanceStatus.KEPT, InstanceStatus.PRUNED)
+            ).order_by("slot")
+            if i.status == InstanceStatus.KEPT or (i.ranking or {}).get("relaxed")
+        ]
+    if not members:
         raise ValidationError("This campaign has kept no problem yet: nothing to build from.")
-    rng = random.Random(rng_seed)
     items = []
-    for inst in kept:
-        tests = list(inst.tests.order_by("index"))
-        chosen = rng.choice(tests)
+    for inst in members:
+        testings = inst.testings()
+        if variant == ControlVariant.RANDOM:
+            # One generator per problem: a problem's draw does not depend on the others.
+            rng = random.Random(f"{rng_seed}:{inst.slot}")
+            numbers = [rng.choice(sorted(testings))]
+        else:
+            numbers = list(inst.ranking["selected_tests"])
+        strongest = inst.solutions.filter(index=inst.ranking.get("strongest_solution")).first()
         items.append(
             {
                 "public_id": inst.kept_problem.public_id if inst.kept_problem else "",
+                "slot": inst.slot,
                 "title": inst.title,
                 "statement": inst.statement,
+                "harness": inst.harness,
                 "entry_point": inst.entry_point,
-                "reference_solution": inst.kept_problem.reference_solution
-                if inst.kept_problem
-                else "",
-                "tests": [{"input": chosen.input, "output": chosen.output, "index": chosen.index}],
+                "reference_solution": strongest.code if strongest else "",
+                "zero_variance": inst.status != InstanceStatus.KEPT,
+                "testings": numbers,
+                "tests": [
+                    {"input": t.input, "output": t.output, "index": t.index, "testing": t.call}
+                    for t in selected_unit_tests(testings, numbers)
+                ],
             }
         )
     return ControlSet.objects.create(
-        evosyn=esc, rng_seed=rng_seed, items=items, created_by=created_by
+        evosyn=esc, variant=variant, rng_seed=rng_seed, items=items, created_by=created_by
     )
 
 

@@ -76,15 +76,18 @@ def control_build(request, pk: int):
     esc = _get(pk)
     try:
         rng_seed = int(request.POST.get("rng_seed") or 0)
-        services.evosyn_control_build(
-            campaign_id=esc.pk, rng_seed=rng_seed, created_by=request.user
+        control = services.evosyn_control_build(
+            campaign_id=esc.pk,
+            rng_seed=rng_seed,
+            created_by=request.user,
+            variant=request.POST.get("variant") or "random",
         )
     except ValueError:
         messages.error(request, "The random seed must be an integer.")
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
-        messages.success(request, "Random-test control dataset built.")
+        messages.success(request, f"Built {control.get_variant_display()}.")
     return redirect("evosyn:campaign_detail", pk=esc.pk)
 
 
@@ -94,6 +97,6 @@ def control_download(request, pk: int, control_id: int):
     body = "".join(json.dumps(item) + "\n" for item in control.items)
     response = HttpResponse(body, content_type="application/jsonl; charset=utf-8")
     response["Content-Disposition"] = (
-        f'attachment; filename="evosyn-{pk}-control-{control.pk}.jsonl"'
+        f'attachment; filename="evosyn-{pk}-{control.variant}-{control.pk}.jsonl"'
     )
     return response

@@ -1,9 +1,9 @@
 """The EvoSyn demo pack: authored model answers, written as a replay cassette.
 
 Every answer below was written by hand for the demo (none comes from a model): four candidate
-solutions of the HumanEval seed (two right, two wrong) and four candidate tests (one of them
-wrong, a "hallucinated" test), two mutations of the filtering strategy (one crashes, one is the
-document's Figure 3 program), three synthesized problems with their solutions and tests, and a
+solutions of the HumanEval seed (two right, two wrong) and four candidate testings, each a
+unit-test list (one of them wrong, a "hallucinated" testing), two mutations of the filtering strategy (one crashes, one is the
+document's Figure 3 program), three synthesized problems with their solutions and testings, and a
 measurement panel's attempts at the problems that are kept. The pass matrices, the strategy
 scores, the MAP-Elites search, the pruning and the panel verdicts are computed live: every
 program runs in the sandbox.
@@ -42,12 +42,17 @@ SEED_SOLUTIONS = [
     "def has_close_elements(numbers, threshold):\n    return False\n",
     "def has_close_elements(numbers, threshold):\n    return True\n",
 ]
-# The third test is wrong (1.0 and 2.0 are not closer than 0.5): a hallucinated test.
-SEED_TESTS = [
-    {"input": [[1.0, 2.0, 3.0], 0.5], "output": False},
-    {"input": [[1.0, 2.8, 3.0, 4.0], 0.3], "output": True},
-    {"input": [[1.0, 2.0], 0.5], "output": True},
-    {"input": [[1.0, 1.1], 0.5], "output": True},
+# Four candidate testings (each one test-writer answer: a unit-test list). The third is wrong
+# (1.0 and 2.0 are not closer than 0.5): a hallucinated testing. The second holds two unit
+# tests: "always True" passes its first and fails its second, so it fails the testing.
+SEED_TESTINGS = [
+    [{"input": [[1.0, 2.0, 3.0], 0.5], "output": False}],
+    [
+        {"input": [[1.0, 2.8, 3.0, 4.0], 0.3], "output": True},
+        {"input": [[1.0, 2.0, 3.0], 0.5], "output": False},
+    ],
+    [{"input": [[1.0, 2.0], 0.5], "output": True}],
+    [{"input": [[1.0, 1.1], 0.5], "output": True}],
 ]
 
 CRASHING_STRATEGY = "import sys\nraise RuntimeError('this strategy is broken')\n"
@@ -106,10 +111,10 @@ SYNTHESIZED = [
             "def sum_evens(values):\n    return sum(v for v in values if v % 2)\n",
         ],
         [
-            {"input": [[1, 2, 3, 4]], "output": 6},
-            {"input": [[]], "output": 0},
-            {"input": [[2, 4]], "output": 6},
-            {"input": [[1, 3, 5]], "output": 0},
+            [{"input": [[1, 2, 3, 4]], "output": 6}, {"input": [[]], "output": 0}],
+            [{"input": [[2, 4]], "output": 6}, {"input": [[1, 2]], "output": 2}],
+            [{"input": [[1, 3, 5]], "output": 0}],
+            [{"input": [[]], "output": 0}, {"input": [[0]], "output": 0}],
         ],
     ),
     (
@@ -123,10 +128,10 @@ SYNTHESIZED = [
             "def is_blank(text):\n    return len(text.split()) == 0\n",
         ],
         [
-            {"input": [""], "output": True},
-            {"input": ["  "], "output": True},
-            {"input": ["a"], "output": False},
-            {"input": [" b "], "output": False},
+            [{"input": [""], "output": True}],
+            [{"input": ["  "], "output": True}, {"input": ["\t\n"], "output": True}],
+            [{"input": ["a"], "output": False}],
+            [{"input": [" b "], "output": False}],
         ],
     ),
     (
@@ -134,7 +139,12 @@ SYNTHESIZED = [
         "triple_it",
         TRIPLE,
         ["def triple_it(n):\n    return 3 * n\n"] * 4,
-        [{"input": [1], "output": 3}, {"input": [0], "output": 0}, {"input": [-2], "output": -6}],
+        [
+            [{"input": [1], "output": 3}],
+            [{"input": [0], "output": 0}],
+            [{"input": [-2], "output": -6}],
+            [{"input": [5], "output": 15}, {"input": [-1], "output": -3}],
+        ],
     ),
 ]
 # The panel's attempts at every synthesized problem (only the kept ones are measured): one
@@ -165,16 +175,20 @@ def answers() -> dict[tuple[str, str], str]:
     table: dict[tuple[str, str], str] = {}
     for i, code in enumerate(SEED_SOLUTIONS):
         table[("solver", f"evosyn;seed={SEED};solution={i};role=solver")] = fenced(code)
-    table[("test_writer", f"evosyn;seed={SEED};tests=0;role=test_writer")] = _tests(SEED_TESTS)
+    for call, testing in enumerate(SEED_TESTINGS):
+        key = f"evosyn;seed={SEED};tests={call};role=test_writer"
+        table[("test_writer", key)] = _tests(testing)
     for number, code in enumerate((CRASHING_STRATEGY, FIGURE_3), 1):
         table[("strategist", f"evosyn;iteration={number};role=strategist")] = fenced(code)
-    for slot, (title, entry, statement, solutions, tests) in enumerate(SYNTHESIZED):
+    for slot, (title, entry, statement, solutions, testings) in enumerate(SYNTHESIZED):
         table[("synthesizer", f"evosyn;synth={slot};role=synthesizer")] = json.dumps(
             {"title": title, "entry_point": entry, "statement": statement}
         )
         for i, code in enumerate(solutions):
             table[("solver", f"evosyn;synth={slot};solution={i};role=solver")] = fenced(code)
-        table[("test_writer", f"evosyn;synth={slot};tests=0;role=test_writer")] = _tests(tests)
+        for call, testing in enumerate(testings):
+            key = f"evosyn;synth={slot};tests={call};role=test_writer"
+            table[("test_writer", key)] = _tests(testing)
     return table
 
 

@@ -2,10 +2,14 @@
 
 - Identical-solution pruning: the M sampled solutions are all the same program (after
   normalising layout and comments), so the matrix cannot tell anything apart.
-- Zero-Variance Pruning: the tests yield no ranking variation (every test accepts exactly the
-  same solutions, or the strategy scored every test alike): unreliable tests or a trivial
-  problem, discarded either way.
-- Unsolvable: the strategy's top solution passes none of the tests.
+- Zero-Variance Pruning: the testings yield no ranking variation (every testing accepts
+  exactly the same solutions, or the strategy scored every testing alike): unreliable testings
+  or a trivial problem, discarded either way. Identical solutions are the extreme case (the
+  document's A.4: M solutions sampled at temperature 1.0 that are the same program); both are
+  what D^relaxed keeps.
+- Unsolvable: the strategy's top solution passes none of the testings.
+
+A testing is one unit-test list (matrix columns are testings).
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ def identical_solutions_reason(codes: list[str]) -> str:
 
 
 def zero_variance_reason(matrix: list[list[int]], test_scores: list[float] | None) -> str:
-    """A reason when the tests cannot be ranked, else ""."""
+    """A reason when the testings cannot be ranked, else ""."""
     if not matrix or not matrix[0]:
         return "zero variance: no matrix"
     n = len(matrix[0])
@@ -55,7 +59,9 @@ def zero_variance_reason(matrix: list[list[int]], test_scores: list[float] | Non
     if len(columns) == 1:
         (column,) = columns
         passed = sum(column)
-        return f"zero variance: all {n} tests accept the same {passed} of {len(matrix)} solutions"
+        return (
+            f"zero variance: all {n} testings accept the same {passed} of {len(matrix)} solutions"
+        )
     if test_scores is not None and len(set(test_scores)) == 1:
-        return f"zero variance: the strategy scored all {n} tests alike ({test_scores[0]:g})"
+        return f"zero variance: the strategy scored all {n} testings alike ({test_scores[0]:g})"
     return ""

@@ -58,21 +58,31 @@ def island_elites(archive: dict, island: int) -> list[Elite]:
     return sorted(elites, key=lambda e: (-e.score, e.strategy_id))
 
 
+def select_parent(
+    archive: dict, island: int, *, exploitation_ratio: float, rng: random.Random
+) -> tuple[Elite | None, str]:
+    """The parent and how it was chosen: with probability ``exploitation_ratio`` the island's
+    best elite ("exploit"), else a random elite of the island's archive ("explore"); (None,
+    "empty") when the island holds nothing yet. Either way the parent comes from the archive."""
+    elites = island_elites(archive, island)
+    if not elites:
+        return None, "empty"
+    if rng.random() < exploitation_ratio:
+        return elites[0], "exploit"
+    return rng.choice(elites), "explore"
+
+
 def choose_parent(
     archive: dict, island: int, *, exploitation_ratio: float, rng: random.Random
 ) -> Elite | None:
     """Exploit the island's best with probability ``exploitation_ratio``, else explore a
     random elite of the island."""
-    elites = island_elites(archive, island)
-    if not elites:
-        return None
-    if rng.random() < exploitation_ratio:
-        return elites[0]
-    return rng.choice(elites)
+    return select_parent(archive, island, exploitation_ratio=exploitation_ratio, rng=rng)[0]
 
 
-def inspirations(archive: dict, island: int, parent: Elite | None, k: int = 2) -> list[Elite]:
-    """The island's other top elites, shown to the mutator next to the parent."""
+def inspirations(archive: dict, island: int, parent: Elite | None, k: int = 3) -> list[Elite]:
+    """The island's other top elites, shown to the mutator next to the parent (3, the
+    ``num_top_programs`` of the document's released configuration)."""
     return [
         e
         for e in island_elites(archive, island)

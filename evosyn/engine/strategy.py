@@ -5,7 +5,10 @@ document as JSON on stdin::
 
     {"solution_id_list": ["s0", ...], "testing_id_list": ["t0", ...],
      "solution_pass_testing": {"s0": ["t1", ...]}, "testing_accept_solutions": {"t0": ["s0"]},
-     "matrix": [[1, 0, ...], ...]}          # matrix[i][j]: solution i passes test j
+     "matrix": [[1, 0, ...], ...]}          # matrix[i][j]: solution i passes testing j
+
+A testing is one unit-test list (one test-writer answer); passing it means passing every unit
+test in it. The human testing of a seed is the seed's own test suite.
 
 and prints one JSON object: ``{"testings": [every test id, best first], "solutions": [every
 solution id, best first] (optional), "testing_scores": {id: number} (optional)}``. Anything
@@ -146,9 +149,11 @@ class InstanceCheck:
 def check_instance(
     instance: int, ranking: Ranking, *, matrix: list[list[int]], human: list[bool]
 ) -> InstanceCheck:
-    """Criterion-1: the top-ranked solution passes the human tests. Criterion-2: the top and
-    the bottom solution behave on the human tests as on the strategy's top test (K = 1, the
-    document's setting: stricter than K = 8 without Criterion-1 at an eighth of the cost)."""
+    """Criterion-1: the top-ranked solution passes the human testing. Criterion-2: the top and
+    the bottom solution behave on the human testing as on the strategy's top testing, suite
+    against suite (``human[i]``: solution i passes the whole seed suite; ``matrix[i][t]``: it
+    passes the whole unit-test list t). K = 1, the document's setting: stricter than K = 8
+    without Criterion-1 at an eighth of the cost."""
     top, bottom, t = ranking.solutions[0], ranking.solutions[-1], ranking.tests[0]
     c1 = bool(human[top])
     c2 = bool(human[top]) == bool(matrix[top][t]) and bool(human[bottom]) == bool(matrix[bottom][t])

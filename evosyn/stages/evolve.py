@@ -62,14 +62,23 @@ def _evolve(ctx: Ctx, action: Action) -> None:
     s, iteration = ctx.settings, action.number
     rng = random.Random(f"{ctx.esc.pk}:{iteration}")
     parent, island, call_id, error = None, 0, None, ""
+    selection: dict = {}
     archive = ctx.esc.archive or search.empty_archive(s.num_islands)
     if iteration == 0:
         code = S.INITIAL_STRATEGY
     else:
         island = (iteration - 1) % s.num_islands
-        elite = search.choose_parent(
+        elite, mode = search.select_parent(
             archive, island, exploitation_ratio=s.exploitation_ratio, rng=rng
         )
+        # Recorded with the strategy: where its parent came from in the island's archive.
+        selection = {
+            "island": island,
+            "mode": mode,
+            "parent": elite.strategy_id if elite else None,
+            "cell": elite.cell if elite else None,
+            "archive": sorted(v["strategy"] for v in archive["islands"][island].values()),
+        }
         parent = Strategy.objects.get(pk=elite.strategy_id) if elite else ctx.esc.best_strategy
         if parent is None:
             # Nothing placed yet (the initial strategy failed on every seed): the strategist
@@ -132,7 +141,7 @@ def _evolve(ctx: Ctx, action: Action) -> None:
             criterion2=evaluation.criterion2_rate,
             cell=cell,
             best_so_far=max(evaluation.score, best.score if best else 0.0),
-            evaluation=evaluation.to_dict(),
+            evaluation={**evaluation.to_dict(), "selection": selection},
             call_id=call_id,
         )
         archive = esc.archive or search.empty_archive(s.num_islands)

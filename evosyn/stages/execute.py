@@ -1,5 +1,5 @@
-"""Stage ``execute``: an instance's M x N pass matrix, every solution against every test in the
-sandbox (cached per solution and test suite)."""
+"""Stage ``execute``: an instance's M x N pass matrix, every solution against every testing (a
+unit-test list) in the sandbox (cached per solution and test suite)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,13 @@ def _suite_sha(payload) -> str:
 
 
 def _verdict_row(
-    ctx: Ctx, code: str, specs: list[sandbox.TestSpec], *, harness: str, entry_point: str
+    ctx: Ctx,
+    code: str,
+    specs: list[sandbox.TestSpec],
+    *,
+    harness: str,
+    entry_point: str,
+    comparison: dict | None = None,
 ) -> tuple[list[str], int]:
     """One solution's verdict per test, from the cache or the sandbox: (verdicts, executions
     spent). A compile error fails every test; a sandbox failure raises SandboxFailure."""
@@ -33,13 +39,21 @@ def _verdict_row(
             "entry_point": entry_point,
             "tests": [[t.input, t.output] for t in specs],
             "limits": [limits.time_s, limits.memory_mb],
+            **({"comparison": comparison} if comparison else {}),
         }
     )
     code_key = hashlib.sha256(code.encode()).hexdigest()
     cached = MatrixRow.objects.filter(code_sha=code_key, suite_sha=suite).first()
     if cached is not None:
         return list(cached.verdicts), 0
-    result = sandbox.judge(code, specs, harness=harness, limits=limits, entry_point=entry_point)
+    result = sandbox.judge(
+        code,
+        specs,
+        harness=harness,
+        limits=limits,
+        entry_point=entry_point,
+        comparison=comparison,
+    )
     if result.verdict == "SE":
         raise SandboxFailure(f"sandbox failure: {result.to_dict()['tests'][:1]}")
     verdicts = [t.verdict for t in result.tests]
@@ -50,24 +64,40 @@ def _verdict_row(
 
 
 def _execute(ctx: Ctx, action: Action) -> None:
-    """The M x N matrix (every solution with code against every test), cached per solution
-    and suite; for a seed also each solution's verdict on the human tests."""
+    """The M x N matrix of solutions x testings: a solution passes a testing when it passes
+    every unit test of that testing's list. Each solution runs once on the unit tests of all
+    its instance's testings (cached per solution and suite, through the function or the
+    stdin/stdout harness of ``evolution.sandbox.judge``); for a seed also on the human
+    testing, the seed's own test suite (passing means passing all of it)."""
     inst = Instance.objects.select_related("problem").get(pk=action.instance_id)
     solutions = [s for s in inst.solutions.order_by("index") if s.code]
-    tests = list(inst.tests.order_by("index"))
+    testings = inst.testings()
     give_up = InstanceStatus.UNUSABLE if inst.role == InstanceRole.SEED else InstanceStatus.PRUNED
-    if len(solutions) < 2 or not tests:
+    if len(solutions) < 2 or not testings:
         unit_transition(
             KIND_NAME,
             Instance.objects.filter(pk=inst.pk),
             source=InstanceStatus.PENDING,
             target=give_up,
             status_reason=(
-                f"too little to rank: {len(solutions)} solution(s) with code, {len(tests)} test(s)"
+                f"too little to rank: {len(solutions)} solution(s) with code, "
+                f"{len(testings)} testing(s)"
             ),
         )
         return
-    specs = [sandbox.TestSpec(input=t.input, output=t.output) for t in tests]
+    # The unit tests of every testing, each distinct (input, output) run once per solution.
+    specs: list[sandbox.TestSpec] = []
+    position: dict[tuple[str, str], int] = {}
+    members: list[list[int]] = []
+    for items in testings.values():
+        columns = []
+        for item in items:
+            key = (item.input, item.output)
+            if key not in position:
+                position[key] = len(specs)
+                specs.append(sandbox.TestSpec(input=item.input, output=item.output))
+            columns.append(position[key])
+        members.append(columns)
     human_specs = []
     if inst.role == InstanceRole.SEED:
         human_specs = [
@@ -80,11 +110,11 @@ def _execute(ctx: Ctx, action: Action) -> None:
     try:
         for sol in solutions:
             row, used = _verdict_row(
-                ctx, sol.code, specs, harness="function", entry_point=inst.entry_point
+                ctx, sol.code, specs, harness=inst.harness, entry_point=inst.entry_point
             )
             spent += used
             verdicts.append(row)
-            rows.append([1 if v == "AC" else 0 for v in row])
+            rows.append([1 if all(row[k] == "AC" for k in cols) else 0 for cols in members])
             if human_specs:
                 hrow, used = _verdict_row(
                     ctx,
@@ -92,6 +122,7 @@ def _execute(ctx: Ctx, action: Action) -> None:
                     human_specs,
                     harness=inst.problem.harness,
                     entry_point=inst.problem.entry_point,
+                    comparison=inst.problem.comparison or None,
                 )
                 spent += used
                 human.append(all(v == "AC" for v in hrow))
@@ -104,9 +135,10 @@ def _execute(ctx: Ctx, action: Action) -> None:
         target=InstanceStatus.READY,
         matrix={
             "solutions": [s.index for s in solutions],
-            "tests": [t.index for t in tests],
+            "tests": list(testings),  # the testings' numbers, one column each
+            "sizes": [len(items) for items in testings.values()],
             "rows": rows,
-            "verdicts": verdicts,
+            "verdicts": verdicts,  # per solution, per distinct unit test
         },
         human=human if human_specs else None,
     )

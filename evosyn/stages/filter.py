@@ -1,5 +1,5 @@
-"""Stage ``filter``: the best strategy selects a synthetic problem's tests; identical-solution and
-zero-variance pruning (``engine/pruning.py``) record their reasons; a kept problem becomes a
+"""Stage ``filter``: the best strategy selects a synthetic problem's testing; identical-solution
+and zero-variance pruning (``engine/pruning.py``) record their reasons; a kept problem becomes a
 ``Problem``."""
 
 from __future__ import annotations
@@ -18,14 +18,17 @@ from .common import KIND_NAME, METHOD, Action, Ctx, _reserve, _spend
 
 
 def _filter(ctx: Ctx, action: Action) -> None:
-    """Apply the best strategy: prune identical solutions, zero variance, unsolvable or a
-    failing strategy (reasons recorded); keep the rest as a Problem with the selected tests
-    and the strongest solution."""
+    """Apply the best strategy: it ranks the solutions and the testings; the kept problem takes
+    the strongest solution and the top-ranked testing(s) it passes (``selected_tests``, the
+    document keeps one). Zero-Variance Pruning (identical solutions, testings that rank
+    nothing), an unsolvable problem or a failing strategy prune it, reason recorded. The
+    ranking and selection of a problem only Zero-Variance Pruning dropped are kept too
+    (``ranking["relaxed"]``): that is the document's D^relaxed."""
     inst = Instance.objects.select_related("problem").get(pk=action.instance_id)
     strategy = ctx.esc.best_strategy
     code = strategy.code if strategy else S.INITIAL_STRATEGY
     solutions = {s.index: s for s in inst.solutions.all()}
-    tests = {t.index: t for t in inst.tests.all()}
+    testings = inst.testings()
     rows = inst.matrix["rows"]
     sol_order, test_order = inst.matrix["solutions"], inst.matrix["tests"]
 
@@ -39,9 +42,6 @@ def _filter(ctx: Ctx, action: Action) -> None:
             ranking=ranking or {},
         )
 
-    reason = pruning.identical_solutions_reason([solutions[i].code for i in sol_order])
-    if reason:
-        return prune(reason)
     _reserve(ctx, 1)
     (result,) = S.run_strategy(
         code, [rows], [len(test_order)], run_batch=sandbox.run_batch, limits=ctx.strategy_limits
@@ -55,17 +55,22 @@ def _filter(ctx: Ctx, action: Action) -> None:
         "tests": [test_order[j] for j in result.tests],
         "test_scores": result.test_scores,
     }
-    reason = pruning.zero_variance_reason(rows, result.test_scores)
-    if reason:
-        return prune(reason, ranking)
+    zero_variance = pruning.identical_solutions_reason(
+        [solutions[i].code for i in sol_order]
+    ) or pruning.zero_variance_reason(rows, result.test_scores)
     top = result.solutions[0]
     selected = [j for j in result.tests if rows[top][j]][: ctx.settings.selected_tests]
+    if selected:
+        strongest = solutions[sol_order[top]]
+        ranking.update(
+            strongest_solution=strongest.index,
+            selected_tests=[test_order[j] for j in selected],
+            relaxed=True,  # in D^relaxed: everything but Zero-Variance Pruning holds
+        )
+    if zero_variance:
+        return prune(zero_variance, ranking)
     if not selected:
-        return prune("unsolvable: the top-ranked solution passes none of the tests", ranking)
-    strongest = solutions[sol_order[top]]
-    ranking.update(
-        strongest_solution=strongest.index, selected_tests=[test_order[j] for j in selected]
-    )
+        return prune("unsolvable: the top-ranked solution passes none of the testings", ranking)
     with transaction.atomic():
         if not unit_transition(
             KIND_NAME,
@@ -77,8 +82,20 @@ def _filter(ctx: Ctx, action: Action) -> None:
         ):
             return
         inst.ranking = ranking
-        problem = _kept_problem(ctx, inst, strongest, [tests[test_order[j]] for j in selected])
+        chosen = selected_unit_tests(testings, ranking["selected_tests"])
+        problem = _kept_problem(ctx, inst, strongest, chosen)
         Instance.objects.filter(pk=inst.pk).update(kept_problem=problem)
+
+
+def selected_unit_tests(testings: dict[int, list], numbers: list[int]) -> list:
+    """The unit tests of the selected testings, in rank order, a repeated input once."""
+    chosen, seen = [], set()
+    for number in numbers:
+        for item in testings.get(number, []):
+            if item.input not in seen:
+                seen.add(item.input)
+                chosen.append(item)
+    return chosen
 
 
 def _output_set(ctx: Ctx) -> ProblemSet:
@@ -105,7 +122,7 @@ def _kept_problem(ctx: Ctx, inst: Instance, strongest: Solution, selected: list)
         title=inst.title or inst.entry_point,
         statement=inst.statement,
         reference_solution=strongest.code,
-        harness="function",
+        harness=inst.harness,
         entry_point=inst.entry_point,
         time_limit_s=ctx.settings.execution_time_s,
         memory_mb=ctx.settings.memory_mb,
@@ -119,8 +136,9 @@ def _kept_problem(ctx: Ctx, inst: Instance, strongest: Solution, selected: list)
             if isinstance(inst.ranking, dict)
             else None,
             "solutions": len(inst.matrix["solutions"]),
-            "candidate_tests": len(inst.matrix["tests"]),
-            "selected_tests": len(selected),
+            "candidate_testings": len(inst.matrix["tests"]),
+            "selected_testings": inst.ranking.get("selected_tests", []),
+            "unit_tests": len(selected),
         },
         parent=seed,
         lineage_root=root,
@@ -133,7 +151,12 @@ def _kept_problem(ctx: Ctx, inst: Instance, strongest: Solution, selected: list)
             tier="small",
             ordinal=ordinal,
             hidden=True,
-            provenance={"source": "evosyn", "instance": inst.pk, "test": test.index},
+            provenance={
+                "source": "evosyn",
+                "instance": inst.pk,
+                "testing": test.call,
+                "test": test.index,
+            },
         )
         row.input = test.input
         row.output = test.output

@@ -1,5 +1,6 @@
-"""Stage ``synthesize``: one new problem written with seeds as in-context examples; a
-near-duplicate of a seed or an earlier problem is pruned."""
+"""Stage ``synthesize``: one new problem written with seeds as in-context examples (function-level
+or stdin/stdout, as its examples are); a near-duplicate of a seed or an earlier problem is
+pruned."""
 
 from __future__ import annotations
 
@@ -40,13 +41,20 @@ def _synthesize(ctx: Ctx, action: Action) -> None:
 
 
 def _examples(seeds, slot: int):
-    return [seeds[(slot + k) % len(seeds)] for k in range(min(2, len(seeds)))]
+    """The slot's two in-context examples: the new problem takes its first example's form (a
+    function, or stdin/stdout), and both examples share it."""
+    first = seeds[slot % len(seeds)]
+    alike = [e for e in seeds if e.harness == first.harness]
+    start = alike.index(first)
+    return [alike[(start + k) % len(alike)] for k in range(min(2, len(alike)))]
 
 
 def _ask(ctx: Ctx, seeds, slot: int) -> dict:
     """One new problem, two seeds as in-context examples: the instance's fields."""
+    examples = _examples(seeds, slot)
+    stdio = examples[0].harness == "stdio"
     messages, template = P.synthesize_messages(
-        examples=[e.statement for e in _examples(seeds, slot)]
+        examples=[e.statement for e in examples], stdio=stdio
     )
     fields = {"status": InstanceStatus.PENDING, "status_reason": ""}
     try:
@@ -58,7 +66,7 @@ def _ask(ctx: Ctx, seeds, slot: int) -> dict:
             temperature=ctx.settings.synth_temperature,
         )
         try:
-            fields.update(P.parse_problem(answer.content))
+            fields.update(P.parse_problem(answer.content, stdio=stdio))
         except ParseError as exc:
             mark_unparsable(answer.call_id, str(exc))
             fields.update(status=InstanceStatus.PRUNED, status_reason=f"unparsable problem: {exc}")

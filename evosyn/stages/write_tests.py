@@ -1,7 +1,8 @@
-"""Stage ``write_tests``: the N candidate tests of an instance (the document's Figure 6 prompt).
-One step makes the action's instance's next test-writer call and, side by side, that of the
-next pending instances waiting for tests (bounded by the fan-out setting and the endpoint's
-limit); each instance's answer is stored on its own."""
+"""Stage ``write_tests``: one candidate testing of an instance per call (the document's Figure 6
+prompt). A testing is the unit-test list one answer holds, as in the document: N testings are N
+test-writer answers. One step makes the action's instance's next call and, side by side, that of
+the next pending instances waiting for a testing (bounded by the fan-out setting and the
+endpoint's limit); each answer is stored on its own instance."""
 
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ from .common import Action, Ctx, _instance_key, log, pending_like, width_for
 
 
 def _waits_for_tests(ctx: Ctx, inst: Instance) -> bool:
+    """The same condition as the kind's next action for ``write_tests`` (``kind._prep_action``):
+    solutions made, fewer than N testings, calls left (``test_calls`` per testing)."""
     s = ctx.settings
     return (
         inst.solutions.count() >= s.solutions_per_problem
-        and inst.tests.count() < s.tests_per_problem
-        and inst.test_calls_made < s.test_calls
+        and inst.tests.values("call").distinct().count() < s.tests_per_problem
+        and inst.test_calls_made < s.tests_per_problem * s.test_calls
     )
 
 
@@ -36,14 +39,11 @@ def _write_tests(ctx: Ctx, action: Action) -> None:
 
 
 def _one_call(ctx: Ctx, inst: Instance) -> None:
-    """One test-writer call (the document's Figure 6 prompt); new tests are appended up to N,
-    duplicates of an earlier input dropped."""
+    """One test-writer call: its unit-test list becomes one testing (testing number = the call
+    number), duplicate inputs within the list dropped. An answer with no usable unit test adds
+    no testing; the call counts, so ``test_calls`` bounds the retries."""
     call_no = inst.test_calls_made
-    existing = list(inst.tests.values_list("index", "input"))
-    wanted = ctx.settings.tests_per_problem - len(existing)
-    messages, template = P.testing_messages(
-        statement=inst.statement, entry_point=inst.entry_point, count=wanted
-    )
+    messages, template = P.testing_messages(statement=inst.statement, entry_point=inst.entry_point)
     tests: list[dict] = []
     try:
         answer = ctx.chat(
@@ -54,24 +54,24 @@ def _one_call(ctx: Ctx, inst: Instance) -> None:
             temperature=ctx.settings.test_temperature,
         )
         try:
-            tests = P.parse_tests(answer.content)
+            tests = P.parse_tests(answer.content, harness=inst.harness)
         except ParseError as exc:
             mark_unparsable(answer.call_id, str(exc))
     except BudgetExhausted:
         raise
     except LLMError as exc:
         log.info("test writer call failed for instance %s: %s", inst.pk, exc)
-    seen = {i for _, i in existing}
-    next_index = max((i for i, _ in existing), default=-1) + 1
     with transaction.atomic():
         # The conditional UPDATE makes a concurrent rerun of the same call a no-op.
         if not Instance.objects.filter(pk=inst.pk, test_calls_made=call_no).update(
             test_calls_made=call_no + 1
         ):
             return
+        next_index = (
+            max(inst.tests.values_list("index", flat=True), default=-1) + 1
+        )  # unit tests are numbered across the instance's testings
+        seen: set[str] = set()
         for test in tests:
-            if next_index >= ctx.settings.tests_per_problem:
-                break
             if test["input"] in seen:
                 continue
             seen.add(test["input"])

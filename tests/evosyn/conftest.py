@@ -11,7 +11,7 @@ import pytest
 
 from evolution.importers import import_seeds
 from evolution.models import ModelEndpoint, Problem, ProblemSet
-from evosyn.demo.pack import BLANK, FIGURE_3, SEED_TESTS, SUM_EVENS
+from evosyn.demo.pack import BLANK, FIGURE_3, SEED_TESTINGS, SUM_EVENS
 from evosyn.demo.pack import CRASHING_STRATEGY as CRASHING
 from tests.evolution.engine.conftest import KeyedResponder
 from tests.support.fake_openai import FakeOpenAI
@@ -36,9 +36,10 @@ ALWAYS_FALSE = "def has_close_elements(numbers, threshold):\n    return False\n"
 ALWAYS_TRUE = "def has_close_elements(numbers, threshold):\n    return True\n"
 
 # The tests import these from here: the demo pack's strategies (the document's Figure 3, one that
-# crashes) and the seed's tests (SEED_TESTS: t0, t1 and t3 are right; t2 expects True where the
-# answer is False, a hallucinated test).
-__all__ = ["CRASHING", "FIGURE_3", "SEED_TESTS"]
+# crashes) and the seed's four testings (SEED_TESTINGS, each one test-writer answer, a unit-test
+# list: t2 expects True where the answer is False, a hallucinated testing; t1 holds two unit
+# tests, and "always True" passes the first and fails the second, so it fails t1 as a whole).
+__all__ = ["CRASHING", "FIGURE_3", "SEED_TESTINGS"]
 
 SUM_EVENS_STATEMENT = SUM_EVENS
 SUM_EVENS_SOLUTIONS = [
@@ -48,11 +49,11 @@ SUM_EVENS_SOLUTIONS = [
     "def sum_evens(values):\n    return sum(values)\n",
     "def sum_evens(values):\n    return sum(v for v in values if v % 2)\n",
 ]
-SUM_EVENS_TESTS = [
-    {"input": [[1, 2, 3, 4]], "output": 6},
-    {"input": [[]], "output": 0},
-    {"input": [[2, 4]], "output": 6},
-    {"input": [[1, 3, 5]], "output": 0},
+SUM_EVENS_TESTINGS = [
+    [{"input": [[1, 2, 3, 4]], "output": 6}, {"input": [[]], "output": 0}],
+    [{"input": [[2, 4]], "output": 6}, {"input": [[1, 2]], "output": 2}],
+    [{"input": [[1, 3, 5]], "output": 0}],
+    [{"input": [[]], "output": 0}, {"input": [[0]], "output": 0}],
 ]
 
 IS_EMPTY_STATEMENT = BLANK
@@ -62,11 +63,11 @@ IS_EMPTY_SOLUTIONS = [
     "def is_blank(text):\n    return all(c.isspace() for c in text)\n",
     "def is_blank(text):\n    return len(text.split()) == 0\n",
 ]
-IS_EMPTY_TESTS = [
-    {"input": [""], "output": True},
-    {"input": ["  "], "output": True},
-    {"input": ["a"], "output": False},
-    {"input": [" b "], "output": False},
+IS_EMPTY_TESTINGS = [
+    [{"input": [""], "output": True}],
+    [{"input": ["  "], "output": True}, {"input": ["\t\n"], "output": True}],
+    [{"input": ["a"], "output": False}],
+    [{"input": [" b "], "output": False}],
 ]
 
 DOUBLE_STATEMENT = (
@@ -74,10 +75,11 @@ DOUBLE_STATEMENT = (
     "product; negative numbers and zero included."
 )
 DOUBLE_SOLUTION = "def triple_it(n):\n    return 3 * n\n"
-DOUBLE_TESTS = [
-    {"input": [1], "output": 3},
-    {"input": [0], "output": 0},
-    {"input": [-2], "output": -6},
+DOUBLE_TESTINGS = [
+    [{"input": [1], "output": 3}],
+    [{"input": [0], "output": 0}],
+    [{"input": [-2], "output": -6}],
+    [{"input": [5], "output": 15}, {"input": [-1], "output": -3}],
 ]
 
 
@@ -98,25 +100,25 @@ def script(*, strategist: list[str]) -> dict:
     seed_solutions = [CORRECT_A, CORRECT_B, ALWAYS_FALSE, ALWAYS_TRUE]
     for i, code in enumerate(seed_solutions):
         table[("solver", f"evosyn;seed={SEED};solution={i};role=solver")] = fenced(code)
-    table[("test_writer", f"evosyn;seed={SEED};tests=0;role=test_writer")] = tests_answer(
-        SEED_TESTS
-    )
+    for call, testing in enumerate(SEED_TESTINGS):
+        key = f"evosyn;seed={SEED};tests={call};role=test_writer"
+        table[("test_writer", key)] = tests_answer(testing)
     for number, answer in enumerate(strategist, 1):
         table[("strategist", f"evosyn;iteration={number};role=strategist")] = answer
     synthetic = [
-        ("Sum of evens", "sum_evens", SUM_EVENS_STATEMENT, SUM_EVENS_SOLUTIONS, SUM_EVENS_TESTS),
-        ("Blank text", "is_blank", IS_EMPTY_STATEMENT, IS_EMPTY_SOLUTIONS, IS_EMPTY_TESTS),
-        ("Triple", "triple_it", DOUBLE_STATEMENT, [DOUBLE_SOLUTION] * 4, DOUBLE_TESTS),
+        ("Sum of evens", "sum_evens", SUM_EVENS_STATEMENT, SUM_EVENS_SOLUTIONS, SUM_EVENS_TESTINGS),
+        ("Blank text", "is_blank", IS_EMPTY_STATEMENT, IS_EMPTY_SOLUTIONS, IS_EMPTY_TESTINGS),
+        ("Triple", "triple_it", DOUBLE_STATEMENT, [DOUBLE_SOLUTION] * 4, DOUBLE_TESTINGS),
     ]
-    for slot, (title, entry, statement, solutions, tests) in enumerate(synthetic):
+    for slot, (title, entry, statement, solutions, testings) in enumerate(synthetic):
         table[("synthesizer", f"evosyn;synth={slot};role=synthesizer")] = problem_answer(
             title, entry, statement
         )
         for i, code in enumerate(solutions):
             table[("solver", f"evosyn;synth={slot};solution={i};role=solver")] = fenced(code)
-        table[("test_writer", f"evosyn;synth={slot};tests=0;role=test_writer")] = tests_answer(
-            tests
-        )
+        for call, testing in enumerate(testings):
+            key = f"evosyn;synth={slot};tests={call};role=test_writer"
+            table[("test_writer", key)] = tests_answer(testing)
     return table
 
 

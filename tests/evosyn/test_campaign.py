@@ -47,15 +47,18 @@ def test_it_builds_the_full_matrix_and_ranks_with_the_initial_strategy(world, fa
     )
     seed = esc.instances.get(role=InstanceRole.SEED)
     assert seed.status == InstanceStatus.READY
-    # Rows: correct, correct, always False, always True; columns: t0..t3 (t2 is a wrong test).
-    assert seed.matrix["rows"] == [[1, 1, 0, 1], [1, 1, 0, 1], [1, 0, 0, 0], [0, 1, 1, 1]]
+    # Rows: correct, correct, always False, always True; columns: the four testings (t2 is a
+    # wrong one). "Always True" passes t1's first unit test and fails its second: it fails t1.
+    assert seed.matrix["rows"] == [[1, 1, 0, 1], [1, 1, 0, 1], [1, 0, 0, 0], [0, 0, 1, 1]]
+    assert seed.matrix["tests"] == [0, 1, 2, 3] and seed.matrix["sizes"] == [1, 2, 1, 1]
     assert seed.human == [True, True, False, False]
-    assert seed.solutions.count() == 4 and seed.tests.count() == 4
+    assert seed.solutions.count() == 4 and seed.tests.count() == 5
+    assert seed.test_calls_made == 4  # one test-writer answer per testing
 
     initial = esc.strategies.get(version=1)
     assert initial.code == S.INITIAL_STRATEGY
     check = initial.evaluation["checks"][0]
-    # Pass counts 3, 3, 1, 3 (stable sort): s0 first, s2 last; t0 accepts 3 solutions, first.
+    # Pass counts 3, 3, 1, 2: s0 first, s2 last; t0 accepts 3 solutions (t3 too), first.
     assert (check["top_solution"], check["bottom_solution"], check["top_test"]) == (0, 2, 0)
     # Criterion-1 holds (s0 is correct); Criterion-2 fails: "always False" passes t0 but not
     # the human test.
@@ -94,7 +97,7 @@ def test_it_keeps_prunes_and_records_reasons_for_synthesized_problems(world, fak
         "slot"
     )
     assert zero_variance.status == InstanceStatus.PRUNED
-    assert zero_variance.status_reason.startswith("zero variance: all 4 tests accept")
+    assert zero_variance.status_reason.startswith("zero variance: all 4 testings accept")
     assert identical.status == InstanceStatus.PRUNED
     assert identical.status_reason.startswith("identical solutions")
 
@@ -107,13 +110,13 @@ def test_it_keeps_prunes_and_records_reasons_for_synthesized_problems(world, fak
     strongest = kept.solutions.get(index=kept.ranking["strongest_solution"])
     assert problem.reference_solution == strongest.code
     assert "v % 2 == 0" in strongest.code
-    # The selected tests are the candidate tests the strongest solution passes, in rank order.
+    # The problem takes the strategy's top-ranked testing the strongest solution passes: one
+    # whole unit-test list (the document's final testing), here t0 with its two unit tests.
+    assert kept.ranking["selected_tests"] == [kept.ranking["tests"][0]] == [0]
     stored = [(t.input, t.output) for t in problem.tests.order_by("ordinal")]
-    expected = [
-        (kept.tests.get(index=i).input, kept.tests.get(index=i).output)
-        for i in kept.ranking["selected_tests"]
-    ]
-    assert stored == expected and len(stored) == 4
+    expected = [(t.input, t.output) for t in kept.tests.filter(call=0).order_by("index")]
+    assert stored == expected and len(stored) == 2
+    assert problem.metadata["selected_testings"] == [0]
     assert problem in esc.output_set.problems.all()
 
 
@@ -127,7 +130,12 @@ def test_a_rerun_executes_nothing_again(world, fake_server):
     code = seed.solutions.get(index=0).code
     from evolution import sandbox
 
-    specs = [sandbox.TestSpec(input=t.input, output=t.output) for t in seed.tests.all()]
+    # The distinct unit tests of the four testings, in order (t1's second repeats t0's).
+    specs = [
+        sandbox.TestSpec(input=t.input, output=t.output)
+        for t in seed.tests.order_by("call", "index")
+        if t.index != 2
+    ]
     verdicts, used = _verdict_row(
         ctx, code, specs, harness="function", entry_point="has_close_elements"
     )
@@ -148,15 +156,16 @@ def test_the_sandbox_budget_pauses_the_campaign(world, fake_server):
     assert esc.sandbox_executions <= 10
 
 
-def test_the_random_test_control_takes_one_candidate_test_per_kept_problem(world, fake_server):
+def test_the_random_control_takes_one_candidate_testing_per_kept_problem(world, fake_server):
     _, esc = _run(world, fake_server, strategist=[fenced(CRASHING), fenced(FIGURE_3)])
     control = services.evosyn_control_build(campaign_id=esc.pk, rng_seed=7)
     kept = esc.instances.get(status=InstanceStatus.KEPT)
     assert len(control.items) == 1
     (item,) = control.items
     assert item["public_id"] == kept.kept_problem.public_id
-    assert len(item["tests"]) == 1
-    assert kept.tests.filter(index=item["tests"][0]["index"]).exists()
+    assert len(item["testings"]) == 1
+    (number,) = item["testings"]
+    assert len(item["tests"]) == kept.tests.filter(call=number).count()
 
 
 def test_it_rejects_a_seed_set_without_function_level_problems(world):

@@ -41,7 +41,8 @@ def refs():
     seeds = ProblemSetFactory(
         name="evosyn-form-seeds", problems=[function_seed("add one"), function_seed("add two")]
     )
-    # A stdio problem is not a usable EvoSyn seed: a set holding only it must be refused.
+    # A problem without human tests (here a stdio one) is not a usable EvoSyn seed: a set
+    # holding only it must be refused.
     stdio_only = ProblemSetFactory(name="stdio-only", problems=[ProblemFactory()])
     return {
         "seeds": seeds,
@@ -175,7 +176,7 @@ def test_the_form_refuses_unknown_references_and_unusable_seed_sets(personas, re
         reverse("evosyn:campaign_new"), form_data(refs, seed_set=refs["stdio_only"].pk)
     )
     errors = response.context["form"].errors
-    assert "no function-level problem with human tests" in errors["seed_set"][0]
+    assert "no function-level or stdin/stdout problem with human tests" in errors["seed_set"][0]
     assert not Campaign.objects.filter(kind=CampaignKind.EVOSYN).exists()
 
 

@@ -32,6 +32,10 @@ def test_the_demo_campaign_runs_on_the_cassette():
     assert synthetic["sum_evens"].status == InstanceStatus.KEPT
     assert {synthetic["is_blank"].status, synthetic["triple_it"].status} == {InstanceStatus.PRUNED}
     assert all(synthetic[e].status_reason for e in ("is_blank", "triple_it"))
+    # Four testings, each one authored answer's unit-test list.
+    seed = esc.instances.get(role=InstanceRole.SEED)
+    assert seed.matrix["sizes"] == [len(t) for t in pack.SEED_TESTINGS] == [1, 2, 1, 1]
+    assert seed.matrix["rows"] == [[1, 1, 0, 1], [1, 1, 0, 1], [1, 0, 0, 0], [0, 0, 1, 1]]
     strategies = list(esc.strategies.order_by("version"))
     assert len(strategies) == 3 and any(s.status == "failed" for s in strategies)
 

@@ -56,6 +56,27 @@ def test_a_curator_builds_and_downloads_the_control_dataset(personas, finished):
     assert download.content.decode().count("\n") == len(control.items) == 1
 
 
+def test_a_curator_builds_the_relaxed_dataset_from_the_page(personas, finished):
+    client = personas.curator.client
+    page = client.get(reverse("evosyn:campaign_detail", args=[finished.pk])).content.decode()
+    assert '<option value="relaxed">D^relaxed</option>' in page
+    response = client.post(
+        reverse("evosyn:control_build", args=[finished.pk]), {"variant": "relaxed"}, follow=True
+    )
+    assert response.status_code == 200
+    control = finished.evosyn.controls.get()
+    # The kept problem, the zero-variance one and the identical-solutions one.
+    assert control.variant == "relaxed" and len(control.items) == 3
+    download = client.get(reverse("evosyn:control_download", args=[finished.pk, control.pk]))
+    assert "relaxed" in download["Content-Disposition"]
+    assert download.content.decode().count("\n") == 3
+    bad = client.post(
+        reverse("evosyn:control_build", args=[finished.pk]), {"variant": "nope"}, follow=True
+    )
+    assert [m.level_tag for m in bad.context["messages"]][-1] == "error"
+    assert finished.evosyn.controls.count() == 1
+
+
 def test_the_seed_table_counts_solutions_passing_the_human_tests(personas, finished):
     # Two of the four scripted seed solutions are correct: the column shows 2 of 4, not M.
     seed = finished.evosyn.instances.get(role="seed")

@@ -16,6 +16,8 @@ from evolution.algorithm_settings import AlgorithmSettings
 STYLES = ("codeforces", "atcoder", "leetcode")
 TEST_MODES = ("prompt", "generator", "both")
 WEIGHTINGS = ("semantic", "size")
+EVOLUTION_SCOPES = ("seed", "tree")
+THINK_TAGS = ("required", "off")
 
 
 def default_style_mix() -> dict:
@@ -25,6 +27,9 @@ def default_style_mix() -> dict:
 
 SETTING_HELP = {
     "evolution_rounds": "rounds of breadth + depth evolution of the feature tree (B.1)",
+    "evolution_scope": "seed: evolve each seed's extracted features, then merge them into the "
+    "tree (B.1, evolve-then-merge: each call sees one seed's features); tree: evolve the merged "
+    "tree category by category",
     "num_tasks": "tasks to generate from the evolved tree",
     "subtree_leaves": "leaf features sampled per task before stage-1 selection (B.2)",
     "subtree_categories": "categories the sampled subtree draws from",
@@ -32,10 +37,17 @@ SETTING_HELP = {
     "style_mix": "percentages of Codeforces / AtCoder / LeetCode tasks",
     "min_statement_tokens": "statements shorter than this are discarded (C.1: 200 tokens)",
     "min_samples": "sample I/O pairs, each with an explanation, a statement must show",
-    "test_mode": "prompt (D.1), generator (D.2, run sandboxed with --seed) or both",
+    "test_mode": "generator (D.2, the default: Table 5 prefers the tool-based method; a CYaRon "
+    "program run sandboxed with --seed), prompt (D.1) or both",
     "prompt_test_count": "test inputs the prompting-based method asks for (D.1: 15)",
     "generator_seed": "--seed passed to the generator program (D.2: default 42)",
-    "candidates_per_endpoint": "candidate solutions requested from each solver endpoint",
+    "candidates": "candidate solutions per task, spread over the solver endpoints (n = 8, "
+    "Tables 13 and 17)",
+    "candidates_per_endpoint": "candidate solutions from each solver endpoint; 0: spread "
+    "`candidates` over them",
+    "think_tags": "required: an answer without a complete <think>...</think> reasoning block "
+    "followed by the answer is refused, and the code is taken from the answer part (C.1 (i)); "
+    "off: no tag filter",
     "min_candidates": "candidates that must pass the static gates for voting to run",
     "max_solution_tokens": "answers longer than this are rejected (C.1: 25k tokens)",
     "weighting": "test weights: semantic (nominal 1 .. stress 4) or size quartiles (E.2)",
@@ -45,6 +57,9 @@ SETTING_HELP = {
     "temperature": "sampling temperature of generation calls",
     "solver_temperature": "sampling temperature of candidate solutions",
     "execution_timeout": "seconds per test execution in the sandbox",
+    "max_test_mb": "largest test input a generator may write, and largest output a candidate may "
+    "print on one test (MB); generated inputs are kept in files, not in the task row",
+    "generator_output_mb": "everything one generator run may write, all test files together (MB)",
     "memory_mb": "memory limit per execution",
     "sample_seed": "seed of the subtree sampling and the style draw",
     "measure_kept": "BenchForge: measure every accepted problem with the campaign's panel "
@@ -60,6 +75,7 @@ class XcoderSettings(AlgorithmSettings):
     HELP = SETTING_HELP
 
     evolution_rounds: int = 1
+    evolution_scope: str = "seed"
     num_tasks: int = 4
     subtree_leaves: int = 8
     subtree_categories: int = 3
@@ -67,10 +83,12 @@ class XcoderSettings(AlgorithmSettings):
     style_mix: dict = field(default_factory=default_style_mix)
     min_statement_tokens: int = 200
     min_samples: int = 2
-    test_mode: str = "prompt"
+    test_mode: str = "generator"
     prompt_test_count: int = 15
     generator_seed: int = 42
-    candidates_per_endpoint: int = 2
+    candidates: int = 8
+    candidates_per_endpoint: int = 0
+    think_tags: str = "required"
     min_candidates: int = 3
     max_solution_tokens: int = 25000
     weighting: str = "semantic"
@@ -80,6 +98,8 @@ class XcoderSettings(AlgorithmSettings):
     temperature: float = 0.8
     solver_temperature: float = 0.8
     execution_timeout: float = 6.0
+    max_test_mb: int = 16
+    generator_output_mb: int = 64
     memory_mb: int = 512
     sample_seed: int = 42
     measure_kept: bool = True
@@ -139,7 +159,20 @@ class XcoderSettings(AlgorithmSettings):
         need(0 <= self.min_samples <= 10, "min_samples", "must be between 0 and 10")
         need(self.test_mode in TEST_MODES, "test_mode", f"one of {', '.join(TEST_MODES)}")
         need(1 <= self.prompt_test_count <= 100, "prompt_test_count", "1 to 100")
-        need(1 <= self.candidates_per_endpoint <= 32, "candidates_per_endpoint", "1 to 32")
+        need(
+            self.evolution_scope in EVOLUTION_SCOPES,
+            "evolution_scope",
+            f"one of {', '.join(EVOLUTION_SCOPES)}",
+        )
+        need(2 <= self.candidates <= 128, "candidates", "2 to 128 (a vote needs two)")
+        need(0 <= self.candidates_per_endpoint <= 32, "candidates_per_endpoint", "0 to 32")
+        need(self.think_tags in THINK_TAGS, "think_tags", f"one of {', '.join(THINK_TAGS)}")
+        need(1 <= self.max_test_mb <= 256, "max_test_mb", "1 to 256")
+        need(
+            self.max_test_mb <= self.generator_output_mb <= 1024,
+            "generator_output_mb",
+            "max_test_mb to 1024",
+        )
         need(2 <= self.min_candidates <= 128, "min_candidates", "2 to 128 (a vote needs two)")
         need(100 <= self.max_solution_tokens <= 200000, "max_solution_tokens", "100 to 200000")
         need(self.weighting in WEIGHTINGS, "weighting", f"one of {', '.join(WEIGHTINGS)}")
@@ -152,6 +185,17 @@ class XcoderSettings(AlgorithmSettings):
         need(1 <= self.measure_k <= 64, "measure_k", "1 to 64")
         if errors:
             raise ValidationError(errors)
+
+    def samples_per_endpoint(self, endpoints: int) -> list[int]:
+        """Candidates asked of each of ``endpoints`` solver endpoints (in their order):
+        ``candidates_per_endpoint`` each when set, else ``candidates`` (n) spread as evenly as
+        possible, the first endpoints taking one more when n does not divide."""
+        if endpoints <= 0:
+            return []
+        if self.candidates_per_endpoint:
+            return [self.candidates_per_endpoint] * endpoints
+        base, extra = divmod(self.candidates, endpoints)
+        return [base + (i < extra) for i in range(endpoints)]
 
     def rows(self) -> list[tuple[str, object, str]]:
         """(key, value, help) for the campaign page."""

@@ -94,6 +94,17 @@ Explanation
 All three offers must be accepted, so the total is 2 + 9 + 5 = 16 coins.
 """
 
+# The settings the scripted answers below were written for: two candidates per solver endpoint,
+# prompted tests, the merged tree evolved category by category. Tests of the document's
+# defaults (n = 8, tool-based tests, evolve-then-merge) script their own answers.
+SCRIPTED_SETTINGS = {"candidates_per_endpoint": 2, "test_mode": "prompt", "evolution_scope": "tree"}
+
+
+def reasoned(answer: str, thought: str = "The k largest offers give the best total.") -> str:
+    """A reasoning model's answer: a complete think block, then the answer (C.1 (i))."""
+    return f"<think>\n{thought}\n</think>\n{answer}"
+
+
 CORRECT = """```python
 import sys
 data = sys.stdin.read().split()
@@ -115,6 +126,9 @@ n, k, *a = map(int, sys.stdin.read().split())
 print(sum(sorted(a[:n], reverse=True)[:min(k, 3)]))
 ```"""
 TWO_BLOCKS = "```python\nprint(1)\n```\nor\n```python\nprint(2)\n```"
+CORRECT, CORRECT_B, WRONG_LARGE, TWO_BLOCKS = (
+    reasoned(a) for a in (CORRECT, CORRECT_B, WRONG_LARGE, TWO_BLOCKS)
+)
 
 TEST_CASES = [
     {"idx": 0, "description": "one offer", "category": "boundary", "input_string": "1 1\n5\n"},

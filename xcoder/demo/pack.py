@@ -35,6 +35,10 @@ DEMO_SETTINGS = {
     "test_mode": "both",
     "candidates_per_endpoint": 2,
     "min_candidates": 3,
+    # The authored answers were written for these (the campaign defaults are the document's:
+    # evolve-then-merge per seed, and reasoning answers with think tags).
+    "evolution_scope": "tree",
+    "think_tags": "off",
 }
 
 EXTRACTIONS = {

@@ -15,11 +15,18 @@ from ..models import CandidateSolution, SynthTask, TaskStatus
 from .common import Action, Ctx, _reject_discard
 
 
-def solution_gate(content: str, *, tokens_out: int, max_tokens: int) -> tuple[str, str]:
-    """C.1 static gates: (code, "") or ("", reason). Exactly one fenced code block, which
-    parses as Python, in an answer within the token cap."""
+def solution_gate(
+    content: str, *, tokens_out: int, max_tokens: int, think_tags: str = "off"
+) -> tuple[str, str]:
+    """C.1 static gates: (code, "") or ("", reason). With ``think_tags`` "required", complete
+    think and answer tags (the code is taken from the answer part only); exactly one fenced
+    code block, which parses as Python, in an answer within the token cap."""
     if tokens_out > max_tokens:
         return "", f"answer of {tokens_out} tokens exceeds the cap of {max_tokens}"
+    if think_tags == "required":
+        content, reason = gates.think_answer(content)
+        if reason:
+            return "", f"think/answer tags: {reason}"
     try:
         blocks = fenced_blocks(content or "")
     except ParseError as exc:
@@ -37,7 +44,8 @@ def solution_gate(content: str, *, tokens_out: int, max_tokens: int) -> tuple[st
 
 
 def act_solve(ctx: Ctx, action: Action) -> None:
-    """Candidate solutions: ``candidates_per_endpoint`` answers from every solver endpoint, each
+    """Candidate solutions: n = ``candidates`` answers spread over the solver endpoints (or
+    ``candidates_per_endpoint`` from each), each
     stored as it arrives with its static-gate verdict (a rerun asks only for missing ones)."""
     s = ctx.settings
     task = SynthTask.objects.get(pk=action.task_id)
@@ -45,8 +53,9 @@ def act_solve(ctx: Ctx, action: Action) -> None:
     messages, template = difficulty.solver_messages(
         statement=task.statement, harness=task.harness, entry_point=task.entry_point
     )
-    for endpoint in ctx.xc.solver_endpoints.order_by("name"):
-        for sample in range(s.candidates_per_endpoint):
+    endpoints = list(ctx.xc.solver_endpoints.order_by("name"))
+    for endpoint, samples in zip(endpoints, s.samples_per_endpoint(len(endpoints)), strict=True):
+        for sample in range(samples):
             if (endpoint.pk, sample) in have:
                 continue
             result = ctx.chat(
@@ -59,7 +68,10 @@ def act_solve(ctx: Ctx, action: Action) -> None:
             )
             tokens = result.tokens_out or gates.count_tokens(result.content)
             code, reason = solution_gate(
-                result.content, tokens_out=tokens, max_tokens=s.max_solution_tokens
+                result.content,
+                tokens_out=tokens,
+                max_tokens=s.max_solution_tokens,
+                think_tags=s.think_tags,
             )
             if reason:
                 mark_unparsable(result.call_id, reason)

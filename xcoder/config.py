@@ -14,6 +14,8 @@ from evolution.algorithm_settings import AlgorithmSettings
 STYLES = ("codeforces", "atcoder", "leetcode")
 TEST_MODES = ("prompt", "generator", "both")
 WEIGHTINGS = ("semantic", "size")
+EVOLUTION_SCOPES = ("seed", "tree")
+THINK_TAGS = ("required", "off")
 
 
 def default_style_mix() -> dict:
@@ -23,6 +25,9 @@ def default_style_mix() -> dict:
 
 SETTING_HELP = {
     "evolution_rounds": "rounds of breadth + depth evolution of the feature tree (B.1)",
+    "evolution_scope": "seed: evolve each seed's extracted features, then merge them into the "
+    "tree (B.1, evolve-then-merge: each call sees one seed's features); tree: evolve the merged "
+    "tree category by category",
     "num_tasks": "tasks to generate from the evolved tree",
     "subtree_leaves": "leaf features sampled per task before stage-1 selection (B.2)",
     "subtree_categories": "categories the sampled subtree draws from",
@@ -30,10 +35,17 @@ SETTING_HELP = {
     "style_mix": "percentages of Codeforces / AtCoder / LeetCode tasks",
     "min_statement_tokens": "statements shorter than this are discarded (C.1: 200 tokens)",
     "min_samples": "sample I/O pairs, each with an explanation, a statement must show",
-    "test_mode": "prompt (D.1), generator (D.2, run sandboxed with --seed) or both",
+    "test_mode": "generator (D.2, the default: Table 5 prefers the tool-based method; a CYaRon "
+    "program run sandboxed with --seed), prompt (D.1) or both",
     "prompt_test_count": "test inputs the prompting-based method asks for (D.1: 15)",
     "generator_seed": "--seed passed to the generator program (D.2: default 42)",
-    "candidates_per_endpoint": "candidate solutions requested from each solver endpoint",
+    "candidates": "candidate solutions per task, spread over the solver endpoints (n = 8, "
+    "Tables 13 and 17)",
+    "candidates_per_endpoint": "candidate solutions from each solver endpoint; 0: spread "
+    "`candidates` over them",
+    "think_tags": "required: an answer without a complete <think>...</think> reasoning block "
+    "followed by the answer is refused, and the code is taken from the answer part (C.1 (i)); "
+    "off: no tag filter",
     "min_candidates": "candidates that must pass the static gates for voting to run",
     "max_solution_tokens": "answers longer than this are rejected (C.1: 25k tokens)",
     "weighting": "test weights: semantic (nominal 1 .. stress 4) or size quartiles (E.2)",
@@ -43,6 +55,9 @@ SETTING_HELP = {
     "temperature": "sampling temperature of generation calls",
     "solver_temperature": "sampling temperature of candidate solutions",
     "execution_timeout": "seconds per test execution in the sandbox",
+    "max_test_mb": "largest test input a generator may write, and largest output a candidate may "
+    "print on one test (MB); generated inputs are kept in files, not in the task row",
+    "generator_output_mb": "everything one generator run may write, all test files together (MB)",
     "memory_mb": "memory limit per execution",
     "sample_seed": "seed of the subtree sampling and the style draw",
     "measure_kept": "BenchForge: measure every accepted problem with the campaign's panel "
@@ -58,6 +73,7 @@ class XcoderSettings(AlgorithmSettings):
     HELP = SETTING_HELP
 
     evolution_rounds: int = 1
+    evolution_scope: str = "seed"
     num_tasks: int = 4
     subtree_leaves: int = 8
     subtree_categories: int = 3
@@ -65,10 +81,12 @@ class XcoderSettings(AlgorithmSettings):
     style_mix: dict = field(default_factory=default_style_mix)
     min_statement_tokens: int = 200
     min_samples: int = 2
-    test_mode: str = "prompt"
+    test_mode: str = "generator"
     prompt_test_count: int = 15
     generator_seed: int = 42
-    candidates_per_endpoint: int = 2
+    candidates: int = 8
+    candidates_per_endpoint: int = 0
+    think_tags: str = "required"
     min_candidates: int = 3
     max_solution_tokens: int = 25000
     weighting: str = "semantic"
@@ -78,6 +96,8 @@ class XcoderSettings(AlgorithmSettings):
     temperature: float = 0.8
     solver_temperature: float = 0.8
     execution_timeout: float = 6.0
+    max_test_mb: int = 16
+    generator_output_mb: int = 64
     memory_mb: int = 512
     sample_seed: int = 42
     measure_kept: bool = True
@@ -91,7 +111,9 @@ class XcoderSettings(AlgorithmSettings):
         "min_statement_tokens": (1, 5000),
         "min_samples": (0, 10),
         "prompt_test_count": (1, 100),
-        "candidates_per_endpoint": (1, 32),
+        "candidates": (2, 128),
+        "candidates_per_endpoint": (0, 32),
+        "max_test_mb": (1, 256),
         "min_candidates": (2, 128),
         "max_solution_tokens": (100, 200000),
         "temperature": (0.0, 2.0),
@@ -101,8 +123,8 @@ class XcoderSettings(AlgorithmSettings):
     }
 
     def validate(self, errors: dict[str, list[str]]) -> None:
-        """The rules bounds cannot say: open intervals, choices, the style mix, and selected
-        features within the sampled leaves."""
+        """The rules bounds cannot say: open intervals, choices, the style mix, selected
+        features within the sampled leaves, and the generator's output above one test's."""
 
         found: dict[str, list[str]] = {}
 
@@ -124,6 +146,17 @@ class XcoderSettings(AlgorithmSettings):
             need(sum(mix.values()) > 0, "style_mix", "at least one style needs a positive share")
         need(self.test_mode in TEST_MODES, "test_mode", f"one of {', '.join(TEST_MODES)}")
         need(self.weighting in WEIGHTINGS, "weighting", f"one of {', '.join(WEIGHTINGS)}")
+        need(
+            self.evolution_scope in EVOLUTION_SCOPES,
+            "evolution_scope",
+            f"one of {', '.join(EVOLUTION_SCOPES)}",
+        )
+        need(self.think_tags in THINK_TAGS, "think_tags", f"one of {', '.join(THINK_TAGS)}")
+        need(
+            self.max_test_mb <= self.generator_output_mb <= 1024,
+            "generator_output_mb",
+            "between max_test_mb and 1024",
+        )
         need(0 < self.holdout_fraction < 1, "holdout_fraction", "must be strictly between 0 and 1")
         need(0 < self.near_duplicate_threshold <= 1, "near_duplicate_threshold", "in (0, 1]")
         need(0 < self.execution_timeout <= 60, "execution_timeout", "in (0, 60] seconds")
@@ -131,3 +164,14 @@ class XcoderSettings(AlgorithmSettings):
         for key, messages in found.items():
             if key not in errors:
                 errors[key] = messages
+
+    def samples_per_endpoint(self, endpoints: int) -> list[int]:
+        """Candidates asked of each of ``endpoints`` solver endpoints (in their order):
+        ``candidates_per_endpoint`` each when set, else ``candidates`` (n) spread as evenly as
+        possible, the first endpoints taking one more when n does not divide."""
+        if endpoints <= 0:
+            return []
+        if self.candidates_per_endpoint:
+            return [self.candidates_per_endpoint] * endpoints
+        base, extra = divmod(self.candidates, endpoints)
+        return [base + (i < extra) for i in range(endpoints)]

@@ -23,7 +23,19 @@ from .models import (
     TaskStatus,
     XcoderCampaign,
 )
-from .stages import close_tree, evolve, extract, merge, plan, select, solve, tests, verify, write
+from .stages import (
+    close_tree,
+    evolve,
+    evolve_seed,
+    extract,
+    merge,
+    plan,
+    select,
+    solve,
+    tests,
+    verify,
+    write,
+)
 from .stages.common import METHOD, Action, Ctx, _load, seed_problems, tree_categories
 
 T = TaskStatus
@@ -41,14 +53,24 @@ def action_for(ctx: Ctx) -> Action:
     for seed in seed_problems(ctx.campaign):
         if seed.pk not in done:
             return Action("extract", problem_id=seed.pk)
+    if s.evolution_scope == "seed" and not xc.tree_merged:
+        # Evolve-then-merge: every seed's features evolved on their own, then one merge.
+        step = evolve_seed_action(ctx)
+        if step is not None:
+            return step
     if not xc.tree_merged:
         return Action("merge")
-    evolved = set(EvolutionStep.objects.filter(xcoder=xc).values_list("round", "category"))
-    categories = tree_categories(xc)
-    for round_no in range(1, s.evolution_rounds + 1):
-        for category in categories:
-            if (round_no, category) not in evolved:
-                return Action("evolve", round=round_no, category=category)
+    if s.evolution_scope == "tree":
+        evolved = set(
+            EvolutionStep.objects.filter(xcoder=xc, problem__isnull=True).values_list(
+                "round", "category"
+            )
+        )
+        categories = tree_categories(xc)
+        for round_no in range(1, s.evolution_rounds + 1):
+            for category in categories:
+                if (round_no, category) not in evolved:
+                    return Action("evolve", round=round_no, category=category)
     if not xc.counts_evolved:
         return Action("close_tree")
     tasks = {t.index: t for t in SynthTask.objects.filter(xcoder=xc).only("id", "index", "status")}
@@ -66,6 +88,26 @@ def action_for(ctx: Ctx) -> Action:
             return Action(TASK_STEPS[task.status], task_index=task.index, task_id=task.pk)
         index = group.stop
     return Action("finished")
+
+
+def evolve_seed_action(ctx: Ctx) -> Action | None:
+    """The next (round, seed) whose extracted features are not evolved yet, or None."""
+    xc = ctx.xc
+    seeds = list(
+        FeatureExtraction.objects.filter(xcoder=xc, status=ExtractionStatus.OK)
+        .order_by("problem_id")
+        .values_list("problem_id", flat=True)
+    )
+    done = set(
+        EvolutionStep.objects.filter(xcoder=xc, problem__isnull=False).values_list(
+            "round", "problem_id"
+        )
+    )
+    for round_no in range(1, ctx.settings.evolution_rounds + 1):
+        for problem_id in seeds:
+            if (round_no, problem_id) not in done:
+                return Action("evolve_seed", round=round_no, problem_id=problem_id)
+    return None
 
 
 TASK_STEPS = {
@@ -105,6 +147,14 @@ def give_up(ctx: Ctx, action: Action, reason: str) -> bool:
             defaults={"status": ExtractionStatus.FAILED, "reason": reason},
         )
         return True
+    if action.name == "evolve_seed":
+        EvolutionStep.objects.get_or_create(
+            xcoder_id=ctx.xc.pk,
+            round=action.round,
+            problem_id=action.problem_id,
+            defaults={"category": "", "status": ExtractionStatus.FAILED, "reason": reason},
+        )
+        return True
     if action.name == "evolve":
         EvolutionStep.objects.get_or_create(
             xcoder_id=ctx.xc.pk,
@@ -139,7 +189,17 @@ KIND = register(
         ),
         stages=(
             *stages_of(
-                extract, merge, evolve, close_tree, plan, select, write, tests, solve, verify
+                extract,
+                merge,
+                evolve,
+                evolve_seed,
+                close_tree,
+                plan,
+                select,
+                write,
+                tests,
+                solve,
+                verify,
             ),
             *measurement.STAGES,
         ),

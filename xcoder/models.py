@@ -99,25 +99,42 @@ class FeatureNode(models.Model):
 
 
 class EvolutionStep(models.Model):
-    """One evolution call (one category, one round): stored so a rerun does not repeat it."""
+    """One evolution call, stored so a rerun does not repeat it: one category of the merged tree
+    for one round (``evolution_scope`` "tree"), or one seed's extracted features for one round
+    (``problem`` set, ``category`` empty; scope "seed", evolve-then-merge), whose evolved tree
+    and new paths are kept in ``evolved`` until the merge."""
 
     xcoder = models.ForeignKey(XcoderCampaign, on_delete=models.CASCADE, related_name="evolutions")
     round = models.PositiveSmallIntegerField()
-    category = models.CharField(max_length=60)
+    category = models.CharField(max_length=60, blank=True)
+    problem = models.ForeignKey(
+        "evolution.Problem", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     status = models.CharField(max_length=10, choices=ExtractionStatus.choices)
     reason = models.CharField(max_length=500, blank=True)
     added_breadth = models.PositiveIntegerField(default=0)
     added_depth = models.PositiveIntegerField(default=0)
+    # Scope "seed": {"tree": {category: subtree}, "depth": [paths], "breadth": [paths]}.
+    evolved = models.JSONField(default=dict, blank=True)
 
     class Meta:
-        ordering = ["round", "category"]
+        ordering = ["round", "category", "problem_id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["xcoder", "round", "category"], name="xcoder_evolution_unique"
-            )
+                fields=["xcoder", "round", "category"],
+                condition=Q(problem__isnull=True),
+                name="xcoder_evolution_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["xcoder", "round", "problem"],
+                condition=Q(problem__isnull=False),
+                name="xcoder_seed_evolution_unique",
+            ),
         ]
 
     def __str__(self):
+        if self.problem_id:
+            return f"evolution round {self.round} of seed {self.problem_id}"
         return f"evolution round {self.round} of {self.category}"
 
 

@@ -15,6 +15,7 @@ from .models import (
     TaskStatus,
     XcoderCampaign,
 )
+from .stages.testfiles import shown
 
 
 def campaign_list() -> QuerySet[XcoderCampaign]:
@@ -130,10 +131,10 @@ def vote_matrix(task: SynthTask) -> dict:
                 "source": test.get("source", ""),
                 "category": test.get("category", ""),
                 "description": test.get("description", ""),
-                "input": test["input"],
+                "input": test["input"] if "input" in test else shown(test),
                 "weight": ver["weights"][i],
                 "split": ver["split"][i],
-                "label": ver["labels"][i],
+                "label": shown(ver["labels"][i]),
                 "votes": ver["votes"][i],
                 "cells": cells,
             }

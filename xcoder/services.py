@@ -42,11 +42,12 @@ def xcoder_campaign_create(
         raise ValidationError({"solver_endpoints": ["choose at least one solver model"]})
     if len({s.pk for s in solvers}) != len(solvers):
         raise ValidationError({"solver_endpoints": ["a solver model is listed twice"]})
-    if len(solvers) * validated.candidates_per_endpoint < validated.min_candidates:
+    if sum(validated.samples_per_endpoint(len(solvers))) < validated.min_candidates:
         raise ValidationError(
             {
                 "min_candidates": [
-                    f"{len(solvers)} solver(s) x {validated.candidates_per_endpoint} candidate(s) "
+                    f"{len(solvers)} solver(s) x {validated.samples_per_endpoint(len(solvers))} "
+                    "candidate(s) "
                     f"cannot reach min_candidates={validated.min_candidates}"
                 ]
             }

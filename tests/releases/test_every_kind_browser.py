@@ -41,7 +41,14 @@ from tests.frontiersmith.conftest import SMALL as FRONTIER_SMALL
 from tests.frontiersmith.scripted import SEED_STATEMENT, Script
 from tests.support.browser import chromium_page, log_in
 from tests.support.fake_openai import FakeOpenAI, Fault
-from tests.xcoder.conftest import CORRECT, WRONG_LARGE, Responder, base_table, seed_set
+from tests.xcoder.conftest import (
+    CORRECT,
+    SCRIPTED_SETTINGS,
+    WRONG_LARGE,
+    Responder,
+    base_table,
+    seed_set,
+)
 from tests.xcoder.conftest import endpoint as xcoder_endpoint
 from xcoder import services as xcoder
 
@@ -103,7 +110,12 @@ def run_campaigns(server: FakeOpenAI, admin) -> dict[str, Campaign]:
         seed_set=seed_set(),
         generator_endpoint=endpoint(server, "generator"),
         solver_endpoints=[endpoint(server, "solver-a"), endpoint(server, "solver-b")],
-        settings={"num_tasks": 1, "style_mix": {"codeforces": 100}, "measure_k": 2},
+        settings={
+            "num_tasks": 1,
+            "style_mix": {"codeforces": 100},
+            "measure_k": 2,
+            **SCRIPTED_SETTINGS,
+        },
         panel=panel,
         created_by=admin,
     )

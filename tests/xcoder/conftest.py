@@ -58,6 +58,17 @@ STATEMENT = LANTERN.replace(
 )
 assert STATEMENT != LANTERN
 
+# The settings the scripted answers below were written for: two candidates per solver endpoint,
+# prompted tests, the merged tree evolved category by category. Tests of the document's
+# defaults (n = 8, tool-based tests, evolve-then-merge) script their own answers.
+SCRIPTED_SETTINGS = {"candidates_per_endpoint": 2, "test_mode": "prompt", "evolution_scope": "tree"}
+
+
+def reasoned(answer: str, thought: str = "The k largest offers give the best total.") -> str:
+    """A reasoning model's answer: a complete think block, then the answer (C.1 (i))."""
+    return f"<think>\n{thought}\n</think>\n{answer}"
+
+
 CORRECT = """```python
 import sys
 data = sys.stdin.read().split()
@@ -75,6 +86,9 @@ print(sum(heapq.nlargest(k, a[:n])))
 # Wrong whenever more than 3 offers are accepted: the heavy tests expose it.
 WRONG_LARGE = CF_WRONG
 TWO_BLOCKS = "```python\nprint(1)\n```\nor\n```python\nprint(2)\n```"
+CORRECT, CORRECT_B, WRONG_LARGE, TWO_BLOCKS = (
+    reasoned(a) for a in (CORRECT, CORRECT_B, WRONG_LARGE, TWO_BLOCKS)
+)
 
 TEST_CASES = [
     {"idx": 0, "description": "one offer", "category": "boundary", "input_string": "1 1\n5\n"},

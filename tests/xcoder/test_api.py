@@ -17,7 +17,15 @@ from tests.evolution.measurement.conftest import PanelAnswers, make_panel
 from tests.factories import PanelFactory
 from xcoder import services
 
-from .conftest import CORRECT, WRONG_LARGE, Responder, base_table, endpoint, seed_set
+from .conftest import (
+    CORRECT,
+    SCRIPTED_SETTINGS,
+    WRONG_LARGE,
+    Responder,
+    base_table,
+    endpoint,
+    seed_set,
+)
 
 API = "/api/xcoder/campaigns"
 
@@ -32,7 +40,7 @@ def payload(server, **overrides) -> dict:
         "seed_set": seed_set().name,
         "generator_endpoint_id": endpoint(server, "generator").pk,
         "solver_endpoint_ids": [endpoint(server, "solver-a").pk, endpoint(server, "solver-b").pk],
-        "settings": {"num_tasks": 1, "style_mix": {"codeforces": 100}},
+        "settings": {"num_tasks": 1, "style_mix": {"codeforces": 100}, **SCRIPTED_SETTINGS},
     }
     data.update(overrides)
     return data

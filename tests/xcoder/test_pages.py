@@ -11,7 +11,7 @@ from evolution.models.campaigns import CampaignState
 from xcoder import services
 from xcoder.models import SynthTask
 
-from .conftest import Responder, base_table, endpoint, seed_set
+from .conftest import SCRIPTED_SETTINGS, Responder, base_table, endpoint, seed_set
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,7 +24,7 @@ def finished(fake_server):
         seed_set=seed_set(),
         generator_endpoint=endpoint(fake_server, "generator"),
         solver_endpoints=[endpoint(fake_server, "solver-a"), endpoint(fake_server, "solver-b")],
-        settings={"num_tasks": 1, "style_mix": {"codeforces": 100}},
+        settings={"num_tasks": 1, "style_mix": {"codeforces": 100}, **SCRIPTED_SETTINGS},
     )
     Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.QUEUED)
     return services.xcoder_run_inline(campaign_id=campaign.pk, max_steps=60)

@@ -14,7 +14,7 @@ from review import services as review_services
 from tests.review.blinding import crawl_reviewer_surface, find_leaks, provenance_values
 from xcoder import services
 
-from .conftest import Responder, base_table, endpoint, seed_set
+from .conftest import SCRIPTED_SETTINGS, Responder, base_table, endpoint, seed_set
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,7 +27,7 @@ def accepted(fake_server) -> Problem:
         seed_set=seed_set(),
         generator_endpoint=endpoint(fake_server, "generator"),
         solver_endpoints=[endpoint(fake_server, "solver-a"), endpoint(fake_server, "solver-b")],
-        settings={"num_tasks": 1, "style_mix": {"codeforces": 100}},
+        settings={"num_tasks": 1, "style_mix": {"codeforces": 100}, **SCRIPTED_SETTINGS},
     )
     Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.QUEUED)
     services.xcoder_run_inline(campaign_id=campaign.pk, max_steps=60)

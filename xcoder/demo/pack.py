@@ -3,7 +3,8 @@
 Every answer below was written by hand for the demo (none comes from a model): feature
 extractions of three HumanEval seeds, one evolution round per category, stage-1 selections,
 three statements (a Codeforces-style task, a LeetCode-style task, and a statement that leaks a
-hint and is rejected by the gate), prompted test inputs, a generator program, and candidate
+hint and is rejected by the gate), prompted test inputs, generator programs (a CYaRon one that
+writes .in files, and one that prints the JSON test_cases object), and candidate
 solutions from two solver endpoints (one of them wrong on larger inputs). Sampling, the gates,
 the sandboxed runs and the vote are computed live by the engine.
 
@@ -35,6 +36,10 @@ DEMO_SETTINGS = {
     "test_mode": "both",
     "candidates_per_endpoint": 2,
     "min_candidates": 3,
+    # The authored answers were written for these (the campaign defaults are the document's:
+    # evolve-then-merge per seed, and reasoning answers with think tags).
+    "evolution_scope": "tree",
+    "think_tags": "off",
 }
 
 EXTRACTIONS = {
@@ -234,22 +239,23 @@ LC_TESTS = [
     ("stress", "long mixed", "[4, -5, 3, -2, 1, 0, -1, 2, -3, 5, -4, 2]\n5\n"),
 ]
 
+# A CYaRon generator as the D.2 prompt asks for it (one .in file per test, named by category);
+# the sandbox runs it with the CYaRon library shipped along.
 GENERATOR = """```python
 import argparse
-import json
 import random
+
+from cyaron import IO
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--seed", type=int, default=42, help="Random seed for reproducibility")
 args = parser.parse_args()
 random.seed(args.seed)
-cases = []
-# Random offers with k close to n: many offers must be accepted.
+# stress: random offers with k close to n, so that many offers must be accepted.
 for size in (6, 9, 12):
-    values = [random.randint(0, 10**9) for _ in range(size)]
-    cases.append({"category": "stress", "description": f"random n={size}",
-                  "input_string": f"{size} {size - 1}\\n{' '.join(map(str, values))}\\n"})
-print(json.dumps({"test_cases": cases}))
+    with IO(f"stress_random_n{size}.in", disable_output=True) as io:
+        io.input_writeln(size, size - 1)
+        io.input_writeln([random.randint(0, 10**9) for _ in range(size)])
 ```"""
 
 LC_GENERATOR = """```python

@@ -239,3 +239,39 @@ def annotated_leaves(tree) -> dict[str, str]:
 
     walk(tree, None)
     return found
+
+
+def parse_evolved_tree(text: str) -> dict[str, dict]:
+    """{category: subtree} of an evolution answer for a whole (one seed's) feature tree.
+    Raises ParseError when it names none of the categories."""
+    data = parse_tagged_json(text)
+    categories = extraction_categories(data)
+    if not categories:
+        raise ParseError("the evolved tree names none of the categories: " + ", ".join(CATEGORIES))
+    return categories
+
+
+def union(base: dict[str, dict], extra: dict[str, dict]) -> dict[str, dict]:
+    """``base`` with every node of ``extra`` added (same-name nodes are one): an evolution that
+    leaves a feature out does not remove it."""
+    import copy
+
+    result = copy.deepcopy(base)
+    for category, tree in extra.items():
+        _merge_into(result.setdefault(category, {}), tree)
+    return result
+
+
+def seed_evolution_diff(before: dict[str, dict], after: dict[str, dict]) -> EvolutionDiff:
+    """New nodes of one seed's evolved tree against its tree before the round, over every
+    category (depth: under a former leaf; breadth: any other new node)."""
+    diff = EvolutionDiff(breadth=[], depth=[])
+    for category, tree in after.items():
+        old = node_specs(category, before.get(category, {}))
+        paths = {s.path for s in old}
+        parents = {s.parent_path for s in old}
+        leaves = {p for p in paths if p not in parents and p != norm(category)}
+        part = evolution_diff(category, paths, leaves, tree)
+        diff.breadth += part.breadth
+        diff.depth += part.depth
+    return diff

@@ -181,3 +181,39 @@ def run_gates(
         gate_hints(statement, features=features),
         gate_io_spec(statement, style=style),
     ]
+
+
+_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+
+
+def think_answer(content: str) -> tuple[str, str]:
+    """C.1 (i): the answer part of a reasoning model's output, or ("", reason) when the output
+    lacks complete think and answer tags. The reasoning must be one complete
+    ``<think>…</think>`` block at the start (whitespace before it is allowed); the answer is
+    what follows it, or the inside of an ``<answer>…</answer>`` block there when the model used
+    one. An unclosed or repeated think block, an opened but unclosed answer block, or an empty
+    answer is refused with its reason."""
+    text = content or ""
+    opens, closes = _THINK_OPEN.findall(text), _THINK_CLOSE.findall(text)
+    if not opens:
+        return "", "no <think> reasoning block"
+    if not closes:
+        return "", "the <think> block is never closed (truncated reasoning)"
+    if len(opens) > 1 or len(closes) > 1:
+        return "", f"{len(opens)} <think> and {len(closes)} </think> tags: exactly one block"
+    start, end = _THINK_OPEN.search(text), _THINK_CLOSE.search(text)
+    if text[: start.start()].strip():
+        return "", "text before the <think> block"
+    if end.start() < start.end():
+        return "", "</think> comes before <think>"
+    answer = text[end.end() :]
+    if re.search(r"<answer>", answer, re.IGNORECASE):
+        inner = _ANSWER.search(answer)
+        if inner is None:
+            return "", "the <answer> block is never closed"
+        answer = inner.group(1)
+    if not answer.strip():
+        return "", "nothing after the reasoning block"
+    return answer, ""

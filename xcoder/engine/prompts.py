@@ -47,6 +47,15 @@ def evolution_messages(*, category: str, tree: dict):
     return template.messages(explanations=explanations, features=features), template
 
 
+def seed_evolution_messages(*, tree: dict[str, dict]):
+    """Evolve-then-merge (B.1): one seed's extracted feature tree, every category, evolved as
+    the document's prompt shows it (a nested JSON of categories)."""
+    template = load("evolution")
+    explanations = "\n".join(f"- {c}: {CATEGORY_EXPLANATIONS[c]}" for c in CATEGORIES)
+    features = json.dumps(tree, indent=1, ensure_ascii=False)
+    return template.messages(explanations=explanations, features=features), template
+
+
 def select_messages(*, sampled_tree: dict):
     template = load("select")
     features_json = json.dumps(sampled_tree, indent=1, ensure_ascii=False)

@@ -1,7 +1,9 @@
 """X-Coder's stages, database side (SynthSmith, seed document 003): one module per stage the kind
-declares in ``xcoder/kind.py`` (``extract``, ``merge``, ``evolve``, ``close_tree``, ``plan``,
-``select``, ``write``, ``tests``, ``solve``, ``verify``), pure logic in ``xcoder/engine/``;
-``common`` holds the step's context and the helpers several stages share.
+declares in ``xcoder/kind.py`` (``extract``, ``evolve_seed``, ``merge``, ``evolve``,
+``close_tree``, ``plan``, ``select``, ``write``, ``tests``, ``solve``, ``verify``), pure logic in
+``xcoder/engine/``; ``common`` holds the step's context and the helpers several stages share,
+``generate`` runs a CYaRon test generator in the sandbox and ``testfiles`` keeps large test
+inputs and voted outputs in files.
 
 One sequential stream per campaign, advanced one action at a time by
 ``xcoder.services.xcoder_advance``: the caller claims the campaign row with a conditional UPDATE
@@ -20,8 +22,9 @@ step. Answers are applied in task order, never in the order they arrive, so a ru
 fan-out decides what a run asking one call at a time decides (``ENGINE_FANOUT_THREADS=1`` is
 that run).
 
-The stream: extract features from each seed -> merge them into the tree -> evolve the tree in
-breadth and depth -> per task: sample a subtree, stage 1 (roles, selection, integration
+The stream: extract features from each seed -> evolve each seed's features in breadth and
+depth -> merge them into the tree (or, ``evolution_scope`` "tree": merge, then evolve the tree
+category by category) -> per task: sample a subtree, stage 1 (roles, selection, integration
 strategy), stage 2 (stylised statement, then the statement gates and the near-duplicate check),
 test inputs (prompted and/or a generator program run sandboxed), candidate solutions from every
 solver endpoint (static gates), dual verification (vote, weights, hold-out) -> an accepted

@@ -15,11 +15,18 @@ from ..models import CandidateSolution, SynthTask, TaskStatus
 from .common import Action, Ctx, _reject_discard, fan_out_calls, group_tasks, move_task, raise_first
 
 
-def solution_gate(content: str, *, tokens_out: int, max_tokens: int) -> tuple[str, str]:
-    """C.1 static gates: (code, "") or ("", reason). Exactly one fenced code block, which
-    parses as Python, in an answer within the token cap."""
+def solution_gate(
+    content: str, *, tokens_out: int, max_tokens: int, think_tags: str = "off"
+) -> tuple[str, str]:
+    """C.1 static gates: (code, "") or ("", reason). With ``think_tags`` "required", complete
+    think and answer tags (the code is taken from the answer part only); exactly one fenced
+    code block, which parses as Python, in an answer within the token cap."""
     if tokens_out > max_tokens:
         return "", f"answer of {tokens_out} tokens exceeds the cap of {max_tokens}"
+    if think_tags == "required":
+        content, reason = gates.think_answer(content)
+        if reason:
+            return "", f"think/answer tags: {reason}"
     try:
         blocks = fenced_blocks(content or "")
     except ParseError as exc:
@@ -37,10 +44,11 @@ def solution_gate(content: str, *, tokens_out: int, max_tokens: int) -> tuple[st
 
 
 def act_solve(ctx: Ctx, action: Action) -> None:
-    """Candidate solutions for the action's task and the tested tasks of its group:
-    ``candidates_per_endpoint`` answers from every solver endpoint, all asked side by side
-    (bounded by the fan-out setting and the solver endpoints' limits), each stored as it
-    arrives with its static-gate verdict (a rerun asks only for missing ones)."""
+    """Candidate solutions for the action's task and the tested tasks of its group: n =
+    ``candidates`` answers spread over the solver endpoints (or ``candidates_per_endpoint``
+    from each), all asked side by side (bounded by the fan-out setting and the solver
+    endpoints' limits), each stored as it arrives with its static-gate verdict (a rerun asks
+    only for missing ones)."""
     s = ctx.settings
     tasks = group_tasks(ctx, action, TaskStatus.TESTED)
     endpoints = list(ctx.xc.solver_endpoints.order_by("name"))
@@ -54,8 +62,9 @@ def act_solve(ctx: Ctx, action: Action) -> None:
         messages, template = difficulty.solver_messages(
             statement=task.statement, harness=task.harness, entry_point=task.entry_point
         )
-        for endpoint in endpoints:
-            for sample in range(s.candidates_per_endpoint):
+        spread = s.samples_per_endpoint(len(endpoints))
+        for endpoint, samples in zip(endpoints, spread, strict=True):
+            for sample in range(samples):
                 if (task.pk, endpoint.pk, sample) not in have:
                     jobs.append(
                         lambda t=task, e=endpoint, n=sample, m=messages, tp=template: _candidate(
@@ -80,7 +89,10 @@ def _candidate(ctx: Ctx, task: SynthTask, endpoint, sample: int, messages, templ
     )
     tokens = result.tokens_out or gates.count_tokens(result.content)
     code, reason = solution_gate(
-        result.content, tokens_out=tokens, max_tokens=s.max_solution_tokens
+        result.content,
+        tokens_out=tokens,
+        max_tokens=s.max_solution_tokens,
+        think_tags=s.think_tags,
     )
     if reason:
         mark_unparsable(result.call_id, reason)
@@ -104,7 +116,7 @@ def _candidate(ctx: Ctx, task: SynthTask, endpoint, sample: int, messages, templ
 def _decide(ctx: Ctx, task: SynthTask) -> None:
     """Solved once every candidate is in; too few passing the static gates discards it."""
     s = ctx.settings
-    asked = ctx.xc.solver_endpoints.count() * s.candidates_per_endpoint
+    asked = sum(s.samples_per_endpoint(ctx.xc.solver_endpoints.count()))
     stored = CandidateSolution.objects.filter(task=task)
     if stored.count() < asked:
         return  # a call failed: the step's error; a rerun asks for the missing ones

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from evolution import sandbox
 from evolution.judging import programs
 from evolution.llm import mark_unparsable
 from evolution.llm.parsing import ParseError
-from evolution.streams.errors import SandboxFailure
 
 from ..engine import prompts
 from ..models import SynthTask, TaskStatus
+from . import generate
 from .common import Action, Ctx, _reject, fan_out_calls, group_tasks, move_task, raise_first
+from .testfiles import digest_of
 
 
 def _asks(ctx: Ctx, task: SynthTask) -> list[tuple[str, object]]:
@@ -68,8 +68,9 @@ def act_tests(ctx: Ctx, action: Action) -> None:
 
 
 def _apply(ctx: Ctx, task: SynthTask, answers: dict) -> None:
-    """Test inputs: prompt-based (D.1) and/or a generator program (D.2) run sandboxed with
-    ``--seed``. Both sources are recorded per test; duplicates are dropped."""
+    """Test inputs: prompt-based (D.1) and/or a CYaRon generator program (D.2) run sandboxed
+    with ``--seed`` (``generate``: its test files come back framed; large ones are kept in
+    files). Both sources are recorded per test; duplicates are dropped."""
     s = ctx.settings
     harness = task.harness
     tests: list[dict] = []
@@ -92,33 +93,16 @@ def _apply(ctx: Ctx, task: SynthTask, answers: dict) -> None:
             mark_unparsable(result.call_id, str(exc))
             errors.append(str(exc))
     if generator_code:
-        outcome = sandbox.run_batch(
-            generator_code,
-            [""],
-            harness="stdio",
-            limits=ctx.limits(),
-            argv=["--seed", str(s.generator_seed)],
-        )[0]
-        if outcome.status == "SE":
-            raise SandboxFailure(outcome.stderr[-300:])
-        if outcome.status != "OK":
-            errors.append(
-                f"generator {outcome.status} with --seed {s.generator_seed}: "
-                f"{outcome.stderr[-300:]}".strip()
-            )
-        else:
-            try:
-                cases = prompts.parse_test_cases(outcome.stdout, harness=harness)
-                tests += [{**c, "source": "generator", "seed": s.generator_seed} for c in cases]
-            except ParseError as exc:
-                errors.append(f"generator output unparsable: {exc}")
+        cases, problems = generate.run_generator(ctx, task, generator_code)
+        tests += cases
+        errors += problems
     seen: set[str] = set()
     unique = []
     for test in tests:
-        if test["input"] in seen:
+        if digest_of(test) in seen:
             notes.append(f"duplicate input dropped ({test['source']}: {test['description']})")
             continue
-        seen.add(test["input"])
+        seen.add(digest_of(test))
         unique.append(test)
     task.refresh_from_db()
     if task.status != TaskStatus.WRITTEN:

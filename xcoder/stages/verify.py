@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
+from dataclasses import dataclass
 
 from django.db import transaction
 
@@ -25,6 +27,9 @@ from .common import (
     move_task,
     seed_problems,
 )
+from .testfiles import input_of, keep, size_of, text_of
+
+MB = 1_000_000
 
 
 def output_key(harness: str):
@@ -48,8 +53,85 @@ def output_key(harness: str):
 
 def test_weights(tests: list[dict], weighting: str) -> list[int]:
     if weighting == "size":
-        return voting.size_weights([len(t["input"]) for t in tests])
+        return voting.size_weights([size_of(t) for t in tests])
     return [voting.semantic_weight(t.get("category", "")) for t in tests]
+
+
+def candidate_limits(ctx: Ctx) -> sandbox.Limits:
+    """A candidate's run on one test: the campaign's time and memory, and room for the output
+    of the largest test (``max_test_mb``), not the judge's 1 MB default."""
+    s = ctx.settings
+    return sandbox.Limits(
+        time_s=s.execution_timeout, memory_mb=s.memory_mb, max_output_bytes=s.max_test_mb * MB
+    )
+
+
+def chunks(tests: list[dict], budget: int) -> list[range]:
+    """Consecutive tests whose inputs total at most ``budget`` bytes (at least one each)."""
+    out: list[range] = []
+    start, total = 0, 0
+    for i, test in enumerate(tests):
+        size = size_of(test)
+        if i > start and total + size > budget:
+            out.append(range(start, i))
+            start, total = i, 0
+        total += size
+    if start < len(tests):
+        out.append(range(start, len(tests)))
+    return out
+
+
+@dataclass
+class Runs:
+    """What the vote needs of every run, and no more: per test and candidate the digest of the
+    output's comparison key (None: no output) and the status; per test the voted label's text
+    (inline, or a file entry for a large one)."""
+
+    digests: list[list[str | None]]
+    statuses: list[list[str]]
+    labels: list
+
+
+def run_candidates(ctx: Ctx, task: SynthTask, candidates: list[CandidateSolution]) -> Runs:
+    """Every candidate on every input, a chunk of inputs at a time (``chunks``: at most four
+    of the largest tests' worth of input in memory, with the candidates' outputs on them).
+    Outputs are reduced to digests as they arrive; the majority output of each input is kept
+    (in a file when large) before the next chunk runs."""
+    key = output_key(task.harness)
+    n, m = len(task.tests), len(candidates)
+    runs = Runs(
+        digests=[[None] * m for _ in range(n)],
+        statuses=[[""] * m for _ in range(n)],
+        labels=[None] * n,
+    )
+    limits = candidate_limits(ctx)
+    for block in chunks(task.tests, 4 * ctx.settings.max_test_mb * MB):
+        inputs = [input_of(task.tests[i]) for i in block]
+        texts: list[dict[str, str]] = [{} for _ in block]
+        for j, cand in enumerate(candidates):
+            outcomes = sandbox.run_batch(
+                cand.code, inputs, harness=task.harness, limits=limits, entry_point=task.entry_point
+            )
+            if any(o.status == "SE" for o in outcomes):
+                raise SandboxFailure(next(o.stderr for o in outcomes if o.status == "SE")[-300:])
+            for k, (i, outcome) in enumerate(zip(block, outcomes, strict=True)):
+                runs.statuses[i][j] = outcome.status
+                if outcome.status == "OK":
+                    digest = hashlib.sha256(key(outcome.stdout).encode("utf-8")).hexdigest()
+                    runs.digests[i][j] = digest
+                    texts[k].setdefault(digest, outcome.stdout)
+            del outcomes
+        del inputs
+        for k, i in enumerate(block):
+            winner, _ = voting.majority(runs.digests[i], lambda d: d)
+            if winner is not None:
+                runs.labels[i] = keep_label(ctx, task, i, texts[k][winner])
+    return runs
+
+
+def keep_label(ctx: Ctx, task: SynthTask, i: int, text: str):
+    stored = keep(ctx.campaign.pk, task.index, f"{i:03d}-label.out", text)
+    return stored.get("input", stored)
 
 
 def act_verify(ctx: Ctx, action: Action) -> None:
@@ -63,37 +145,26 @@ def act_verify(ctx: Ctx, action: Action) -> None:
         .select_related("endpoint")
         .order_by("endpoint__name", "sample")
     )
-    inputs = [t["input"] for t in task.tests]
-    columns: list[list[str | None]] = []
-    statuses: list[list[str]] = []
-    for cand in candidates:
-        outcomes = sandbox.run_batch(
-            cand.code,
-            inputs,
-            harness=task.harness,
-            limits=ctx.limits(),
-            entry_point=task.entry_point,
-        )
-        if any(o.status == "SE" for o in outcomes):
-            raise SandboxFailure(next(o.stderr for o in outcomes if o.status == "SE")[-300:])
-        columns.append([o.stdout if o.status == "OK" else None for o in outcomes])
-        statuses.append([o.status for o in outcomes])
-    outputs = [[col[i] for col in columns] for i in range(len(inputs))]
+    runs = run_candidates(ctx, task, candidates)
     weights = test_weights(task.tests, s.weighting)
+    # The vote over digests of the comparison key is the vote over outputs (same key, same
+    # digest); the label of each input is its majority output, kept by run_candidates.
     verification = voting.verify(
-        outputs,
+        runs.digests,
         weights=weights,
-        key=output_key(task.harness),
+        key=lambda d: d,
         holdout_fraction=s.holdout_fraction,
         seed=f"{s.split_seed}:{task.index}",
     )
+    verification.labels = [
+        runs.labels[i] if verification.labels[i] is not None else None
+        for i in range(len(task.tests))
+    ]
     record = verification.to_dict()
     record["candidates"] = [
         {"id": c.pk, "endpoint": c.endpoint.name, "sample": c.sample} for c in candidates
     ]
-    record["statuses"] = [
-        [statuses[j][i] for j in range(len(candidates))] for i in range(len(inputs))
-    ]
+    record["statuses"] = runs.statuses
     record["weighting"] = s.weighting
     record["golden_pass_rate"] = verification.golden_pass_rate
     with transaction.atomic():
@@ -185,8 +256,8 @@ def _accepted_problem(ctx: Ctx, task: SynthTask, golden: CandidateSolution, ver)
                 "labelled_by": "majority vote",
             },
         )
-        row.input = test["input"]
-        row.output = ver.labels[i]
+        row.input = input_of(test)
+        row.output = text_of(ver.labels[i])
         rows.append(row)
     TestCase.objects.bulk_create(rows)
     if ctx.xc.problem_set_id:

@@ -16,7 +16,15 @@ from evolution.models.campaigns import CampaignState
 from evolution.services import campaigns as campaign_services
 from releases import services as release_services
 from tests.support.fake_openai import Fault
-from tests.xcoder.conftest import CORRECT, WRONG_LARGE, Responder, base_table, endpoint, seed_set
+from tests.xcoder.conftest import (
+    CORRECT,
+    SCRIPTED_SETTINGS,
+    WRONG_LARGE,
+    Responder,
+    base_table,
+    endpoint,
+    seed_set,
+)
 from xcoder import services as xcoder
 
 from .conftest import PanelAnswers, make_panel
@@ -32,7 +40,12 @@ def xcoder_campaign(server, *, panel=None, **settings) -> Campaign:
         seed_set=seed_set(),
         generator_endpoint=endpoint(server, "generator"),
         solver_endpoints=[endpoint(server, "solver-a"), endpoint(server, "solver-b")],
-        settings={"num_tasks": 1, "style_mix": {"codeforces": 100}, **settings},
+        settings={
+            "num_tasks": 1,
+            "style_mix": {"codeforces": 100},
+            **SCRIPTED_SETTINGS,
+            **settings,
+        },
         panel=panel,
     )
     campaign_services.campaign_launch(campaign_id=campaign.pk)

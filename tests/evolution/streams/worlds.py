@@ -34,7 +34,13 @@ def reasoning(server: FakeOpenAI) -> Campaign:
 
 
 def xcoder(server: FakeOpenAI) -> Campaign:
-    from tests.xcoder.conftest import Responder, base_table, endpoint, seed_set
+    from tests.xcoder.conftest import (
+        SCRIPTED_SETTINGS,
+        Responder,
+        base_table,
+        endpoint,
+        seed_set,
+    )
     from xcoder.services import xcoder_campaign_create
 
     server.responder = Responder(base_table())
@@ -43,7 +49,7 @@ def xcoder(server: FakeOpenAI) -> Campaign:
         seed_set=seed_set(),
         generator_endpoint=endpoint(server, "generator"),
         solver_endpoints=[endpoint(server, "solver-a"), endpoint(server, "solver-b")],
-        settings={"num_tasks": 1, "style_mix": {"codeforces": 100}},
+        settings={"num_tasks": 1, "style_mix": {"codeforces": 100}, **SCRIPTED_SETTINGS},
     )
 
 

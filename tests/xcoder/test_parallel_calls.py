@@ -11,7 +11,7 @@ from evolution.services.campaigns import campaign_launch
 from xcoder import services
 from xcoder.models import CandidateSolution, FeatureExtraction, FeatureNode, SynthTask
 
-from .conftest import Responder, base_table, endpoint, seed_set
+from .conftest import SCRIPTED_SETTINGS, Responder, base_table, endpoint, seed_set
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,6 +24,7 @@ def _run(server, name: str):
         generator_endpoint=endpoint(server, "generator"),
         solver_endpoints=[endpoint(server, "solver-a"), endpoint(server, "solver-b")],
         settings={
+            **SCRIPTED_SETTINGS,
             "num_tasks": 3,
             "style_mix": {"codeforces": 100},
             "test_mode": "both",

@@ -145,20 +145,22 @@ def create_campaign_response(
     request,
     payload: KindCampaignIn,
     references: References,
-    create: Callable[[], Campaign],
+    create: Callable[..., Campaign],
     answer: Callable[[int], dict],
 ):
     """The create operation of every kind. Admins only. A reference that does not exist → 400
     naming the field; a bad setting → 400 whose ``errors`` are keyed by the setting's name.
-    ``create()`` makes the campaign; with ``launch`` it is launched in the same transaction,
-    so a launch that fails leaves no draft behind: nothing is created on any 400. 201 with
+    ``create(found, **common)`` makes the campaign from the rows found (``references.found``)
+    and the payload's common fields with the requesting user (``common``: ``create_kwargs()``
+    and ``created_by``); with ``launch`` it is launched in the same transaction, so a launch
+    that fails leaves no draft behind: nothing is created on any 400. 201 with
     ``answer(campaign id)``."""
     require(request, ADMIN)
     if references.errors:
         return Status(400, {"detail": "unknown references", "errors": references.errors})
     try:
         with transaction.atomic():
-            campaign = create()
+            campaign = create(references.found, **payload.create_kwargs(), created_by=request.user)
             if payload.launch:
                 campaign_services.campaign_launch(campaign_id=campaign.pk)
     except ValidationError as exc:

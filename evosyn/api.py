@@ -61,18 +61,16 @@ def _references(payload: EvoSynCampaignIn) -> kind_api.References:
 def create_campaign(request, payload: EvoSynCampaignIn):
     """Admins only. Unknown seed set, endpoint or role → 400 naming the field; a bad setting →
     400 whose ``errors`` are keyed by the setting's name. Nothing is created on any 400."""
-    refs = _references(payload)
     return kind_api.create_campaign_response(
         request,
         payload,
-        refs,
-        lambda: services.evosyn_campaign_create(
-            **payload.create_kwargs(),
-            seed_set=refs.found["seed_set"],
-            endpoint=refs.found["endpoint_id"],
+        _references(payload),
+        lambda found, **common: services.evosyn_campaign_create(
+            **common,
+            seed_set=found["seed_set"],
+            endpoint=found["endpoint_id"],
             role_endpoints=payload.role_endpoints,
-            panel=refs.found["panel_id"],
-            created_by=request.user,
+            panel=found["panel_id"],
         ),
         lambda pk: _campaign_out(selectors.evosyn_get(campaign_id=pk)),
     )

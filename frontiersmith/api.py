@@ -64,20 +64,17 @@ def create_campaign(request, payload: FrontierCampaignIn):
     """Admins only. Unknown seed set, calibration set or endpoint → 400 naming the field; a bad
     setting → 400 whose ``errors`` are keyed by the setting's name. Nothing is created on any
     400."""
-    refs = _references(payload)
-    found = refs.found
     return kind_api.create_campaign_response(
         request,
         payload,
-        refs,
-        lambda: services.frontier_campaign_create(
-            **payload.create_kwargs(),
+        _references(payload),
+        lambda found, **common: services.frontier_campaign_create(
+            **common,
             seed_set=found["seed_set"],
             mutator_endpoint=found["mutator_endpoint_id"],
             solver_endpoint=found["solver_endpoint_id"],
             calibration_closed=found["calibration_closed"],
             calibration_open=found["calibration_open"],
-            created_by=request.user,
         ),
         lambda pk: _campaign_out(selectors.frontier_get(campaign_id=pk)),
     )

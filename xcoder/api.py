@@ -100,19 +100,16 @@ def _references(payload: XcoderCampaignIn) -> kind_api.References:
 def create_campaign(request, payload: XcoderCampaignIn):
     """Admins only. Unknown seed set, endpoint or panel → 400 naming the field; a bad setting →
     400 whose ``errors`` are keyed by the setting's name. Nothing is created on any 400."""
-    refs = _references(payload)
-    found = refs.found
     return kind_api.create_campaign_response(
         request,
         payload,
-        refs,
-        lambda: services.xcoder_campaign_create(
-            **payload.create_kwargs(),
+        _references(payload),
+        lambda found, **common: services.xcoder_campaign_create(
+            **common,
             seed_set=found["seed_set"],
             generator_endpoint=found["generator_endpoint_id"],
             solver_endpoints=found["solver_endpoint_ids"],
             panel=found["panel_id"],
-            created_by=request.user,
         ),
         lambda pk: _campaign_out(selectors.xcoder_get(campaign_id=pk)),
     )

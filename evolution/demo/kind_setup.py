@@ -28,6 +28,15 @@ def replay_endpoint(name: str, model: str, *, cassette, concurrency_limit: int =
     return endpoint
 
 
+def replayer(cassette, *, concurrency_limit: int = 4):
+    """``replayed(name, model)``: ``replay_endpoint`` on one kind's cassette."""
+
+    def replayed(name: str, model: str):
+        return replay_endpoint(name, model, cassette=cassette, concurrency_limit=concurrency_limit)
+
+    return replayed
+
+
 def replay_panel(name: str, models, *, cassette, description: str) -> Panel:
     """The panel ``name`` of one replayed endpoint per model ("<model> (replayed)")."""
     panel, _ = Panel.objects.get_or_create(name=name, defaults={"description": description})

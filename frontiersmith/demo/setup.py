@@ -8,13 +8,14 @@ from __future__ import annotations
 from evolution.demo.kind_setup import (
     demo_campaign_get_or_create,
     demo_campaign_run,
-    replay_endpoint,
+    replayer,
 )
 from evolution.models import Campaign, Problem, ProblemSet
 
 from . import pack
 
 CAMPAIGN_NAME = "Demo: FrontierSmith open-ended problems"
+replayed = replayer(pack.CASSETTE)
 
 
 def demo_seed_set() -> ProblemSet:
@@ -34,9 +35,6 @@ def demo_seed_set() -> ProblemSet:
 
 def demo_frontier_campaign(*, created_by=None) -> Campaign:
     from frontiersmith.services import frontier_campaign_create
-
-    def replayed(name: str, model: str):
-        return replay_endpoint(name, model, cassette=pack.CASSETTE)
 
     return demo_campaign_get_or_create(
         CAMPAIGN_NAME,

@@ -6,20 +6,18 @@ from __future__ import annotations
 from evolution.demo.kind_setup import (
     demo_campaign_get_or_create,
     demo_campaign_run,
-    replay_endpoint,
+    replayer,
 )
 from evolution.models import Campaign
 
 from . import pack
 
 CAMPAIGN_NAME = "Demo: self-evolving reasoning benchmark"
+replayed = replayer(pack.CASSETTE, concurrency_limit=8)
 
 
 def demo_reasoning_campaign(*, created_by=None) -> Campaign:
     from reasoning.services import reasoning_campaign_create
-
-    def replayed(name: str, model: str):
-        return replay_endpoint(name, model, cassette=pack.CASSETTE, concurrency_limit=8)
 
     return demo_campaign_get_or_create(
         CAMPAIGN_NAME,

@@ -9,22 +9,20 @@ from evolution.demo.kind_setup import (
     demo_campaign_get_or_create,
     demo_campaign_run,
     humaneval_seed_set,
-    replay_endpoint,
     replay_panel,
+    replayer,
 )
 from evolution.models import Campaign
 
 from . import pack
 
 CAMPAIGN_NAME = "Demo: X-Coder feature-tree synthesis"
+replayed = replayer(pack.CASSETTE)
 SEED_SET = "xcoder-demo-seeds"
 
 
 def demo_xcoder_campaign(*, created_by=None) -> Campaign:
     from xcoder.services import xcoder_campaign_create
-
-    def replayed(name: str, model: str):
-        return replay_endpoint(name, model, cassette=pack.CASSETTE)
 
     return demo_campaign_get_or_create(
         CAMPAIGN_NAME,

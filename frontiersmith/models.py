@@ -170,8 +170,14 @@ class FrontierCandidate(models.Model):
     judged_divergence = models.FloatField(null=True, blank=True)
 
     build_attempts = models.PositiveSmallIntegerField(default=0)
-    # One entry per attempt: {"attempt", "problems": [...], "tests": m, ...}
+    # One entry per attempt: {"attempt", "asked": [programs], "problems": [...],
+    # "checks": [...], "blame": {program: [...]}, "tests": m}
     build_ledger = models.JSONField(default=list, blank=True)
+    # Where each of the four programs (generator, verifier, baseline, weak) stands, each from
+    # its own model call: {program: {"attempt", "call_id", "state": "kept" | "failed" |
+    # "unparsable" | "passed", "problems": [...]}}. Only failed and unparsable ones are asked
+    # again.
+    build_parts = models.JSONField(default=dict, blank=True)
     generator = models.TextField(blank=True)
     verifier = models.TextField(blank=True)
     baseline = models.TextField(blank=True)

@@ -7,8 +7,11 @@ value within the capacity), one "restrict the outputs" proposal whose verifier c
 unparsable output (it never converges), one "generalise the inputs" proposal the coarse filter
 rejects. Three sampled strategies (value/weight ratio, highest value, lightest first) really
 differ on the generated tests; the baseline takes items in input order and the weak solution
-one item. The tests, the verifier runs, the score matrices, both divergences and the final
-selection are computed live: every program runs in the sandbox.
+one item. The generator, the verifier, the baseline and the weak solution are four separate
+answers (the crashing verifier alone is asked again). The tests, the verifier runs, the score
+matrices, both divergences and the final selection are computed live: every program runs in
+the sandbox. ``tests/frontiersmith/scripted.py`` answers the tests' campaigns with these same
+programs.
 
 Regenerate the cassette after editing: ``python -m frontiersmith.demo.pack``.
 """
@@ -125,8 +128,9 @@ REJECTED_TAG = "REJECTME "
 STRICT_TAG = "STRICT "
 
 
-def mutation(operator: str) -> dict:
-    changed = dict(FORMULATION)
+def mutation(operator: str, *, parent: dict | None = None) -> dict:
+    """The authored mutation of ``parent`` (the seed's formulation unless given)."""
+    changed = dict(parent or FORMULATION)
     part = {"change_goal": "goal", "restrict_outputs": "outputs", "generalize_inputs": "inputs"}
     changed[part[operator]] = f"{changed[part[operator]]} (mutated by {operator})"
     tag = {"generalize_inputs": REJECTED_TAG, "restrict_outputs": STRICT_TAG}.get(operator, "")
@@ -145,6 +149,17 @@ def mutation(operator: str) -> dict:
 
 def fenced(language: str, code: str) -> str:
     return f"```{language}\n{code}```\n"
+
+
+def build_answers(*, strict: bool = False) -> dict[str, str]:
+    """{writer role: answer} of the scoring environment's four separate calls; ``strict``: the
+    verifier crashes on unparsable output."""
+    return {
+        "test_writer": fenced("generator", GENERATOR),
+        "verifier_writer": fenced("verifier", CRASHING_VERIFIER if strict else VERIFIER),
+        "baseline_writer": fenced("baseline", BASELINE),
+        "weak_writer": fenced("weak", WEAK),
+    }
 
 
 def answers() -> dict[tuple[str, str], str]:
@@ -171,17 +186,16 @@ def answers() -> dict[tuple[str, str], str]:
                 table[("pair_judge", f"{base};pair={i}-{j};role=pair_judge")] = json.dumps(
                     {"different": i % 3 != j % 3, "reason": "different orderings of the items"}
                 )
+        # The four programs of the scoring environment come from four separate calls. The
+        # crashing verifier is asked again until max_build_attempts, alone: the generator,
+        # the baseline and the weak solution passed their own checks and are kept.
         strict = operator == "restrict_outputs"
-        verifier = CRASHING_VERIFIER if strict else VERIFIER
-        # The crashing verifier is asked again until max_build_attempts; the others converge
-        # at their first attempt.
-        for attempt in range(1, (DEMO_SETTINGS["max_build_attempts"] if strict else 1) + 1):
-            table[("test_writer", f"{base};attempt={attempt};role=test_writer")] = fenced(
-                "generator", GENERATOR
-            )
-            table[("verifier_writer", f"{base};attempt={attempt};role=verifier_writer")] = (
-                fenced("verifier", verifier) + fenced("baseline", BASELINE) + fenced("weak", WEAK)
-            )
+        for role, answer in build_answers(strict=strict).items():
+            table[(role, f"{base};attempt=1;role={role}")] = answer
+        if strict:
+            for attempt in range(2, DEMO_SETTINGS["max_build_attempts"] + 1):
+                key = f"{base};attempt={attempt};role=verifier_writer"
+                table[("verifier_writer", key)] = fenced("verifier", CRASHING_VERIFIER)
     return table
 
 

@@ -1,4 +1,5 @@
 """Authored model answers for FrontierSmith tests, routed by the role and replay-key headers.
+The programs are the demo pack's (``frontiersmith/demo/pack.py``), imported, not copied.
 
 The open-ended problem is a 0/1 knapsack: choose item indices whose weights fit the capacity,
 maximise the total value. Three sampled strategies (value/weight ratio, highest value,
@@ -11,113 +12,30 @@ from __future__ import annotations
 import json
 import re
 
+from frontiersmith.demo.pack import (
+    BASELINE,
+    FORMULATION,
+    SEED_STATEMENT,
+    STRATEGIES,
+    VERIFIER,
+    WEAK,
+    build_answers,
+    fenced,
+    mutation,
+)
 from tests.support.fake_openai import Fault
 
-SEED_STATEMENT = (
-    "Read n and a capacity W, then n lines `w v`. Print YES if some subset of the items has "
-    "total weight exactly W, otherwise NO."
-)
-
-GENERATOR = """\
-import random, sys
-seed = int(sys.stdin.read().split()[0])
-rng = random.Random(seed)
-n = 12 + seed
-print(n, 40)
-for _ in range(n):
-    print(rng.randint(1, 20), rng.randint(1, 30))
-"""
-
-VERIFIER = """\
-import json, sys
-doc = json.loads(sys.stdin.read())
-lines = doc["input"].split("\\n")
-n, cap = map(int, lines[0].split())
-items = [tuple(map(int, lines[1 + i].split())) for i in range(n)]
-try:
-    chosen = [int(x) for x in doc["output"].split()]
-except ValueError:
-    print(json.dumps({"feasible": False, "message": "unparsable output"}))
-    raise SystemExit
-if not chosen or len(set(chosen)) != len(chosen) or any(not 0 <= i < n for i in chosen):
-    print(json.dumps({"feasible": False, "message": "bad or repeated indices"}))
-    raise SystemExit
-if sum(items[i][0] for i in chosen) > cap:
-    print(json.dumps({"feasible": False, "message": "over capacity"}))
-    raise SystemExit
-print(json.dumps({"feasible": True, "objective": sum(items[i][1] for i in chosen)}))
-"""
-
-# Crashes on output that is not integers: the verifier check catches it every time.
-CRASHING_VERIFIER = VERIFIER.replace(
-    """try:
-    chosen = [int(x) for x in doc["output"].split()]
-except ValueError:
-    print(json.dumps({"feasible": False, "message": "unparsable output"}))
-    raise SystemExit
-""",
-    'chosen = [int(x) for x in doc["output"].split()]\n',
-)
-
-
-def _solution(order: str) -> str:
-    return f"""\
-import sys
-data = sys.stdin.read().split()
-n, cap = int(data[0]), int(data[1])
-items = [(int(data[2 + 2 * i]), int(data[3 + 2 * i]), i) for i in range(n)]
-items.sort(key={order})
-left, chosen = cap, []
-for w, v, i in items:
-    if w <= left:
-        chosen.append(i)
-        left -= w
-print(*chosen)
-"""
-
-
-BASELINE = _solution("lambda t: t[2]")
-WEAK = """\
-import sys
-data = sys.stdin.read().split()
-n, cap = int(data[0]), int(data[1])
-for i in range(n):
-    if int(data[2 + 2 * i]) <= cap:
-        print(i)
-        break
-"""
-STRATEGIES = [
-    _solution("lambda t: -t[1] / t[0]"),
-    _solution("lambda t: -t[1]"),
-    _solution("lambda t: t[0]"),
+__all__ = [
+    "BASELINE",
+    "FORMULATION",
+    "SEED_STATEMENT",
+    "STRATEGIES",
+    "VERIFIER",
+    "WEAK",
+    "Script",
+    "fenced",
+    "mutation",
 ]
-
-FORMULATION = {
-    "goal": "decide whether a subset has total weight exactly W",
-    "inputs": "n <= 30 items with integer weights and values, capacity W",
-    "outputs": "YES or NO",
-}
-
-
-def mutation(operator: str, *, statement_tag: str = "", parent: dict | None = None) -> dict:
-    changed = dict(parent or FORMULATION)
-    part = {"change_goal": "goal", "restrict_outputs": "outputs", "generalize_inputs": "inputs"}
-    changed[part[operator]] = f"{changed[part[operator]]} (mutated by {operator})"
-    return {
-        "formulation": changed,
-        "title": f"Knapsack value ({operator})",
-        "statement": (
-            f"{statement_tag}Read n and a capacity W, then n lines `w v`. Print the indices "
-            "(0-based) of a set of distinct items whose total weight is at most W. Maximise "
-            "the total value of the chosen items."
-        ),
-        "objective": "total value of the chosen items",
-        "direction": "max",
-    }
-
-
-def fenced(language: str, code: str) -> str:
-    return f"```{language}\n{code}```\n"
 
 
 class Script:
@@ -143,15 +61,11 @@ class Script:
             return json.dumps(FORMULATION)
         if role == "mutate":
             operator = re.search(r"op=(\w+)", key).group(1)
-            tag = {"generalize_inputs": "REJECTME ", "restrict_outputs": "STRICT "}.get(
-                operator, ""
-            )
             parent = {
                 name: re.search(rf"- {name} \({label}\): (.*)", prompt).group(1)
                 for name, label in (("goal", "O"), ("inputs", "C_I"), ("outputs", "C_O"))
             }
-            answer = mutation(operator, statement_tag=tag, parent=parent)
-            return "```json\n" + json.dumps(answer) + "\n```"
+            return "```json\n" + json.dumps(mutation(operator, parent=parent)) + "\n```"
         if role == "filter":
             verdict = not any(word in prompt for word in ("REJECTME", "MURKY", "exactly W"))
             if "TRICKY" in prompt:
@@ -165,13 +79,8 @@ class Script:
         if role == "pair_judge":
             i, j = map(int, re.search(r"pair=(\d+)-(\d+)", key).groups())
             return json.dumps({"different": i % 3 != j % 3, "reason": "r"})
-        if role == "test_writer":
-            return fenced("generator", GENERATOR)
-        if role == "verifier_writer":
-            verifier = CRASHING_VERIFIER if "STRICT" in prompt else VERIFIER
-            return (
-                fenced("verifier", verifier) + fenced("baseline", BASELINE) + fenced("weak", WEAK)
-            )
+        if role in ("test_writer", "verifier_writer", "baseline_writer", "weak_writer"):
+            return build_answers(strict="STRICT" in prompt)[role]
         return Fault.http_status(404, '{"error": "no scripted answer"}')
 
     def count(self, role: str) -> int:

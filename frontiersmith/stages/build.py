@@ -127,7 +127,8 @@ def _build(ctx: Ctx, action: Action) -> None:
             parts[name].update(state="passed", problems=[])
     entry = {
         "attempt": attempt,
-        "asked": [name for name in pending if name in parts],
+        # Written in this attempt (a retried step included the answers it had kept).
+        "asked": [n for n in COMPONENTS if parts.get(n, {}).get("attempt") == attempt],
         "problems": [f"{LABEL[n]}: {p}" for n, ps in unparsable.items() for p in ps]
         + [f.text for f in findings],
         "checks": sorted({f.check for f in findings}),

@@ -26,6 +26,8 @@ SETTING_HELP = {
     "mutation_temperature": "temperature of formulation extraction and mutation",
     "solver_temperature": "temperature of the sampled solutions",
     "judge_temperature": "temperature of the coarse filter and the pairwise judge",
+    "bundled_calibration": "without a labelled calibration set of a kind, measure the coarse "
+    "filter on the bundled authored one (a few problems written for BenchForge)",
 }
 
 
@@ -47,6 +49,7 @@ class FrontierSettings(AlgorithmSettings):
     mutation_temperature: float = 0.8
     solver_temperature: float = 0.8
     judge_temperature: float = 0.0
+    bundled_calibration: bool = True
 
     _BOUNDS = {
         "rounds": (1, 100),

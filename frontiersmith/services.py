@@ -11,6 +11,7 @@ from evolution.models.campaigns import CampaignKind
 from evolution.streams import runner
 from evolution.streams.runner import StepReport
 
+from . import calibration
 from .config import FrontierSettings
 from .models import FrontierCampaign
 from .stages.common import KIND_NAME, METHOD
@@ -43,6 +44,9 @@ def frontier_campaign_create(
         seeds = seeds[:seed_limit]
     if not seeds:
         raise ValidationError({"seed_set": [f"seed set {seed_set.name!r} has no problems"]})
+    if validated.bundled_calibration:
+        calibration_closed = calibration_closed or calibration.bundled_set("closed")
+        calibration_open = calibration_open or calibration.bundled_set("open")
     endpoints = [mutator_endpoint, solver_endpoint]
     campaign = Campaign.objects.create(
         name=name.strip(),

@@ -10,7 +10,8 @@ differ on the generated tests; the baseline takes items in input order and the w
 one item. The generator, the verifier, the baseline and the weak solution are four separate
 answers (the crashing verifier alone is asked again). The tests, the verifier runs, the score
 matrices, both divergences and the final selection are computed live: every program runs in
-the sandbox. ``tests/frontiersmith/scripted.py`` answers the tests' campaigns with these same
+the sandbox. Before the round, the coarse filter is measured on the bundled labelled sets
+(authored answers, one wrong per label). ``tests/frontiersmith/scripted.py`` answers the tests' campaigns with these same
 programs.
 
 Regenerate the cassette after editing: ``python -m frontiersmith.demo.pack``.
@@ -20,6 +21,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+
+from frontiersmith import calibration
 
 CASSETTE = Path(__file__).resolve().parent / "cassette.jsonl"
 SEED_SET = "frontiersmith-demo-seeds"
@@ -122,6 +125,9 @@ FORMULATION = {
     "inputs": "n <= 30 items with integer weights and values, capacity W",
     "outputs": "YES or NO",
 }
+# The bundled labelled problems the demo's authored filter answers get wrong: a closed-ended
+# one it accepts (a false positive) and an open-ended one it rejects (a false negative).
+CALIBRATION_SLIPS = ("closed-interval-scheduling", "open-min-true-2sat")
 # What the filter is told to reject (the "generalise the inputs" proposal loses the structure
 # that makes strategies differ), and the proposal whose verifier is too strict to converge.
 REJECTED_TAG = "REJECTME "
@@ -166,6 +172,23 @@ def answers() -> dict[tuple[str, str], str]:
     """{(role, replay key): content} of every authored answer."""
     seed = SEED_ORIGIN[1]
     table = {("extract", f"frontier;extract={seed};role=extract"): json.dumps(FORMULATION)}
+    # The coarse filter on the bundled labelled sets (frontiersmith/calibration_sets.json):
+    # authored verdicts, right except for one problem of each label, so the demo page shows a
+    # false-positive and a false-negative rate. They measure no model.
+    for label, items in calibration.sets().items():
+        for item in items:
+            right = label == "open"
+            accepted = (not right) if item["id"] in CALIBRATION_SLIPS else right
+            table[("filter", f"frontier;calibrate={label};problem={item['id']};role=filter")] = (
+                json.dumps(
+                    {
+                        "objective": accepted,
+                        "strategies": accepted,
+                        "scoring": True,
+                        "reason": "authored",
+                    }
+                )
+            )
     for c, operator in enumerate(OPERATORS):
         base = f"frontier;round=1;c={c}"
         table[("mutate", f"{base};seed={seed};op={operator};role=mutate")] = (

@@ -59,6 +59,7 @@ class FrontierCampaignOut(Schema):
     calibration_closed: str | None
     calibration_open: str | None
     current_round: int
+    coarse_filter: dict
     settings: dict
     replayed: bool
     budget_max_calls: int | None
@@ -90,6 +91,7 @@ def _campaign_out(fc: FrontierCampaign) -> dict:
         "calibration_closed": fc.calibration_closed.name if fc.calibration_closed else None,
         "calibration_open": fc.calibration_open.name if fc.calibration_open else None,
         "current_round": fc.current_round,
+        "coarse_filter": _coarse_filter(fc),
         "settings": c.settings,
         "replayed": c.replayed,
         "budget_max_calls": c.budget_max_calls,
@@ -98,6 +100,12 @@ def _campaign_out(fc: FrontierCampaign) -> dict:
         "created_at": c.created_at,
         "url": reverse("frontiersmith:campaign_detail", args=[c.pk]),
     }
+
+
+def _coarse_filter(fc: FrontierCampaign) -> dict:
+    """The coarse filter's error rates on the labelled sets (the campaign page's table)."""
+    rates = selectors.filter_rates(fc=fc)
+    return {k: v for k, v in rates.items() if k != "probes"}
 
 
 def _resolve(payload: FrontierCampaignIn) -> tuple[dict, dict[str, list[str]]]:

@@ -215,3 +215,11 @@ class FrontierCandidate(models.Model):
 
     def __str__(self):
         return f"round {self.round} #{self.index}: {self.title or self.operator}"
+
+    @property
+    def environment_parts(self) -> list[tuple[str, dict]]:
+        """(program, its build_parts entry) for the four programs, in the order asked."""
+        parts = self.build_parts or {}
+        return [
+            (name, parts.get(name, {})) for name in ("generator", "verifier", "baseline", "weak")
+        ]

@@ -50,7 +50,7 @@ def asked(script, candidate: int) -> dict[str, list[int]]:
 
 
 def test_each_program_comes_from_its_own_call_and_a_crashing_verifier_is_asked_again_alone(
-    world, script
+    world, script, personas
 ):
     fc = run(world)
     # Candidate 0 converges at once: four calls, one per program, each with its own prompt.
@@ -91,8 +91,14 @@ def test_each_program_comes_from_its_own_call_and_a_crashing_verifier_is_asked_a
     assert "Kept, no check against them: test-case generator, baseline solution, weak solution" in (
         dropped.decision_reason
     )
-    # The kept programs are still on the candidate.
+    # The kept programs are still on the candidate, and its page says where each one stands.
     assert dropped.baseline == BASELINE and dropped.generator and dropped.weak
+    html = personas.curator.client.get(f"/frontiersmith/candidates/{dropped.pk}/").content.decode()
+    verifier_row = re.search(r'<tr data-part="verifier">(.*?)</tr>', html, re.S).group(1)
+    baseline_row = re.search(r'<tr data-part="baseline">(.*?)</tr>', html, re.S).group(1)
+    assert "<td>failed</td>" in verifier_row and "crashed" in verifier_row
+    assert "<td>1</td><td>kept</td>" in baseline_row
+    assert "<td>2</td><td>verifier</td>" in html  # attempt 2 asked the verifier alone
 
 
 def test_a_wrong_baseline_is_rewritten_and_the_verifier_kept(world, script):

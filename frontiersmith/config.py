@@ -19,7 +19,8 @@ SETTING_HELP = {
     "n_final": "N_final: problems accepted per round after execution re-ranking",
     "solutions_per_candidate": "n: sampled solutions per candidate (divergence estimates)",
     "tests_per_candidate": "m: test inputs the test-case generator produces per candidate",
-    "max_build_attempts": "test generator / verifier rounds before a candidate is dropped",
+    "max_build_attempts": "scoring-environment attempts before a candidate is dropped (each "
+    "attempt asks again only the programs a check blamed)",
     "min_objective_spread": "verifier check: relative spread of objectives across solutions",
     "execution_timeout": "seconds per test for solutions, baselines and generators",
     "memory_mb": "memory limit per test process (MB)",

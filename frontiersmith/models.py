@@ -23,7 +23,7 @@ class FrontierCampaign(WorkStream):
     mutator_endpoint = models.ForeignKey(
         "evolution.ModelEndpoint", on_delete=models.PROTECT, related_name="+"
     )
-    # Sampled solutions, test generator and verifier (the paper's second model).
+    # Sampled solutions and the scoring environment's four programs (the paper's second model).
     solver_endpoint = models.ForeignKey(
         "evolution.ModelEndpoint", on_delete=models.PROTECT, related_name="+"
     )

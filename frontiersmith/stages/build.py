@@ -168,7 +168,7 @@ def _not_converged(attempt: int, parts: dict) -> str:
     kept = [LABEL[n] for n in COMPONENTS if parts.get(n, {}).get("state") in KEPT]
     reason = f"scoring environment not converged after {attempt} attempt(s): " + " | ".join(failing)
     if kept:
-        reason += f". Kept, no check against them: {', '.join(kept)}"
+        reason += f". Kept (no check blamed them): {', '.join(kept)}"
     return reason[:3900]
 
 

@@ -88,7 +88,7 @@ def test_each_program_comes_from_its_own_call_and_a_crashing_verifier_is_asked_a
     ]
     assert list(dropped.build_ledger[-1]["blame"]) == ["verifier"]
     assert "verifier (failed): verifier on unparsable output" in dropped.decision_reason
-    assert "Kept, no check against them: test-case generator, baseline solution, weak solution" in (
+    assert "Kept (no check blamed them): test-case generator, baseline solution, weak solution" in (
         dropped.decision_reason
     )
     # The kept programs are still on the candidate, and its page says where each one stands.

@@ -103,11 +103,12 @@ def _build(ctx: Ctx, action: Action) -> None:
             continue
         programs[name] = fresh[name] = code
         parts[name] = _part(attempt, call_id, "kept", [])
+    # Keep what did arrive before anything else can fail (a call, the sandbox): a retry of
+    # this step asks only the calls that failed.
+    FrontierCandidate.objects.filter(pk=c.pk, build_attempts=c.build_attempts).update(
+        build_parts=parts, **fresh
+    )
     if failure is not None:
-        # Keep what did arrive: the retry of this step asks only the calls that failed.
-        FrontierCandidate.objects.filter(pk=c.pk, build_attempts=c.build_attempts).update(
-            build_parts=parts, **fresh
-        )
         raise failure
 
     findings, tests, matrix, m = _run_environment(ctx, c, programs)

@@ -32,6 +32,7 @@ class FrontierCampaignOut(kind_api.KindCampaignOut):
     calibration_closed: str | None
     calibration_open: str | None
     current_round: int
+    coarse_filter: dict
 
 
 def _campaign_out(fc: FrontierCampaign) -> dict:
@@ -45,7 +46,14 @@ def _campaign_out(fc: FrontierCampaign) -> dict:
         "calibration_closed": fc.calibration_closed.name if fc.calibration_closed else None,
         "calibration_open": fc.calibration_open.name if fc.calibration_open else None,
         "current_round": fc.current_round,
+        "coarse_filter": _coarse_filter(fc),
     }
+
+
+def _coarse_filter(fc: FrontierCampaign) -> dict:
+    """The coarse filter's error rates on the labelled sets (the campaign page's table)."""
+    rates = selectors.filter_rates(fc=fc)
+    return {k: v for k, v in rates.items() if k != "probes"}
 
 
 def _references(payload: FrontierCampaignIn) -> kind_api.References:

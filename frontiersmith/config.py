@@ -19,13 +19,16 @@ SETTING_HELP = {
     "n_final": "N_final: problems accepted per round after execution re-ranking",
     "solutions_per_candidate": "n: sampled solutions per candidate (divergence estimates)",
     "tests_per_candidate": "m: test inputs the test-case generator produces per candidate",
-    "max_build_attempts": "test generator / verifier rounds before a candidate is dropped",
+    "max_build_attempts": "scoring-environment attempts before a candidate is dropped (each "
+    "attempt asks again only the programs a check blamed)",
     "min_objective_spread": "verifier check: relative spread of objectives across solutions",
     "execution_timeout": "seconds per test for solutions, baselines and generators",
     "memory_mb": "memory limit per test process (MB)",
     "mutation_temperature": "temperature of formulation extraction and mutation",
     "solver_temperature": "temperature of the sampled solutions",
     "judge_temperature": "temperature of the coarse filter and the pairwise judge",
+    "bundled_calibration": "without a labelled calibration set of a kind, measure the coarse "
+    "filter on the bundled authored one (a few problems written for BenchForge)",
 }
 
 
@@ -47,6 +50,7 @@ class FrontierSettings(AlgorithmSettings):
     mutation_temperature: float = 0.8
     solver_temperature: float = 0.8
     judge_temperature: float = 0.0
+    bundled_calibration: bool = True
 
     _BOUNDS = {
         "rounds": (1, 100),

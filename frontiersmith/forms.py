@@ -30,7 +30,8 @@ class FrontierCampaignForm(CampaignForm):
     )
     solver_endpoint = forms.ModelChoiceField(
         queryset=ModelEndpoint.objects.order_by("name"),
-        help_text="sampled solutions, test-case generator and verifier",
+        help_text="sampled solutions; test-case generator, verifier, baseline and weak "
+        "solution (four separate calls)",
     )
     calibration_closed = forms.ModelChoiceField(
         queryset=ProblemSet.objects.order_by("name"),

@@ -23,7 +23,7 @@ class FrontierCampaign(WorkStream):
     mutator_endpoint = models.ForeignKey(
         "evolution.ModelEndpoint", on_delete=models.PROTECT, related_name="+"
     )
-    # Sampled solutions, test generator and verifier (the paper's second model).
+    # Sampled solutions and the scoring environment's four programs (the paper's second model).
     solver_endpoint = models.ForeignKey(
         "evolution.ModelEndpoint", on_delete=models.PROTECT, related_name="+"
     )
@@ -170,8 +170,14 @@ class FrontierCandidate(models.Model):
     judged_divergence = models.FloatField(null=True, blank=True)
 
     build_attempts = models.PositiveSmallIntegerField(default=0)
-    # One entry per attempt: {"attempt", "problems": [...], "tests": m, ...}
+    # One entry per attempt: {"attempt", "asked": [programs], "problems": [...],
+    # "checks": [...], "blame": {program: [...]}, "tests": m}
     build_ledger = models.JSONField(default=list, blank=True)
+    # Where each of the four programs (generator, verifier, baseline, weak) stands, each from
+    # its own model call: {program: {"attempt", "call_id", "state": "kept" | "failed" |
+    # "unparsable" | "passed", "problems": [...]}}. Only failed and unparsable ones are asked
+    # again.
+    build_parts = models.JSONField(default=dict, blank=True)
     generator = models.TextField(blank=True)
     verifier = models.TextField(blank=True)
     baseline = models.TextField(blank=True)
@@ -209,3 +215,11 @@ class FrontierCandidate(models.Model):
 
     def __str__(self):
         return f"round {self.round} #{self.index}: {self.title or self.operator}"
+
+    @property
+    def environment_parts(self) -> list[tuple[str, dict]]:
+        """(program, its build_parts entry) for the four programs, in the order asked."""
+        parts = self.build_parts or {}
+        return [
+            (name, parts.get(name, {})) for name in ("generator", "verifier", "baseline", "weak")
+        ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import calibration
 from .models import CandidateDecision, FilterProbe, FrontierCampaign, FrontierCandidate
 
 FUNNEL_KEYS = ("proposed", "parsed", "passed_filter", "kept_div", "converged", "accepted")
@@ -39,6 +40,7 @@ def filter_rates(*, fc: FrontierCampaign) -> dict:
     accepted) and false-negative rate (open-ended problems it rejected). Probes whose answer
     was unusable are counted apart, not as either error."""
     probes = list(fc.probes.select_related("problem"))
+    sets = {"closed": fc.calibration_closed, "open": fc.calibration_open}
     closed = [p for p in probes if p.label == FilterProbe.Label.CLOSED and p.accepted is not None]
     opened = [p for p in probes if p.label == FilterProbe.Label.OPEN and p.accepted is not None]
     fp = sum(1 for p in closed if p.accepted)
@@ -52,6 +54,12 @@ def filter_rates(*, fc: FrontierCampaign) -> dict:
         "false_negative": fn / len(opened) if opened else None,
         "unusable": sum(1 for p in probes if p.accepted is None),
         "probes": probes,
+        # Which labelled sets measured it, and whether each is the bundled authored one.
+        "sets": {
+            label: {"name": s.name, "bundled": calibration.is_bundled(s)} if s else None
+            for label, s in sets.items()
+        },
+        "bundled_note": calibration.NOTE,
     }
 
 

@@ -12,6 +12,7 @@ from evolution.services import campaigns as campaign_services
 from evolution.streams import runner
 from evolution.streams.runner import StepReport
 
+from . import calibration
 from .config import FrontierSettings
 from .models import FrontierCampaign
 from .stages.common import KIND_NAME, METHOD
@@ -43,6 +44,9 @@ def frontier_campaign_create(
         seeds = seeds[:seed_limit]
     if not seeds:
         raise ValidationError({"seed_set": [f"seed set {seed_set.name!r} has no problems"]})
+    if validated.bundled_calibration:
+        calibration_closed = calibration_closed or calibration.bundled_set("closed")
+        calibration_open = calibration_open or calibration.bundled_set("open")
     campaign = campaign_services.campaign_record_create(
         kind=CampaignKind.FRONTIERSMITH,
         name=name,

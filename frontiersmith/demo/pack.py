@@ -7,8 +7,12 @@ value within the capacity), one "restrict the outputs" proposal whose verifier c
 unparsable output (it never converges), one "generalise the inputs" proposal the coarse filter
 rejects. Three sampled strategies (value/weight ratio, highest value, lightest first) really
 differ on the generated tests; the baseline takes items in input order and the weak solution
-one item. The tests, the verifier runs, the score matrices, both divergences and the final
-selection are computed live: every program runs in the sandbox.
+one item. The generator, the verifier, the baseline and the weak solution are four separate
+answers (the crashing verifier alone is asked again). The tests, the verifier runs, the score
+matrices, both divergences and the final selection are computed live: every program runs in
+the sandbox. Before the round, the coarse filter is measured on the bundled labelled sets
+(authored answers, one wrong per label). ``tests/frontiersmith/scripted.py`` answers the tests' campaigns with these same
+programs.
 
 Regenerate the cassette after editing: ``python -m frontiersmith.demo.pack``.
 """
@@ -17,6 +21,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+
+from frontiersmith import calibration
 
 CASSETTE = Path(__file__).resolve().parent / "cassette.jsonl"
 SEED_SET = "frontiersmith-demo-seeds"
@@ -119,14 +125,18 @@ FORMULATION = {
     "inputs": "n <= 30 items with integer weights and values, capacity W",
     "outputs": "YES or NO",
 }
+# The bundled labelled problems the demo's authored filter answers get wrong: a closed-ended
+# one it accepts (a false positive) and an open-ended one it rejects (a false negative).
+CALIBRATION_SLIPS = ("closed-interval-scheduling", "open-min-true-2sat")
 # What the filter is told to reject (the "generalise the inputs" proposal loses the structure
 # that makes strategies differ), and the proposal whose verifier is too strict to converge.
 REJECTED_TAG = "REJECTME "
 STRICT_TAG = "STRICT "
 
 
-def mutation(operator: str) -> dict:
-    changed = dict(FORMULATION)
+def mutation(operator: str, *, parent: dict | None = None) -> dict:
+    """The authored mutation of ``parent`` (the seed's formulation unless given)."""
+    changed = dict(parent or FORMULATION)
     part = {"change_goal": "goal", "restrict_outputs": "outputs", "generalize_inputs": "inputs"}
     changed[part[operator]] = f"{changed[part[operator]]} (mutated by {operator})"
     tag = {"generalize_inputs": REJECTED_TAG, "restrict_outputs": STRICT_TAG}.get(operator, "")
@@ -147,10 +157,38 @@ def fenced(language: str, code: str) -> str:
     return f"```{language}\n{code}```\n"
 
 
+def build_answers(*, strict: bool = False) -> dict[str, str]:
+    """{writer role: answer} of the scoring environment's four separate calls; ``strict``: the
+    verifier crashes on unparsable output."""
+    return {
+        "test_writer": fenced("generator", GENERATOR),
+        "verifier_writer": fenced("verifier", CRASHING_VERIFIER if strict else VERIFIER),
+        "baseline_writer": fenced("baseline", BASELINE),
+        "weak_writer": fenced("weak", WEAK),
+    }
+
+
 def answers() -> dict[tuple[str, str], str]:
     """{(role, replay key): content} of every authored answer."""
     seed = SEED_ORIGIN[1]
     table = {("extract", f"frontier;extract={seed};role=extract"): json.dumps(FORMULATION)}
+    # The coarse filter on the bundled labelled sets (frontiersmith/calibration_sets.json):
+    # authored verdicts, right except for one problem of each label, so the demo page shows a
+    # false-positive and a false-negative rate. They measure no model.
+    for label, items in calibration.sets().items():
+        for item in items:
+            right = label == "open"
+            accepted = (not right) if item["id"] in CALIBRATION_SLIPS else right
+            table[("filter", f"frontier;calibrate={label};problem={item['id']};role=filter")] = (
+                json.dumps(
+                    {
+                        "objective": accepted,
+                        "strategies": accepted,
+                        "scoring": True,
+                        "reason": "authored",
+                    }
+                )
+            )
     for c, operator in enumerate(OPERATORS):
         base = f"frontier;round=1;c={c}"
         table[("mutate", f"{base};seed={seed};op={operator};role=mutate")] = (
@@ -171,17 +209,16 @@ def answers() -> dict[tuple[str, str], str]:
                 table[("pair_judge", f"{base};pair={i}-{j};role=pair_judge")] = json.dumps(
                     {"different": i % 3 != j % 3, "reason": "different orderings of the items"}
                 )
+        # The four programs of the scoring environment come from four separate calls. The
+        # crashing verifier is asked again until max_build_attempts, alone: the generator,
+        # the baseline and the weak solution passed their own checks and are kept.
         strict = operator == "restrict_outputs"
-        verifier = CRASHING_VERIFIER if strict else VERIFIER
-        # The crashing verifier is asked again until max_build_attempts; the others converge
-        # at their first attempt.
-        for attempt in range(1, (DEMO_SETTINGS["max_build_attempts"] if strict else 1) + 1):
-            table[("test_writer", f"{base};attempt={attempt};role=test_writer")] = fenced(
-                "generator", GENERATOR
-            )
-            table[("verifier_writer", f"{base};attempt={attempt};role=verifier_writer")] = (
-                fenced("verifier", verifier) + fenced("baseline", BASELINE) + fenced("weak", WEAK)
-            )
+        for role, answer in build_answers(strict=strict).items():
+            table[(role, f"{base};attempt=1;role={role}")] = answer
+        if strict:
+            for attempt in range(2, DEMO_SETTINGS["max_build_attempts"] + 1):
+                key = f"{base};attempt={attempt};role=verifier_writer"
+                table[("verifier_writer", key)] = fenced("verifier", CRASHING_VERIFIER)
     return table
 
 

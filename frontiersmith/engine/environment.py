@@ -1,10 +1,24 @@
-"""The test-case generator and verifier, built against each other until they agree.
+"""The scoring environment of a candidate: four programs written by four separate model calls,
+each checked on its own and the verifier checked against the others.
 
-A build answer carries labelled fenced blocks: ```generator (prints one test input for
-``--seed N``), ```verifier (the scoring contract of ``evolution.sandbox.scoring``),
-```baseline (the baseline solution s*, stdin to stdout) and ```weak (a deliberately worse
-feasible solution, the reference point of the ordering check). ``check`` is pure: it takes
-what the sandbox measured and returns the disagreements; an empty list means convergence.
+The paper builds the test inputs and the verifier with two agents that expose each other's
+errors. Here each of the four programs comes from its own call with its own prompt, so an
+error of one is not copied into another: ```generator (prints one test input for seed N,
+role ``test_writer``), ```verifier (the scoring contract of ``evolution.sandbox.scoring``,
+role ``verifier_writer``), ```baseline (the baseline solution s*, stdin to stdout, role
+``baseline_writer``) and ```weak (a deliberately worse feasible solution, the reference point
+of the ordering check, role ``weak_writer``). The verifier writer never sees the baseline or
+the weak solution, nor they the verifier.
+
+``check`` is pure: it takes what the sandbox measured and returns findings, each naming the
+program(s) it suspects. Each program is first validated on its own (the generator's inputs
+are distinct and non-empty; the baseline and the weak solution run without crashing on every
+input; the verifier rejects garbage without crashing), then the verifier is checked against
+the baseline and the weak solution (the baseline is feasible with a positive objective, the
+weak solution is feasible somewhere and never beats the baseline, objectives do not collapse
+into a narrow band). ``blame`` turns findings into the programs to rewrite at the next
+attempt; the others are kept. An empty list of findings with all four programs present means
+convergence.
 """
 
 from __future__ import annotations
@@ -16,10 +30,40 @@ from evolution.llm.parsing import fenced_blocks
 
 from .formulation import ParseProblem
 
-TEST_BLOCKS = ("generator",)
-VERIFIER_BLOCKS = ("verifier", "baseline", "weak")
+# The four programs, in the order they are asked for, and the role of each one's writer.
+COMPONENTS = ("generator", "verifier", "baseline", "weak")
+WRITER_ROLE = {
+    "generator": "test_writer",
+    "verifier": "verifier_writer",
+    "baseline": "baseline_writer",
+    "weak": "weak_writer",
+}
+LABEL = {
+    "generator": "test-case generator",
+    "verifier": "verifier",
+    "baseline": "baseline solution",
+    "weak": "weak solution",
+}
 # Outputs a verifier must reject gracefully (feasible: false), not crash on.
 GARBAGE_OUTPUTS = ("", "not an answer\n", "-1 -1 -1\nnan inf\n", "\x00\x01\x02\n")
+
+# Which program each check suspects, in order: a check that fires again at the next attempt
+# (after its first suspect was rewritten) blames the next one. "The weak solution beats the
+# baseline" first blames the weak solution; if a rewritten weak solution still beats it, the
+# verifier's ordering is rewritten too.
+SUSPECTS = {
+    "generator": ("generator",),
+    "baseline_run": ("baseline",),
+    "weak_run": ("weak",),
+    "verifier_crash": ("verifier",),
+    "garbage": ("verifier",),
+    "baseline_rejected": ("baseline",),  # the verifier accepts other outputs on that test
+    "all_rejected": ("verifier",),  # the verifier accepts no output at all on that test
+    "baseline_nonpositive": ("baseline", "verifier"),
+    "weak_infeasible": ("weak",),
+    "inverted": ("weak", "verifier"),
+    "narrow": ("generator", "verifier"),
+}
 
 
 def parse_blocks(text: str, names: tuple[str, ...]) -> dict[str, str]:
@@ -37,22 +81,32 @@ def parse_blocks(text: str, names: tuple[str, ...]) -> dict[str, str]:
 
 @dataclass
 class Measured:
-    """One objective per (solution, test): a float when feasible, None when infeasible or the
-    run failed (with ``why``)."""
+    """One objective per (program, test): a float when feasible, None otherwise, with ``why``
+    and ``failure``: "run" (the program crashed, timed out or printed nothing), "verifier"
+    (the verifier failed on the output), "infeasible" (the verifier rejected it) or
+    "unverified" (no verifier this attempt)."""
 
     objective: float | None
     why: str = ""
+    failure: str = ""
 
 
 @dataclass
 class Observations:
     direction: str
     tests: int
-    baseline: list[Measured]
-    weak: list[Measured]
+    baseline: list[Measured] | None  # None: no baseline this attempt
+    weak: list[Measured] | None
     samples: list[list[Measured]]  # one list per sampled solution
-    garbage_verdicts: list[str]  # "rejected" | "accepted" | "crashed: ..." per garbage output
+    # "rejected" | "accepted as feasible" | "crashed: ..." per garbage output; empty: no verifier
+    garbage_verdicts: list[str]
     generator_problems: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str  # a key of SUSPECTS
+    text: str
 
 
 def _better(a: float, b: float, direction: str) -> bool:
@@ -67,24 +121,67 @@ def objective_spread(values: list[float]) -> float:
     return (max(values) - min(values)) / scale if scale > 0 else 0.0
 
 
-def check(obs: Observations, *, min_spread: float) -> list[str]:
-    """The verifier checks: the generator's inputs are usable, the baseline is feasible
-    everywhere (feasibility lives in the verifier, so an infeasible baseline means one of the
-    two is wrong), crashes and unparsable outputs are handled, relative-quality judgements are
-    not inverted (the weak solution never beats the baseline) and scores do not collapse into
-    a narrow band."""
-    problems = list(obs.generator_problems)
-    for t, m in enumerate(obs.baseline):
-        if m.objective is None:
-            problems.append(f"baseline infeasible on test {t + 1}: {m.why}")
-        elif m.objective <= 0:
-            problems.append(
-                f"baseline objective {m.objective:g} on test {t + 1}: the score formula needs "
-                "positive objectives"
-            )
-    for output, verdict in zip(GARBAGE_OUTPUTS, obs.garbage_verdicts, strict=True):
+def _runs(name: str, measured: list[Measured]) -> list[Finding]:
+    failed = [(t + 1, m.why) for t, m in enumerate(measured) if m.failure == "run"]
+    return [Finding(f"{name}_run", f"{LABEL[name]} failed on test {t}: {why}") for t, why in failed]
+
+
+def check(obs: Observations, *, min_spread: float) -> list[Finding]:
+    """Every disagreement, each program validated on its own first, then the verifier against
+    the baseline and the weak solution (see the module docstring)."""
+    found = [Finding("generator", p) for p in obs.generator_problems]
+    for name, measured in (("baseline", obs.baseline), ("weak", obs.weak)):
+        if measured is not None:
+            found += _runs(name, measured)
+    for output, verdict in zip(GARBAGE_OUTPUTS, obs.garbage_verdicts, strict=False):
         if verdict != "rejected":
-            problems.append(f"verifier on unparsable output {output!r}: {verdict}")
+            found.append(Finding("garbage", f"verifier on unparsable output {output!r}: {verdict}"))
+    everyone = [m for m in (obs.baseline, obs.weak) if m is not None] + list(obs.samples)
+    for t in range(obs.tests):
+        crashed = [m.why for m in (row[t] for row in everyone) if m.failure == "verifier"]
+        if crashed:
+            found.append(
+                Finding("verifier_crash", f"verifier failed on test {t + 1}: {crashed[0]}")
+            )
+    if not obs.garbage_verdicts or obs.baseline is None:
+        return found  # the verifier cannot be checked against the baseline this attempt
+    for t, m in enumerate(obs.baseline):
+        if m.failure == "infeasible":
+            others = [row[t] for row in everyone if row is not obs.baseline]
+            if any(o.objective is not None for o in others):
+                found.append(
+                    Finding(
+                        "baseline_rejected",
+                        f"baseline infeasible on test {t + 1} (the verifier accepts other "
+                        f"solutions there): {m.why}",
+                    )
+                )
+            else:
+                found.append(
+                    Finding(
+                        "all_rejected",
+                        f"the verifier rejects every solution on test {t + 1}, the baseline "
+                        f"too: {m.why}",
+                    )
+                )
+        elif m.objective is not None and m.objective <= 0:
+            found.append(
+                Finding(
+                    "baseline_nonpositive",
+                    f"baseline objective {m.objective:g} on test {t + 1}: the score formula "
+                    "needs positive objectives",
+                )
+            )
+    if obs.weak is None:
+        return found
+    if obs.tests and all(m.failure == "infeasible" for m in obs.weak):
+        found.append(
+            Finding(
+                "weak_infeasible",
+                "the weak solution is infeasible on every test: the ordering check needs a "
+                "feasible weak solution",
+            )
+        )
     inverted = [
         t + 1
         for t, (w, b) in enumerate(zip(obs.weak, obs.baseline, strict=True))
@@ -93,23 +190,41 @@ def check(obs: Observations, *, min_spread: float) -> list[str]:
         and _better(w.objective, b.objective, obs.direction)
     ]
     if inverted:
-        problems.append(
-            "relative quality inverted: the weak solution beats the baseline on test(s) "
-            + ", ".join(map(str, inverted))
+        found.append(
+            Finding(
+                "inverted",
+                "relative quality inverted: the weak solution beats the baseline on test(s) "
+                + ", ".join(map(str, inverted)),
+            )
         )
-    if obs.tests and not problems:
+    if obs.tests and not found:
         spreads = []
         for t in range(obs.tests):
-            values = [
-                m.objective
-                for m in [obs.baseline[t], obs.weak[t], *(s[t] for s in obs.samples)]
-                if m.objective is not None
-            ]
+            values = [m.objective for m in (row[t] for row in everyone) if m.objective is not None]
             spreads.append(objective_spread(values))
         mean_spread = sum(spreads) / len(spreads)
         if mean_spread < min_spread:
-            problems.append(
-                f"scores collapse into a narrow band: mean relative objective spread "
-                f"{mean_spread:.4f} < {min_spread}"
+            found.append(
+                Finding(
+                    "narrow",
+                    f"scores collapse into a narrow band: mean relative objective spread "
+                    f"{mean_spread:.4f} < {min_spread}",
+                )
             )
-    return problems
+    return found
+
+
+def blame(findings: list[Finding], history: list[dict] = ()) -> dict[str, list[str]]:
+    """{program: [findings it must fix]} for the next attempt. ``history`` is the build ledger
+    so far (each entry's ``checks``): a check that fired in the k previous attempts in a row
+    blames its (k+1)-th suspect (the last one once the list runs out)."""
+    out: dict[str, list[str]] = {}
+    for finding in findings:
+        suspects = SUSPECTS[finding.check]
+        repeats = 0
+        for entry in reversed(list(history)):
+            if finding.check not in entry.get("checks", ()):
+                break
+            repeats += 1
+        out.setdefault(suspects[min(repeats, len(suspects) - 1)], []).append(finding.text)
+    return {name: out[name] for name in COMPONENTS if name in out}

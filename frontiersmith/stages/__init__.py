@@ -19,7 +19,8 @@ instead of duplicating.
 
 A round: propose B candidates (seed x operator, round-robin over the pool) -> coarse filter ->
 n sampled solutions -> pairwise judge (model-judged divergence) -> keep the top N_div ->
-generator and verifier built against each other, dropped after ``max_build_attempts`` ->
+generator, verifier, baseline and weak solution written by separate calls and checked against
+each other (only blamed programs asked again), dropped after ``max_build_attempts`` ->
 score vectors (execution divergence) -> keep the top N_final, which become Problems and join
 the seed pool for the next round.
 """

@@ -1,7 +1,8 @@
 """The FrontierSmith demo runs offline on its authored cassette, every program executed live:
 one round of four proposals gives one accepted open-ended problem with a real score spread,
 one proposal whose verifier never converges, one the coarse filter rejects and one dropped at
-the final selection."""
+the final selection; the coarse filter's error rates are measured on the bundled labelled
+sets."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from evolution.models import LLMCall
 from evolution.models.campaigns import CampaignState
+from frontiersmith import calibration, selectors
 from frontiersmith.demo import pack
 from frontiersmith.demo.setup import frontiersmith_demo
 from frontiersmith.models import CandidateDecision
@@ -45,6 +47,15 @@ def test_the_demo_campaign_runs_on_the_cassette():
     assert LLMCall.objects.filter(status="ok").count() == calls
     assert frontiersmith_demo().pk == campaign.pk and LLMCall.objects.count() == calls
     assert "1 open-ended problem(s) accepted" in out.getvalue()
+
+    # The coarse filter was measured on the bundled authored labelled sets at first use:
+    # the authored answers miss one problem of each label.
+    rates = selectors.filter_rates(fc=campaign.frontier)
+    closed, opened = (len(v) for v in calibration.sets().values())
+    assert (rates["closed"], rates["open"]) == (closed, opened) == (8, 8)
+    assert rates["false_positive"] == pytest.approx(1 / closed)
+    assert rates["false_negative"] == pytest.approx(1 / opened)
+    assert rates["sets"]["closed"] == {"name": calibration.SET_NAMES["closed"], "bundled": True}
     assert elapsed < 90
 
 

@@ -106,44 +106,112 @@ def test_a_consistent_environment_passes_every_check():
     assert environment.check(_obs(), min_spread=0.05) == []
 
 
+def texts(obs, **kw):
+    return [f.text for f in environment.check(obs, min_spread=0.05, **kw)]
+
+
 def test_it_reports_a_weak_solution_that_beats_the_baseline_as_inverted():
     m = environment.Measured
-    problems = environment.check(_obs(weak=[m(11.0), m(20.0)]), min_spread=0.05)
-    assert problems == [
+    assert texts(_obs(weak=[m(11.0), m(20.0)])) == [
         "relative quality inverted: the weak solution beats the baseline on test(s) 1"
     ]
     # Minimising, the same numbers are in order.
-    assert (
-        environment.check(
-            _obs(direction="min", weak=[m(11.0), m(20.0)], samples=[[m(8.0), m(10.0)]]),
-            min_spread=0.05,
-        )
-        == []
-    )
+    assert texts(_obs(direction="min", weak=[m(11.0), m(20.0)], samples=[[m(8.0), m(10.0)]])) == []
 
 
 def test_it_reports_scores_collapsed_into_a_narrow_band():
     m = environment.Measured
     flat = _obs(weak=[m(10.0), m(20.0)], samples=[[m(10.1), m(20.0)], [m(10.0), m(20.1)]])
     [problem] = environment.check(flat, min_spread=0.05)
-    assert problem.startswith("scores collapse into a narrow band")
+    assert problem.check == "narrow"
+    assert problem.text.startswith("scores collapse into a narrow band")
 
 
 def test_it_reports_a_verifier_that_crashes_on_unparsable_output_and_an_infeasible_baseline():
     m = environment.Measured
     garbage = ["rejected", "crashed: verifier RE", "rejected", "accepted as feasible"]
-    problems = environment.check(
-        _obs(garbage_verdicts=garbage, baseline=[m(None, "infeasible: over"), m(20.0)]),
+    found = environment.check(
+        _obs(
+            garbage_verdicts=garbage, baseline=[m(None, "infeasible: over", "infeasible"), m(20.0)]
+        ),
         min_spread=0.05,
     )
-    assert "baseline infeasible on test 1: infeasible: over" in problems
+    problems = [f.text for f in found]
+    assert (
+        "baseline infeasible on test 1 (the verifier accepts other solutions there): "
+        "infeasible: over"
+    ) in problems
     assert any("crashed: verifier RE" in p for p in problems)
     assert any("accepted as feasible" in p for p in problems)
+    # The garbage findings are the verifier's; the rejected baseline is the baseline's, since
+    # the verifier accepts the weak and sampled solutions on that test.
+    blamed = environment.blame(found)
+    assert set(blamed) == {"verifier", "baseline"}
+    assert len(blamed["verifier"]) == 2 and len(blamed["baseline"]) == 1
 
 
-def test_it_reads_labelled_blocks_and_names_missing_ones():
+def test_a_verifier_that_rejects_every_solution_on_a_test_is_blamed_not_the_baseline():
+    m = environment.Measured
+    no = m(None, "infeasible: bad", "infeasible")
+    found = environment.check(
+        _obs(baseline=[no, m(20.0)], weak=[no, m(10.0)], samples=[[no, m(30.0)], [no, m(25.0)]]),
+        min_spread=0.05,
+    )
+    assert [f.check for f in found] == ["all_rejected"]
+    assert environment.blame(found) == {
+        "verifier": [
+            "the verifier rejects every solution on test 1, the baseline too: infeasible: bad"
+        ]
+    }
+
+
+def test_each_program_is_validated_on_its_own_and_only_its_failures_blame_it():
+    m = environment.Measured
+    crash = m(None, "RE: Traceback", "run")
+    found = environment.check(
+        _obs(weak=[crash, m(10.0)], generator_problems=["generator seed 2: duplicate input"]),
+        min_spread=0.05,
+    )
+    assert environment.blame(found) == {
+        "generator": ["generator seed 2: duplicate input"],
+        "weak": ["weak solution failed on test 1: RE: Traceback"],
+    }
+    # Without a verifier this attempt (its answer was unparsable), the programs that ran are
+    # still checked on their own, and nothing is said about the verifier.
+    alone = environment.check(
+        _obs(baseline=[crash, m(20.0)], garbage_verdicts=[], samples=[]), min_spread=0.05
+    )
+    assert environment.blame(alone) == {
+        "baseline": ["baseline solution failed on test 1: RE: Traceback"]
+    }
+
+
+def test_an_inversion_blames_the_weak_solution_first_then_the_verifier():
+    m = environment.Measured
+    found = environment.check(_obs(weak=[m(11.0), m(20.0)]), min_spread=0.05)
+    assert list(environment.blame(found)) == ["weak"]
+    # The rewritten weak solution still beats the baseline: the verifier's ordering is next.
+    history = [{"attempt": 1, "checks": ["inverted"]}]
+    assert list(environment.blame(found, history)) == ["verifier"]
+    # A different check in between resets the count.
+    history = [{"checks": ["inverted"]}, {"checks": ["garbage"]}]
+    assert list(environment.blame(found, history)) == ["weak"]
+
+
+def test_a_weak_solution_infeasible_everywhere_is_reported():
+    m = environment.Measured
+    no = m(None, "infeasible: over", "infeasible")
+    found = environment.check(_obs(weak=[no, no]), min_spread=0.05)
+    assert [f.check for f in found] == ["weak_infeasible"]
+    assert list(environment.blame(found)) == ["weak"]
+
+
+def test_it_reads_the_labelled_block_of_each_program_and_names_a_missing_one():
+    names = ("verifier", "baseline", "weak")
     text = "```verifier\nprint(1)\n```\n```baseline\nprint(2)\n```"
     with pytest.raises(formulation.ParseProblem, match="weak"):
-        environment.parse_blocks(text, environment.VERIFIER_BLOCKS)
-    found = environment.parse_blocks(text + "\n```weak\nprint(3)\n```", environment.VERIFIER_BLOCKS)
+        environment.parse_blocks(text, names)
+    found = environment.parse_blocks(text + "\n```weak\nprint(3)\n```", names)
     assert found == {"verifier": "print(1)\n", "baseline": "print(2)\n", "weak": "print(3)\n"}
+    # One program per answer: a verifier answer is read for its own block only.
+    assert environment.parse_blocks(text, ("verifier",)) == {"verifier": "print(1)\n"}

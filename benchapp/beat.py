@@ -49,8 +49,9 @@ class Scheduler(PersistentScheduler):
             write_heartbeat(heartbeat_path(self.schedule_filename))
         except OSError as exc:  # a full disk must not stop the schedule; the check will say
             self.logger.warning("beat heartbeat not written: %s", exc)
+        # 0 means "call again at once" (an entry was just sent): keep it, never wait instead.
         every = heartbeat_seconds()
-        return min(interval, every) if interval else every
+        return every if interval is None else min(interval, every)
 
 
 def check(schedule: str, max_age: float, now: float | None = None) -> tuple[bool, str]:

@@ -71,3 +71,18 @@ def test_a_running_beat_is_healthy_and_a_killed_one_is_not(tmp_path, db):
     dead = _check(schedule, 2)
     assert dead.returncode == 1
     assert "beat's last heartbeat is" in dead.stdout and "old (more than 2 s)" in dead.stdout
+
+
+def test_the_heartbeat_never_slows_the_schedule(tmp_path, monkeypatch, settings):
+    """A tick that just sent an entry answers 0 ("again at once"): kept, never turned into a
+    heartbeat period's sleep (that had the campaign supervisor's 1 s entry run every 15 s);
+    longer waits are cut to BEAT_HEARTBEAT_SECONDS so the heartbeat stays fresh."""
+    from celery.beat import PersistentScheduler
+
+    settings.BEAT_HEARTBEAT_SECONDS = 15
+    scheduler = object.__new__(beat.Scheduler)
+    scheduler.schedule_filename = str(tmp_path / "schedule")
+    for celery_says, expected in ((0, 0), (0.4, 0.4), (300, 15)):
+        monkeypatch.setattr(PersistentScheduler, "tick", lambda self, *a, v=celery_says, **k: v)
+        assert scheduler.tick() == expected
+    assert beat.check(scheduler.schedule_filename, 5)[0]

@@ -1,4 +1,4 @@
-"""The program that runs INSIDE the sandbox: a warm interpreter that runs a submission's tests.
+"""The program that runs INSIDE the sandbox: a warm interpreter that forks once per test.
 
 This file is executed by the sandbox interpreter (as a marshalled code object compiled by that
 same interpreter, see backends/base.py, or as ``-c`` source in docker); it must use the standard
@@ -7,35 +7,29 @@ the sandbox to run it.
 
 Protocol (all integers big-endian), frames ``<u32 length><json>``:
 - runner -> host on fd 1: ``{"ready": ...}`` first (the host may now place the process tree
-  into cgroups); then per submission ``{"compiled": true}`` or ``{"ce": message}``, the tests'
-  outcomes in order, and ``{"done": true}``. A fork per test sends one ``{"i": index,
-  "status": ...}`` frame per test; the fast mode sends ``{"i": first index, "outcomes": [row,
-  ...]}`` frames (OUTCOME_FIELDS), as many rows as are ready. In factory mode a ``{"lost":
-  status}`` frame says the submission's runner died (the host discards the sandbox).
-- host -> runner on fd 0: per submission the job header (``code``, ``harness``, limits,
-  ``isolation``, ``stop_on_failure``, ...), the inputs (``{"input": str}`` frames, or
-  ``{"inputs": [str, ...]}`` in fast mode), then ``{"end": true}`` (``"stop": true`` abandons
-  what is still running). For a fork per test the runner reads one input at a time, so that a
-  forked test never holds later tests' inputs; the fast mode reads ahead (see FastWorker).
+  into cgroups); then per submission ``{"compiled": true}`` or ``{"ce": message}``, one
+  ``{"i": index, "status": ...}`` frame per test, and ``{"done": true}``. In factory mode a
+  ``{"lost": status}`` frame says the submission's runner died (the host discards the sandbox).
+- host -> runner on fd 0: per submission the job header (``code``, ``harness``, limits, ...),
+  one ``{"input": str}`` frame per test, then ``{"end": true}``. Inputs are streamed one at a
+  time so that a test's process never holds the inputs of later tests in memory.
 
 Modes:
 - single job (docker, unsafe): serve one submission and exit.
 - factory (bwrap, ``factory`` argument): serve submissions one after another, each in fresh
   user/PID/mount/IPC/UTS namespaces with fresh /tmp, /dev/shm and /proc (see ``factory``).
 
-Per submission the runner compiles the code once, then either forks a child per test that
-lowers its limits, installs a seccomp filter and executes the compiled code against fresh
-stdin/stdout/stderr memfds, or (fast mode) hands the tests to one such child, the worker, that
-runs them back to back and is reset between them. The runner is PID 1 of its PID namespace
-(bwrap, docker), so the kernel drops signals its children send it, and it kills every other
-process in the namespace with ``kill(-1, SIGKILL)`` after a forked test or a retired worker:
+Per submission the runner compiles the code once, pre-imports common modules when several tests
+will share them, then for every test forks a child that lowers its limits, installs a seccomp
+filter and executes the compiled code against fresh stdin/stdout/stderr memfds. The runner is PID
+1 of its PID namespace (bwrap, docker), so the kernel drops signals its children send it, and
+after every test it kills every other process in the namespace with ``kill(-1, SIGKILL)``:
 nothing a test starts (daemons included) survives into the next test.
 """
 
 # ruff: noqa: SIM105 - contextlib.suppress would cost an import in every sandbox start.
 
 import builtins
-import fcntl
 import io
 import json
 import os
@@ -44,7 +38,6 @@ import signal
 import struct
 import sys
 import time
-from collections import deque
 
 # Exit codes the child uses to tell the runner why it stopped (a solution that fakes one of
 # them only misreports its own failure).
@@ -90,18 +83,6 @@ WARM_MODULES = [
 ]
 
 STDERR_KEEP = 8192
-# The columns of an outcome row in a fast-mode ``outcomes`` frame (service.py reads them).
-OUTCOME_FIELDS = (
-    "status",
-    "stdout",
-    "stderr",
-    "time_ms",
-    "cpu_ms",
-    "memory_kb",
-    "exit_code",
-    "signal",
-    "internal",
-)
 _STATE = {}  # process-wide handles set up once by main()
 
 
@@ -111,14 +92,6 @@ def _ignore(fn, *args):
         fn(*args)
     except (OSError, ValueError):
         pass
-
-
-def _name_process(name):
-    """The process's name in ps and perf (PR_SET_NAME): bf-factory, bf-middle, bf-runner,
-    bf-worker (fast mode) or bf-test (a forked test)."""
-    libc = _STATE.get("libc")
-    if libc is not None:
-        libc.prctl(15, name, 0, 0, 0)
 
 
 def _print_exc():
@@ -143,19 +116,12 @@ def _recv(fd):
     return json.loads(_read_exact(fd, length))
 
 
-def _frame(obj):
+def _send(fd, obj):
     data = json.dumps(obj).encode()
-    return struct.pack(">I", len(data)) + data
-
-
-def _write_all(fd, data):
+    data = struct.pack(">I", len(data)) + data
     while data:
         written = os.write(fd, data)
         data = data[written:]
-
-
-def _send(fd, obj):
-    _write_all(fd, _frame(obj))
 
 
 def _libc():
@@ -352,72 +318,6 @@ def _fresh_std_streams():
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
 
 
-class _ReusedStreams:
-    """The fast worker's standard streams. Making three text streams and finalizing the last
-    test's three costs a fifth of a trivial test, so a test gets the previous test's objects
-    when it left them exactly as made: still ``sys.stdin``/``stdout``/``stderr`` and their
-    ``__std*__`` twins, open, attached, with the same encoding, errors, buffering and chunk
-    size and no attribute set on them or their buffers; standard input is rewound (its buffers
-    dropped) when the last test read from it. Anything else gets new streams."""
-
-    def __init__(self):
-        self.rewind = False  # whether the last test read standard input (the worker says)
-        self.make()
-
-    def make(self):
-        _fresh_std_streams()
-        self.streams = (sys.stdin, sys.stdout, sys.stderr)
-        self.parts = []
-        for stream in self.streams:
-            self.parts.append(stream)
-            self.parts.append(stream.buffer)
-            if hasattr(stream.buffer, "raw"):
-                self.parts.append(stream.buffer.raw)
-        self.dicts = [part.__dict__ for part in self.parts]
-        self.saved = [dict(namespace) for namespace in self.dicts]
-        self.settings = self._settings()
-
-    def _settings(self):
-        return [
-            (s.encoding, s.errors, s.line_buffering, s.write_through, s._CHUNK_SIZE)
-            for s in self.streams
-        ]
-
-    def intact(self):
-        stdin, stdout, stderr = self.streams
-        if not (
-            sys.stdin is stdin
-            and sys.stdout is stdout
-            and sys.stderr is stderr
-            and sys.__stdin__ is stdin
-            and sys.__stdout__ is stdout
-            and sys.__stderr__ is stderr
-        ):
-            return False
-        try:
-            if stdin.closed or stdout.closed or stderr.closed:
-                return False
-            if self._settings() != self.settings:
-                return False
-        except (ValueError, AttributeError):  # detached
-            return False
-        for part, namespace in zip(self.parts, self.dicts, strict=True):
-            if part.__dict__ is not namespace:
-                return False
-        return self.dicts == self.saved
-
-    def next_test(self, rewind=True):
-        if self.intact():
-            if not rewind:
-                return
-            try:
-                self.streams[0].seek(0)
-                return
-            except (OSError, ValueError):
-                pass
-        self.make()
-
-
 def _flush():
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -439,32 +339,19 @@ def _to_jsonable(value):
 _PRELUDE_CACHE = {}
 
 
-_STREAM_NAMES = ("stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__")
-
-
 def _prelude_namespace(name):
-    """A fresh module namespace after LiveCodeBench's prelude. The prelude runs once per
-    process: its names resolve for every test exactly as LiveCodeBench's module globals do,
-    from a builtins module layered under the test's own globals (the builtins with the
-    prelude's names over them), so a test's globals start small: its name, that builtins
-    module, and the standard streams (``from sys import *``) pointed at this test's streams.
-    Copying the prelude's ~600 names into every test's globals would cost a tenth of a
-    trivial test; ``globals()`` therefore lists only what the program defines."""
-    layer = _PRELUDE_CACHE.get("layer")
-    if layer is None:
+    """A module namespace after LiveCodeBench's prelude. The prelude runs once in the runner
+    (when warm) and each test copies the result; names bound to the standard streams by
+    ``from sys import *`` are re-pointed at this test's fresh streams."""
+    template = _PRELUDE_CACHE.get("template")
+    if template is None:
         template = {"__builtins__": builtins}
         exec(LCB_PRELUDE, template)
-        layer = type(sys)("builtins")
-        layer.__dict__.update(builtins.__dict__)
-        layer.__dict__.update(
-            (key, value)
-            for key, value in template.items()
-            if key != "__builtins__" and key not in _STREAM_NAMES
-        )
-        _PRELUDE_CACHE["layer"] = layer
-    namespace = {"__name__": name, "__builtins__": layer}
-    for stream in _STREAM_NAMES:
+        _PRELUDE_CACHE["template"] = template
+    namespace = dict(template)
+    for stream in ("stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__"):
         namespace[stream] = getattr(sys, stream)
+    namespace["__name__"] = name
     sys.setrecursionlimit(50000)
     return namespace
 
@@ -492,38 +379,17 @@ def _classify(timed_out, term_signal, out_size, err_size, cap, exit_code, stderr
     return "RE" if exit_code != 0 else "OK"
 
 
-def _run_child(job, compiled, test_input, fast=None):
-    """Run one test in this process: returns (exit code, the function harness's JSON-encoded
-    return value or b""). ``fast``: in the fast mode's worker, where the next test follows in
-    the same process, its _ReusedStreams."""
-    if fast is None:
-        _fresh_std_streams()
-    else:
-        fast.next_test(fast.rewind)
+def _run_child(job, compiled, test_input, result_fd):
+    """Executed in the forked child: returns the process exit code."""
+    harness = job["harness"]
+    _fresh_std_streams()
     sys.argv = ["solution.py", *job.get("argv", [])]
-    if not fast and "random" in sys.modules:
+    if "random" in sys.modules:
         # Forked from one runner, every test would otherwise replay the same random stream.
         sys.modules["random"].seed()
-    namespaces = []
-    try:
-        return _execute(job, compiled, test_input, namespaces)
-    finally:
-        if fast:
-            # The test's globals and the functions in them form reference cycles: emptied here
-            # they are freed at once, instead of by the cyclic collector traversing every
-            # test's ~600 prelude names (a sixth of the per-test cost).
-            for namespace in namespaces:
-                namespace.clear()
-            _flush()
-
-
-def _execute(job, compiled, test_input, namespaces):
-    harness = job["harness"]
-    result = b""
     try:
         if harness == "assert":
             namespace = {"__name__": "__candidate__", "__builtins__": builtins}
-            namespaces.append(namespace)
             exec(compiled, namespace)
             exec(compile(test_input, "<test>", "exec"), namespace)
             entry = job.get("entry_point") or ""
@@ -533,7 +399,6 @@ def _execute(job, compiled, test_input, namespaces):
                 namespace["check"](namespace[entry])
         elif harness == "function":
             namespace = _prelude_namespace("__solution__")
-            namespaces.append(namespace)
             exec(compiled, namespace)
             entry = job["entry_point"]
             if "class Solution" in job["code"]:
@@ -547,46 +412,45 @@ def _execute(job, compiled, test_input, namespaces):
                 encoded = json.dumps(value)
             except (TypeError, ValueError):
                 encoded = json.dumps({"__unserializable__": repr(value)[:1000]})
-            result = encoded.encode()
+            os.write(result_fd, encoded.encode())
         else:
             namespace = _prelude_namespace("__main__")
-            namespaces.append(namespace)
             exec(compiled, namespace)
             _join_threads()
     except SystemExit as exc:
         _flush()
         code = exc.code
         if code is None:
-            return 0, result
+            return 0
         if isinstance(code, int):
-            return code & 0xFF, result
+            return code & 0xFF
         print(code, file=sys.stderr)
-        return 1, result
+        return 1
     except AssertionError:
         _flush()
         if harness != "assert":
             _print_exc()
-            return 1, result
+            return 1
         _print_exc()
-        return EXIT_ASSERT, result
+        return EXIT_ASSERT
     except MemoryError:
         _flush()
         try:
             sys.stderr.write("MemoryError\n")
         except Exception:
             pass
-        return EXIT_MEMORY, result
+        return EXIT_MEMORY
     except BaseException:
         _flush()
         try:
             _print_exc()
         except MemoryError:
-            return EXIT_MEMORY, result
+            return EXIT_MEMORY
         except Exception:
             pass
-        return 1, result
+        return 1
     _flush()
-    return 0, result
+    return 0
 
 
 def _prefer_as_oom_victim(libc):
@@ -605,7 +469,6 @@ def _prefer_as_oom_victim(libc):
 def _child_main(job, compiled, test_input, fds, seccomp):
     stdin_fd, stdout_fd, stderr_fd, result_fd = fds
     try:
-        _name_process(b"bf-test")
         os.setsid()
         os.dup2(stdin_fd, 0)
         os.dup2(stdout_fd, 1)
@@ -617,12 +480,7 @@ def _child_main(job, compiled, test_input, fds, seccomp):
         _prefer_as_oom_victim(_STATE.get("libc"))
         if seccomp is not None and not seccomp():
             os._exit(EXIT_INTERNAL)
-        code, result = _run_child(job, compiled, test_input)
-        try:
-            while result:
-                result = result[os.write(3, result) :]
-        except OSError:
-            code = 1
+        code = _run_child(job, compiled, test_input, 3)
     except BaseException:
         code = EXIT_INTERNAL
     os._exit(code)
@@ -700,8 +558,8 @@ def _children_of(parent):
 
 
 def _clean_scratch(scratch):
-    """Empty ``scratch`` (symbolic links are removed, never followed). A directory a test made
-    read-only is made writable first. No shutil: it would import bz2 and lzma in the sandbox."""
+    import shutil
+
     try:
         entries = list(os.scandir(scratch))
     except OSError:
@@ -709,12 +567,10 @@ def _clean_scratch(scratch):
     for entry in entries:
         try:
             if entry.is_dir(follow_symlinks=False):
-                _ignore(os.chmod, entry.path, 0o700)
-                _clean_scratch(entry.path)
-                os.rmdir(entry.path)
+                shutil.rmtree(entry.path, ignore_errors=True)
             else:
                 os.unlink(entry.path)
-        except (OSError, RecursionError):
+        except OSError:
             pass
 
 
@@ -787,14 +643,12 @@ def run_one(job, compiled, test_input, seccomp, is_pid1, scratch):
 
 # --- fast mode: every test of a submission in ONE sandboxed interpreter --------------------------
 # The runner forks one "worker" per submission that lowers its limits and installs seccomp like
-# a test child, then executes test after test as the runner queues them (it never waits for
-# the runner between two): fresh module globals per test, standard streams that are new or
-# exactly as made, a per-test CPU limit, and the process state a test can change through
-# ordinary means (builtins, sys settings, signal handlers, cwd, environment, imported modules,
-# the attributes of pre-imported standard modules) put back after it, cheaply when nothing
-# changed. A test that leaves a thread or process behind, crashes, runs out of memory or out of
-# time retires the worker; the tests queued behind it go to a new one, forked from the runner.
-# What the worker does NOT reset is listed in docs/judge.md.
+# a test child, then executes test after test: fresh module globals and standard streams per
+# test, a per-test CPU limit, and the process state a test can change through ordinary means
+# (builtins, sys settings, signal handlers, cwd, environment, imported modules, the attributes
+# of pre-imported standard modules) put back after it. A test that leaves a thread or process
+# behind, crashes, runs out of memory or out of time retires the worker; the next test gets a
+# new one, forked from the runner. What the worker does NOT reset is listed in docs/judge.md.
 
 FAST_RESET_MODULES = (
     "string",
@@ -817,69 +671,12 @@ FAST_RESET_MODULES = (
     "time",
 )
 
-# Runner <-> worker messages are raw bytes, not JSON (they cost a few microseconds per test).
-# Command: <u32 length><the test's input, UTF-8>. Reply: REPLY (lengths of the result, stdout
-# and stderr that follow, stdout and stderr sizes, exit code, CPU ms, wall ms, peak RSS kB,
-# retire flag), then the function harness's JSON-encoded return value, stdout, stderr.
-_U32 = struct.Struct(">I")
-REPLY = struct.Struct(">IIIQQiddqb")
-# A command of this length alone: the test's input is already in the stdin memfd (stdio inputs
-# larger than PIPE_INPUT_BYTES, or than the output cap, are written there by the runner).
-IN_MEMFD = 0xFFFFFFFF
-PIPE_INPUT_BYTES = 256 * 1024
-
-
-class _DictWatch:
-    """Tells cheaply whether any of some dicts changed since ``mark()``: CPython (3.11-3.13)
-    gives every dict a version tag that changes on each of its mutations; reading those tags
-    costs ~0.1 us per dict where comparing two module dicts costs ~1-2 us. Used only when a
-    self-check at start-up shows the tag behaving so on this interpreter (layout, and a change
-    on mutation); otherwise every check says "maybe changed" and the caller compares."""
-
-    def __init__(self, dicts):
-        self.tags = None
-        try:
-            import ctypes
-
-            def tag(d):
-                return ctypes.c_uint64.from_address(id(d) + 24)
-
-            def used(d):
-                return ctypes.c_ssize_t.from_address(id(d) + 16).value
-
-            probe = {"a": 1}
-            before = tag(probe).value
-            probe["a"] = 2
-            after_set = tag(probe).value
-            del probe["a"]
-            if (
-                sys.implementation.name == "cpython"
-                and sys.version_info[:2] in ((3, 11), (3, 12), (3, 13))
-                and used({"x": 1, "y": 2}) == 2
-                and before != after_set != tag(probe).value
-                and all(used(d) == len(d) for d in dicts)
-            ):
-                self.tags = [tag(d) for d in dicts]
-        except Exception:
-            self.tags = None
-        self.marks = None
-        self.mark()
-
-    def mark(self):
-        if self.tags is not None:
-            self.marks = [t.value for t in self.tags]
-
-    def changed(self):
-        if self.tags is None:
-            return True
-        return [t.value for t in self.tags] != self.marks
-
 
 class _Snapshot:
     """What the worker puts back after every test (taken once, after warming)."""
 
     def __init__(self, scratch):
-        import _signal
+        import signal as _signal
 
         self.scratch = scratch
         self.builtins = dict(builtins.__dict__)
@@ -889,10 +686,6 @@ class _Snapshot:
             for name in FAST_RESET_MODULES
             if name in sys.modules
         ]
-        if "layer" in _PRELUDE_CACHE:
-            # The prelude's builtins module, shared by the tests (``__builtins__.x = ...``).
-            layer = _PRELUDE_CACHE["layer"].__dict__
-            self.module_dicts.append((layer, dict(layer)))
         self.sys_attrs = {
             name: getattr(sys, name)
             for name in ("displayhook", "excepthook", "breakpointhook", "unraisablehook")
@@ -909,9 +702,6 @@ class _Snapshot:
         self.environ = dict(os.environ)
         self.umask = os.umask(0o022)
         os.umask(self.umask)
-        # The C module's getsignal: the signal module's wrapper converts every answer to an
-        # enum (~1 us per signal).
-        self.getsignal, self.setsignal = _signal.getsignal, _signal.signal
         signals, handlers = [], []
         for sig in _signal.valid_signals():
             try:
@@ -922,67 +712,38 @@ class _Snapshot:
                 signals.append(sig)
                 handlers.append(handler)
         self.signals, self.handlers = signals, handlers
-        self.default_handlers = dict(zip(signals, handlers, strict=True))
-        self.touched = None  # signals given a handler since the last restore (watch_signals)
-        self.setitimer = _signal.setitimer
-        self.timers = (_signal.ITIMER_REAL, _signal.ITIMER_VIRTUAL, _signal.ITIMER_PROF)
+        self.getsignal = _signal.getsignal
         self.live_dicts = [live for live, _ in self.module_dicts]
         self.saved_dicts = [saved for _, saved in self.module_dicts]
-        self.watch = _DictWatch([builtins.__dict__, sys.modules, *self.live_dicts])
-
-    def watch_signals(self):
-        """From now on (in the worker) note every signal given a handler through the signal
-        module (``signal.signal`` calls ``_signal.signal``), so that restore() checks those
-        instead of every signal (~60 look-ups, a fifth of a trivial test's reset)."""
-        import _signal
-
-        touched, setsignal = set(), self.setsignal
-
-        def signal(signalnum, handler):
-            touched.add(int(signalnum))
-            return setsignal(signalnum, handler)
-
-        signal.__doc__ = setsignal.__doc__
-        _signal.signal = signal
-        self.touched = touched
 
     def restore(self, recursion_limit):
         """Put the process back as it was before the test. Cheap when nothing changed."""
-        for timer in self.timers:
-            self.setitimer(timer, 0)
-        if self.touched is None:
-            # map() keeps the per-signal loop in C: ~60 signals checked in a few microseconds.
-            if list(map(self.getsignal, self.signals)) != self.handlers:
-                for sig, handler in zip(self.signals, self.handlers, strict=True):
-                    if self.getsignal(sig) is not handler:
-                        _ignore(self.setsignal, sig, handler)
-        elif self.touched:
-            for sig in self.touched:
-                handler = self.default_handlers.get(sig)
-                if handler is not None and self.getsignal(sig) is not handler:
-                    _ignore(self.setsignal, sig, handler)
-            self.touched.clear()
+        import signal as _signal
+
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+        _signal.setitimer(_signal.ITIMER_VIRTUAL, 0)
+        _signal.setitimer(_signal.ITIMER_PROF, 0)
+        # map() keeps the per-signal loop in C: ~60 signals checked in a few microseconds.
+        if list(map(self.getsignal, self.signals)) != self.handlers:
+            for sig, handler in zip(self.signals, self.handlers, strict=True):
+                if _signal.getsignal(sig) is not handler:
+                    _ignore(_signal.signal, sig, handler)
         sys.settrace(None)
         sys.setprofile(None)
-        if self.watch.changed():
-            if builtins.__dict__ != self.builtins:
-                builtins.__dict__.clear()
-                builtins.__dict__.update(self.builtins)
-            modules = sys.modules
-            if len(modules) != len(self.modules) or modules != self.modules:
-                # Modules a test imported are dropped (the next test imports them afresh, as a
-                # forked test would); modules it replaced or removed are put back.
-                modules.clear()
-                modules.update(self.modules)
-            if any(map(dict.__ne__, self.live_dicts, self.saved_dicts)):
-                for live, saved in self.module_dicts:
-                    if live != saved:
-                        live.clear()
-                        live.update(saved)
-            self.watch.mark()
-        if getattr(os.environ, "_data", None) != self.environ_data:
-            os.environ.clear()
-            os.environ.update(self.environ)
+        if builtins.__dict__ != self.builtins:
+            builtins.__dict__.clear()
+            builtins.__dict__.update(self.builtins)
+        modules = sys.modules
+        if len(modules) != len(self.modules) or modules != self.modules:
+            # Modules a test imported are dropped (the next test imports them afresh, as a
+            # forked test would); modules it replaced or removed are put back.
+            modules.clear()
+            modules.update(self.modules)
+        if any(map(dict.__ne__, self.live_dicts, self.saved_dicts)):
+            for live, saved in self.module_dicts:
+                if live != saved:
+                    live.clear()
+                    live.update(saved)
         for name, value in self.sys_attrs.items():
             setattr(sys, name, value)
         sys.path[:] = self.sys_path
@@ -993,419 +754,125 @@ class _Snapshot:
         sys.setswitchinterval(self.switch_interval)
         if self.int_digits is not None:
             sys.set_int_max_str_digits(self.int_digits)
+        if getattr(os.environ, "_data", None) != self.environ_data:
+            os.environ.clear()
+            os.environ.update(self.environ)
         os.umask(self.umask)
         os.chdir(self.scratch)
 
 
-def _descriptor_counter():
-    """The worker's count of open descriptors in one system call (the size of ``/proc/self/fd``,
-    Linux >= 6.2), checked here against a listing with one more descriptor open; where the
-    kernel does not report it, the directory is listed."""
-
-    def listed():
-        return len(os.listdir("/proc/self/fd")) - 1  # the listing's own descriptor
-
-    def sized():
-        return os.stat("/proc/self/fd").st_size
-
-    try:
-        extra = os.dup(0)
-        try:
-            if sized() == listed() > 1:
-                return sized
-        finally:
-            os.close(extra)
-    except OSError:
-        pass
-    return listed
-
-
-def _fast_worker_main(job, compiled, fds, seccomp, kit):
-    """The worker process: set up like a test child, then run the queued tests. ``job`` None:
-    forked ahead of its job (FastWorker.prefork), which then comes first on the command pipe."""
+def _fast_worker_main(job, compiled, fds, seccomp, scratch):
+    """The worker: runs tests on command until the runner closes the command pipe."""
+    stdin_fd, stdout_fd, stderr_fd, result_fd, cmd_fd, reply_fd = fds
     code = EXIT_INTERNAL
     try:
-        _name_process(b"bf-worker")
         os.setsid()
-        for target, fd in enumerate(fds):
+        for target, fd in enumerate((stdin_fd, stdout_fd, stderr_fd, result_fd, cmd_fd, reply_fd)):
             os.dup2(fd, target)
         os.closerange(6, 1 << 16)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-        if job is not None:
-            _set_limits(job, cpu=False)
+        _set_limits(job, cpu=False)
         _prefer_as_oom_victim(_STATE.get("libc"))
         if seccomp is not None and not seccomp():
             os._exit(EXIT_INTERNAL)
-        _fast_worker_loop(job, compiled, kit)
+        import resource
+
+        me = os.getpid()
+        per_test_cpu = int(job["time_s"]) + 1
+        recursion_limit = sys.getrecursionlimit()
+        snapshot = _Snapshot(scratch)
+        # Bound here: a test that replaces these names in their modules cannot reach the loop.
+        recv, send, getrusage, setrlimit = _recv, _send, resource.getrusage, resource.setrlimit
+        rusage_self, rlimit_cpu, listdir = resource.RUSAGE_SELF, resource.RLIMIT_CPU, os.listdir
+        _, cpu_hard = resource.getrlimit(rlimit_cpu)
+        fstat = os.fstat
+        # What descriptors 0-5 are: a test that closes one (``open(0).read()`` closes stdin
+        # when its file object is collected) or replaces it must not break the next test.
+        identities = [(fstat(fd).st_dev, fstat(fd).st_ino) for fd in range(6)]
+
+        def channel_intact():
+            for fd, identity in enumerate(identities):
+                try:
+                    info = fstat(fd)
+                except OSError:
+                    return False
+                if (info.st_dev, info.st_ino) != identity:
+                    return False
+            return True
+
+        while True:
+            try:
+                frame = recv(4)
+            except EOFError:
+                os._exit(0)
+            before = getrusage(rusage_self)
+            used = before.ru_utime + before.ru_stime
+            soft = int(used) + 1 + per_test_cpu
+            if cpu_hard != resource.RLIM_INFINITY:
+                soft = min(soft, cpu_hard)
+            setrlimit(rlimit_cpu, (soft, cpu_hard))
+            exit_code = _run_child(job, compiled, frame.get("input", ""), 3)
+            if os.getpid() != me:
+                os._exit(exit_code)  # a process the test forked finished the test's code
+            after = getrusage(rusage_self)
+            snapshot.restore(recursion_limit)
+            # A thread, an open file (its directory entry is wiped, the open file is not) or
+            # exhausted memory would reach the next test: this worker is then replaced. The
+            # listing itself holds one descriptor >= 6 while it runs.
+            intact = channel_intact()
+            tainted = (
+                not intact
+                or exit_code == EXIT_MEMORY
+                or len(listdir("/proc/self/task")) > 1
+                or sum(1 for fd in listdir("/proc/self/fd") if int(fd) >= 6) > 1
+            )
+            try:
+                send(
+                    5,
+                    {
+                        "exit": exit_code,
+                        "cpu_ms": round((after.ru_utime + after.ru_stime - used) * 1000, 3),
+                        "rss": after.ru_maxrss,
+                        "retire": tainted,
+                    },
+                )
+            except OSError:
+                os._exit(EXIT_CHANNEL)
+            if tainted:
+                os._exit(0)
     except BaseException:
         code = EXIT_INTERNAL
     os._exit(code)
 
 
-def _read_job(fd):
-    """A forked-ahead worker's job: ``<u32><job JSON><u32><marshalled code>`` on ``fd``."""
-    import marshal
-
-    def exact(n):
-        data = b""
-        while len(data) < n:
-            chunk = os.read(fd, n - len(data))
-            if not chunk:
-                os._exit(0)  # the runner discarded this worker before giving it a job
-            data += chunk
-        return data
-
-    job = json.loads(exact(_U32.unpack(exact(4))[0]))
-    compiled = marshal.loads(exact(_U32.unpack(exact(4))[0]))
-    return job, compiled
-
-
-def _fast_worker_loop(job, compiled, kit):
-    """Run the tests queued on the command pipe (fd 4) one after another, without waiting for
-    the runner between two of them, and reply (fd 5) after each. Ends when the pipe closes, or
-    after a test that leaves something behind (then the runner starts a fresh worker)."""
-    import _thread
-    import resource
-
-    libc = _STATE.get("libc")
-    if libc is not None:
-        # Orphans of a test are re-parented to the worker, which then sees every process a
-        # test left behind with one waitpid().
-        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-    me = os.getpid()
-    # Once per worker, not per test: its tests continue one random stream (forked from the
-    # same runner, every worker would otherwise start from the same state).
-    if "random" in sys.modules:
-        sys.modules["random"].seed()
-    snapshot, scratch, scratch_empty = kit["snapshot"], kit["scratch"], kit["scratch_empty"]
-    descriptors, threads = kit["counters"], _thread._count
-    snapshot.watch_signals()
-    streams = _ReusedStreams()
-    if job is None:
-        # Everything above was done before the job existed; what depends on it follows.
-        job, compiled = _read_job(4)
-        _set_limits(job, cpu=False)
-    stdio = job["harness"] == "stdio"
-    per_test_cpu = int(job["time_s"]) + 1
-    cap = int(job["max_output_bytes"])
-    recursion_limit = sys.getrecursionlimit()
-    # Bound here: a test that replaces these names in their modules cannot reach the loop.
-    read, write, fstat, pread, stat = os.read, os.write, os.fstat, os.pread, os.stat
-    ftruncate, lseek, pwrite, waitpid = os.ftruncate, os.lseek, os.pwrite, os.waitpid
-    pack, unpack_from, clock = REPLY.pack, _U32.unpack_from, time.perf_counter
-    getrusage, setrlimit = resource.getrusage, resource.setrlimit
-    rusage_self, rlimit_cpu, no_limit = (
-        resource.RUSAGE_SELF,
-        resource.RLIMIT_CPU,
-        resource.RLIM_INFINITY,
-    )
-    run_child, restore, clean = _run_child, snapshot.restore, _clean_scratch
-    _, cpu_hard = resource.getrlimit(rlimit_cpu)
-    # What descriptors 0-3 are: a test that closes one (``open(0).read()`` closes stdin when
-    # its file object is collected) or replaces it must not break the next test. Descriptors 4
-    # and 5 are the channel: closing or replacing them ends the worker at its next read or
-    # reply (or the runner's clock does).
-    identities = [(fstat(fd).st_dev, fstat(fd).st_ino) for fd in range(4)]
-
-    def children_left():
-        while True:
-            try:
-                pid, _ = waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return False  # none at all
-            except OSError:
-                return True
-            if pid == 0:
-                return True  # one is still running
-            # a zombie, reaped; look again
-
-    def output(fd, size, keep):
-        if not size:
-            return b"", 0
-        data = pread(fd, min(size, keep), 0) if keep else b""
-        ftruncate(fd, 0)
-        lseek(fd, 0, os.SEEK_SET)
-        return data, size
-
-    pending, at = bytearray(), 0  # commands read ahead, and where the next one starts
-    while True:
-        while True:
-            if len(pending) >= at + 4:
-                (length,) = unpack_from(pending, at)
-                if len(pending) >= at + 4 + (0 if length == IN_MEMFD else length):
-                    break
-            try:
-                chunk = read(4, 1 << 20)
-            except OSError:
-                os._exit(EXIT_CHANNEL)  # a test closed or replaced the command pipe
-            if not chunk:
-                os._exit(0)  # the runner closed the command pipe: no more tests
-            if at:
-                del pending[:at]
-                at = 0
-            pending += chunk
-        if length == IN_MEMFD:
-            test_input, at = "", at + 4  # already in the stdin memfd, rewound
-        else:
-            test_input = pending[at + 4 : at + 4 + length].decode()
-            at += 4 + length
-        started = clock()
-        if stdio and length != IN_MEMFD:
-            ftruncate(0, 0)
-            data, offset = test_input.encode(), 0
-            while offset < len(data):
-                offset += pwrite(0, data[offset:], offset)
-            lseek(0, 0, os.SEEK_SET)
-            test_input = ""
-        # getrusage, not the process CPU clock: with RLIMIT_CPU set, the kernel serves that
-        # clock from its CPU-timer totals, which move only at scheduler ticks.
-        before = getrusage(rusage_self)
-        used = before.ru_utime + before.ru_stime
-        soft = int(used) + 1 + per_test_cpu
-        if cpu_hard != no_limit:
-            soft = min(soft, cpu_hard)
-        setrlimit(rlimit_cpu, (soft, cpu_hard))
-        exit_code, result = run_child(job, compiled, test_input, streams)
-        if os.getpid() != me:
-            os._exit(exit_code)  # a process the test forked finished the test's code
-        after = getrusage(rusage_self)
-        elapsed = clock() - started
-        restore(recursion_limit)
-        # A thread, a process, an open file (its directory entry is wiped, the open file is
-        # not), exhausted memory or a broken channel would reach the next test: the worker is
-        # then replaced, and the runner reads this test's output from the memfds.
-        try:
-            infos = [fstat(0), fstat(1), fstat(2), fstat(3)]
-            intact = [(i.st_dev, i.st_ino) for i in infos] == identities
-        except OSError:
-            intact = False
-        tainted = (
-            not intact
-            or exit_code == EXIT_MEMORY
-            or descriptors() != 6
-            or threads()
-            or children_left()
-        )
-        out = err = b""
-        out_size = err_size = 0
-        if not tainted:
-            out, out_size = output(1, infos[1].st_size, cap)
-            err, err_size = output(2, infos[2].st_size, STDERR_KEEP * 4)
-            output(3, infos[3].st_size, 0)  # a test wrote to the fork mode's result descriptor
-            # Standard input's buffers need dropping only if the test read from it.
-            streams.rewind = lseek(0, 0, os.SEEK_CUR) != 0
-            if not stdio and infos[0].st_size:
-                ftruncate(0, 0)
-            if scratch_empty is None or stat(scratch).st_size != scratch_empty:
-                clean(scratch)
-        result = result[: cap + 1]
-        try:
-            message = b"".join(
-                (
-                    pack(
-                        len(result),
-                        len(out),
-                        len(err),
-                        out_size,
-                        err_size,
-                        exit_code,
-                        (after.ru_utime + after.ru_stime - used) * 1000,
-                        elapsed * 1000,
-                        after.ru_maxrss,
-                        tainted,
-                    ),
-                    result,
-                    out,
-                    err,
-                )
-            )
-            while message:
-                message = message[write(5, message) :]
-        except OSError:
-            os._exit(EXIT_CHANNEL)
-        if tainted:
-            os._exit(0)
-
-
-def _tmpfs_empty_size(path):
-    """The size an empty ``path`` reports when that size counts its entries (tmpfs: 20 bytes
-    per entry), checked by creating one; None elsewhere (then the directory is listed)."""
-    probe = os.path.join(path, ".bf-probe")
-    try:
-        empty = os.stat(path).st_size
-        os.close(os.open(probe, os.O_CREAT | os.O_WRONLY, 0o600))
-        try:
-            grew = os.stat(path).st_size != empty
-        finally:
-            os.unlink(probe)
-        if grew and os.stat(path).st_size == empty:
-            return empty
-    except OSError:
-        pass
-    return None
-
-
-def _fast_kit(scratch):
-    """What a fast-mode worker starts from: the snapshot its tests are reset to, the
-    leftover counters and the scratch directory's empty size. A submission's runner prepares
-    it while it waits for its turn (``prepare_fast``); it is made here when that one no longer
-    matches (a job that warmed more modules, a scratch directory not yet probed)."""
-    if not _fast_kit_matches(scratch):
-        return prepare_fast(scratch)
-    return _STATE["fast_kit"]
-
-
-def _fast_kit_matches(scratch):
-    kit = _STATE.get("fast_kit")
-    return kit is not None and kit["scratch"] == scratch and kit["modules"] == sys.modules.keys()
-
-
-def prepare_fast(scratch):
-    """Make (and keep) the fast mode's kit for this process and scratch directory: taken in
-    the runner, it is the worker's own state right after the fork."""
-    _clean_scratch(scratch)
-    counters = _STATE.get("counters")
-    if counters is None:
-        counters = _STATE["counters"] = _descriptor_counter()
-    kit = {
-        "scratch": scratch,
-        "scratch_empty": _tmpfs_empty_size(scratch),
-        "counters": counters,
-        "snapshot": _Snapshot(scratch),
-        "modules": set(sys.modules),
-    }
-    _STATE["fast_kit"] = kit
-    return kit
-
-
-# Tests queued to one worker at once, and inputs the runner reads ahead from the host.
-MAX_INFLIGHT = 64
-# With at least this many tests queued and fewer replies than that at hand, the runner naps
-# BATCH_WAIT_S before it looks again (the worker has work for longer than that).
-BATCH_WAIT_DEPTH = 16
-BATCH_WAIT_S = 0.0005
-MAX_AHEAD = 256
-MAX_AHEAD_BYTES = 8 << 20
-
-
 class FastWorker:
-    """The runner's side of fast mode: queues the tests to a worker, relays its replies to the
-    host in order, enforces each test's wall clock, and replaces the worker when a test kills,
-    hangs or taints it (the tests queued behind that one go to the new worker)."""
+    """The runner's side of one worker: hands it a test at a time, enforces the wall clock."""
 
     def __init__(self, job, compiled, seccomp, scratch):
         self.job, self.compiled, self.seccomp, self.scratch = job, compiled, seccomp, scratch
         self.pid = None
-        self.function = job["harness"] == "function"
-        self.stdio = job["harness"] == "stdio"
-        self.cap = int(job["max_output_bytes"])
-        self.limit = float(job["time_s"])
-        # stdio inputs up to this size travel in the command; larger ones via the stdin memfd.
-        self.pipe_input_bytes = min(PIPE_INPUT_BYTES, self.cap)
-        # Whether a test left a process the worker cannot see (one that escaped its subreaper):
-        # the PID namespace's last allocated PID moves only when something forks (one pread),
-        # and only then are PID 1's children listed.
-        try:
-            self.last_pid_fd = os.open("/proc/sys/kernel/ns_last_pid", os.O_RDONLY)
-        except OSError:
-            self.last_pid_fd = None
-        self.last_pid = None
-        self.kit = _fast_kit(scratch)
-        self.scratch_empty = self.kit["scratch_empty"]
-
-    def _ns_last_pid(self):
-        if self.last_pid_fd is None:
-            return None
-        try:
-            return os.pread(self.last_pid_fd, 32, 0)
-        except OSError:
-            return None
-
-    @staticmethod
-    def _spawn(job, compiled, seccomp, kit):
-        """Fork a worker: (pid, its memfds, command pipe's write end, reply pipe's read end)."""
-        fds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("result")]
-        cmd_r, cmd_w = os.pipe()
-        try:
-            # A larger command pipe (the most an unprivileged process may ask): more queued
-            # tests, and large inputs in fewer round trips. (fcntl is imported with this module:
-            # imported here, it would enter sys.modules after the fast-mode kit was taken, and
-            # the kit would never match again, see serve_job.)
-            fcntl.fcntl(cmd_w, 1031, 1 << 20)  # F_SETPIPE_SZ
-        except OSError:
-            pass
-        reply_r, reply_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(cmd_w)
-            os.close(reply_r)
-            _fast_worker_main(job, compiled, (*fds, cmd_r, reply_w), seccomp, kit)
-        os.close(cmd_r)
-        os.close(reply_w)
-        return pid, fds, cmd_w, reply_r
-
-    @classmethod
-    def prefork(cls, seccomp, kit):
-        """Fork the next submission's worker before its job exists (its runner does this while
-        it waits for its turn): the fork and the worker's set-up are then off the job's path.
-        The first worker of a fast-mode job is this one; any other job discards it."""
-        _STATE["preforked"] = cls._spawn(None, None, seccomp, kit)
-
-    @staticmethod
-    def discard_prefork():
-        preforked = _STATE.pop("preforked", None)
-        if preforked is not None:
-            pid, fds, cmd_w, reply_r = preforked
-            for fd in (*fds, cmd_w, reply_r):
-                _ignore(os.close, fd)
-            _ignore(os.kill, pid, signal.SIGKILL)
-            _ignore(os.waitpid, pid, 0)
-
-    @staticmethod
-    def _take_prefork():
-        """The worker forked ahead for this submission, if it is still waiting for its job. It
-        waited while the submission before ran in the same cgroups, where the kernel may have
-        killed it (it is a preferred OOM victim, as every test process is): handed the job
-        anyway, its death would be charged to this submission's first test."""
-        preforked = _STATE.get("preforked")
-        if preforked is None or preforked[0] <= 0:
-            _STATE.pop("preforked", None)
-            return None
-        try:
-            alive = os.waitpid(preforked[0], os.WNOHANG)[0] == 0
-        except ChildProcessError:
-            alive = False
-        if not alive:
-            FastWorker.discard_prefork()
-            return None
-        return _STATE.pop("preforked")
 
     def _start(self):
-        preforked = self._take_prefork()
-        if preforked is not None:
-            import marshal
-
-            self.pid, self.fds, self.cmd_w, self.reply_r = preforked
-            job, code = json.dumps(self.job).encode(), marshal.dumps(self.compiled)
-            header = _U32.pack(len(job)) + job + _U32.pack(len(code)) + code
-        else:
-            self.pid, self.fds, self.cmd_w, self.reply_r = self._spawn(
-                self.job, self.compiled, self.seccomp, self.kit
+        self.fds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("result")]
+        cmd_r, self.cmd_w = os.pipe()
+        self.reply_r, reply_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(self.cmd_w)
+            os.close(self.reply_r)
+            _fast_worker_main(
+                self.job, self.compiled, (*self.fds, cmd_r, reply_w), self.seccomp, self.scratch
             )
-            header = b""
-        os.set_blocking(self.reply_r, False)
-        os.set_blocking(self.cmd_w, False)
-        self.pidfd = os.pidfd_open(self.pid)
+        os.close(cmd_r)
+        os.close(reply_w)
+        self.pid = pid
+        self.pidfd = os.pidfd_open(pid)
         self.cpu_before = 0.0
-        self.replies = bytearray()
-        self.commands = bytearray(header)
-        self.last_pid = self._ns_last_pid()
 
-    def _retire(self):
-        """Stop the worker and everything in the namespace but the runner; reap it all.
-        Returns the worker's (wait status, rusage)."""
+    def _retire(self, kill_all):
+        """Stop the worker and everything in the namespace but the runner; reap it all."""
         if self.pid is None:
-            return 0, None
+            return None
         _ignore(os.close, self.cmd_w)
         _ignore(os.killpg, self.pid, signal.SIGKILL)
         _ignore(os.kill, self.pid, signal.SIGKILL)
@@ -1413,241 +880,105 @@ class FastWorker:
             _, status, usage = os.wait4(self.pid, 0)
         except ChildProcessError:
             status, usage = 0, None
-        _reap_everything(True, self.pid)
+        if kill_all:
+            _reap_everything(True, self.pid)
         for fd in (*self.fds, self.reply_r, self.pidfd):
             _ignore(os.close, fd)
         self.pid = None
-        if self.scratch_empty is None or os.stat(self.scratch).st_size != self.scratch_empty:
-            _clean_scratch(self.scratch)
         return status, usage
 
     def close(self):
-        self._retire()
-        if self.last_pid_fd is not None:
-            _ignore(os.close, self.last_pid_fd)
-            self.last_pid_fd = None
+        self._retire(True)
 
-    def _escaped(self):
-        """A process besides the worker that the runner (PID 1) adopted: something a test
-        started outside the worker's reach."""
-        now = self._ns_last_pid()
-        if now is not None and now == self.last_pid:
-            return False  # nothing was forked since the last look
-        self.last_pid = now
+    def _others_alive(self):
+        """Processes in the namespace besides the runner (1) and the worker."""
         mine = str(self.pid)
-        try:
-            with open("/proc/1/task/1/children", "rb") as fh:
-                return any(pid != mine.encode() for pid in fh.read().split())
-        except OSError:
-            return any(n.isdigit() and n != "1" and n != mine for n in os.listdir("/proc"))
+        return any(n.isdigit() and n != "1" and n != mine for n in os.listdir("/proc"))
 
-    def _fill_stdin(self, data):
-        """Put a test's input into the worker's stdin memfd (the worker is idle)."""
-        fd = self.fds[0]
-        os.ftruncate(fd, 0)
-        offset = 0
-        while offset < len(data):
-            offset += os.pwrite(fd, data[offset:], offset)
-        os.lseek(fd, 0, os.SEEK_SET)
-
-    def _flush_commands(self):
+    def run(self, test_input):
+        if self.pid is None:
+            self._start()
+        stdio = self.job["harness"] == "stdio"
+        for fd in self.fds:
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+        if stdio and test_input:
+            data = test_input.encode()
+            while data:
+                data = data[os.write(self.fds[0], data) :]
+            os.lseek(self.fds[0], 0, os.SEEK_SET)
+        started = time.monotonic()
         try:
-            while self.commands:
-                del self.commands[: os.write(self.cmd_w, self.commands)]
-        except (BlockingIOError, InterruptedError):
-            pass
+            _send(self.cmd_w, {} if stdio else {"input": test_input})
         except OSError:
-            self.commands.clear()  # the worker is gone: its exit is read from the pidfd
-
-    def _read_replies(self):
-        """Every complete reply the worker has written: (header fields, payload) each, or
-        None in place of one that is not a reply the worker's loop writes."""
-        try:
-            while True:
-                chunk = os.read(self.reply_r, 1 << 20)
-                if not chunk:
-                    break
-                self.replies += chunk
-        except (BlockingIOError, InterruptedError):
-            pass
-        except OSError:
-            pass
-        found = []
-        while len(self.replies) >= REPLY.size:
-            fields = REPLY.unpack_from(self.replies)
-            result_len, out_len, err_len = fields[:3]
-            if result_len > self.cap + 1 or out_len > self.cap or err_len > STDERR_KEEP * 4:
-                found.append(None)
-                self.replies.clear()
+            pass  # the worker is gone: its exit status is read below
+        deadline = started + float(self.job["time_s"])
+        poller = select.poll()
+        poller.register(self.reply_r, select.POLLIN)
+        poller.register(self.pidfd, select.POLLIN)
+        reply = None
+        timed_out = False
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
                 break
-            end = REPLY.size + result_len + out_len + err_len
-            if len(self.replies) < end:
+            events = dict(poller.poll(max(1, int(remaining * 1000) + 1)))
+            if self.reply_r in events:
+                try:
+                    reply = _recv(self.reply_r)
+                except (EOFError, ValueError, OSError):
+                    reply = None
                 break
-            found.append((fields, bytes(self.replies[REPLY.size : end])))
-            del self.replies[:end]
-        return found
-
-    def _memfd_output(self, index, keep):
-        return _read_capped(self.fds[index], keep)
-
-    def _outcome(self, status, stdout, stderr, elapsed_ms, cpu_ms, memory_kb, exit_code, sig):
-        """One row of an ``outcomes`` frame (OUTCOME_FIELDS)."""
-        return [
-            status,
-            stdout.decode("utf-8", "replace"),
-            _clip_stderr(stderr) if stderr else "",
-            round(elapsed_ms, 3),
-            round(cpu_ms, 3),
-            memory_kb,
-            exit_code,
-            sig,
-            exit_code == EXIT_INTERNAL,
-        ]
-
-    def _from_reply(self, fields, payload):
-        """A finished test's outcome; retires the worker when it asked to be replaced."""
-        result_len, out_len, err_len, out_size, err_size, exit_code, cpu_ms = fields[:7]
-        elapsed_ms, memory_kb, retire = fields[7:]
-        self.cpu_before += cpu_ms
-        if retire:
-            # The worker left this test's output in the memfds and exits by itself.
-            stdout, out_size = self._memfd_output(1, self.cap)
-            stderr, err_size = self._memfd_output(2, STDERR_KEEP * 4)
-            self._retire()
+            if self.pidfd in events:
+                break
+        elapsed = time.monotonic() - started
+        cap = int(self.job["max_output_bytes"])
+        stdout, out_size = _read_capped(self.fds[1], cap)
+        stderr, err_size = _read_capped(self.fds[2], STDERR_KEEP * 4)
+        result, _ = _read_capped(self.fds[3], cap)
+        term_signal, memory_kb = 0, None
+        if reply is not None and not timed_out and not reply.get("retire"):
+            exit_code = int(reply.get("exit", EXIT_INTERNAL))
+            cpu_ms = float(reply.get("cpu_ms", 0.0))
+            memory_kb = reply.get("rss")
+            self.cpu_before += cpu_ms
+            if self._others_alive():
+                # Something the test started is still running: it must not meet the next test.
+                self._retire(True)
+            else:
+                _clean_scratch(self.scratch)
         else:
-            stdout = payload[result_len : result_len + out_len]
-            stderr = payload[result_len + out_len :]
-        status = _classify(False, 0, out_size, err_size, self.cap, exit_code, stderr)
-        if self.function:
-            stdout = payload[:result_len]
-        return self._outcome(status, stdout, stderr, elapsed_ms, cpu_ms, memory_kb, exit_code, 0)
-
-    def _from_death(self, timed_out, elapsed_ms):
-        """The outcome of the test the worker was running when it died or was stopped."""
-        stdout, out_size = self._memfd_output(1, self.cap)
-        stderr, err_size = self._memfd_output(2, STDERR_KEEP * 4)
-        status, usage = self._retire()
-        exit_code = os.waitstatus_to_exitcode(status)
-        term_signal = -exit_code if exit_code < 0 else 0
-        # The worker's usage covers every test it ran: this test's share is the rest.
-        total = 0.0 if usage is None else (usage.ru_utime + usage.ru_stime) * 1000
-        cpu_ms = max(0.0, total - self.cpu_before)
-        memory_kb = None if usage is None else usage.ru_maxrss
-        state = _classify(timed_out, term_signal, out_size, err_size, self.cap, exit_code, stderr)
-        if self.function:
-            stdout = b""
-        return self._outcome(
-            state, stdout, stderr, elapsed_ms, cpu_ms, memory_kb, exit_code, term_signal
-        )
-
-    def serve(self, in_fd, out_fd):
-        """Run the submission's tests as the host streams them in (``{"input": str}`` or
-        ``{"inputs": [str, ...]}`` frames); outcomes go back in order, as ``{"i": first index,
-        "outcomes": [row, ...]}`` frames (OUTCOME_FIELDS). The host ends with ``{"end": true}``;
-        ``"stop": true`` abandons the tests not yet reported. With ``stop_on_failure`` in the
-        job, nothing runs after a test whose status is not OK."""
-        pending, inflight = deque(), deque()  # inputs: not yet queued / queued to the worker
-        ahead_bytes = 0
-        ended = stopped = failed = False
-        stop_on_failure = bool(self.job.get("stop_on_failure"))
-        index = 0
-        head_since = 0.0  # when the first queued test started, as far as the runner knows
-        host = select.poll()
-        host.register(in_fd, select.POLLIN)
-        while not (ended and not pending and not inflight):
-            if pending and not failed:
-                if self.pid is None:
-                    self._start()
-                while pending and len(inflight) < MAX_INFLIGHT and len(self.commands) < 1 << 20:
-                    text = pending[0]
-                    data = text.encode()
-                    if self.stdio and len(data) > self.pipe_input_bytes:
-                        # A large input goes into the stdin memfd, written here: the worker
-                        # may not write a file that large (RLIMIT_FSIZE is the output cap), and
-                        # the pipe would charge its transfer to the test's clock. The memfd is
-                        # the worker's only stdin: the tests before it must be done.
-                        if inflight:
-                            break
-                        self._fill_stdin(data)
-                        command = _U32.pack(IN_MEMFD)
-                    else:
-                        command = _U32.pack(len(data)) + data
-                    pending.popleft()
-                    if not inflight:
-                        head_since = time.monotonic()
-                    self.commands += command
-                    inflight.append(text)
-            if self.pid is not None and self.commands:
-                self._flush_commands()  # as much as the pipe takes; the rest when it has room
-            poller = select.poll()
-            room = len(pending) + len(inflight) < MAX_AHEAD and ahead_bytes < MAX_AHEAD_BYTES
-            if not ended and room:
-                poller.register(in_fd, select.POLLIN)
-            if self.pid is not None:
-                poller.register(self.reply_r, select.POLLIN)
-                poller.register(self.pidfd, select.POLLIN)
-                if self.commands:
-                    poller.register(self.cmd_w, select.POLLOUT)
-            timeout = None
-            if inflight and self.pid is not None:
-                timeout = max(0, int((head_since + self.limit - time.monotonic()) * 1000) + 1)
-            ready = {fd for fd, _ in poller.poll(timeout)}
-            rows = []
-            # Every frame the host has already written (one poll each), up to the read-ahead.
-            while in_fd in ready and not ended:
-                frame = _recv(in_fd)
-                if frame.get("end"):
-                    ended, stopped = True, bool(frame.get("stop"))
-                elif not failed:
-                    texts = frame["inputs"] if "inputs" in frame else [frame["input"]]
-                    pending.extend(texts)
-                    ahead_bytes += sum(map(len, texts))
-                if len(pending) + len(inflight) >= MAX_AHEAD or ahead_bytes >= MAX_AHEAD_BYTES:
-                    break
-                ready = ready if host.poll(0) else ready - {in_fd}
-            if stopped:
-                break
-            if self.pid is not None and (self.reply_r in ready or self.pidfd in ready):
-                for reply in self._read_replies():
-                    if reply is None:
-                        rows.append(self._from_death(False, 0.0))
-                    else:
-                        rows.append(self._from_reply(*reply))
-                    ahead_bytes -= len(inflight.popleft())
-                    head_since = time.monotonic()
-                    if self.pid is None or not inflight:
-                        break
-                if self.pid is not None and self.pidfd in ready and inflight:
-                    # It died inside the first queued test (crash, os._exit, CPU or memory).
-                    elapsed = (time.monotonic() - head_since) * 1000
-                    rows.append(self._from_death(False, elapsed))
-                    ahead_bytes -= len(inflight.popleft())
-                if rows and self.pid is not None and self._escaped():
-                    self._retire()
-            if inflight and self.pid is not None and time.monotonic() >= head_since + self.limit:
-                rows.append(self._from_death(True, (time.monotonic() - head_since) * 1000))
-                ahead_bytes -= len(inflight.popleft())
-            if self.pid is None and inflight:
-                # The worker is gone: the tests queued behind go to a fresh one.
-                pending.extendleft(reversed(inflight))
-                inflight.clear()
-            if stop_on_failure:
-                for number, row in enumerate(rows):
-                    if row[0] != "OK":
-                        del rows[number + 1 :]
-                        failed = True
-                        self._retire()
-                        pending.clear()
-                        inflight.clear()
-                        ahead_bytes = 0
-                        break
-            if rows:
-                _send(out_fd, {"i": index, "outcomes": rows})
-                index += len(rows)
-            if len(inflight) >= BATCH_WAIT_DEPTH and len(rows) < BATCH_WAIT_DEPTH:
-                # A deep queue of quick tests: let replies pile up for a moment rather than
-                # wake for every few (each wake-up costs the runner more than a reply does).
-                time.sleep(BATCH_WAIT_S)
+            if reply is not None and not timed_out:
+                # The worker finished this test but asked to be replaced (a thread left behind,
+                # memory exhausted); it exits by itself.
+                exit_code = int(reply.get("exit", EXIT_INTERNAL))
+                cpu_ms = float(reply.get("cpu_ms", 0.0))
+                memory_kb = reply.get("rss")
+                self._retire(True)
+            else:
+                status, usage = self._retire(True) or (0, None)
+                exit_code = os.waitstatus_to_exitcode(status)
+                term_signal = -exit_code if exit_code < 0 else 0
+                # The worker's usage covers every test it ran: this test's share is the rest.
+                total = 0.0 if usage is None else (usage.ru_utime + usage.ru_stime) * 1000
+                cpu_ms = max(0.0, total - self.cpu_before)
+                memory_kb = None if usage is None else usage.ru_maxrss
+            _clean_scratch(self.scratch)
+        state = _classify(timed_out, term_signal, out_size, err_size, cap, exit_code, stderr)
+        return {
+            "status": state,
+            "stdout": (
+                result if not stdio and self.job["harness"] == "function" else stdout
+            ).decode("utf-8", "replace"),
+            "stderr": _clip_stderr(stderr),
+            "time_ms": round(elapsed * 1000, 3),
+            "cpu_ms": round(cpu_ms, 3),
+            "memory_kb": memory_kb,
+            "exit_code": exit_code,
+            "signal": term_signal,
+            "internal": exit_code == EXIT_INTERNAL,
+        }
 
 
 def _prepare(libc):
@@ -1656,38 +987,28 @@ def _prepare(libc):
     if libc is None:
         return None
     libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE=0: children may not ptrace or read our memory
-    if "seccomp" not in _STATE:
-        # Built once per factory (see factory()); each submission's runner inherits it.
-        program = seccomp_program()
-        try:
-            _STATE["seccomp"] = None if program is None else prepare_seccomp(libc, program)
-        except Exception:
-            _STATE["seccomp"] = None
-    return _STATE["seccomp"]
-
-
-def warm():
-    """Import the modules tests commonly use and run LiveCodeBench's prelude once."""
-    for name in WARM_MODULES:
-        try:
-            __import__(name)
-        except ImportError:
-            pass
-    limit = sys.getrecursionlimit()
-    _prelude_namespace("__main__")
-    sys.setrecursionlimit(limit)  # the prelude's limit is for the tests that run it
+    program = seccomp_program()
+    if program is None:
+        return None
+    try:
+        return prepare_seccomp(libc, program)
+    except Exception:
+        return None
 
 
 def serve_job(in_fd, out_fd, seccomp, is_pid1):
-    """Judge ONE submission: read its job, compile once, run its tests (a fork each, or the
-    fast mode's worker), then report done. Returns the mode its tests ran in."""
+    """Judge ONE submission: read its job, compile once, fork per test, then report done."""
     job = _recv(in_fd)
     # Warming pays off only when several tests share it; for one test the child imports what
-    # it needs itself, and nothing more. (A factory warms itself after its first submission.)
+    # it needs itself, and nothing more.
     if job.get("warm"):
-        warm()
-    if not (job.get("isolation") == "fast" and is_pid1 and _fast_kit_matches(os.getcwd())):
-        FastWorker.discard_prefork()
+        for name in WARM_MODULES:
+            try:
+                __import__(name)
+            except ImportError:
+                pass
+        if job["harness"] != "assert":
+            _prelude_namespace("__main__")
     scratch = os.getcwd()
     try:
         compiled = compile(job["code"], "<solution>", "exec", dont_inherit=True)
@@ -1695,36 +1016,34 @@ def serve_job(in_fd, out_fd, seccomp, is_pid1):
         import traceback
 
         message = "".join(traceback.format_exception_only(type(exc), exc))
-        FastWorker.discard_prefork()
         _send(out_fd, {"ce": message[-4000:]})
         while not _recv(in_fd).get("end"):
             pass
         _send(out_fd, {"done": True})
-        return "none"
+        return
     _send(out_fd, {"compiled": True})
     # Fast mode needs to be PID 1 of its namespace: only then can the runner see (and kill)
     # everything a test left running without scanning the host's /proc.
-    if job.get("isolation") == "fast" and is_pid1:
-        worker = FastWorker(job, compiled, seccomp, scratch)
-        try:
-            worker.serve(in_fd, out_fd)
-            # The host may go on now: the worker and anything left in this submission's
-            # namespaces are gone at the latest when this runner (their PID 1) exits.
-            _send(out_fd, {"done": True})
-        finally:
-            worker.close()
-        return "fast"
+    worker = FastWorker(job, compiled, seccomp, scratch) if job.get("isolation") == "fast" else None
+    if worker is not None and not is_pid1:
+        worker = None
     index = 0
-    while True:
-        frame = _recv(in_fd)
-        if frame.get("end"):
-            break
-        outcome = run_one(job, compiled, frame["input"], seccomp, is_pid1, scratch)
-        outcome["i"] = index
-        _send(out_fd, outcome)
-        index += 1
+    try:
+        while True:
+            frame = _recv(in_fd)
+            if frame.get("end"):
+                break
+            if worker is not None:
+                outcome = worker.run(frame["input"])
+            else:
+                outcome = run_one(job, compiled, frame["input"], seccomp, is_pid1, scratch)
+            outcome["i"] = index
+            _send(out_fd, outcome)
+            index += 1
+    finally:
+        if worker is not None:
+            worker.close()
     _send(out_fd, {"done": True})
-    return "fork"
 
 
 # --- factory mode (bwrap): a fresh set of namespaces per submission ---------------------------
@@ -1782,25 +1101,16 @@ def _fresh_mounts_and_drop_privileges(libc):
     for cap in range(64):
         libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP (EINVAL past the last cap: ignored)
     libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL
-    header, data = _capset_empty()
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [(n, ctypes.c_uint32) for n in ("effective", "permitted", "inheritable")]
+
+    header, data = Header(0x20080522, 0), (Data * 2)()
     _check(libc, libc.capset(ctypes.byref(header), ctypes.byref(data)), "capset")
     _check(libc, libc.prctl(38, 1, 0, 0, 0), "no_new_privs")
-
-
-def _capset_empty():
-    """capset's arguments for "no capabilities", made once per factory (defining ctypes
-    structures in every submission's runner costs it more than the rest of its set-up)."""
-    if "capset" not in _STATE:
-        import ctypes
-
-        class Header(ctypes.Structure):
-            _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-        class Data(ctypes.Structure):
-            _fields_ = [(n, ctypes.c_uint32) for n in ("effective", "permitted", "inheritable")]
-
-        _STATE["capset"] = (Header(0x20080522, 0), (Data * 2)())
-    return _STATE["capset"]
 
 
 class _Prepared:
@@ -1809,7 +1119,7 @@ class _Prepared:
     /tmp, /dev/shm and /proc, drops every privilege, then waits for its turn on the job
     stream. ``close_in_child``: descriptors of other submissions it must not hold."""
 
-    def __init__(self, libc, in_fd, out_fd, close_in_child, fast=False):
+    def __init__(self, libc, in_fd, out_fd, close_in_child):
         turn_r, self.turn_w = os.pipe()
         self.finished_r, finished_w = os.pipe()
         self.middle = os.fork()
@@ -1817,31 +1127,19 @@ class _Prepared:
             for fd in (*close_in_child, self.turn_w, self.finished_r):
                 _ignore(os.close, fd)
             try:
-                _name_process(b"bf-middle")
                 _enter_fresh_namespaces(libc)
                 submission = os.fork()
                 if submission == 0:
                     try:
-                        _name_process(b"bf-runner")
                         _fresh_mounts_and_drop_privileges(libc)
                         seccomp = _prepare(libc)
-                        fast = fast and "layer" in _PRELUDE_CACHE
-                        if fast:
-                            # The fast mode's snapshot, while the submission before runs.
-                            kit = prepare_fast(os.getcwd())
-                        # Objects made so far stay out of the cyclic collector's reach in the
-                        # processes forked from here: its passes would otherwise write to (and
-                        # so copy) every page they live on.
-                        __import__("gc").freeze()
-                        if fast:
-                            FastWorker.prefork(seccomp, kit)
                         if not os.read(turn_r, 1):  # the factory stopped before our turn
                             os._exit(EXIT_HOST_GONE)
                         os.close(turn_r)
-                        mode = serve_job(in_fd, out_fd, seccomp, True)
+                        serve_job(in_fd, out_fd, seccomp, True)
                         # The stream is free for the next submission; our namespaces are torn
-                        # down after this, while it runs. "f": this one ran in fast mode.
-                        os.write(finished_w, b"f" if mode == "fast" else b"x")
+                        # down after this, while it runs.
+                        os.write(finished_w, b"x")
                         os._exit(0)
                     except EOFError:
                         os._exit(EXIT_HOST_GONE)
@@ -1867,11 +1165,10 @@ class _Prepared:
         self.turn_w = None
 
     def wait_finished(self):
-        """b"f" (fast mode) or b"x" when the submission released the job stream after a
-        complete job; b"" when it did not."""
+        """True when the submission released the job stream after a complete job."""
         while True:
             try:
-                return os.read(self.finished_r, 1)
+                return os.read(self.finished_r, 1) == b"x"
             except InterruptedError:
                 continue
 
@@ -1895,40 +1192,20 @@ def factory(in_fd, out_fd, libc):
     loaded host) both happen while a submission runs, not between two."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     libc.prctl(4, 0, 0, 0, 0)
-    _name_process(b"bf-factory")
     _send(out_fd, {"ready": True, "pid1": True, "seccomp": seccomp_program() is not None})
     # Fork nothing before the host has moved us into the sandbox's cgroups: a process forked
     # earlier would stay outside them (its limits and accounting).
-    go = _recv(in_fd)
-    if not go.get("go"):
+    if not _recv(in_fd).get("go"):
         return
-    # Every test process sets its limits with resource: imported once here, as are the
-    # seccomp filter and capset's arguments every submission's runner uses.
-    import resource  # noqa: F401
-
-    _prepare(libc)
-    _capset_empty()
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
+    # Modules every submission's runner and test processes use, imported once here: each
+    # forked submission would otherwise import them again (~5-20 ms on a loaded host).
+    for name in ("resource", "shutil", "traceback"):
+        __import__(name)
     current = _Prepared(libc, in_fd, out_fd, ())
     current.start()
-    if go.get("warm", True):
-        # While the first submission runs (and only for a factory that will serve more than
-        # one, see BwrapBackend.warm_factories): what the test processes import to report an
-        # error, the modules and the prelude every submission with several tests needs, and
-        # the fast mode's kernel check, once here instead of once per submission.
-        try:
-            __import__("traceback")
-            warm()
-            _STATE["counters"] = _descriptor_counter()
-        except Exception:
-            pass
-        __import__("gc").freeze()
-    fast = False  # whether the last submission ran in fast mode: workloads tend to repeat
     while True:
-        upcoming = _Prepared(libc, in_fd, out_fd, current.fds(), fast)
-        finished = current.wait_finished()
-        if not finished:
+        upcoming = _Prepared(libc, in_fd, out_fd, current.fds())
+        if not current.wait_finished():
             code = current.reap()
             upcoming.reap()  # its turn never comes: it sees EOF and exits
             if code != EXIT_HOST_GONE:
@@ -1937,7 +1214,6 @@ def factory(in_fd, out_fd, libc):
                 _send(out_fd, {"lost": code or EXIT_INTERNAL})
             return
         upcoming.start()
-        fast = finished == b"f"
         # The namespace's PID 1 is gone, so every process of that submission is too.
         current.reap()
         current = upcoming

@@ -18,12 +18,13 @@ calls one after the other on its own connection.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from django.conf import settings
-from django.db import close_old_connections, connection, connections
+from django.db import DatabaseError, close_old_connections, connection, connections
 
 T = TypeVar("T")
 
@@ -86,8 +87,8 @@ def fan_out(
 
 
 def _run_in_threads(jobs, outcomes: list, threads: int) -> None:
-    """``threads`` threads take the jobs in input order; each opens at most one database
-    connection for all the jobs it runs and closes it when the queue is empty."""
+    """``threads`` threads take the jobs in input order; each keeps one database connection for
+    the jobs it runs (a new one after a job saw it fail) and closes it when the queue is empty."""
     pending = iter(range(len(jobs)))
     lock = threading.Lock()
 
@@ -102,6 +103,7 @@ def _run_in_threads(jobs, outcomes: list, threads: int) -> None:
                     outcomes[i] = jobs[i]()
                 except BaseException as exc:  # handed to the caller, as a Future would
                     outcomes[i] = exc
+                _drop_broken_connections()
         finally:
             connections.close_all()
 
@@ -110,6 +112,15 @@ def _run_in_threads(jobs, outcomes: list, threads: int) -> None:
         thread.start()
     for thread in pool:
         thread.join()
+
+
+def _drop_broken_connections() -> None:
+    """A connection a job saw fail (the database restarted, the link was cut) is closed, so the
+    thread's next job opens a fresh one instead of failing on the dead one."""
+    for conn in connections.all(initialized_only=True):
+        if conn.connection is not None and conn.errors_occurred:
+            with contextlib.suppress(DatabaseError):
+                conn.close()
 
 
 def parallel(jobs: Sequence[Callable[[], object]], width: int) -> None:

@@ -16,8 +16,8 @@ never duplicates anything.
 One action asks its independent model calls side by side (``evolution.llm.fanout``: at most
 ``ENGINE_FANOUT_THREADS`` at once, and no more than the endpoints' concurrency limits): the
 seeds still to extract, the round's categories still to evolve, and, for the tasks, a group of
-consecutive tasks as wide as the generator endpoint takes (``Ctx.task_group``) passes each stage
-together, so stage 1, stage 2, the test calls and every candidate of the group go out in one
+consecutive tasks that fills a few waves of generator calls (``Ctx.task_group``) passes each
+stage together, so stage 1, stage 2, the test calls and every candidate of the group go out in one
 step. Answers are applied in task order, never in the order they arrive, so a run with any
 fan-out decides what a run asking one call at a time decides (``ENGINE_FANOUT_THREADS=1`` is
 that run).

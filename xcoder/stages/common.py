@@ -58,11 +58,13 @@ class Ctx:
 
     def task_group(self, index: int) -> range:
         """The tasks that advance together with task ``index``: consecutive indices, as many as
-        the generator endpoint takes calls at once, so each task stage asks its calls for the
-        whole group side by side. A width of 1 is one task at a time."""
+        fill a step's waves of calls to the generator endpoint (``fanout.step_calls``), so each
+        task stage asks its calls for the whole group side by side. A fan-out of 1 is one task
+        at a time."""
         width = self.generator_width()
-        start = index - index % width
-        return range(start, min(start + width, self.settings.num_tasks))
+        size = 1 if width == 1 else fanout.step_calls(width)
+        start = index - index % size
+        return range(start, min(start + size, self.settings.num_tasks))
 
 
 def group_tasks(ctx: Ctx, action: Action, status: str) -> list[SynthTask]:

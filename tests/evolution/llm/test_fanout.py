@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 
 from evolution.llm import LLMClient, LLMError, fanout
 from evolution.models import LLMCall
@@ -117,3 +117,20 @@ def test_inside_a_transaction_the_calls_run_in_order_on_the_callers_connection(f
         fanout.fan_out([job, job, job], 4)
     assert threads == {threading.get_ident()}
     assert fake.max_in_flight == 1
+
+
+def test_a_job_whose_connection_died_leaves_the_next_job_of_its_thread_a_fresh_one():
+    # The database cut a thread's connection (a restart, a proxy): the job fails, the next job
+    # the same thread takes opens a new connection instead of failing on the dead one.
+    def cut():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+
+    def query():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            return cursor.fetchone()[0]
+
+    outcomes = fanout.fan_out([cut, cut, *[query] * 6], 2, return_exceptions=True)
+    assert all(isinstance(o, DatabaseError) for o in outcomes[:2]), outcomes[:2]
+    assert outcomes[2:] == [1] * 6

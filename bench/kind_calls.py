@@ -48,7 +48,6 @@ def _endpoint(base_url: str, name: str, width: int):
 
 
 def xcoder_world(base_url: str, width: int, quick: bool):
-    from evolution.llm import fanout
     from evolution.models import Problem, ProblemSet
     from evolution.services.campaigns import campaign_launch
     from xcoder import services
@@ -73,7 +72,7 @@ def xcoder_world(base_url: str, width: int, quick: bool):
         generator_endpoint=_endpoint(base_url, "generator", width),
         solver_endpoints=[_endpoint(base_url, "solver", width)],
         settings={
-            "num_tasks": fanout.step_calls(width) // (2 if quick else 1),
+            "num_tasks": 16 if quick else 32,
             "candidates_per_endpoint": 8,
             "style_mix": {"codeforces": 100},
             "test_mode": "prompt",

@@ -47,7 +47,7 @@ def width_for(*endpoints) -> int:
 # Calls one step may take, in waves of its width: a step's fixed cost (claiming the stream,
 # loading, working out the next action, releasing) is spread over this many waves, while a step
 # that fails loses at most this many answers.
-STEP_WAVES = 4
+STEP_WAVES = 8
 
 
 def step_calls(width: int) -> int:

@@ -18,14 +18,28 @@ from django.core.management import call_command
 @dataclass(frozen=True)
 class DemoBuild:
     stdout: str
+    # Campaigns per (kind, name) after the demo command ran a second time on the built
+    # database: it must reuse what exists.
+    campaigns_after_rerun: dict
 
 
 @pytest.fixture(scope="module")
 def demo_build(django_db_setup, django_db_blocker):
+    from django.db.models import Count
+
+    from evolution.models import Campaign
+
     with django_db_blocker.unblock():
         out = io.StringIO()
         try:
             call_command("demo", no_serve=True, stdout=out, stderr=io.StringIO())
-            yield DemoBuild(stdout=out.getvalue())
+            # The second run also commits (its leaderboard and campaign threads use their own
+            # connections): it runs here, outside any test transaction, never inside a test.
+            call_command("demo", no_serve=True, stdout=io.StringIO(), stderr=io.StringIO())
+            counts = {
+                (row["kind"], row["name"]): row["n"]
+                for row in Campaign.objects.values("kind", "name").annotate(n=Count("id"))
+            }
+            yield DemoBuild(stdout=out.getvalue(), campaigns_after_rerun=counts)
         finally:
             call_command("flush", interactive=False, verbosity=0)

@@ -118,6 +118,11 @@ UNSUPPORTED_TEMPERATURE = (
     'model. Only the default (1) value is supported.", "type": "invalid_request_error", '
     '"param": "temperature", "code": "unsupported_value"}}'
 )
+# OpenAI's refusal of a prompt too long for the model: about the request's content.
+CONTEXT_TOO_LONG = (
+    '{"error": {"message": "This model\'s maximum context length is 8192 tokens.", '
+    '"type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}'
+)
 
 
 def only_default_temperature(inner: Responder) -> Responder:

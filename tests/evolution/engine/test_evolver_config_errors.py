@@ -13,18 +13,13 @@ from evolution.llm.errors import LLMTransportError
 from evolution.models import Candidate, LLMCall, ProblemSet
 from evolution.models.campaigns import CampaignState
 from evolution.streams import errors
-from tests.support.fake_openai import UNSUPPORTED_TEMPERATURE, Fault, by_model
+from tests.support.fake_openai import CONTEXT_TOO_LONG, UNSUPPORTED_TEMPERATURE, Fault, by_model
 
 from . import lcb_world as w
 from .test_evolver_outage import _advance, _right
 from .test_scenarios import running
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-CONTEXT_TOO_LONG = (
-    '{"error": {"message": "This model\'s maximum context length is 8192 tokens.", '
-    '"type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}'
-)
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from evolution.demo import pack
 from evolution.models import Campaign, Lineage
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch
+from tests.support.fake_openai import CONTEXT_TOO_LONG, Fault
 
 from .conftest import KeyedResponder, build_world
 
@@ -190,8 +191,13 @@ def test_a_failing_test_generator_is_regenerated_with_its_error(fake_server):
 
 
 def test_a_model_endpoint_failure_is_recorded_and_the_candidate_errors(fake_server):
+    """A refusal about the request's content (here the prompt is too long for the model) is
+    the candidate's failure; a refusal of the endpoint's configuration (401, 403, 404, a 400 on
+    a parameter) pauses the campaign instead (test_evolver_config_errors.py)."""
     table = pack.responses()
-    del table[("writer", "seed=demo/sort-numbers;round=1;role=writer")]
+    table[("writer", "seed=demo/sort-numbers;round=1;role=writer")] = Fault.http_status(
+        400, CONTEXT_TOO_LONG
+    )
     fake_server.responder = KeyedResponder(table)
     seed_set, evolver, panel = build_world(fake_server, seeds=("demo/sort-numbers",))
     campaign = running(

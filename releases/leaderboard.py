@@ -283,23 +283,40 @@ def _generate(run: LeaderboardRun, item: ReleaseItem, index: int, earlier=None) 
 def _ask_missing(run: LeaderboardRun, items: dict) -> None:
     """Every sample not answered yet (missing, or an infrastructure error), in up to
     ``INFRA_TRIES`` rounds."""
+    ask_missing_rounds(
+        LeaderboardSample.objects.filter(run=run),
+        unit_field="item",
+        state_field="verdict",
+        units=items.values(),
+        per_unit=run.samples_per_problem,
+        ask=lambda item, i, earlier: _generate(run, item, i, earlier),
+        width=run.endpoint.concurrency_limit,
+    )
+
+
+def ask_missing_rounds(samples, *, unit_field, state_field, units, per_unit, ask, width) -> None:
+    """Ask every sample of ``units`` (``per_unit`` each) that ``samples`` lacks or holds as an
+    infrastructure error (``state_field`` is ``INFRA_ERROR``), side by side on ``width``
+    threads, in up to ``INFRA_TRIES`` rounds; ``ask(unit, index, earlier_sample_or_None)``.
+    The code leaderboard's samples and the question leaderboard's answers both go this way."""
+    units = list(units)
     for _ in range(INFRA_TRIES):
         existing = {
-            (s.item_id, s.sample_index): s
-            for s in LeaderboardSample.objects.filter(run=run).only(
-                "id", "item_id", "sample_index", "verdict", "details"
+            (getattr(s, f"{unit_field}_id"), s.sample_index): s
+            for s in samples.all().only(
+                "id", f"{unit_field}_id", "sample_index", state_field, "details"
             )
         }
         jobs_ = []
-        for item in items.values():
-            for i in range(run.samples_per_problem):
-                earlier = existing.get((item.pk, i))
-                if earlier is not None and earlier.verdict != INFRA_ERROR:
+        for unit in units:
+            for i in range(per_unit):
+                earlier = existing.get((unit.pk, i))
+                if earlier is not None and getattr(earlier, state_field) != INFRA_ERROR:
                     continue
-                jobs_.append(lambda item=item, i=i, x=earlier: _generate(run, item, i, x))
+                jobs_.append(lambda u=unit, i=i, x=earlier: ask(u, i, x))
         if not jobs_:
             return
-        parallel(jobs_, width=run.endpoint.concurrency_limit)
+        parallel(jobs_, width=width)
 
 
 def judge_job(code: str, record: dict, tests: list):

@@ -29,7 +29,13 @@ from evolution.llm import LLMError
 from evolution.sources import ProblemSource, source_for_model
 
 from . import jobs
-from .leaderboard import INFRA_ERROR, INFRA_TRIES, infra_entry, parallel, still_failing
+from .leaderboard import (
+    INFRA_ERROR,
+    ask_missing_rounds,
+    infra_entry,
+    parallel,
+    still_failing,
+)
 from .models import Release, ReleaseQuestion, ReleaseState, RunState
 from .question_models import QuestionRun, QuestionSample
 from .stats import bootstrap_mean
@@ -119,23 +125,15 @@ def _answer(run: QuestionRun, question: ReleaseQuestion, index: int, earlier=Non
 def _ask_missing(run: QuestionRun, questions: list) -> None:
     """Every answer not given yet (missing, or an infrastructure error), in up to
     ``INFRA_TRIES`` rounds."""
-    for _ in range(INFRA_TRIES):
-        existing = {
-            (s.question_id, s.sample_index): s
-            for s in QuestionSample.objects.filter(run=run).only(
-                "id", "question_id", "sample_index", "mode", "details"
-            )
-        }
-        jobs = []
-        for q in questions:
-            for i in range(run.samples_per_question):
-                earlier = existing.get((q.pk, i))
-                if earlier is not None and earlier.mode != INFRA_ERROR:
-                    continue
-                jobs.append(lambda q=q, i=i, x=earlier: _answer(run, q, i, x))
-        if not jobs:
-            return
-        parallel(jobs, width=run.endpoint.concurrency_limit)
+    ask_missing_rounds(
+        QuestionSample.objects.filter(run=run),
+        unit_field="question",
+        state_field="mode",
+        units=questions,
+        per_unit=run.samples_per_question,
+        ask=lambda q, i, earlier: _answer(run, q, i, earlier),
+        width=run.endpoint.concurrency_limit,
+    )
 
 
 def _grade(run: QuestionRun, sample: QuestionSample, judges: list) -> None:

@@ -38,6 +38,7 @@ import signal
 import struct
 import sys
 import time
+from collections import deque
 
 # Exit codes the child uses to tell the runner why it stopped (a solution that fakes one of
 # them only misreports its own failure).
@@ -83,6 +84,18 @@ WARM_MODULES = [
 ]
 
 STDERR_KEEP = 8192
+# The columns of an outcome row in a fast-mode ``outcomes`` frame (service.py reads them).
+OUTCOME_FIELDS = (
+    "status",
+    "stdout",
+    "stderr",
+    "time_ms",
+    "cpu_ms",
+    "memory_kb",
+    "exit_code",
+    "signal",
+    "internal",
+)
 _STATE = {}  # process-wide handles set up once by main()
 
 
@@ -116,12 +129,19 @@ def _recv(fd):
     return json.loads(_read_exact(fd, length))
 
 
-def _send(fd, obj):
+def _frame(obj):
     data = json.dumps(obj).encode()
-    data = struct.pack(">I", len(data)) + data
+    return struct.pack(">I", len(data)) + data
+
+
+def _write_all(fd, data):
     while data:
         written = os.write(fd, data)
         data = data[written:]
+
+
+def _send(fd, obj):
+    _write_all(fd, _frame(obj))
 
 
 def _libc():
@@ -318,6 +338,69 @@ def _fresh_std_streams():
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
 
 
+class _ReusedStreams:
+    """The fast worker's standard streams. Making three text streams and finalizing the last
+    test's three costs a fifth of a trivial test, so a test gets the previous test's objects
+    when it left them exactly as made: still ``sys.stdin``/``stdout``/``stderr`` and their
+    ``__std*__`` twins, open, attached, with the same encoding, errors, buffering and chunk
+    size and no attribute set on them or their buffers; standard input is rewound (its buffers
+    are dropped). Anything else gets new streams."""
+
+    def __init__(self):
+        self.make()
+
+    def make(self):
+        _fresh_std_streams()
+        self.streams = (sys.stdin, sys.stdout, sys.stderr)
+        self.parts = []
+        for stream in self.streams:
+            self.parts.append(stream)
+            self.parts.append(stream.buffer)
+            if hasattr(stream.buffer, "raw"):
+                self.parts.append(stream.buffer.raw)
+        self.dicts = [part.__dict__ for part in self.parts]
+        self.saved = [dict(namespace) for namespace in self.dicts]
+        self.settings = self._settings()
+
+    def _settings(self):
+        return [
+            (s.encoding, s.errors, s.line_buffering, s.write_through, s._CHUNK_SIZE)
+            for s in self.streams
+        ]
+
+    def intact(self):
+        stdin, stdout, stderr = self.streams
+        if not (
+            sys.stdin is stdin
+            and sys.stdout is stdout
+            and sys.stderr is stderr
+            and sys.__stdin__ is stdin
+            and sys.__stdout__ is stdout
+            and sys.__stderr__ is stderr
+        ):
+            return False
+        try:
+            if stdin.closed or stdout.closed or stderr.closed:
+                return False
+            if self._settings() != self.settings:
+                return False
+        except (ValueError, AttributeError):  # detached
+            return False
+        for part, namespace in zip(self.parts, self.dicts, strict=True):
+            if part.__dict__ is not namespace:
+                return False
+        return self.dicts == self.saved
+
+    def next_test(self):
+        if self.intact():
+            try:
+                self.streams[0].seek(0)
+                return
+            except (OSError, ValueError):
+                pass
+        self.make()
+
+
 def _flush():
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -379,17 +462,38 @@ def _classify(timed_out, term_signal, out_size, err_size, cap, exit_code, stderr
     return "RE" if exit_code != 0 else "OK"
 
 
-def _run_child(job, compiled, test_input, result_fd):
-    """Executed in the forked child: returns the process exit code."""
-    harness = job["harness"]
-    _fresh_std_streams()
+def _run_child(job, compiled, test_input, fast=None):
+    """Run one test in this process: returns (exit code, the function harness's JSON-encoded
+    return value or b""). ``fast``: in the fast mode's worker, where the next test follows in
+    the same process, its _ReusedStreams."""
+    if fast is None:
+        _fresh_std_streams()
+    else:
+        fast.next_test()
     sys.argv = ["solution.py", *job.get("argv", [])]
-    if "random" in sys.modules:
+    if not fast and "random" in sys.modules:
         # Forked from one runner, every test would otherwise replay the same random stream.
         sys.modules["random"].seed()
+    namespaces = []
+    try:
+        return _execute(job, compiled, test_input, namespaces)
+    finally:
+        if fast:
+            # The test's globals and the functions in them form reference cycles: emptied here
+            # they are freed at once, instead of by the cyclic collector traversing every
+            # test's ~600 prelude names (a sixth of the per-test cost).
+            for namespace in namespaces:
+                namespace.clear()
+            _flush()
+
+
+def _execute(job, compiled, test_input, namespaces):
+    harness = job["harness"]
+    result = b""
     try:
         if harness == "assert":
             namespace = {"__name__": "__candidate__", "__builtins__": builtins}
+            namespaces.append(namespace)
             exec(compiled, namespace)
             exec(compile(test_input, "<test>", "exec"), namespace)
             entry = job.get("entry_point") or ""
@@ -399,6 +503,7 @@ def _run_child(job, compiled, test_input, result_fd):
                 namespace["check"](namespace[entry])
         elif harness == "function":
             namespace = _prelude_namespace("__solution__")
+            namespaces.append(namespace)
             exec(compiled, namespace)
             entry = job["entry_point"]
             if "class Solution" in job["code"]:
@@ -412,45 +517,46 @@ def _run_child(job, compiled, test_input, result_fd):
                 encoded = json.dumps(value)
             except (TypeError, ValueError):
                 encoded = json.dumps({"__unserializable__": repr(value)[:1000]})
-            os.write(result_fd, encoded.encode())
+            result = encoded.encode()
         else:
             namespace = _prelude_namespace("__main__")
+            namespaces.append(namespace)
             exec(compiled, namespace)
             _join_threads()
     except SystemExit as exc:
         _flush()
         code = exc.code
         if code is None:
-            return 0
+            return 0, result
         if isinstance(code, int):
-            return code & 0xFF
+            return code & 0xFF, result
         print(code, file=sys.stderr)
-        return 1
+        return 1, result
     except AssertionError:
         _flush()
         if harness != "assert":
             _print_exc()
-            return 1
+            return 1, result
         _print_exc()
-        return EXIT_ASSERT
+        return EXIT_ASSERT, result
     except MemoryError:
         _flush()
         try:
             sys.stderr.write("MemoryError\n")
         except Exception:
             pass
-        return EXIT_MEMORY
+        return EXIT_MEMORY, result
     except BaseException:
         _flush()
         try:
             _print_exc()
         except MemoryError:
-            return EXIT_MEMORY
+            return EXIT_MEMORY, result
         except Exception:
             pass
-        return 1
+        return 1, result
     _flush()
-    return 0
+    return 0, result
 
 
 def _prefer_as_oom_victim(libc):
@@ -480,7 +586,12 @@ def _child_main(job, compiled, test_input, fds, seccomp):
         _prefer_as_oom_victim(_STATE.get("libc"))
         if seccomp is not None and not seccomp():
             os._exit(EXIT_INTERNAL)
-        code = _run_child(job, compiled, test_input, 3)
+        code, result = _run_child(job, compiled, test_input)
+        try:
+            while result:
+                result = result[os.write(3, result) :]
+        except OSError:
+            code = 1
     except BaseException:
         code = EXIT_INTERNAL
     os._exit(code)
@@ -671,12 +782,65 @@ FAST_RESET_MODULES = (
     "time",
 )
 
+# Runner <-> worker messages are raw bytes, not JSON (they cost a few microseconds per test).
+# Command: <u32 length><the test's input, UTF-8>. Reply: REPLY (lengths of the result, stdout
+# and stderr that follow, stdout and stderr sizes, exit code, CPU ms, wall ms, peak RSS kB,
+# retire flag), then the function harness's JSON-encoded return value, stdout, stderr.
+_U32 = struct.Struct(">I")
+REPLY = struct.Struct(">IIIQQiddqb")
+
+
+class _DictWatch:
+    """Tells cheaply whether any of some dicts changed since ``mark()``: CPython (3.11-3.13)
+    gives every dict a version tag that changes on each of its mutations; reading those tags
+    costs ~0.1 us per dict where comparing two module dicts costs ~1-2 us. Used only when a
+    self-check at start-up shows the tag behaving so on this interpreter (layout, and a change
+    on mutation); otherwise every check says "maybe changed" and the caller compares."""
+
+    def __init__(self, dicts):
+        self.tags = None
+        try:
+            import ctypes
+
+            def tag(d):
+                return ctypes.c_uint64.from_address(id(d) + 24)
+
+            def used(d):
+                return ctypes.c_ssize_t.from_address(id(d) + 16).value
+
+            probe = {"a": 1}
+            before = tag(probe).value
+            probe["a"] = 2
+            after_set = tag(probe).value
+            del probe["a"]
+            if (
+                sys.implementation.name == "cpython"
+                and sys.version_info[:2] in ((3, 11), (3, 12), (3, 13))
+                and used({"x": 1, "y": 2}) == 2
+                and before != after_set != tag(probe).value
+                and all(used(d) == len(d) for d in dicts)
+            ):
+                self.tags = [tag(d) for d in dicts]
+        except Exception:
+            self.tags = None
+        self.marks = None
+        self.mark()
+
+    def mark(self):
+        if self.tags is not None:
+            self.marks = [t.value for t in self.tags]
+
+    def changed(self):
+        if self.tags is None:
+            return True
+        return [t.value for t in self.tags] != self.marks
+
 
 class _Snapshot:
     """What the worker puts back after every test (taken once, after warming)."""
 
     def __init__(self, scratch):
-        import signal as _signal
+        import _signal
 
         self.scratch = scratch
         self.builtins = dict(builtins.__dict__)
@@ -702,6 +866,9 @@ class _Snapshot:
         self.environ = dict(os.environ)
         self.umask = os.umask(0o022)
         os.umask(self.umask)
+        # The C module's getsignal: the signal module's wrapper converts every answer to an
+        # enum (~1 us per signal).
+        self.getsignal, self.setsignal = _signal.getsignal, _signal.signal
         signals, handlers = [], []
         for sig in _signal.valid_signals():
             try:
@@ -712,38 +879,42 @@ class _Snapshot:
                 signals.append(sig)
                 handlers.append(handler)
         self.signals, self.handlers = signals, handlers
-        self.getsignal = _signal.getsignal
+        self.setitimer = _signal.setitimer
+        self.timers = (_signal.ITIMER_REAL, _signal.ITIMER_VIRTUAL, _signal.ITIMER_PROF)
         self.live_dicts = [live for live, _ in self.module_dicts]
         self.saved_dicts = [saved for _, saved in self.module_dicts]
+        self.watch = _DictWatch([builtins.__dict__, sys.modules, *self.live_dicts])
 
     def restore(self, recursion_limit):
         """Put the process back as it was before the test. Cheap when nothing changed."""
-        import signal as _signal
-
-        _signal.setitimer(_signal.ITIMER_REAL, 0)
-        _signal.setitimer(_signal.ITIMER_VIRTUAL, 0)
-        _signal.setitimer(_signal.ITIMER_PROF, 0)
+        for timer in self.timers:
+            self.setitimer(timer, 0)
         # map() keeps the per-signal loop in C: ~60 signals checked in a few microseconds.
         if list(map(self.getsignal, self.signals)) != self.handlers:
             for sig, handler in zip(self.signals, self.handlers, strict=True):
-                if _signal.getsignal(sig) is not handler:
-                    _ignore(_signal.signal, sig, handler)
+                if self.getsignal(sig) is not handler:
+                    _ignore(self.setsignal, sig, handler)
         sys.settrace(None)
         sys.setprofile(None)
-        if builtins.__dict__ != self.builtins:
-            builtins.__dict__.clear()
-            builtins.__dict__.update(self.builtins)
-        modules = sys.modules
-        if len(modules) != len(self.modules) or modules != self.modules:
-            # Modules a test imported are dropped (the next test imports them afresh, as a
-            # forked test would); modules it replaced or removed are put back.
-            modules.clear()
-            modules.update(self.modules)
-        if any(map(dict.__ne__, self.live_dicts, self.saved_dicts)):
-            for live, saved in self.module_dicts:
-                if live != saved:
-                    live.clear()
-                    live.update(saved)
+        if self.watch.changed():
+            if builtins.__dict__ != self.builtins:
+                builtins.__dict__.clear()
+                builtins.__dict__.update(self.builtins)
+            modules = sys.modules
+            if len(modules) != len(self.modules) or modules != self.modules:
+                # Modules a test imported are dropped (the next test imports them afresh, as a
+                # forked test would); modules it replaced or removed are put back.
+                modules.clear()
+                modules.update(self.modules)
+            if any(map(dict.__ne__, self.live_dicts, self.saved_dicts)):
+                for live, saved in self.module_dicts:
+                    if live != saved:
+                        live.clear()
+                        live.update(saved)
+            self.watch.mark()
+        if getattr(os.environ, "_data", None) != self.environ_data:
+            os.environ.clear()
+            os.environ.update(self.environ)
         for name, value in self.sys_attrs.items():
             setattr(sys, name, value)
         sys.path[:] = self.sys_path
@@ -754,20 +925,69 @@ class _Snapshot:
         sys.setswitchinterval(self.switch_interval)
         if self.int_digits is not None:
             sys.set_int_max_str_digits(self.int_digits)
-        if getattr(os.environ, "_data", None) != self.environ_data:
-            os.environ.clear()
-            os.environ.update(self.environ)
         os.umask(self.umask)
         os.chdir(self.scratch)
 
 
-def _fast_worker_main(job, compiled, fds, seccomp, scratch):
-    """The worker: runs tests on command until the runner closes the command pipe."""
-    stdin_fd, stdout_fd, stderr_fd, result_fd, cmd_fd, reply_fd = fds
+def _leftover_counters():
+    """Two one-system-call counters for the worker's end-of-test check: its threads (the
+    ``/proc/self/task`` directory has 2 + threads links) and its open descriptors (the size of
+    ``/proc/self/fd``, Linux >= 6.2). Each is checked here against a listing while one more
+    thread or descriptor exists; where the kernel does not report it, the directory is listed."""
+    import _thread
+
+    stat, listdir = os.stat, os.listdir
+
+    def listed_threads():
+        return len(listdir("/proc/self/task"))
+
+    def listed_descriptors():
+        return len(listdir("/proc/self/fd")) - 1  # the listing's own descriptor
+
+    def linked_threads():
+        return stat("/proc/self/task").st_nlink - 2
+
+    def sized_descriptors():
+        return stat("/proc/self/fd").st_size
+
+    threads, descriptors = listed_threads, listed_descriptors
+    try:
+        started, release = _thread.allocate_lock(), _thread.allocate_lock()
+        release.acquire()
+
+        def hold():
+            started.release()
+            release.acquire()
+
+        started.acquire()
+        _thread.start_new_thread(hold, ())
+        started.acquire()  # the thread runs
+        if linked_threads() == listed_threads() == 2:
+            threads = linked_threads
+        release.release()
+        for _ in range(100000):
+            if listed_threads() == 1:
+                break
+    except Exception:
+        pass
+    try:
+        extra = os.dup(0)
+        try:
+            if sized_descriptors() == listed_descriptors() and sized_descriptors() > 1:
+                descriptors = sized_descriptors
+        finally:
+            os.close(extra)
+    except OSError:
+        pass
+    return threads, descriptors
+
+
+def _fast_worker_main(job, compiled, fds, seccomp, scratch, scratch_empty):
+    """The worker process: set up like a test child, then run the queued tests."""
     code = EXIT_INTERNAL
     try:
         os.setsid()
-        for target, fd in enumerate((stdin_fd, stdout_fd, stderr_fd, result_fd, cmd_fd, reply_fd)):
+        for target, fd in enumerate(fds):
             os.dup2(fd, target)
         os.closerange(6, 1 << 16)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -775,82 +995,213 @@ def _fast_worker_main(job, compiled, fds, seccomp, scratch):
         _prefer_as_oom_victim(_STATE.get("libc"))
         if seccomp is not None and not seccomp():
             os._exit(EXIT_INTERNAL)
-        import resource
-
-        me = os.getpid()
-        per_test_cpu = int(job["time_s"]) + 1
-        recursion_limit = sys.getrecursionlimit()
-        snapshot = _Snapshot(scratch)
-        # Bound here: a test that replaces these names in their modules cannot reach the loop.
-        recv, send, getrusage, setrlimit = _recv, _send, resource.getrusage, resource.setrlimit
-        rusage_self, rlimit_cpu, listdir = resource.RUSAGE_SELF, resource.RLIMIT_CPU, os.listdir
-        _, cpu_hard = resource.getrlimit(rlimit_cpu)
-        fstat = os.fstat
-        # What descriptors 0-5 are: a test that closes one (``open(0).read()`` closes stdin
-        # when its file object is collected) or replaces it must not break the next test.
-        identities = [(fstat(fd).st_dev, fstat(fd).st_ino) for fd in range(6)]
-
-        def channel_intact():
-            for fd, identity in enumerate(identities):
-                try:
-                    info = fstat(fd)
-                except OSError:
-                    return False
-                if (info.st_dev, info.st_ino) != identity:
-                    return False
-            return True
-
-        while True:
-            try:
-                frame = recv(4)
-            except EOFError:
-                os._exit(0)
-            before = getrusage(rusage_self)
-            used = before.ru_utime + before.ru_stime
-            soft = int(used) + 1 + per_test_cpu
-            if cpu_hard != resource.RLIM_INFINITY:
-                soft = min(soft, cpu_hard)
-            setrlimit(rlimit_cpu, (soft, cpu_hard))
-            exit_code = _run_child(job, compiled, frame.get("input", ""), 3)
-            if os.getpid() != me:
-                os._exit(exit_code)  # a process the test forked finished the test's code
-            after = getrusage(rusage_self)
-            snapshot.restore(recursion_limit)
-            # A thread, an open file (its directory entry is wiped, the open file is not) or
-            # exhausted memory would reach the next test: this worker is then replaced. The
-            # listing itself holds one descriptor >= 6 while it runs.
-            intact = channel_intact()
-            tainted = (
-                not intact
-                or exit_code == EXIT_MEMORY
-                or len(listdir("/proc/self/task")) > 1
-                or sum(1 for fd in listdir("/proc/self/fd") if int(fd) >= 6) > 1
-            )
-            try:
-                send(
-                    5,
-                    {
-                        "exit": exit_code,
-                        "cpu_ms": round((after.ru_utime + after.ru_stime - used) * 1000, 3),
-                        "rss": after.ru_maxrss,
-                        "retire": tainted,
-                    },
-                )
-            except OSError:
-                os._exit(EXIT_CHANNEL)
-            if tainted:
-                os._exit(0)
+        _fast_worker_loop(job, compiled, scratch, scratch_empty)
     except BaseException:
         code = EXIT_INTERNAL
     os._exit(code)
 
 
+def _fast_worker_loop(job, compiled, scratch, scratch_empty):
+    """Run the tests queued on the command pipe (fd 4) one after another, without waiting for
+    the runner between two of them, and reply (fd 5) after each. Ends when the pipe closes, or
+    after a test that leaves something behind (then the runner starts a fresh worker)."""
+    import resource
+
+    libc = _STATE.get("libc")
+    if libc is not None:
+        # Orphans of a test are re-parented to the worker, which then sees every process a
+        # test left behind with one waitpid().
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    me = os.getpid()
+    stdio = job["harness"] == "stdio"
+    per_test_cpu = int(job["time_s"]) + 1
+    cap = int(job["max_output_bytes"])
+    recursion_limit = sys.getrecursionlimit()
+    # Once per worker, not per test: its tests continue one random stream (forked from the
+    # same runner, every worker would otherwise start from the same state).
+    if "random" in sys.modules:
+        sys.modules["random"].seed()
+    snapshot = _Snapshot(scratch)
+    threads, descriptors = _leftover_counters()
+    streams = _ReusedStreams()
+    # Bound here: a test that replaces these names in their modules cannot reach the loop.
+    read, write, fstat, pread, stat = os.read, os.write, os.fstat, os.pread, os.stat
+    ftruncate, lseek, pwrite, waitpid = os.ftruncate, os.lseek, os.pwrite, os.waitpid
+    pack, unpack_from, clock = REPLY.pack, _U32.unpack_from, time.perf_counter
+    getrusage, setrlimit = resource.getrusage, resource.setrlimit
+    rusage_self, rlimit_cpu, no_limit = (
+        resource.RUSAGE_SELF,
+        resource.RLIMIT_CPU,
+        resource.RLIM_INFINITY,
+    )
+    run_child, restore, clean = _run_child, snapshot.restore, _clean_scratch
+    _, cpu_hard = resource.getrlimit(rlimit_cpu)
+    # What descriptors 0-3 are: a test that closes one (``open(0).read()`` closes stdin when
+    # its file object is collected) or replaces it must not break the next test. Descriptors 4
+    # and 5 are the channel: closing or replacing them ends the worker at its next read or
+    # reply (or the runner's clock does).
+    identities = [(fstat(fd).st_dev, fstat(fd).st_ino) for fd in range(4)]
+
+    def children_left():
+        while True:
+            try:
+                pid, _ = waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return False  # none at all
+            except OSError:
+                return True
+            if pid == 0:
+                return True  # one is still running
+            # a zombie, reaped; look again
+
+    def output(fd, size, keep):
+        if not size:
+            return b"", 0
+        data = pread(fd, min(size, keep), 0) if keep else b""
+        ftruncate(fd, 0)
+        lseek(fd, 0, os.SEEK_SET)
+        return data, size
+
+    pending, at = b"", 0  # commands read ahead, and where the next one starts
+    while True:
+        while len(pending) < at + 4 or len(pending) < at + 4 + unpack_from(pending, at)[0]:
+            try:
+                chunk = read(4, 1 << 16)
+            except OSError:
+                os._exit(EXIT_CHANNEL)  # a test closed or replaced the command pipe
+            if not chunk:
+                os._exit(0)  # the runner closed the command pipe: no more tests
+            pending, at = pending[at:] + chunk, 0
+        (length,) = unpack_from(pending, at)
+        test_input = pending[at + 4 : at + 4 + length].decode()
+        at += 4 + length
+        started = clock()
+        if stdio:
+            ftruncate(0, 0)
+            data, offset = test_input.encode(), 0
+            while offset < len(data):
+                offset += pwrite(0, data[offset:], offset)
+            lseek(0, 0, os.SEEK_SET)
+            test_input = ""
+        before = getrusage(rusage_self)
+        used = before.ru_utime + before.ru_stime
+        soft = int(used) + 1 + per_test_cpu
+        if cpu_hard != no_limit:
+            soft = min(soft, cpu_hard)
+        setrlimit(rlimit_cpu, (soft, cpu_hard))
+        exit_code, result = run_child(job, compiled, test_input, streams)
+        if os.getpid() != me:
+            os._exit(exit_code)  # a process the test forked finished the test's code
+        after = getrusage(rusage_self)
+        elapsed = clock() - started
+        restore(recursion_limit)
+        # A thread, a process, an open file (its directory entry is wiped, the open file is
+        # not), exhausted memory or a broken channel would reach the next test: the worker is
+        # then replaced, and the runner reads this test's output from the memfds.
+        try:
+            infos = [fstat(0), fstat(1), fstat(2), fstat(3)]
+            intact = [(i.st_dev, i.st_ino) for i in infos] == identities
+        except OSError:
+            intact = False
+        tainted = (
+            not intact
+            or exit_code == EXIT_MEMORY
+            or descriptors() != 6
+            or threads() > 1
+            or children_left()
+        )
+        out = err = b""
+        out_size = err_size = 0
+        if not tainted:
+            out, out_size = output(1, infos[1].st_size, cap)
+            err, err_size = output(2, infos[2].st_size, STDERR_KEEP * 4)
+            output(3, infos[3].st_size, 0)  # a test wrote to the fork mode's result descriptor
+            if not stdio and infos[0].st_size:
+                ftruncate(0, 0)
+            if scratch_empty is None or stat(scratch).st_size != scratch_empty:
+                clean(scratch)
+        result = result[: cap + 1]
+        try:
+            message = b"".join(
+                (
+                    pack(
+                        len(result),
+                        len(out),
+                        len(err),
+                        out_size,
+                        err_size,
+                        exit_code,
+                        (after.ru_utime + after.ru_stime - used) * 1000,
+                        elapsed * 1000,
+                        after.ru_maxrss,
+                        tainted,
+                    ),
+                    result,
+                    out,
+                    err,
+                )
+            )
+            while message:
+                message = message[write(5, message) :]
+        except OSError:
+            os._exit(EXIT_CHANNEL)
+        if tainted:
+            os._exit(0)
+
+
+def _tmpfs_empty_size(path):
+    """The size an empty ``path`` reports when that size counts its entries (tmpfs: 20 bytes
+    per entry), checked by creating one; None elsewhere (then the directory is listed)."""
+    probe = os.path.join(path, ".bf-probe")
+    try:
+        empty = os.stat(path).st_size
+        os.close(os.open(probe, os.O_CREAT | os.O_WRONLY, 0o600))
+        try:
+            grew = os.stat(path).st_size != empty
+        finally:
+            os.unlink(probe)
+        if grew and os.stat(path).st_size == empty:
+            return empty
+    except OSError:
+        pass
+    return None
+
+
+# Tests queued to one worker at once, and inputs the runner reads ahead from the host.
+MAX_INFLIGHT = 64
+MAX_AHEAD = 256
+MAX_AHEAD_BYTES = 8 << 20
+
+
 class FastWorker:
-    """The runner's side of one worker: hands it a test at a time, enforces the wall clock."""
+    """The runner's side of fast mode: queues the tests to a worker, relays its replies to the
+    host in order, enforces each test's wall clock, and replaces the worker when a test kills,
+    hangs or taints it (the tests queued behind that one go to the new worker)."""
 
     def __init__(self, job, compiled, seccomp, scratch):
         self.job, self.compiled, self.seccomp, self.scratch = job, compiled, seccomp, scratch
         self.pid = None
+        self.function = job["harness"] == "function"
+        self.cap = int(job["max_output_bytes"])
+        self.limit = float(job["time_s"])
+        # Whether a test left a process the worker cannot see (one that escaped its subreaper):
+        # the PID namespace's last allocated PID moves only when something forks (one pread),
+        # and only then are PID 1's children listed.
+        try:
+            self.last_pid_fd = os.open("/proc/sys/kernel/ns_last_pid", os.O_RDONLY)
+        except OSError:
+            self.last_pid_fd = None
+        self.last_pid = None
+        _clean_scratch(scratch)
+        self.scratch_empty = _tmpfs_empty_size(scratch)
+
+    def _ns_last_pid(self):
+        if self.last_pid_fd is None:
+            return None
+        try:
+            return os.pread(self.last_pid_fd, 32, 0)
+        except OSError:
+            return None
 
     def _start(self):
         self.fds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("result")]
@@ -861,18 +1212,29 @@ class FastWorker:
             os.close(self.cmd_w)
             os.close(self.reply_r)
             _fast_worker_main(
-                self.job, self.compiled, (*self.fds, cmd_r, reply_w), self.seccomp, self.scratch
+                self.job,
+                self.compiled,
+                (*self.fds, cmd_r, reply_w),
+                self.seccomp,
+                self.scratch,
+                self.scratch_empty,
             )
         os.close(cmd_r)
         os.close(reply_w)
+        os.set_blocking(self.reply_r, False)
+        os.set_blocking(self.cmd_w, False)
         self.pid = pid
         self.pidfd = os.pidfd_open(pid)
         self.cpu_before = 0.0
+        self.replies = bytearray()
+        self.commands = bytearray()
+        self.last_pid = self._ns_last_pid()
 
-    def _retire(self, kill_all):
-        """Stop the worker and everything in the namespace but the runner; reap it all."""
+    def _retire(self):
+        """Stop the worker and everything in the namespace but the runner; reap it all.
+        Returns the worker's (wait status, rusage)."""
         if self.pid is None:
-            return None
+            return 0, None
         _ignore(os.close, self.cmd_w)
         _ignore(os.killpg, self.pid, signal.SIGKILL)
         _ignore(os.kill, self.pid, signal.SIGKILL)
@@ -880,105 +1242,215 @@ class FastWorker:
             _, status, usage = os.wait4(self.pid, 0)
         except ChildProcessError:
             status, usage = 0, None
-        if kill_all:
-            _reap_everything(True, self.pid)
+        _reap_everything(True, self.pid)
         for fd in (*self.fds, self.reply_r, self.pidfd):
             _ignore(os.close, fd)
         self.pid = None
+        if self.scratch_empty is None or os.stat(self.scratch).st_size != self.scratch_empty:
+            _clean_scratch(self.scratch)
         return status, usage
 
     def close(self):
-        self._retire(True)
+        self._retire()
+        if self.last_pid_fd is not None:
+            _ignore(os.close, self.last_pid_fd)
+            self.last_pid_fd = None
 
-    def _others_alive(self):
-        """Processes in the namespace besides the runner (1) and the worker."""
+    def _escaped(self):
+        """A process besides the worker that the runner (PID 1) adopted: something a test
+        started outside the worker's reach."""
+        now = self._ns_last_pid()
+        if now is not None and now == self.last_pid:
+            return False  # nothing was forked since the last look
+        self.last_pid = now
         mine = str(self.pid)
-        return any(n.isdigit() and n != "1" and n != mine for n in os.listdir("/proc"))
-
-    def run(self, test_input):
-        if self.pid is None:
-            self._start()
-        stdio = self.job["harness"] == "stdio"
-        for fd in self.fds:
-            os.ftruncate(fd, 0)
-            os.lseek(fd, 0, os.SEEK_SET)
-        if stdio and test_input:
-            data = test_input.encode()
-            while data:
-                data = data[os.write(self.fds[0], data) :]
-            os.lseek(self.fds[0], 0, os.SEEK_SET)
-        started = time.monotonic()
         try:
-            _send(self.cmd_w, {} if stdio else {"input": test_input})
+            with open("/proc/1/task/1/children", "rb") as fh:
+                return any(pid != mine.encode() for pid in fh.read().split())
         except OSError:
-            pass  # the worker is gone: its exit status is read below
-        deadline = started + float(self.job["time_s"])
-        poller = select.poll()
-        poller.register(self.reply_r, select.POLLIN)
-        poller.register(self.pidfd, select.POLLIN)
-        reply = None
-        timed_out = False
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                timed_out = True
+            return any(n.isdigit() and n != "1" and n != mine for n in os.listdir("/proc"))
+
+    def _flush_commands(self):
+        try:
+            while self.commands:
+                del self.commands[: os.write(self.cmd_w, self.commands)]
+        except (BlockingIOError, InterruptedError):
+            pass
+        except OSError:
+            self.commands.clear()  # the worker is gone: its exit is read from the pidfd
+
+    def _read_replies(self):
+        """Every complete reply the worker has written: (header fields, payload) each, or
+        None in place of one that is not a reply the worker's loop writes."""
+        try:
+            while True:
+                chunk = os.read(self.reply_r, 1 << 20)
+                if not chunk:
+                    break
+                self.replies += chunk
+        except (BlockingIOError, InterruptedError):
+            pass
+        except OSError:
+            pass
+        found = []
+        while len(self.replies) >= REPLY.size:
+            fields = REPLY.unpack_from(self.replies)
+            result_len, out_len, err_len = fields[:3]
+            if result_len > self.cap + 1 or out_len > self.cap or err_len > STDERR_KEEP * 4:
+                found.append(None)
+                self.replies.clear()
                 break
-            events = dict(poller.poll(max(1, int(remaining * 1000) + 1)))
-            if self.reply_r in events:
-                try:
-                    reply = _recv(self.reply_r)
-                except (EOFError, ValueError, OSError):
-                    reply = None
+            end = REPLY.size + result_len + out_len + err_len
+            if len(self.replies) < end:
                 break
-            if self.pidfd in events:
-                break
-        elapsed = time.monotonic() - started
-        cap = int(self.job["max_output_bytes"])
-        stdout, out_size = _read_capped(self.fds[1], cap)
-        stderr, err_size = _read_capped(self.fds[2], STDERR_KEEP * 4)
-        result, _ = _read_capped(self.fds[3], cap)
-        term_signal, memory_kb = 0, None
-        if reply is not None and not timed_out and not reply.get("retire"):
-            exit_code = int(reply.get("exit", EXIT_INTERNAL))
-            cpu_ms = float(reply.get("cpu_ms", 0.0))
-            memory_kb = reply.get("rss")
-            self.cpu_before += cpu_ms
-            if self._others_alive():
-                # Something the test started is still running: it must not meet the next test.
-                self._retire(True)
-            else:
-                _clean_scratch(self.scratch)
+            found.append((fields, bytes(self.replies[REPLY.size : end])))
+            del self.replies[:end]
+        return found
+
+    def _memfd_output(self, index, keep):
+        return _read_capped(self.fds[index], keep)
+
+    def _outcome(self, status, stdout, stderr, elapsed_ms, cpu_ms, memory_kb, exit_code, sig):
+        """One row of an ``outcomes`` frame (OUTCOME_FIELDS)."""
+        return [
+            status,
+            stdout.decode("utf-8", "replace"),
+            _clip_stderr(stderr) if stderr else "",
+            round(elapsed_ms, 3),
+            round(cpu_ms, 3),
+            memory_kb,
+            exit_code,
+            sig,
+            exit_code == EXIT_INTERNAL,
+        ]
+
+    def _from_reply(self, fields, payload):
+        """A finished test's outcome; retires the worker when it asked to be replaced."""
+        result_len, out_len, err_len, out_size, err_size, exit_code, cpu_ms = fields[:7]
+        elapsed_ms, memory_kb, retire = fields[7:]
+        self.cpu_before += cpu_ms
+        if retire:
+            # The worker left this test's output in the memfds and exits by itself.
+            stdout, out_size = self._memfd_output(1, self.cap)
+            stderr, err_size = self._memfd_output(2, STDERR_KEEP * 4)
+            self._retire()
         else:
-            if reply is not None and not timed_out:
-                # The worker finished this test but asked to be replaced (a thread left behind,
-                # memory exhausted); it exits by itself.
-                exit_code = int(reply.get("exit", EXIT_INTERNAL))
-                cpu_ms = float(reply.get("cpu_ms", 0.0))
-                memory_kb = reply.get("rss")
-                self._retire(True)
-            else:
-                status, usage = self._retire(True) or (0, None)
-                exit_code = os.waitstatus_to_exitcode(status)
-                term_signal = -exit_code if exit_code < 0 else 0
-                # The worker's usage covers every test it ran: this test's share is the rest.
-                total = 0.0 if usage is None else (usage.ru_utime + usage.ru_stime) * 1000
-                cpu_ms = max(0.0, total - self.cpu_before)
-                memory_kb = None if usage is None else usage.ru_maxrss
-            _clean_scratch(self.scratch)
-        state = _classify(timed_out, term_signal, out_size, err_size, cap, exit_code, stderr)
-        return {
-            "status": state,
-            "stdout": (
-                result if not stdio and self.job["harness"] == "function" else stdout
-            ).decode("utf-8", "replace"),
-            "stderr": _clip_stderr(stderr),
-            "time_ms": round(elapsed * 1000, 3),
-            "cpu_ms": round(cpu_ms, 3),
-            "memory_kb": memory_kb,
-            "exit_code": exit_code,
-            "signal": term_signal,
-            "internal": exit_code == EXIT_INTERNAL,
-        }
+            stdout = payload[result_len : result_len + out_len]
+            stderr = payload[result_len + out_len :]
+        status = _classify(False, 0, out_size, err_size, self.cap, exit_code, stderr)
+        if self.function:
+            stdout = payload[:result_len]
+        return self._outcome(status, stdout, stderr, elapsed_ms, cpu_ms, memory_kb, exit_code, 0)
+
+    def _from_death(self, timed_out, elapsed_ms):
+        """The outcome of the test the worker was running when it died or was stopped."""
+        stdout, out_size = self._memfd_output(1, self.cap)
+        stderr, err_size = self._memfd_output(2, STDERR_KEEP * 4)
+        status, usage = self._retire()
+        exit_code = os.waitstatus_to_exitcode(status)
+        term_signal = -exit_code if exit_code < 0 else 0
+        # The worker's usage covers every test it ran: this test's share is the rest.
+        total = 0.0 if usage is None else (usage.ru_utime + usage.ru_stime) * 1000
+        cpu_ms = max(0.0, total - self.cpu_before)
+        memory_kb = None if usage is None else usage.ru_maxrss
+        state = _classify(timed_out, term_signal, out_size, err_size, self.cap, exit_code, stderr)
+        if self.function:
+            stdout = b""
+        return self._outcome(
+            state, stdout, stderr, elapsed_ms, cpu_ms, memory_kb, exit_code, term_signal
+        )
+
+    def serve(self, in_fd, out_fd):
+        """Run the submission's tests as the host streams them in (``{"input": str}`` or
+        ``{"inputs": [str, ...]}`` frames); outcomes go back in order, as ``{"i": first index,
+        "outcomes": [row, ...]}`` frames (OUTCOME_FIELDS). The host ends with ``{"end": true}``;
+        ``"stop": true`` abandons the tests not yet reported. With ``stop_on_failure`` in the
+        job, nothing runs after a test whose status is not OK."""
+        pending, inflight = deque(), deque()  # inputs: not yet queued / queued to the worker
+        ahead_bytes = 0
+        ended = stopped = failed = False
+        stop_on_failure = bool(self.job.get("stop_on_failure"))
+        index = 0
+        head_since = 0.0  # when the first queued test started, as far as the runner knows
+        host = select.poll()
+        host.register(in_fd, select.POLLIN)
+        while not (ended and not pending and not inflight):
+            if pending and not failed:
+                if self.pid is None:
+                    self._start()
+                while pending and len(inflight) < MAX_INFLIGHT and len(self.commands) < 1 << 20:
+                    if not inflight:
+                        head_since = time.monotonic()
+                    text = pending.popleft()
+                    data = text.encode()
+                    self.commands += _U32.pack(len(data)) + data
+                    inflight.append(text)
+                self._flush_commands()
+            poller = select.poll()
+            room = len(pending) + len(inflight) < MAX_AHEAD and ahead_bytes < MAX_AHEAD_BYTES
+            if not ended and room:
+                poller.register(in_fd, select.POLLIN)
+            if self.pid is not None:
+                poller.register(self.reply_r, select.POLLIN)
+                poller.register(self.pidfd, select.POLLIN)
+                if self.commands:
+                    poller.register(self.cmd_w, select.POLLOUT)
+            timeout = None
+            if inflight and self.pid is not None:
+                timeout = max(0, int((head_since + self.limit - time.monotonic()) * 1000) + 1)
+            ready = {fd for fd, _ in poller.poll(timeout)}
+            rows = []
+            # Every frame the host has already written (one poll each), up to the read-ahead.
+            while in_fd in ready and not ended:
+                frame = _recv(in_fd)
+                if frame.get("end"):
+                    ended, stopped = True, bool(frame.get("stop"))
+                elif not failed:
+                    texts = frame["inputs"] if "inputs" in frame else [frame["input"]]
+                    pending.extend(texts)
+                    ahead_bytes += sum(map(len, texts))
+                if len(pending) + len(inflight) >= MAX_AHEAD or ahead_bytes >= MAX_AHEAD_BYTES:
+                    break
+                ready = ready if host.poll(0) else ready - {in_fd}
+            if stopped:
+                break
+            if self.pid is not None and (self.reply_r in ready or self.pidfd in ready):
+                for reply in self._read_replies():
+                    if reply is None:
+                        rows.append(self._from_death(False, 0.0))
+                    else:
+                        rows.append(self._from_reply(*reply))
+                    ahead_bytes -= len(inflight.popleft())
+                    head_since = time.monotonic()
+                    if self.pid is None or not inflight:
+                        break
+                if self.pid is not None and self.pidfd in ready and inflight:
+                    # It died inside the first queued test (crash, os._exit, CPU or memory).
+                    elapsed = (time.monotonic() - head_since) * 1000
+                    rows.append(self._from_death(False, elapsed))
+                    ahead_bytes -= len(inflight.popleft())
+                if rows and self.pid is not None and self._escaped():
+                    self._retire()
+            if inflight and self.pid is not None and time.monotonic() >= head_since + self.limit:
+                rows.append(self._from_death(True, (time.monotonic() - head_since) * 1000))
+                ahead_bytes -= len(inflight.popleft())
+            if self.pid is None and inflight:
+                # The worker is gone: the tests queued behind go to a fresh one.
+                pending.extendleft(reversed(inflight))
+                inflight.clear()
+            if stop_on_failure:
+                for number, row in enumerate(rows):
+                    if row[0] != "OK":
+                        del rows[number + 1 :]
+                        failed = True
+                        self._retire()
+                        pending.clear()
+                        inflight.clear()
+                        ahead_bytes = 0
+                        break
+            if rows:
+                _send(out_fd, {"i": index, "outcomes": rows})
+                index += len(rows)
 
 
 def _prepare(libc):
@@ -1024,25 +1496,23 @@ def serve_job(in_fd, out_fd, seccomp, is_pid1):
     _send(out_fd, {"compiled": True})
     # Fast mode needs to be PID 1 of its namespace: only then can the runner see (and kill)
     # everything a test left running without scanning the host's /proc.
-    worker = FastWorker(job, compiled, seccomp, scratch) if job.get("isolation") == "fast" else None
-    if worker is not None and not is_pid1:
-        worker = None
-    index = 0
-    try:
-        while True:
-            frame = _recv(in_fd)
-            if frame.get("end"):
-                break
-            if worker is not None:
-                outcome = worker.run(frame["input"])
-            else:
-                outcome = run_one(job, compiled, frame["input"], seccomp, is_pid1, scratch)
-            outcome["i"] = index
-            _send(out_fd, outcome)
-            index += 1
-    finally:
-        if worker is not None:
+    if job.get("isolation") == "fast" and is_pid1:
+        worker = FastWorker(job, compiled, seccomp, scratch)
+        try:
+            worker.serve(in_fd, out_fd)
+        finally:
             worker.close()
+        _send(out_fd, {"done": True})
+        return
+    index = 0
+    while True:
+        frame = _recv(in_fd)
+        if frame.get("end"):
+            break
+        outcome = run_one(job, compiled, frame["input"], seccomp, is_pid1, scratch)
+        outcome["i"] = index
+        _send(out_fd, outcome)
+        index += 1
     _send(out_fd, {"done": True})
 
 

@@ -42,6 +42,8 @@ EXIT_ASSERT = 112  # runner.py: an AssertionError escaped the assert harness
 MIN_SHARD = 24
 # Host-side grace on top of a test's own wall limit (fork, cleanup, a loaded machine).
 HOST_GRACE_S = 15.0
+# Tests in flight at most under a stop condition in fast mode (see _run_session).
+LAZY_WINDOW = 32
 
 _slots_lock = threading.Lock()
 _slots: threading.BoundedSemaphore | None = None
@@ -108,6 +110,34 @@ def resolve_isolation(isolation: str | None) -> str:
     return mode
 
 
+# The columns of the fast mode's outcome rows (runner.py OUTCOME_FIELDS).
+OUTCOME_FIELDS = (
+    "status",
+    "stdout",
+    "stderr",
+    "time_ms",
+    "cpu_ms",
+    "memory_kb",
+    "exit_code",
+    "signal",
+    "internal",
+)
+# Inputs per frame to the fast path (one frame, one JSON encoding, for many tests).
+INPUTS_PER_FRAME = 256
+
+
+def _outcomes_in(frame: dict) -> list[tuple[int, dict]]:
+    """(index, outcome fields) for every test a frame reports: one (fork mode, ``"i"`` and the
+    fields) or a run of them (fast mode, ``"i"`` of the first and ``"outcomes"`` rows)."""
+    if "outcomes" in frame:
+        first = frame["i"]
+        return [
+            (first + k, dict(zip(OUTCOME_FIELDS, row, strict=True)))
+            for k, row in enumerate(frame["outcomes"])
+        ]
+    return [(frame.get("i"), frame)]
+
+
 def _outcome(frame: dict) -> RunOutcome:
     return RunOutcome(
         status=frame["status"] if not frame.get("internal") else SE,
@@ -140,12 +170,42 @@ def _run_session(
     outcomes: list[RunOutcome | None] = [None] * len(inputs)
     if not inputs:
         return None, outcomes
-    index = 0
+    mode = isolation if len(inputs) > 1 else "fork"
+    lazy = keep_going is not None
+    index = sent = 0
     with _slot():
         try:
             session = backend.open(limits=limits)
         except SandboxError as exc:
             return None, [RunOutcome(status=SE, stderr=str(exc)) for _ in inputs]
+        if not session.info.get("pid1"):
+            mode = "fork"  # the fast path needs the runner to be PID 1 of the sandbox
+
+        def send_more(received: int) -> None:
+            """Send the inputs the window allows. Without a stop condition, all of them (the
+            runner reads ahead only as far as it wants). With one, a test is sent once the
+            outcomes before it allow it: one at a time for a fork per test; in fast mode as many
+            in flight as tests already passed plus one, up to LAZY_WINDOW (a stop wastes at most
+            that many, and the window doubles per round trip): the fast path runs queued tests
+            back to back and itself stops at a status that is not OK."""
+            nonlocal sent
+            if not lazy:
+                allowed = len(inputs)
+            elif mode == "fork":
+                allowed = received + 1
+            else:
+                allowed = received + min(received + 1, LAZY_WINDOW)
+            upto = min(allowed, len(inputs))
+            while sent < upto:
+                if mode == "fast":
+                    batch = inputs[sent : min(upto, sent + INPUTS_PER_FRAME)]
+                    session.send({"inputs": batch})
+                else:
+                    batch = inputs[sent : sent + 1]
+                    session.send({"input": batch[0]})
+                sent += len(batch)
+
+        ended = stopped = False
         try:
             session.send(
                 {
@@ -160,44 +220,56 @@ def _run_session(
                     "warm": len(inputs) > 1,
                     # One test gains nothing from a worker interpreter: a forked test process
                     # is the same fresh state, for less.
-                    "isolation": isolation if len(inputs) > 1 else "fork",
+                    "isolation": mode,
+                    "stop_on_failure": lazy,
                 }
             )
-            # With a stop condition, inputs go one at a time: stopping is then just "end", and
-            # the sandbox finishes its job cleanly and can serve the next submission.
-            lazy = keep_going is not None
-            for text in inputs[:1] if lazy else inputs:
-                session.send({"input": text})
+            send_more(0)
             if not lazy:
                 session.send({"end": True})
+                ended = True
             first = session.recv(timeout=60.0 + limits.time_s)
             if "ce" in first:
-                if lazy:
+                if not ended:
                     session.send({"end": True})
+                    ended = True
                 if session.recv(timeout=HOST_GRACE_S).get("done"):
                     session.reusable = True
                 return first["ce"], outcomes
             if not first.get("compiled"):
                 raise SandboxError(f"unexpected first frame from the runner: {first!r}")
             ooms = session.oom_kills()
-            for index in range(len(inputs)):
+            index = 0
+            while index < len(inputs) and not stopped:
                 frame = session.recv(timeout=limits.time_s + HOST_GRACE_S)
-                if frame.get("i") != index:
-                    raise SandboxError(f"runner answered out of order: {frame!r}")
-                outcome = _outcome(frame)
-                if outcome.status in (RE, TLE) and outcome.signal == 9:
-                    now = session.oom_kills()
-                    if now > ooms:
-                        outcome.status, ooms = MLE, now
-                outcomes[index] = outcome
-                stop = lazy and not keep_going(index, outcome)
-                if lazy:
-                    last = stop or index + 1 == len(inputs)
-                    session.send({"end": True} if last else {"input": inputs[index + 1]})
-                if stop:
+                for number, fields in _outcomes_in(frame):
+                    if number != index:
+                        raise SandboxError(f"runner answered out of order: {frame!r}"[:2000])
+                    outcome = _outcome(fields)
+                    if outcome.status in (RE, TLE) and outcome.signal == 9:
+                        now = session.oom_kills()
+                        if now > ooms:
+                            outcome.status, ooms = MLE, now
+                    outcomes[index] = outcome
+                    index += 1
+                    if lazy and not keep_going(number, outcome):
+                        # The tests still in flight are abandoned, not run to the end.
+                        session.send({"end": True, "stop": True})
+                        ended = stopped = True
+                        break
+                if lazy and not ended:
+                    send_more(index)
+            if not ended:
+                session.send({"end": True})
+                ended = True
+            # Outcomes of abandoned tests may still arrive before the runner's "done".
+            while True:
+                frame = session.recv(timeout=HOST_GRACE_S)
+                if frame.get("done"):
+                    session.reusable = True
                     break
-            if session.recv(timeout=HOST_GRACE_S).get("done"):
-                session.reusable = True
+                if "i" not in frame:
+                    break
         except SandboxError as exc:
             for rest in range(index, len(inputs)):
                 if outcomes[rest] is None:

@@ -422,19 +422,32 @@ def _to_jsonable(value):
 _PRELUDE_CACHE = {}
 
 
+_STREAM_NAMES = ("stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__")
+
+
 def _prelude_namespace(name):
-    """A module namespace after LiveCodeBench's prelude. The prelude runs once in the runner
-    (when warm) and each test copies the result; names bound to the standard streams by
-    ``from sys import *`` are re-pointed at this test's fresh streams."""
-    template = _PRELUDE_CACHE.get("template")
-    if template is None:
+    """A fresh module namespace after LiveCodeBench's prelude. The prelude runs once per
+    process: its names resolve for every test exactly as LiveCodeBench's module globals do,
+    from a builtins module layered under the test's own globals (the builtins with the
+    prelude's names over them), so a test's globals start small: its name, that builtins
+    module, and the standard streams (``from sys import *``) pointed at this test's streams.
+    Copying the prelude's ~600 names into every test's globals would cost a tenth of a
+    trivial test; ``globals()`` therefore lists only what the program defines."""
+    layer = _PRELUDE_CACHE.get("layer")
+    if layer is None:
         template = {"__builtins__": builtins}
         exec(LCB_PRELUDE, template)
-        _PRELUDE_CACHE["template"] = template
-    namespace = dict(template)
-    for stream in ("stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__"):
+        layer = type(sys)("builtins")
+        layer.__dict__.update(builtins.__dict__)
+        layer.__dict__.update(
+            (key, value)
+            for key, value in template.items()
+            if key != "__builtins__" and key not in _STREAM_NAMES
+        )
+        _PRELUDE_CACHE["layer"] = layer
+    namespace = {"__name__": name, "__builtins__": layer}
+    for stream in _STREAM_NAMES:
         namespace[stream] = getattr(sys, stream)
-    namespace["__name__"] = name
     sys.setrecursionlimit(50000)
     return namespace
 
@@ -850,6 +863,10 @@ class _Snapshot:
             for name in FAST_RESET_MODULES
             if name in sys.modules
         ]
+        if "layer" in _PRELUDE_CACHE:
+            # The prelude's builtins module, shared by the tests (``__builtins__.x = ...``).
+            layer = _PRELUDE_CACHE["layer"].__dict__
+            self.module_dicts.append((layer, dict(layer)))
         self.sys_attrs = {
             name: getattr(sys, name)
             for name in ("displayhook", "excepthook", "breakpointhook", "unraisablehook")
@@ -879,21 +896,46 @@ class _Snapshot:
                 signals.append(sig)
                 handlers.append(handler)
         self.signals, self.handlers = signals, handlers
+        self.default_handlers = dict(zip(signals, handlers, strict=True))
+        self.touched = None  # signals given a handler since the last restore (watch_signals)
         self.setitimer = _signal.setitimer
         self.timers = (_signal.ITIMER_REAL, _signal.ITIMER_VIRTUAL, _signal.ITIMER_PROF)
         self.live_dicts = [live for live, _ in self.module_dicts]
         self.saved_dicts = [saved for _, saved in self.module_dicts]
         self.watch = _DictWatch([builtins.__dict__, sys.modules, *self.live_dicts])
 
+    def watch_signals(self):
+        """From now on (in the worker) note every signal given a handler through the signal
+        module (``signal.signal`` calls ``_signal.signal``), so that restore() checks those
+        instead of every signal (~60 look-ups, a fifth of a trivial test's reset)."""
+        import _signal
+
+        touched, setsignal = set(), self.setsignal
+
+        def signal(signalnum, handler):
+            touched.add(int(signalnum))
+            return setsignal(signalnum, handler)
+
+        signal.__doc__ = setsignal.__doc__
+        _signal.signal = signal
+        self.touched = touched
+
     def restore(self, recursion_limit):
         """Put the process back as it was before the test. Cheap when nothing changed."""
         for timer in self.timers:
             self.setitimer(timer, 0)
-        # map() keeps the per-signal loop in C: ~60 signals checked in a few microseconds.
-        if list(map(self.getsignal, self.signals)) != self.handlers:
-            for sig, handler in zip(self.signals, self.handlers, strict=True):
-                if self.getsignal(sig) is not handler:
+        if self.touched is None:
+            # map() keeps the per-signal loop in C: ~60 signals checked in a few microseconds.
+            if list(map(self.getsignal, self.signals)) != self.handlers:
+                for sig, handler in zip(self.signals, self.handlers, strict=True):
+                    if self.getsignal(sig) is not handler:
+                        _ignore(self.setsignal, sig, handler)
+        elif self.touched:
+            for sig in self.touched:
+                handler = self.default_handlers.get(sig)
+                if handler is not None and self.getsignal(sig) is not handler:
                     _ignore(self.setsignal, sig, handler)
+            self.touched.clear()
         sys.settrace(None)
         sys.setprofile(None)
         if self.watch.changed():
@@ -929,60 +971,30 @@ class _Snapshot:
         os.chdir(self.scratch)
 
 
-def _leftover_counters():
-    """Two one-system-call counters for the worker's end-of-test check: its threads (the
-    ``/proc/self/task`` directory has 2 + threads links) and its open descriptors (the size of
-    ``/proc/self/fd``, Linux >= 6.2). Each is checked here against a listing while one more
-    thread or descriptor exists; where the kernel does not report it, the directory is listed."""
-    import _thread
+def _descriptor_counter():
+    """The worker's count of open descriptors in one system call (the size of ``/proc/self/fd``,
+    Linux >= 6.2), checked here against a listing with one more descriptor open; where the
+    kernel does not report it, the directory is listed."""
 
-    stat, listdir = os.stat, os.listdir
+    def listed():
+        return len(os.listdir("/proc/self/fd")) - 1  # the listing's own descriptor
 
-    def listed_threads():
-        return len(listdir("/proc/self/task"))
+    def sized():
+        return os.stat("/proc/self/fd").st_size
 
-    def listed_descriptors():
-        return len(listdir("/proc/self/fd")) - 1  # the listing's own descriptor
-
-    def linked_threads():
-        return stat("/proc/self/task").st_nlink - 2
-
-    def sized_descriptors():
-        return stat("/proc/self/fd").st_size
-
-    threads, descriptors = listed_threads, listed_descriptors
-    try:
-        started, release = _thread.allocate_lock(), _thread.allocate_lock()
-        release.acquire()
-
-        def hold():
-            started.release()
-            release.acquire()
-
-        started.acquire()
-        _thread.start_new_thread(hold, ())
-        started.acquire()  # the thread runs
-        if linked_threads() == listed_threads() == 2:
-            threads = linked_threads
-        release.release()
-        for _ in range(100000):
-            if listed_threads() == 1:
-                break
-    except Exception:
-        pass
     try:
         extra = os.dup(0)
         try:
-            if sized_descriptors() == listed_descriptors() and sized_descriptors() > 1:
-                descriptors = sized_descriptors
+            if sized() == listed() > 1:
+                return sized
         finally:
             os.close(extra)
     except OSError:
         pass
-    return threads, descriptors
+    return listed
 
 
-def _fast_worker_main(job, compiled, fds, seccomp, scratch, scratch_empty):
+def _fast_worker_main(job, compiled, fds, seccomp, kit):
     """The worker process: set up like a test child, then run the queued tests."""
     code = EXIT_INTERNAL
     try:
@@ -995,16 +1007,17 @@ def _fast_worker_main(job, compiled, fds, seccomp, scratch, scratch_empty):
         _prefer_as_oom_victim(_STATE.get("libc"))
         if seccomp is not None and not seccomp():
             os._exit(EXIT_INTERNAL)
-        _fast_worker_loop(job, compiled, scratch, scratch_empty)
+        _fast_worker_loop(job, compiled, kit)
     except BaseException:
         code = EXIT_INTERNAL
     os._exit(code)
 
 
-def _fast_worker_loop(job, compiled, scratch, scratch_empty):
+def _fast_worker_loop(job, compiled, kit):
     """Run the tests queued on the command pipe (fd 4) one after another, without waiting for
     the runner between two of them, and reply (fd 5) after each. Ends when the pipe closes, or
     after a test that leaves something behind (then the runner starts a fresh worker)."""
+    import _thread
     import resource
 
     libc = _STATE.get("libc")
@@ -1021,8 +1034,9 @@ def _fast_worker_loop(job, compiled, scratch, scratch_empty):
     # same runner, every worker would otherwise start from the same state).
     if "random" in sys.modules:
         sys.modules["random"].seed()
-    snapshot = _Snapshot(scratch)
-    threads, descriptors = _leftover_counters()
+    snapshot, scratch, scratch_empty = kit["snapshot"], kit["scratch"], kit["scratch_empty"]
+    descriptors, threads = kit["counters"], _thread._count
+    snapshot.watch_signals()
     streams = _ReusedStreams()
     # Bound here: a test that replaces these names in their modules cannot reach the loop.
     read, write, fstat, pread, stat = os.read, os.write, os.fstat, os.pread, os.stat
@@ -1083,6 +1097,8 @@ def _fast_worker_loop(job, compiled, scratch, scratch_empty):
                 offset += pwrite(0, data[offset:], offset)
             lseek(0, 0, os.SEEK_SET)
             test_input = ""
+        # getrusage, not the process CPU clock: with RLIMIT_CPU set, the kernel serves that
+        # clock from its CPU-timer totals, which move only at scheduler ticks.
         before = getrusage(rusage_self)
         used = before.ru_utime + before.ru_stime
         soft = int(used) + 1 + per_test_cpu
@@ -1107,7 +1123,7 @@ def _fast_worker_loop(job, compiled, scratch, scratch_empty):
             not intact
             or exit_code == EXIT_MEMORY
             or descriptors() != 6
-            or threads() > 1
+            or threads()
             or children_left()
         )
         out = err = b""
@@ -1167,6 +1183,35 @@ def _tmpfs_empty_size(path):
     return None
 
 
+def _fast_kit(scratch):
+    """What a fast-mode worker starts from: the snapshot its tests are reset to, the
+    leftover counters and the scratch directory's empty size. A submission's runner prepares
+    it while it waits for its turn (``prepare_fast``); it is made here when that one no longer
+    matches (a job that warmed more modules, a scratch directory not yet probed)."""
+    kit = _STATE.get("fast_kit")
+    if kit is None or kit["scratch"] != scratch or kit["modules"] != sys.modules.keys():
+        kit = prepare_fast(scratch)
+    return kit
+
+
+def prepare_fast(scratch):
+    """Make (and keep) the fast mode's kit for this process and scratch directory: taken in
+    the runner, it is the worker's own state right after the fork."""
+    _clean_scratch(scratch)
+    counters = _STATE.get("counters")
+    if counters is None:
+        counters = _STATE["counters"] = _descriptor_counter()
+    kit = {
+        "scratch": scratch,
+        "scratch_empty": _tmpfs_empty_size(scratch),
+        "counters": counters,
+        "snapshot": _Snapshot(scratch),
+        "modules": set(sys.modules),
+    }
+    _STATE["fast_kit"] = kit
+    return kit
+
+
 # Tests queued to one worker at once, and inputs the runner reads ahead from the host.
 MAX_INFLIGHT = 64
 MAX_AHEAD = 256
@@ -1192,8 +1237,8 @@ class FastWorker:
         except OSError:
             self.last_pid_fd = None
         self.last_pid = None
-        _clean_scratch(scratch)
-        self.scratch_empty = _tmpfs_empty_size(scratch)
+        self.kit = _fast_kit(scratch)
+        self.scratch_empty = self.kit["scratch_empty"]
 
     def _ns_last_pid(self):
         if self.last_pid_fd is None:
@@ -1212,12 +1257,7 @@ class FastWorker:
             os.close(self.cmd_w)
             os.close(self.reply_r)
             _fast_worker_main(
-                self.job,
-                self.compiled,
-                (*self.fds, cmd_r, reply_w),
-                self.seccomp,
-                self.scratch,
-                self.scratch_empty,
+                self.job, self.compiled, (*self.fds, cmd_r, reply_w), self.seccomp, self.kit
             )
         os.close(cmd_r)
         os.close(reply_w)
@@ -1468,19 +1508,25 @@ def _prepare(libc):
         return None
 
 
+def warm():
+    """Import the modules tests commonly use and run LiveCodeBench's prelude once."""
+    for name in WARM_MODULES:
+        try:
+            __import__(name)
+        except ImportError:
+            pass
+    limit = sys.getrecursionlimit()
+    _prelude_namespace("__main__")
+    sys.setrecursionlimit(limit)  # the prelude's limit is for the tests that run it
+
+
 def serve_job(in_fd, out_fd, seccomp, is_pid1):
     """Judge ONE submission: read its job, compile once, fork per test, then report done."""
     job = _recv(in_fd)
     # Warming pays off only when several tests share it; for one test the child imports what
-    # it needs itself, and nothing more.
+    # it needs itself, and nothing more. (A factory warms itself after its first submission.)
     if job.get("warm"):
-        for name in WARM_MODULES:
-            try:
-                __import__(name)
-            except ImportError:
-                pass
-        if job["harness"] != "assert":
-            _prelude_namespace("__main__")
+        warm()
     scratch = os.getcwd()
     try:
         compiled = compile(job["code"], "<solution>", "exec", dont_inherit=True)
@@ -1500,9 +1546,11 @@ def serve_job(in_fd, out_fd, seccomp, is_pid1):
         worker = FastWorker(job, compiled, seccomp, scratch)
         try:
             worker.serve(in_fd, out_fd)
+            # The host may go on now: the worker and anything left in this submission's
+            # namespaces are gone at the latest when this runner (their PID 1) exits.
+            _send(out_fd, {"done": True})
         finally:
             worker.close()
-        _send(out_fd, {"done": True})
         return
     index = 0
     while True:
@@ -1603,6 +1651,9 @@ class _Prepared:
                     try:
                         _fresh_mounts_and_drop_privileges(libc)
                         seccomp = _prepare(libc)
+                        if "layer" in _PRELUDE_CACHE:
+                            # The fast mode's snapshot, while the submission before runs.
+                            prepare_fast(os.getcwd())
                         if not os.read(turn_r, 1):  # the factory stopped before our turn
                             os._exit(EXIT_HOST_GONE)
                         os.close(turn_r)
@@ -1673,6 +1724,14 @@ def factory(in_fd, out_fd, libc):
         __import__(name)
     current = _Prepared(libc, in_fd, out_fd, ())
     current.start()
+    # While the first submission runs (a one-test judge does not wait for this): the modules
+    # and the prelude every submission with several tests needs, and the kernel checks of the
+    # fast mode, once here instead of once per submission (tens of ms on a loaded host).
+    try:
+        warm()
+        _STATE["counters"] = _descriptor_counter()
+    except Exception:
+        pass
     while True:
         upcoming = _Prepared(libc, in_fd, out_fd, current.fds())
         if not current.wait_finished():

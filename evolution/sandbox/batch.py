@@ -16,7 +16,6 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from . import config
@@ -102,6 +101,8 @@ def judge_many(
         yield from _judge_distributed(list(jobs))
         return
     width = max(1, workers or config.settings().SANDBOX_MAX_PARALLEL)
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=width) as pool:
         window: deque = deque()
         # A bounded window keeps memory flat for huge workloads while every worker stays busy.

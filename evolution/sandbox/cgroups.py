@@ -13,29 +13,30 @@ import contextlib
 import itertools
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from collections import namedtuple
 from functools import cache
-from pathlib import Path
 
 PREFIX = "bf-sandbox-"
 _counter = itertools.count()
 
 
-@dataclass(frozen=True)
-class _Hierarchy:
-    version: int
-    controller: str  # "memory", "pids", or "unified"
-    base: Path  # the directory of our own cgroup in this hierarchy
+# version 1 or 2; controller "memory", "pids" or "unified"; base: the directory of our own
+# cgroup in this hierarchy.
+_Hierarchy = namedtuple("_Hierarchy", ("version", "controller", "base"))
+
+
+def _read_text(path: str) -> str:
+    with open(path) as source:
+        return source.read()
 
 
 def _own_paths() -> dict[str, str]:
     paths: dict[str, str] = {}
     try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
+        lines = _read_text("/proc/self/cgroup").splitlines()
     except OSError:
         return paths
     for line in lines:
@@ -50,7 +51,7 @@ def _own_paths() -> dict[str, str]:
 def _mounts() -> list[tuple[str, str, set[str]]]:
     found = []
     try:
-        lines = Path("/proc/self/mounts").read_text().splitlines()
+        lines = _read_text("/proc/self/mounts").splitlines()
     except OSError:
         return found
     for line in lines:
@@ -60,25 +61,25 @@ def _mounts() -> list[tuple[str, str, set[str]]]:
     return found
 
 
-def _writable(base: Path) -> bool:
-    probe = base / f"{PREFIX}probe-{os.getpid()}-{next(_counter)}"
+def _writable(base: str) -> bool:
+    probe = os.path.join(base, f"{PREFIX}probe-{os.getpid()}-{next(_counter)}")
     try:
-        probe.mkdir()
-        probe.rmdir()
+        os.mkdir(probe)
+        os.rmdir(probe)
         return True
     except OSError:
         return False
 
 
-def _sweep(base: Path) -> None:
+def _sweep(base: str) -> None:
     """Remove cgroups left by sandboxes of processes that no longer exist (killed hosts)."""
     with contextlib.suppress(OSError):
-        for entry in base.iterdir():
-            if not entry.name.startswith(PREFIX) or entry.name.startswith(PREFIX + "probe"):
+        for name in os.listdir(base):
+            if not name.startswith(PREFIX) or name.startswith(PREFIX + "probe"):
                 continue
-            owner = entry.name[len(PREFIX) :].split("-", 1)[0]
-            if owner.isdigit() and not Path(f"/proc/{owner}").exists():
-                _remove(entry)
+            owner = name[len(PREFIX) :].split("-", 1)[0]
+            if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+                _remove(os.path.join(base, name))
 
 
 @cache
@@ -89,14 +90,14 @@ def _hierarchies() -> tuple[_Hierarchy, ...]:
         if kind == "cgroup":
             for controller in ("memory", "pids"):
                 if controller in options and controller in own:
-                    base = Path(mount) / own[controller].lstrip("/")
+                    base = os.path.join(mount, own[controller].lstrip("/"))
                     if _writable(base):
                         _sweep(base)
                         result.append(_Hierarchy(1, controller, base))
         elif kind == "cgroup2" and "unified" in own:
-            base = Path(mount) / own["unified"].lstrip("/")
+            base = os.path.join(mount, own["unified"].lstrip("/"))
             try:
-                delegated = set((base / "cgroup.subtree_control").read_text().split())
+                delegated = set(_read_text(os.path.join(base, "cgroup.subtree_control")).split())
             except OSError:
                 continue
             if {"memory", "pids"} <= delegated and _writable(base):
@@ -115,14 +116,14 @@ def available() -> list[str]:
     return out
 
 
-def _write(path: Path, value: str) -> None:
-    with contextlib.suppress(OSError):
-        path.write_text(value)
+def _write(path: str, value: str) -> None:
+    with contextlib.suppress(OSError), open(path, "w") as target:
+        target.write(value)
 
 
-def _read_int(path: Path, key: str | None = None) -> int | None:
+def _read_int(path: str, key: str | None = None) -> int | None:
     try:
-        text = path.read_text()
+        text = _read_text(path)
     except OSError:
         return None
     if key is None:
@@ -135,17 +136,17 @@ def _read_int(path: Path, key: str | None = None) -> int | None:
     return None
 
 
-def _remove(path: Path) -> None:
+def _remove(path: str) -> None:
     for _ in range(50):
         try:
-            pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
+            pids = [int(p) for p in _read_text(os.path.join(path, "cgroup.procs")).split()]
         except (OSError, ValueError):
             pids = []
         for pid in pids:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         try:
-            path.rmdir()
+            os.rmdir(path)
             return
         except FileNotFoundError:
             return
@@ -191,7 +192,9 @@ def _ensure_janitor() -> None:
     if _janitor_pid == os.getpid() or not _hierarchies():
         return
     _janitor_pid = os.getpid()
-    bases = [str(h.base) for h in _hierarchies()]
+    bases = [h.base for h in _hierarchies()]
+    import subprocess
+
     with contextlib.suppress(OSError):
         subprocess.Popen(
             [
@@ -218,29 +221,29 @@ class CgroupSet:
     _lock = threading.Lock()
 
     def __init__(self, *, memory_bytes: int, pids_max: int):
-        self.dirs: list[tuple[_Hierarchy, Path]] = []
+        self.dirs: list[tuple[_Hierarchy, str]] = []
         self._memory = memory_bytes
         with self._lock:
             _ensure_janitor()
         name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
         for h in _hierarchies():
-            path = h.base / name
+            path = os.path.join(h.base, name)
             try:
-                path.mkdir()
+                os.mkdir(path)
             except OSError:
                 continue
             self.dirs.append((h, path))
             if h.version == 2:
-                _write(path / "memory.max", str(memory_bytes))
-                _write(path / "memory.swap.max", "0")
-                _write(path / "pids.max", str(pids_max))
+                _write(os.path.join(path, "memory.max"), str(memory_bytes))
+                _write(os.path.join(path, "memory.swap.max"), "0")
+                _write(os.path.join(path, "pids.max"), str(pids_max))
             elif h.controller == "memory":
-                _write(path / "memory.limit_in_bytes", str(memory_bytes))
+                _write(os.path.join(path, "memory.limit_in_bytes"), str(memory_bytes))
                 # memsw must be set after (and at least) limit_in_bytes; absent without swap
                 # accounting, in which case the plain limit already covers everything.
-                _write(path / "memory.memsw.limit_in_bytes", str(memory_bytes))
+                _write(os.path.join(path, "memory.memsw.limit_in_bytes"), str(memory_bytes))
             else:
-                _write(path / "pids.max", str(pids_max))
+                _write(os.path.join(path, "pids.max"), str(pids_max))
 
     @property
     def active(self) -> bool:
@@ -248,7 +251,7 @@ class CgroupSet:
 
     def add(self, pid: int) -> None:
         for _, path in self.dirs:
-            _write(path / "cgroup.procs", str(pid))
+            _write(os.path.join(path, "cgroup.procs"), str(pid))
 
     def set_memory(self, memory_bytes: int) -> None:
         """Change the memory limit between two submissions of a reused sandbox."""
@@ -257,28 +260,32 @@ class CgroupSet:
         self._memory = memory_bytes
         for h, path in self.dirs:
             if h.version == 2:
-                _write(path / "memory.max", str(memory_bytes))
+                _write(os.path.join(path, "memory.max"), str(memory_bytes))
             elif h.controller == "memory":
                 # Raising needs memsw first, lowering needs the plain limit first.
                 for name in ("memory.memsw.limit_in_bytes", "memory.limit_in_bytes") * 2:
-                    _write(path / name, str(memory_bytes))
+                    _write(os.path.join(path, name), str(memory_bytes))
 
     def oom_kills(self) -> int:
         total = 0
         for h, path in self.dirs:
             if h.version == 2:
-                total += _read_int(path / "memory.events", "oom_kill") or 0
+                total += _read_int(os.path.join(path, "memory.events"), "oom_kill") or 0
             elif h.controller == "memory":
-                count = _read_int(path / "memory.oom_control", "oom_kill")
-                total += count if count is not None else (_read_int(path / "memory.failcnt") or 0)
+                count = _read_int(os.path.join(path, "memory.oom_control"), "oom_kill")
+                total += (
+                    count
+                    if count is not None
+                    else (_read_int(os.path.join(path, "memory.failcnt")) or 0)
+                )
         return total
 
     def peak_kb(self) -> int | None:
         for h, path in self.dirs:
             if h.version == 2:
-                value = _read_int(path / "memory.peak")
+                value = _read_int(os.path.join(path, "memory.peak"))
             elif h.controller == "memory":
-                value = _read_int(path / "memory.max_usage_in_bytes")
+                value = _read_int(os.path.join(path, "memory.max_usage_in_bytes"))
             else:
                 continue
             if value is not None:

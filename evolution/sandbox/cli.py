@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from . import config
 from .types import HARNESSES, ISOLATION_MODES
@@ -63,17 +63,25 @@ def add_batch_arguments(parser) -> None:
 
 def _read(path: str, flag: str) -> str:
     try:
-        return Path(path).read_text()
+        with open(path) as source:
+            return source.read()
     except OSError as exc:
         raise UsageError(f"{flag} {path}: {exc.strerror}") from exc
 
 
-def run_judge(opts: dict, write: Callable[[str], None]) -> None:
-    """Judge one program; ``write`` prints one line."""
+def run_judge(opts: dict, write: Callable[[str], None], *, one_shot: bool = False) -> None:
+    """Judge one program; ``write`` prints one line. ``one_shot``: the process ends after this
+    (the command line), so its sandbox serves this one submission."""
     from .jobs import JobError, limits_from, tests_from_json
-    from .service import judge
-    from .types import TestSpec
+    from .service import get_backend, judge
+    from .types import SandboxUnavailable, TestSpec
 
+    try:
+        backend = get_backend()
+    except SandboxUnavailable:
+        backend = None  # judge() reports it as the verdict SE
+    if one_shot and hasattr(backend, "warm_factories"):
+        backend.warm_factories = False
     code = _read(opts["code"], "--code")
     try:
         if opts.get("tests"):
@@ -93,6 +101,7 @@ def run_judge(opts: dict, write: Callable[[str], None]) -> None:
             limits=limits,
             entry_point=opts["entry_point"],
             isolation=opts.get("isolation"),
+            backend=backend,
         )
     except (JobError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
@@ -186,11 +195,23 @@ def wants_light_start(argv: list[str]) -> bool:
     return bool(argv) and argv[0] in COMMANDS and "--distributed" not in argv
 
 
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    """argparse's formatter, given the terminal width itself: argparse would import shutil
+    (and with it bz2 and lzma) to ask, on every start."""
+    try:
+        width = os.get_terminal_size(sys.stderr.fileno()).columns
+    except (OSError, ValueError):
+        width = int(os.environ["COLUMNS"]) if os.environ.get("COLUMNS", "").isdigit() else 80
+    return argparse.HelpFormatter(prog, width=max(width, 40) - 2)
+
+
 def main(argv: list[str]) -> int:
     """``argv``: the command name and its arguments. Returns the exit status."""
     name, rest = argv[0], argv[1:]
     parser = argparse.ArgumentParser(
-        prog=f"manage.py {name}", description=JUDGE_HELP if name == "judge" else BATCH_HELP
+        prog=f"manage.py {name}",
+        description=JUDGE_HELP if name == "judge" else BATCH_HELP,
+        formatter_class=_formatter,
     )
     (add_judge_arguments if name == "judge" else add_batch_arguments)(parser)
     opts = vars(parser.parse_args(rest))
@@ -200,7 +221,7 @@ def main(argv: list[str]) -> int:
         except Exception as exc:  # ImproperlyConfigured, naming the variable
             raise UsageError(str(exc)) from exc
         if name == "judge":
-            run_judge(opts, lambda line: sys.stdout.write(line + "\n"))
+            run_judge(opts, lambda line: sys.stdout.write(line + "\n"), one_shot=True)
         else:
             run_judge_batch(opts, sys.stderr)
     except UsageError as exc:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from decimal import Decimal, InvalidOperation
 
 MODES = ("exact", "float", "unordered")
 DIFF_LIMIT = 1200
@@ -38,7 +37,11 @@ def get_stripped_lines(value: str) -> list[str]:
     return [line.strip() for line in value.strip().split("\n")]
 
 
-def _decimals(line: str) -> list[Decimal] | None:
+def _decimals(line: str) -> list | None:
+    # decimal is imported on first use: only lines that differ as text get here, and the
+    # judge's command line starts faster without it.
+    from decimal import Decimal, InvalidOperation
+
     try:
         return [Decimal(token) for token in line.split()]
     except (InvalidOperation, ValueError):
@@ -58,6 +61,8 @@ def _float_token_equal(a: str, b: str, rel_tol: float, abs_tol: float) -> bool:
 
 
 def _canonical_token(token: str) -> str:
+    from decimal import Decimal, InvalidOperation
+
     try:
         number = Decimal(token)
     except (InvalidOperation, ValueError):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 from types import SimpleNamespace
 
 from .types import ISOLATION_MODES
@@ -75,13 +74,13 @@ def _bool(environ: Mapping[str, str], name: str) -> bool:
     raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false, yes/no), got {value!r}")
 
 
-BASE_DIR = Path(__file__).resolve().parent.parent.parent
+BASE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 
 def from_environ(environ: Mapping[str, str] | None = None) -> dict:
     """Every sandbox setting by name (see README, Configuration)."""
     env = os.environ if environ is None else environ
-    data_dir = Path(_text(env, "BENCHFORGE_DATA_DIR", str(BASE_DIR / "var")))
+    data_dir = _text(env, "BENCHFORGE_DATA_DIR", os.path.join(BASE_DIR, "var"))
     return {
         "SANDBOX_BACKEND": _choice(env, "SANDBOX_BACKEND", "bwrap", BACKENDS),
         "SANDBOX_ALLOW_UNSAFE": _bool(env, "SANDBOX_ALLOW_UNSAFE"),
@@ -93,5 +92,5 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict:
         # all, reset between tests) or "fork" (a process per test); docs/judge.md.
         "SANDBOX_ISOLATION": _choice(env, "SANDBOX_ISOLATION", "fast", ISOLATION_MODES),
         # The interpreter's probed layout and the compiled runner, kept across processes.
-        "SANDBOX_CACHE_DIR": data_dir / "sandbox-cache",
+        "SANDBOX_CACHE_DIR": os.path.join(data_dir, "sandbox-cache"),
     }

@@ -344,9 +344,10 @@ class _ReusedStreams:
     when it left them exactly as made: still ``sys.stdin``/``stdout``/``stderr`` and their
     ``__std*__`` twins, open, attached, with the same encoding, errors, buffering and chunk
     size and no attribute set on them or their buffers; standard input is rewound (its buffers
-    are dropped). Anything else gets new streams."""
+    dropped) when the last test read from it. Anything else gets new streams."""
 
     def __init__(self):
+        self.rewind = False  # whether the last test read standard input (the worker says)
         self.make()
 
     def make(self):
@@ -391,8 +392,10 @@ class _ReusedStreams:
                 return False
         return self.dicts == self.saved
 
-    def next_test(self):
+    def next_test(self, rewind=True):
         if self.intact():
+            if not rewind:
+                return
             try:
                 self.streams[0].seek(0)
                 return
@@ -482,7 +485,7 @@ def _run_child(job, compiled, test_input, fast=None):
     if fast is None:
         _fresh_std_streams()
     else:
-        fast.next_test()
+        fast.next_test(fast.rewind)
     sys.argv = ["solution.py", *job.get("argv", [])]
     if not fast and "random" in sys.modules:
         # Forked from one runner, every test would otherwise replay the same random stream.
@@ -682,8 +685,8 @@ def _children_of(parent):
 
 
 def _clean_scratch(scratch):
-    import shutil
-
+    """Empty ``scratch`` (symbolic links are removed, never followed). A directory a test made
+    read-only is made writable first. No shutil: it would import bz2 and lzma in the sandbox."""
     try:
         entries = list(os.scandir(scratch))
     except OSError:
@@ -691,10 +694,12 @@ def _clean_scratch(scratch):
     for entry in entries:
         try:
             if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path, ignore_errors=True)
+                _ignore(os.chmod, entry.path, 0o700)
+                _clean_scratch(entry.path)
+                os.rmdir(entry.path)
             else:
                 os.unlink(entry.path)
-        except OSError:
+        except (OSError, RecursionError):
             pass
 
 
@@ -1132,6 +1137,8 @@ def _fast_worker_loop(job, compiled, kit):
             out, out_size = output(1, infos[1].st_size, cap)
             err, err_size = output(2, infos[2].st_size, STDERR_KEEP * 4)
             output(3, infos[3].st_size, 0)  # a test wrote to the fork mode's result descriptor
+            # Standard input's buffers need dropping only if the test read from it.
+            streams.rewind = lseek(0, 0, os.SEEK_CUR) != 0
             if not stdio and infos[0].st_size:
                 ftruncate(0, 0)
             if scratch_empty is None or stat(scratch).st_size != scratch_empty:
@@ -1716,22 +1723,25 @@ def factory(in_fd, out_fd, libc):
     _send(out_fd, {"ready": True, "pid1": True, "seccomp": seccomp_program() is not None})
     # Fork nothing before the host has moved us into the sandbox's cgroups: a process forked
     # earlier would stay outside them (its limits and accounting).
-    if not _recv(in_fd).get("go"):
+    go = _recv(in_fd)
+    if not go.get("go"):
         return
-    # Modules every submission's runner and test processes use, imported once here: each
-    # forked submission would otherwise import them again (~5-20 ms on a loaded host).
-    for name in ("resource", "shutil", "traceback"):
-        __import__(name)
+    # Every test process sets its limits with resource: imported once here.
+    import resource  # noqa: F401
+
     current = _Prepared(libc, in_fd, out_fd, ())
     current.start()
-    # While the first submission runs (a one-test judge does not wait for this): the modules
-    # and the prelude every submission with several tests needs, and the kernel checks of the
-    # fast mode, once here instead of once per submission (tens of ms on a loaded host).
-    try:
-        warm()
-        _STATE["counters"] = _descriptor_counter()
-    except Exception:
-        pass
+    if go.get("warm", True):
+        # While the first submission runs (and only for a factory that will serve more than
+        # one, see BwrapBackend.warm_factories): what the test processes import to report an
+        # error, the modules and the prelude every submission with several tests needs, and
+        # the fast mode's kernel check, once here instead of once per submission.
+        try:
+            __import__("traceback")
+            warm()
+            _STATE["counters"] = _descriptor_counter()
+        except Exception:
+            pass
     while True:
         upcoming = _Prepared(libc, in_fd, out_fd, current.fds())
         if not current.wait_finished():

@@ -13,7 +13,6 @@ import math
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 from . import compare, config
 from .backends.base import Backend
@@ -285,6 +284,8 @@ def _run_sharded(backend, code, inputs, **kwargs) -> tuple[str | None, list[RunO
         return _run_session(backend, code, inputs, **kwargs)
     size = math.ceil(len(inputs) / shards)
     chunks = [inputs[i : i + size] for i in range(0, len(inputs), size)]
+    from concurrent.futures import ThreadPoolExecutor  # only when sharding (start-up cost)
+
     with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
         results = list(pool.map(lambda c: _run_session(backend, code, c, **kwargs), chunks))
     for error, _ in results:

@@ -11,12 +11,13 @@ import struct
 import subprocess
 import threading
 import time
+import zlib
 from functools import cache
-from pathlib import Path
 
 from ..types import Limits, SandboxError
 
-RUNNER_SOURCE = (Path(__file__).resolve().parent.parent / "runner.py").read_text()
+with open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "runner.py")) as _source:
+    RUNNER_SOURCE = _source.read()
 # Interpreter flags inside every backend: isolated mode (no user site, no PYTHON* variables,
 # no script directory on sys.path), no site module, no .pyc writes, UTF-8 everywhere.
 PYTHON_FLAGS = ["-I", "-S", "-B", "-X", "utf8"]
@@ -41,26 +42,30 @@ def disk_cached(kind: str, key: list, compute, *, binary: bool = False):
     """``compute()``'s value, kept in SANDBOX_CACHE_DIR across processes under a key that
     changes when its inputs do. Probing the interpreter costs a few subprocesses (~0.1-0.7 s):
     once per installation instead of once per judge start. The directory is private to the
-    judging user (0700): what it holds decides what the sandbox mounts and runs."""
-    import hashlib
-
+    judging user (0700): what it holds decides what the sandbox mounts and runs. Each file
+    starts with its full key, compared on every read (the file name is only a checksum)."""
     from ..config import settings
 
-    directory = Path(getattr(settings(), "SANDBOX_CACHE_DIR", "") or "")
-    digest = hashlib.sha256(json.dumps([kind, *key], default=str).encode()).hexdigest()[:32]
-    path = directory / f"{kind}-{digest}.{'bin' if binary else 'json'}"
-    if str(directory) not in ("", "."):
+    directory = str(getattr(settings(), "SANDBOX_CACHE_DIR", "") or "")
+    header = json.dumps([kind, *key], default=str).encode() + b"\n"
+    digest = f"{zlib.crc32(header):08x}{zlib.adler32(header):08x}"
+    path = os.path.join(directory, f"{kind}-{digest}.{'bin' if binary else 'json'}")
+    if directory not in ("", "."):
         with contextlib.suppress(OSError, ValueError):
-            if path.stat().st_uid == os.geteuid():
-                data = path.read_bytes()
-                return data if binary else json.loads(data)
+            if os.stat(path).st_uid == os.geteuid():
+                with open(path, "rb") as cached:
+                    data = cached.read()
+                if data.startswith(header):
+                    data = data[len(header) :]
+                    return data if binary else json.loads(data)
     value = compute()
-    if str(directory) not in ("", "."):
+    if directory not in ("", "."):
         with contextlib.suppress(OSError):
-            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.makedirs(directory, mode=0o700, exist_ok=True)
             os.chmod(directory, 0o700)
-            temporary = path.with_suffix(f".{os.getpid()}.tmp")
-            temporary.write_bytes(value if binary else json.dumps(value).encode())
+            temporary = f"{path}.{os.getpid()}.tmp"
+            with open(temporary, "wb") as out:
+                out.write(header + (value if binary else json.dumps(value).encode()))
             os.replace(temporary, path)
     return value
 
@@ -79,10 +84,10 @@ def interpreter_key(python: str) -> list:
 def compiled_runner(python: str) -> bytes:
     """The runner compiled and marshalled BY the sandbox interpreter (marshal is only stable
     within one Python version, so the host never marshals code for it)."""
-    runner_hash = __import__("hashlib").sha256(RUNNER_SOURCE.encode()).hexdigest()
+    source = RUNNER_SOURCE.encode()
     return disk_cached(
         "runner",
-        [*interpreter_key(python), runner_hash],
+        [*interpreter_key(python), len(source), zlib.crc32(source), zlib.adler32(source)],
         lambda: _compile_runner(python),
         binary=True,
     )
@@ -272,7 +277,8 @@ class ProcessSession(Session):
             index += 1
             with contextlib.suppress(OSError):
                 for task in os.listdir(f"/proc/{parent}/task"):
-                    text = Path(f"/proc/{parent}/task/{task}/children").read_text()
+                    with open(f"/proc/{parent}/task/{task}/children") as listing:
+                        text = listing.read()
                     pids += [int(p) for p in text.split()]
         return pids
 

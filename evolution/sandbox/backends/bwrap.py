@@ -16,11 +16,8 @@ What one sandbox gets (see README, "Security model"):
 from __future__ import annotations
 
 import atexit
-import glob
 import json
 import os
-import random
-import shutil
 import subprocess
 import threading
 from functools import cache
@@ -52,11 +49,29 @@ RUNNER_OVERHEAD_MB = 96
 
 @cache
 def _bwrap_features(bwrap: str) -> frozenset[str]:
+    return frozenset(disk_cached("bwrap", interpreter_key(bwrap), lambda: _probe_bwrap(bwrap)))
+
+
+def _probe_bwrap(bwrap: str) -> list[str]:
     try:
         text = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10).stdout
     except (OSError, subprocess.SubprocessError):
-        return frozenset()
-    return frozenset(f for f in ("--disable-userns", "--size") if f in text)
+        return []
+    return [f for f in ("--disable-userns", "--size") if f in text]
+
+
+def _which(name: str) -> str:
+    """shutil.which without importing shutil (and with it bz2 and lzma) on the CLI's path."""
+    for directory in os.get_exec_path():
+        path = os.path.join(directory, name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return ""
+
+
+def _random_host_uid() -> int:
+    low, high = HOST_UID_RANGE
+    return low + int.from_bytes(os.urandom(4), "big") % (high - low + 1)
 
 
 @cache
@@ -84,6 +99,8 @@ def _probe_layout(python: str) -> dict:
         layout = json.loads(out.stdout)
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
         raise SandboxUnavailable(f"cannot run SANDBOX_PYTHON={python!r}: {exc}") from exc
+    import glob
+
     objects = [layout["exe"], *glob.glob(os.path.join(layout["dynload"], "lib-dynload", "*.so"))]
     lib_dirs: set[str] = set()
     try:
@@ -130,11 +147,15 @@ class _Lease(Session):
 
 class BwrapBackend(Backend):
     name = "bwrap"
+    # Whether a new factory warms itself (the modules and prelude of multi-test submissions)
+    # while it serves its first submission. A one-shot command that judges one program turns
+    # this off: the warming would only compete with that program for the CPU.
+    warm_factories = True
 
     def __init__(self, *, python: str | None = None, bwrap: str | None = None):
         self.python = python or config.settings().SANDBOX_PYTHON
-        self.bwrap = bwrap or shutil.which("bwrap") or ""
-        self.setpriv = shutil.which("setpriv") or ""
+        self.bwrap = bwrap or _which("bwrap")
+        self.setpriv = _which("setpriv")
         self._lock = threading.Lock()
         self._idle: list[ProcessSession] = []
         self._pid = os.getpid()
@@ -217,14 +238,14 @@ class BwrapBackend(Backend):
         if os.geteuid() == 0 and self.setpriv:
             # Drop to a fresh unprivileged host uid before bwrap starts. setpriv does it rather
             # than Popen(user=...), which would force a full fork() of this (large) process.
-            uid = str(random.randint(*HOST_UID_RANGE))
+            uid = str(_random_host_uid())
             args = [self.setpriv, "--reuid", uid, "--regid", uid, "--clear-groups", "--", *args]
         return args
 
     def popen_kwargs(self) -> dict:
         kwargs: dict = {"cwd": "/", "env": {}, "start_new_session": True, "close_fds": True}
         if os.geteuid() == 0 and not self.setpriv:
-            uid = random.randint(*HOST_UID_RANGE)
+            uid = _random_host_uid()
             kwargs.update(user=uid, group=uid, extra_groups=[])
         return kwargs
 
@@ -238,7 +259,8 @@ class BwrapBackend(Backend):
             cgroups=cgroup_set,
             preamble=bootstrap_command(interpreter_layout(self.python)["exe"])[1],
         )
-        session.send({"go": True})  # placed in its cgroups: the factory may now fork
+        # Placed in its cgroups: the factory may now fork.
+        session.send({"go": True, "warm": self.warm_factories})
         session.backend_name = self.name
         # With a private host uid, RLIMIT_NPROC bounds this sandbox alone.
         session.nproc = PIDS_MAX if os.geteuid() == 0 else None

@@ -294,12 +294,10 @@ def test_unsafe_backend_runs_when_allowed(limits):
     assert sleeper[0].status == "TLE"
 
 
-def test_missing_bwrap_is_unavailable_not_a_fallback(settings, monkeypatch):
-    import shutil
-
+def test_missing_bwrap_is_unavailable_not_a_fallback(settings, monkeypatch, tmp_path):
     from evolution.sandbox.backends.bwrap import BwrapBackend
 
-    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setenv("PATH", str(tmp_path))  # a PATH without bwrap on it
     settings.SANDBOX_ALLOW_UNSAFE = True
     with pytest.raises(SandboxUnavailable, match="bubblewrap"):
         BwrapBackend()

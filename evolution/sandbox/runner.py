@@ -107,6 +107,14 @@ def _ignore(fn, *args):
         pass
 
 
+def _name_process(name):
+    """The process's name in ps and perf (PR_SET_NAME): bf-factory, bf-middle, bf-runner,
+    bf-worker (fast mode) or bf-test (a forked test)."""
+    libc = _STATE.get("libc")
+    if libc is not None:
+        libc.prctl(15, name, 0, 0, 0)
+
+
 def _print_exc():
     import traceback  # only on the error path: importing it costs ~5 ms per sandbox
 
@@ -591,6 +599,7 @@ def _prefer_as_oom_victim(libc):
 def _child_main(job, compiled, test_input, fds, seccomp):
     stdin_fd, stdout_fd, stderr_fd, result_fd = fds
     try:
+        _name_process(b"bf-test")
         os.setsid()
         os.dup2(stdin_fd, 0)
         os.dup2(stdout_fd, 1)
@@ -1003,6 +1012,7 @@ def _fast_worker_main(job, compiled, fds, seccomp, kit):
     """The worker process: set up like a test child, then run the queued tests."""
     code = EXIT_INTERNAL
     try:
+        _name_process(b"bf-worker")
         os.setsid()
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
@@ -1506,13 +1516,14 @@ def _prepare(libc):
     if libc is None:
         return None
     libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE=0: children may not ptrace or read our memory
-    program = seccomp_program()
-    if program is None:
-        return None
-    try:
-        return prepare_seccomp(libc, program)
-    except Exception:
-        return None
+    if "seccomp" not in _STATE:
+        # Built once per factory (see factory()); each submission's runner inherits it.
+        program = seccomp_program()
+        try:
+            _STATE["seccomp"] = None if program is None else prepare_seccomp(libc, program)
+        except Exception:
+            _STATE["seccomp"] = None
+    return _STATE["seccomp"]
 
 
 def warm():
@@ -1528,7 +1539,8 @@ def warm():
 
 
 def serve_job(in_fd, out_fd, seccomp, is_pid1):
-    """Judge ONE submission: read its job, compile once, fork per test, then report done."""
+    """Judge ONE submission: read its job, compile once, run its tests (a fork each, or the
+    fast mode's worker), then report done. Returns the mode its tests ran in."""
     job = _recv(in_fd)
     # Warming pays off only when several tests share it; for one test the child imports what
     # it needs itself, and nothing more. (A factory warms itself after its first submission.)
@@ -1545,7 +1557,7 @@ def serve_job(in_fd, out_fd, seccomp, is_pid1):
         while not _recv(in_fd).get("end"):
             pass
         _send(out_fd, {"done": True})
-        return
+        return "none"
     _send(out_fd, {"compiled": True})
     # Fast mode needs to be PID 1 of its namespace: only then can the runner see (and kill)
     # everything a test left running without scanning the host's /proc.
@@ -1558,7 +1570,7 @@ def serve_job(in_fd, out_fd, seccomp, is_pid1):
             _send(out_fd, {"done": True})
         finally:
             worker.close()
-        return
+        return "fast"
     index = 0
     while True:
         frame = _recv(in_fd)
@@ -1569,6 +1581,7 @@ def serve_job(in_fd, out_fd, seccomp, is_pid1):
         _send(out_fd, outcome)
         index += 1
     _send(out_fd, {"done": True})
+    return "fork"
 
 
 # --- factory mode (bwrap): a fresh set of namespaces per submission ---------------------------
@@ -1626,16 +1639,25 @@ def _fresh_mounts_and_drop_privileges(libc):
     for cap in range(64):
         libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP (EINVAL past the last cap: ignored)
     libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL
-
-    class Header(ctypes.Structure):
-        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-    class Data(ctypes.Structure):
-        _fields_ = [(n, ctypes.c_uint32) for n in ("effective", "permitted", "inheritable")]
-
-    header, data = Header(0x20080522, 0), (Data * 2)()
+    header, data = _capset_empty()
     _check(libc, libc.capset(ctypes.byref(header), ctypes.byref(data)), "capset")
     _check(libc, libc.prctl(38, 1, 0, 0, 0), "no_new_privs")
+
+
+def _capset_empty():
+    """capset's arguments for "no capabilities", made once per factory (defining ctypes
+    structures in every submission's runner costs it more than the rest of its set-up)."""
+    if "capset" not in _STATE:
+        import ctypes
+
+        class Header(ctypes.Structure):
+            _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+        class Data(ctypes.Structure):
+            _fields_ = [(n, ctypes.c_uint32) for n in ("effective", "permitted", "inheritable")]
+
+        _STATE["capset"] = (Header(0x20080522, 0), (Data * 2)())
+    return _STATE["capset"]
 
 
 class _Prepared:
@@ -1644,7 +1666,7 @@ class _Prepared:
     /tmp, /dev/shm and /proc, drops every privilege, then waits for its turn on the job
     stream. ``close_in_child``: descriptors of other submissions it must not hold."""
 
-    def __init__(self, libc, in_fd, out_fd, close_in_child):
+    def __init__(self, libc, in_fd, out_fd, close_in_child, fast=False):
         turn_r, self.turn_w = os.pipe()
         self.finished_r, finished_w = os.pipe()
         self.middle = os.fork()
@@ -1652,22 +1674,28 @@ class _Prepared:
             for fd in (*close_in_child, self.turn_w, self.finished_r):
                 _ignore(os.close, fd)
             try:
+                _name_process(b"bf-middle")
                 _enter_fresh_namespaces(libc)
                 submission = os.fork()
                 if submission == 0:
                     try:
+                        _name_process(b"bf-runner")
                         _fresh_mounts_and_drop_privileges(libc)
                         seccomp = _prepare(libc)
-                        if "layer" in _PRELUDE_CACHE:
+                        if fast and "layer" in _PRELUDE_CACHE:
                             # The fast mode's snapshot, while the submission before runs.
                             prepare_fast(os.getcwd())
+                        # Objects made so far stay out of the cyclic collector's reach in the
+                        # processes forked from here: its passes would otherwise write to (and
+                        # so copy) every page they live on.
+                        __import__("gc").freeze()
                         if not os.read(turn_r, 1):  # the factory stopped before our turn
                             os._exit(EXIT_HOST_GONE)
                         os.close(turn_r)
-                        serve_job(in_fd, out_fd, seccomp, True)
+                        mode = serve_job(in_fd, out_fd, seccomp, True)
                         # The stream is free for the next submission; our namespaces are torn
-                        # down after this, while it runs.
-                        os.write(finished_w, b"x")
+                        # down after this, while it runs. "f": this one ran in fast mode.
+                        os.write(finished_w, b"f" if mode == "fast" else b"x")
                         os._exit(0)
                     except EOFError:
                         os._exit(EXIT_HOST_GONE)
@@ -1693,10 +1721,11 @@ class _Prepared:
         self.turn_w = None
 
     def wait_finished(self):
-        """True when the submission released the job stream after a complete job."""
+        """b"f" (fast mode) or b"x" when the submission released the job stream after a
+        complete job; b"" when it did not."""
         while True:
             try:
-                return os.read(self.finished_r, 1) == b"x"
+                return os.read(self.finished_r, 1)
             except InterruptedError:
                 continue
 
@@ -1720,14 +1749,20 @@ def factory(in_fd, out_fd, libc):
     loaded host) both happen while a submission runs, not between two."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     libc.prctl(4, 0, 0, 0, 0)
+    _name_process(b"bf-factory")
     _send(out_fd, {"ready": True, "pid1": True, "seccomp": seccomp_program() is not None})
     # Fork nothing before the host has moved us into the sandbox's cgroups: a process forked
     # earlier would stay outside them (its limits and accounting).
     go = _recv(in_fd)
     if not go.get("go"):
         return
-    # Every test process sets its limits with resource: imported once here.
+    # Every test process sets its limits with resource: imported once here, as are the
+    # seccomp filter and capset's arguments every submission's runner uses.
     import resource  # noqa: F401
+
+    _prepare(libc)
+    _capset_empty()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
     current = _Prepared(libc, in_fd, out_fd, ())
     current.start()
@@ -1742,9 +1777,12 @@ def factory(in_fd, out_fd, libc):
             _STATE["counters"] = _descriptor_counter()
         except Exception:
             pass
+        __import__("gc").freeze()
+    fast = False  # whether the last submission ran in fast mode: workloads tend to repeat
     while True:
-        upcoming = _Prepared(libc, in_fd, out_fd, current.fds())
-        if not current.wait_finished():
+        upcoming = _Prepared(libc, in_fd, out_fd, current.fds(), fast)
+        finished = current.wait_finished()
+        if not finished:
             code = current.reap()
             upcoming.reap()  # its turn never comes: it sees EOF and exits
             if code != EXIT_HOST_GONE:
@@ -1753,6 +1791,7 @@ def factory(in_fd, out_fd, libc):
                 _send(out_fd, {"lost": code or EXIT_INTERNAL})
             return
         upcoming.start()
+        fast = finished == b"f"
         # The namespace's PID 1 is gone, so every process of that submission is too.
         current.reap()
         current = upcoming

@@ -23,8 +23,13 @@ from .types import JudgeResult, Limits, TestSpec, TestVerdict
 
 # How long finished results wait in Redis for their reader (a crashed caller leaves nothing).
 RESULT_TTL_S = 3600
-# A distributed batch gives up on a chunk nobody answered within this many seconds per job.
+# A distributed batch gives up when nothing at all came back for this long (plus the longest
+# job's time budget): no sandbox worker is consuming the queue.
 CHUNK_PATIENCE_S = 120.0
+# A started chunk is presumed lost when its next result is this much later than that job's
+# time budget; it is then sent again, at most MAX_RESENDS times.
+RESEND_GRACE_S = 30.0
+MAX_RESENDS = 2
 
 
 @dataclass
@@ -127,16 +132,22 @@ def result_from_dict(data: dict) -> JudgeResult | ValueError:
     return JudgeResult(tests=tests, **data)
 
 
-def judge_chunk(batch_id: str, start: int, documents: list[dict], workers: int | None) -> int:
+def judge_chunk(
+    batch_id: str, start: int, documents: list[dict], workers: int | None, worker: str = ""
+) -> int:
     """The worker's side of a distributed batch (the ``sandbox_judge_chunk`` task): judge the
-    chunk on this worker's cores and push ``[index, result]`` to the batch's Redis list as each
-    result is ready. Returns the number of results pushed."""
+    chunk on this worker's cores and push ``[index, result, worker]`` to the batch's Redis list
+    as each result is ready. Returns the number of results pushed. A chunk whose worker died is
+    delivered again (late acknowledgement) and judged again; a result pushed twice is read
+    once."""
     client = _redis()
     key = _key(batch_id)
     jobs = [JudgeJob.from_dict(d) for d in documents]
+    client.rpush(key, json.dumps(["start", start, worker]))  # the batch now knows it is alive
+    client.expire(key, RESULT_TTL_S)
     pushed = 0
     for offset, result in enumerate(judge_many(jobs, workers=workers)):
-        client.rpush(key, json.dumps([start + offset, result_to_dict(result)]))
+        client.rpush(key, json.dumps([start + offset, result_to_dict(result), worker]))
         client.expire(key, RESULT_TTL_S)
         pushed += 1
     return pushed
@@ -154,6 +165,14 @@ def _key(batch_id: str) -> str:
 
 
 def _judge_distributed(jobs: list[JudgeJob]) -> Iterator[JudgeResult | ValueError]:
+    """Send the jobs in chunks to the sandbox queue and yield their results in job order.
+
+    A worker marks a chunk started, then pushes its results in order. A started chunk whose
+    next result is overdue (that job's time budget plus RESEND_GRACE_S since the chunk's last
+    sign of life) is presumed lost with its worker (killed, its machine gone): what is missing
+    of it is sent again, up to MAX_RESENDS times. The broker would deliver the lost message
+    again only after its visibility timeout (hours); a result that arrives twice is read once.
+    """
     from celery import current_app
     from django.conf import settings
 
@@ -166,34 +185,81 @@ def _judge_distributed(jobs: list[JudgeJob]) -> Iterator[JudgeResult | ValueErro
     batch_id = uuid.uuid4().hex
     client = _redis()
     key = _key(batch_id)
+    documents = [job.to_dict() for job in jobs]
+    chunks: dict[int, dict] = {}  # first index -> {"end", "sends", "alive" (time or None)}
+
+    def send(start: int, end: int, sends: int) -> None:
+        chunks[start] = {"end": end, "sends": sends, "alive": None}
+        # By name, as every service enqueues (the task module imports this one).
+        current_app.send_task(
+            "evolution.tasks.sandbox_judge_chunk",
+            (batch_id, start, documents[start:end]),
+            queue="sandbox",
+        )
+
     # Chunks small enough that every sandbox worker gets several (an idle worker takes the next
     # chunk), large enough that a chunk fills a worker's cores.
     size = max(1, min(64, len(jobs) // 16 or 1))
     for start in range(0, len(jobs), size):
-        chunk = [job.to_dict() for job in jobs[start : start + size]]
-        # By name, as every service enqueues (the task module imports this one).
-        current_app.send_task(
-            "evolution.tasks.sandbox_judge_chunk", (batch_id, start, chunk), queue="sandbox"
-        )
+        send(start, min(start + size, len(jobs)), 1)
     ready: dict[int, JudgeResult | ValueError] = {}
     next_index = 0
     patience = CHUNK_PATIENCE_S + max(j.limits.time_s * len(j.tests) for j in jobs)
     last_progress = time.monotonic()
+
+    def owner(index: int) -> int | None:
+        starts = [s for s, c in chunks.items() if s <= index < c["end"]]
+        return max(starts) if starts else None
+
+    def resend_lost(now: float) -> None:
+        for start, chunk in list(chunks.items()):
+            missing = next(
+                (i for i in range(max(start, next_index), chunk["end"]) if i not in ready), None
+            )
+            if missing is None:
+                del chunks[start]
+                continue
+            if chunk["alive"] is None:
+                continue  # still queued: nothing says it is lost
+            job = jobs[missing]
+            if now - chunk["alive"] <= job.limits.time_s * len(job.tests) + RESEND_GRACE_S:
+                continue
+            if chunk["sends"] > MAX_RESENDS:
+                raise TimeoutError(
+                    f"judge batch {batch_id}: job {missing} was lost {chunk['sends']} times "
+                    "(its worker died each time)"
+                )
+            del chunks[start]
+            send(missing, chunk["end"], chunk["sends"] + 1)
+
     try:
         while next_index < len(jobs):
-            item = client.blpop([key], timeout=5)
+            item = client.blpop([key], timeout=1)
+            now = time.monotonic()
             if item is None:
-                if time.monotonic() - last_progress > patience:
+                if now - last_progress > patience:
                     raise TimeoutError(
                         f"judge batch {batch_id}: no result for {patience:.0f} s "
                         f"({next_index}/{len(jobs)} done); is a sandbox worker running?"
                     )
+                resend_lost(now)
                 continue
-            last_progress = time.monotonic()
-            index, data = json.loads(item[1])
+            last_progress = now
+            first, data = json.loads(item[1])[:2]
+            if first == "start":
+                if data in chunks:
+                    chunks[data]["alive"] = now
+                continue
+            index = first
+            if index < next_index or index in ready:
+                continue  # pushed again by a redelivered chunk: already read
+            start = owner(index)
+            if start is not None:
+                chunks[start]["alive"] = now
             ready[index] = result_from_dict(data)
             while next_index in ready:
                 yield ready.pop(next_index)
                 next_index += 1
+            resend_lost(now)
     finally:
         client.delete(key)

@@ -20,11 +20,13 @@ _warmed: set[int] = set()
 _warm_lock = threading.Lock()
 
 
-@shared_task(name=TASK_NAME, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-def sandbox_judge_chunk(batch_id: str, start: int, documents: list[dict]) -> int:
+@shared_task(
+    bind=True, name=TASK_NAME, acks_late=True, reject_on_worker_lost=True, ignore_result=True
+)
+def sandbox_judge_chunk(self, batch_id: str, start: int, documents: list[dict]) -> int:
     from .batch import judge_chunk
 
-    return judge_chunk(batch_id, start, documents, None)
+    return judge_chunk(batch_id, start, documents, None, worker=self.request.hostname or "")
 
 
 def prewarm() -> None:

@@ -72,6 +72,36 @@ def test_fast_mode_runs_every_test_in_one_process_and_nothing_a_test_leaves_reac
         assert state["argv"] == "['solution.py']"
 
 
+# What the fast path keeps between tests when nothing changed it (the prelude's names, the
+# standard stream objects, signal handlers watched where they are set), changed by each test.
+LEAVE_SHARED = """
+    import _signal, os, signal, sys
+    print("pid", os.getpid())
+    print("gcd", gcd(12, 18), "inf", inf)
+    print("stdout", sys.stdout.line_buffering, getattr(sys.stdout, "planted", None))
+    print("input", input(), sys.stdin.read().split())
+    print("usr2", signal.getsignal(signal.SIGUSR2) == signal.SIG_DFL)
+    __builtins__.gcd = lambda a, b: -1
+    __builtins__.inf = 0
+    sys.stdout.reconfigure(line_buffering=True)
+    sys.stdout.planted = True
+    _signal.signal(_signal.SIGUSR2, _signal.SIG_IGN)
+"""
+
+
+def test_fast_mode_puts_back_what_its_shortcuts_share(backend):
+    outcomes = _run(backend, LEAVE_SHARED, ["a\nb c", "d\ne", "f"], isolation="fast")
+    assert [o.status for o in outcomes] == ["OK"] * 3, [o.stderr for o in outcomes]
+    seen = [_lines(o) for o in outcomes]
+    assert len({s["pid"] for s in seen}) == 1
+    for state in seen:
+        assert state["gcd"] == "6 inf inf"  # the prelude's names, as LiveCodeBench binds them
+        assert state["stdout"] == "False None"
+        assert state["usr2"] == "True"
+    # Each test reads its own input, whatever the previous one left unread.
+    assert [s["input"] for s in seen] == ["a ['b', 'c']", "d ['e']", "f []"]
+
+
 def test_fork_mode_runs_each_test_in_its_own_process_with_the_same_fresh_state(backend):
     outcomes = _run(backend, LEAVE_STATE, ["", "", ""], isolation="fork")
     seen = [_lines(o) for o in outcomes]

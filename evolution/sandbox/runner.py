@@ -1,4 +1,4 @@
-"""The program that runs INSIDE the sandbox: a warm interpreter that forks once per test.
+"""The program that runs INSIDE the sandbox: a warm interpreter that runs a submission's tests.
 
 This file is executed by the sandbox interpreter (as a marshalled code object compiled by that
 same interpreter, see backends/base.py, or as ``-c`` source in docker); it must use the standard
@@ -7,23 +7,28 @@ the sandbox to run it.
 
 Protocol (all integers big-endian), frames ``<u32 length><json>``:
 - runner -> host on fd 1: ``{"ready": ...}`` first (the host may now place the process tree
-  into cgroups); then per submission ``{"compiled": true}`` or ``{"ce": message}``, one
-  ``{"i": index, "status": ...}`` frame per test, and ``{"done": true}``. In factory mode a
-  ``{"lost": status}`` frame says the submission's runner died (the host discards the sandbox).
-- host -> runner on fd 0: per submission the job header (``code``, ``harness``, limits, ...),
-  one ``{"input": str}`` frame per test, then ``{"end": true}``. Inputs are streamed one at a
-  time so that a test's process never holds the inputs of later tests in memory.
+  into cgroups); then per submission ``{"compiled": true}`` or ``{"ce": message}``, the tests'
+  outcomes in order, and ``{"done": true}``. A fork per test sends one ``{"i": index,
+  "status": ...}`` frame per test; the fast mode sends ``{"i": first index, "outcomes": [row,
+  ...]}`` frames (OUTCOME_FIELDS), as many rows as are ready. In factory mode a ``{"lost":
+  status}`` frame says the submission's runner died (the host discards the sandbox).
+- host -> runner on fd 0: per submission the job header (``code``, ``harness``, limits,
+  ``isolation``, ``stop_on_failure``, ...), the inputs (``{"input": str}`` frames, or
+  ``{"inputs": [str, ...]}`` in fast mode), then ``{"end": true}`` (``"stop": true`` abandons
+  what is still running). For a fork per test the runner reads one input at a time, so that a
+  forked test never holds later tests' inputs; the fast mode reads ahead (see FastWorker).
 
 Modes:
 - single job (docker, unsafe): serve one submission and exit.
 - factory (bwrap, ``factory`` argument): serve submissions one after another, each in fresh
   user/PID/mount/IPC/UTS namespaces with fresh /tmp, /dev/shm and /proc (see ``factory``).
 
-Per submission the runner compiles the code once, pre-imports common modules when several tests
-will share them, then for every test forks a child that lowers its limits, installs a seccomp
-filter and executes the compiled code against fresh stdin/stdout/stderr memfds. The runner is PID
-1 of its PID namespace (bwrap, docker), so the kernel drops signals its children send it, and
-after every test it kills every other process in the namespace with ``kill(-1, SIGKILL)``:
+Per submission the runner compiles the code once, then either forks a child per test that
+lowers its limits, installs a seccomp filter and executes the compiled code against fresh
+stdin/stdout/stderr memfds, or (fast mode) hands the tests to one such child, the worker, that
+runs them back to back and is reset between them. The runner is PID 1 of its PID namespace
+(bwrap, docker), so the kernel drops signals its children send it, and it kills every other
+process in the namespace with ``kill(-1, SIGKILL)`` after a forked test or a retired worker:
 nothing a test starts (daemons included) survives into the next test.
 """
 
@@ -781,12 +786,14 @@ def run_one(job, compiled, test_input, seccomp, is_pid1, scratch):
 
 # --- fast mode: every test of a submission in ONE sandboxed interpreter --------------------------
 # The runner forks one "worker" per submission that lowers its limits and installs seccomp like
-# a test child, then executes test after test: fresh module globals and standard streams per
-# test, a per-test CPU limit, and the process state a test can change through ordinary means
-# (builtins, sys settings, signal handlers, cwd, environment, imported modules, the attributes
-# of pre-imported standard modules) put back after it. A test that leaves a thread or process
-# behind, crashes, runs out of memory or out of time retires the worker; the next test gets a
-# new one, forked from the runner. What the worker does NOT reset is listed in docs/judge.md.
+# a test child, then executes test after test as the runner queues them (it never waits for
+# the runner between two): fresh module globals per test, standard streams that are new or
+# exactly as made, a per-test CPU limit, and the process state a test can change through
+# ordinary means (builtins, sys settings, signal handlers, cwd, environment, imported modules,
+# the attributes of pre-imported standard modules) put back after it, cheaply when nothing
+# changed. A test that leaves a thread or process behind, crashes, runs out of memory or out of
+# time retires the worker; the tests queued behind it go to a new one, forked from the runner.
+# What the worker does NOT reset is listed in docs/judge.md.
 
 FAST_RESET_MODULES = (
     "string",

@@ -1016,7 +1016,8 @@ def _descriptor_counter():
 
 
 def _fast_worker_main(job, compiled, fds, seccomp, kit):
-    """The worker process: set up like a test child, then run the queued tests."""
+    """The worker process: set up like a test child, then run the queued tests. ``job`` None:
+    forked ahead of its job (FastWorker.prefork), which then comes first on the command pipe."""
     code = EXIT_INTERNAL
     try:
         _name_process(b"bf-worker")
@@ -1025,7 +1026,8 @@ def _fast_worker_main(job, compiled, fds, seccomp, kit):
             os.dup2(fd, target)
         os.closerange(6, 1 << 16)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-        _set_limits(job, cpu=False)
+        if job is not None:
+            _set_limits(job, cpu=False)
         _prefer_as_oom_victim(_STATE.get("libc"))
         if seccomp is not None and not seccomp():
             os._exit(EXIT_INTERNAL)
@@ -1033,6 +1035,24 @@ def _fast_worker_main(job, compiled, fds, seccomp, kit):
     except BaseException:
         code = EXIT_INTERNAL
     os._exit(code)
+
+
+def _read_job(fd):
+    """A forked-ahead worker's job: ``<u32><job JSON><u32><marshalled code>`` on ``fd``."""
+    import marshal
+
+    def exact(n):
+        data = b""
+        while len(data) < n:
+            chunk = os.read(fd, n - len(data))
+            if not chunk:
+                os._exit(0)  # the runner discarded this worker before giving it a job
+            data += chunk
+        return data
+
+    job = json.loads(exact(_U32.unpack(exact(4))[0]))
+    compiled = marshal.loads(exact(_U32.unpack(exact(4))[0]))
+    return job, compiled
 
 
 def _fast_worker_loop(job, compiled, kit):
@@ -1048,10 +1068,6 @@ def _fast_worker_loop(job, compiled, kit):
         # test left behind with one waitpid().
         libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     me = os.getpid()
-    stdio = job["harness"] == "stdio"
-    per_test_cpu = int(job["time_s"]) + 1
-    cap = int(job["max_output_bytes"])
-    recursion_limit = sys.getrecursionlimit()
     # Once per worker, not per test: its tests continue one random stream (forked from the
     # same runner, every worker would otherwise start from the same state).
     if "random" in sys.modules:
@@ -1060,6 +1076,14 @@ def _fast_worker_loop(job, compiled, kit):
     descriptors, threads = kit["counters"], _thread._count
     snapshot.watch_signals()
     streams = _ReusedStreams()
+    if job is None:
+        # Everything above was done before the job existed; what depends on it follows.
+        job, compiled = _read_job(4)
+        _set_limits(job, cpu=False)
+    stdio = job["harness"] == "stdio"
+    per_test_cpu = int(job["time_s"]) + 1
+    cap = int(job["max_output_bytes"])
+    recursion_limit = sys.getrecursionlimit()
     # Bound here: a test that replaces these names in their modules cannot reach the loop.
     read, write, fstat, pread, stat = os.read, os.write, os.fstat, os.pread, os.stat
     ftruncate, lseek, pwrite, waitpid = os.ftruncate, os.lseek, os.pwrite, os.waitpid
@@ -1212,10 +1236,14 @@ def _fast_kit(scratch):
     leftover counters and the scratch directory's empty size. A submission's runner prepares
     it while it waits for its turn (``prepare_fast``); it is made here when that one no longer
     matches (a job that warmed more modules, a scratch directory not yet probed)."""
+    if not _fast_kit_matches(scratch):
+        return prepare_fast(scratch)
+    return _STATE["fast_kit"]
+
+
+def _fast_kit_matches(scratch):
     kit = _STATE.get("fast_kit")
-    if kit is None or kit["scratch"] != scratch or kit["modules"] != sys.modules.keys():
-        kit = prepare_fast(scratch)
-    return kit
+    return kit is not None and kit["scratch"] == scratch and kit["modules"] == sys.modules.keys()
 
 
 def prepare_fast(scratch):
@@ -1272,26 +1300,57 @@ class FastWorker:
         except OSError:
             return None
 
-    def _start(self):
-        self.fds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("result")]
-        cmd_r, self.cmd_w = os.pipe()
-        self.reply_r, reply_w = os.pipe()
+    @staticmethod
+    def _spawn(job, compiled, seccomp, kit):
+        """Fork a worker: (pid, its memfds, command pipe's write end, reply pipe's read end)."""
+        fds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("result")]
+        cmd_r, cmd_w = os.pipe()
+        reply_r, reply_w = os.pipe()
         pid = os.fork()
         if pid == 0:
-            os.close(self.cmd_w)
-            os.close(self.reply_r)
-            _fast_worker_main(
-                self.job, self.compiled, (*self.fds, cmd_r, reply_w), self.seccomp, self.kit
-            )
+            os.close(cmd_w)
+            os.close(reply_r)
+            _fast_worker_main(job, compiled, (*fds, cmd_r, reply_w), seccomp, kit)
         os.close(cmd_r)
         os.close(reply_w)
+        return pid, fds, cmd_w, reply_r
+
+    @classmethod
+    def prefork(cls, seccomp, kit):
+        """Fork the next submission's worker before its job exists (its runner does this while
+        it waits for its turn): the fork and the worker's set-up are then off the job's path.
+        The first worker of a fast-mode job is this one; any other job discards it."""
+        _STATE["preforked"] = cls._spawn(None, None, seccomp, kit)
+
+    @staticmethod
+    def discard_prefork():
+        preforked = _STATE.pop("preforked", None)
+        if preforked is not None:
+            pid, fds, cmd_w, reply_r = preforked
+            for fd in (*fds, cmd_w, reply_r):
+                _ignore(os.close, fd)
+            _ignore(os.kill, pid, signal.SIGKILL)
+            _ignore(os.waitpid, pid, 0)
+
+    def _start(self):
+        preforked = _STATE.pop("preforked", None)
+        if preforked is not None and preforked[0] > 0:
+            import marshal
+
+            self.pid, self.fds, self.cmd_w, self.reply_r = preforked
+            job, code = json.dumps(self.job).encode(), marshal.dumps(self.compiled)
+            header = _U32.pack(len(job)) + job + _U32.pack(len(code)) + code
+        else:
+            self.pid, self.fds, self.cmd_w, self.reply_r = self._spawn(
+                self.job, self.compiled, self.seccomp, self.kit
+            )
+            header = b""
         os.set_blocking(self.reply_r, False)
         os.set_blocking(self.cmd_w, False)
-        self.pid = pid
-        self.pidfd = os.pidfd_open(pid)
+        self.pidfd = os.pidfd_open(self.pid)
         self.cpu_before = 0.0
         self.replies = bytearray()
-        self.commands = bytearray()
+        self.commands = bytearray(header)
         self.last_pid = self._ns_last_pid()
 
     def _retire(self):
@@ -1553,6 +1612,8 @@ def serve_job(in_fd, out_fd, seccomp, is_pid1):
     # it needs itself, and nothing more. (A factory warms itself after its first submission.)
     if job.get("warm"):
         warm()
+    if not (job.get("isolation") == "fast" and is_pid1 and _fast_kit_matches(os.getcwd())):
+        FastWorker.discard_prefork()
     scratch = os.getcwd()
     try:
         compiled = compile(job["code"], "<solution>", "exec", dont_inherit=True)
@@ -1560,6 +1621,7 @@ def serve_job(in_fd, out_fd, seccomp, is_pid1):
         import traceback
 
         message = "".join(traceback.format_exception_only(type(exc), exc))
+        FastWorker.discard_prefork()
         _send(out_fd, {"ce": message[-4000:]})
         while not _recv(in_fd).get("end"):
             pass
@@ -1689,13 +1751,16 @@ class _Prepared:
                         _name_process(b"bf-runner")
                         _fresh_mounts_and_drop_privileges(libc)
                         seccomp = _prepare(libc)
-                        if fast and "layer" in _PRELUDE_CACHE:
+                        fast = fast and "layer" in _PRELUDE_CACHE
+                        if fast:
                             # The fast mode's snapshot, while the submission before runs.
-                            prepare_fast(os.getcwd())
+                            kit = prepare_fast(os.getcwd())
                         # Objects made so far stay out of the cyclic collector's reach in the
                         # processes forked from here: its passes would otherwise write to (and
                         # so copy) every page they live on.
                         __import__("gc").freeze()
+                        if fast:
+                            FastWorker.prefork(seccomp, kit)
                         if not os.read(turn_r, 1):  # the factory stopped before our turn
                             os._exit(EXIT_HOST_GONE)
                         os.close(turn_r)

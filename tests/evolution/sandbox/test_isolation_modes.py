@@ -190,10 +190,15 @@ def test_fast_mode_charges_cpu_time_per_test_not_per_interpreter(backend):
 
 
 def test_a_problem_chooses_fork_mode_through_its_comparison_settings(backend):
-    # Each submission has its own PID namespace whose PID 1 is the runner: a fork per test gives
-    # the tests PIDs 2, 3, ...; the fast path runs them all in one worker, PID 2.
-    code = "import os\nprint(os.getpid())"
-    tests = [TestSpec("", "2"), TestSpec("", "3")]
+    # re's pattern cache is one of the things the fast path shares between the tests of a
+    # submission (docs/judge.md): a second test in the same worker finds the first one's
+    # pattern there; a fork per test never does.
+    code = (
+        "import re\n"
+        "print('again' if any('bf-mark' in str(k) for k in re._cache) else 'first')\n"
+        "re.compile('bf-mark')"
+    )
+    tests = [TestSpec("", "first"), TestSpec("", "first")]
 
     def verdicts(comparison):
         result = judge(
@@ -213,8 +218,8 @@ def test_the_setting_picks_the_mode_when_neither_caller_nor_problem_does(backend
     forked = _run(backend, code, ["", ""], isolation=None)
     settings.SANDBOX_ISOLATION = "fast"
     shared = _run(backend, code, ["", ""], isolation=None)
-    assert [o.stdout for o in forked] == ["2\n", "3\n"]
-    assert [o.stdout for o in shared] == ["2\n", "2\n"]
+    assert len({o.stdout for o in forked}) == 2  # a process per test
+    assert len({o.stdout for o in shared}) == 1  # one worker for both
 
 
 def test_fast_mode_survives_a_test_that_closes_its_standard_input(backend):

@@ -822,6 +822,10 @@ FAST_RESET_MODULES = (
 # retire flag), then the function harness's JSON-encoded return value, stdout, stderr.
 _U32 = struct.Struct(">I")
 REPLY = struct.Struct(">IIIQQiddqb")
+# A command of this length alone: the test's input is already in the stdin memfd (stdio inputs
+# larger than PIPE_INPUT_BYTES, or than the output cap, are written there by the runner).
+IN_MEMFD = 0xFFFFFFFF
+PIPE_INPUT_BYTES = 256 * 1024
 
 
 class _DictWatch:
@@ -1124,7 +1128,11 @@ def _fast_worker_loop(job, compiled, kit):
 
     pending, at = b"", 0  # commands read ahead, and where the next one starts
     while True:
-        while len(pending) < at + 4 or len(pending) < at + 4 + unpack_from(pending, at)[0]:
+        while True:
+            if len(pending) >= at + 4:
+                (length,) = unpack_from(pending, at)
+                if len(pending) >= at + 4 + (0 if length == IN_MEMFD else length):
+                    break
             try:
                 chunk = read(4, 1 << 16)
             except OSError:
@@ -1132,11 +1140,13 @@ def _fast_worker_loop(job, compiled, kit):
             if not chunk:
                 os._exit(0)  # the runner closed the command pipe: no more tests
             pending, at = pending[at:] + chunk, 0
-        (length,) = unpack_from(pending, at)
-        test_input = pending[at + 4 : at + 4 + length].decode()
-        at += 4 + length
+        if length == IN_MEMFD:
+            test_input, at = "", at + 4  # already in the stdin memfd, rewound
+        else:
+            test_input = pending[at + 4 : at + 4 + length].decode()
+            at += 4 + length
         started = clock()
-        if stdio:
+        if stdio and length != IN_MEMFD:
             ftruncate(0, 0)
             data, offset = test_input.encode(), 0
             while offset < len(data):
@@ -1283,8 +1293,11 @@ class FastWorker:
         self.job, self.compiled, self.seccomp, self.scratch = job, compiled, seccomp, scratch
         self.pid = None
         self.function = job["harness"] == "function"
+        self.stdio = job["harness"] == "stdio"
         self.cap = int(job["max_output_bytes"])
         self.limit = float(job["time_s"])
+        # stdio inputs up to this size travel in the command; larger ones via the stdin memfd.
+        self.pipe_input_bytes = min(PIPE_INPUT_BYTES, self.cap)
         # Whether a test left a process the worker cannot see (one that escaped its subreaper):
         # the PID namespace's last allocated PID moves only when something forks (one pread),
         # and only then are PID 1's children listed.
@@ -1397,6 +1410,15 @@ class FastWorker:
         except OSError:
             return any(n.isdigit() and n != "1" and n != mine for n in os.listdir("/proc"))
 
+    def _fill_stdin(self, data):
+        """Put a test's input into the worker's stdin memfd (the worker is idle)."""
+        fd = self.fds[0]
+        os.ftruncate(fd, 0)
+        offset = 0
+        while offset < len(data):
+            offset += os.pwrite(fd, data[offset:], offset)
+        os.lseek(fd, 0, os.SEEK_SET)
+
     def _flush_commands(self):
         try:
             while self.commands:
@@ -1506,13 +1528,26 @@ class FastWorker:
                 if self.pid is None:
                     self._start()
                 while pending and len(inflight) < MAX_INFLIGHT and len(self.commands) < 1 << 20:
+                    text = pending[0]
+                    data = text.encode()
+                    if self.stdio and len(data) > self.pipe_input_bytes:
+                        # A large input goes into the stdin memfd, written here: the worker
+                        # may not write a file that large (RLIMIT_FSIZE is the output cap), and
+                        # the pipe would charge its transfer to the test's clock. The memfd is
+                        # the worker's only stdin: the tests before it must be done.
+                        if inflight:
+                            break
+                        self._fill_stdin(data)
+                        command = _U32.pack(IN_MEMFD)
+                    else:
+                        command = _U32.pack(len(data)) + data
+                    pending.popleft()
                     if not inflight:
                         head_since = time.monotonic()
-                    text = pending.popleft()
-                    data = text.encode()
-                    self.commands += _U32.pack(len(data)) + data
+                    self.commands += command
                     inflight.append(text)
-                self._flush_commands()
+            if self.pid is not None and self.commands:
+                self._flush_commands()  # as much as the pipe takes; the rest when it has room
             poller = select.poll()
             room = len(pending) + len(inflight) < MAX_AHEAD and ahead_bytes < MAX_AHEAD_BYTES
             if not ended and room:

@@ -102,6 +102,34 @@ def test_fast_mode_puts_back_what_its_shortcuts_share(backend):
     assert [s["input"] for s in seen] == ["a ['b', 'c']", "d ['e']", "f []"]
 
 
+def test_fast_mode_takes_large_inputs_and_more_than_a_pipe_holds(backend):
+    # Inputs travel to the worker queued in its command pipe, or, past 256 kB or the output
+    # cap (the worker may not write a file that large), through its stdin memfd: 14 inputs of
+    # ~180 kB (2.5 MB in all, interleaved with a crash, an output flood and an exception, each
+    # of which replaces the worker) and 3 inputs of ~1.3 MB, larger than the 1 MB output cap.
+    code = """
+        import os, sys
+        data = sys.stdin.buffer.read().split()
+        kind = int(data[0])
+        if kind == 1:
+            os._exit(3)
+        if kind == 2:
+            sys.stdout.write("x" * 3_000_000)
+        if kind == 3:
+            raise ValueError("boom")
+        print(len(data), sum(map(int, data[1:])))
+    """
+    medium = [f"{k} " + " ".join("7" for _ in range(60_000)) + "\n" for k in (0, 1, 0, 2, 0, 3, 0)]
+    large = "0 " + " ".join(str(i) for i in range(200_000)) + "\n"
+    outcomes = _run(backend, code, medium * 2 + [large] * 3, isolation="fast")
+    statuses = [o.status for o in outcomes]
+    assert statuses == ["OK", "RE", "OK", "OLE", "OK", "RE", "OK"] * 2 + ["OK"] * 3, statuses
+    assert {o.stdout for o in outcomes if o.status == "OK"} == {
+        "60001 420000\n",
+        f"200001 {sum(range(200_000))}\n",
+    }
+
+
 def test_fork_mode_runs_each_test_in_its_own_process_with_the_same_fresh_state(backend):
     outcomes = _run(backend, LEAVE_STATE, ["", "", ""], isolation="fork")
     seen = [_lines(o) for o in outcomes]

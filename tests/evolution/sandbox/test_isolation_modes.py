@@ -4,6 +4,7 @@ reset between tests) and "fork" (one process per test), through the real bwrap b
 from __future__ import annotations
 
 import textwrap
+import time
 
 import pytest
 
@@ -278,3 +279,36 @@ def test_a_program_that_works_in_a_thread_is_waited_for(backend, isolation):
     """
     outcomes = _run(backend, code, ["1", "2", "3"], isolation=isolation)
     assert [(o.status, o.stdout) for o in outcomes] == [("OK", "2\n"), ("OK", "4\n"), ("OK", "6\n")]
+
+
+def test_fast_mode_stops_at_the_first_failure_with_tests_in_flight(backend):
+    # Under a stop condition the fast path keeps several tests in flight; a failure the runner
+    # sees itself (RE, TLE) ends the submission there, and the sandbox stays reusable.
+    code = (
+        "import time\nn = int(input())\n"
+        "if n == 7:\n    raise ValueError(n)\n"
+        "if n == 30:\n    time.sleep(60)\n"
+        "print(n)"
+    )
+    limits = Limits(time_s=1.5, memory_mb=256)
+
+    def run(numbers):
+        started = time.monotonic()
+        result = judge(
+            code,
+            [TestSpec(str(n), str(n)) for n in numbers],
+            harness="stdio",
+            limits=limits,
+            backend=backend,
+            stop_on_first_failure=True,
+            isolation="fast",
+        )
+        return [t.verdict for t in result.tests], time.monotonic() - started
+
+    verdicts, _ = run(range(20))
+    assert verdicts == ["AC"] * 7 + ["RE"]
+    verdicts, took = run([0, 1, 2, 30, 31, 32, 33, 34, 35, 36])
+    assert verdicts == ["AC", "AC", "AC", "TLE"]
+    assert took < 1.5 * 3  # one time limit, not one per test still queued
+    assert backend._idle, "the sandbox went back to the pool"
+    assert run([1, 2])[0] == ["AC", "AC"]

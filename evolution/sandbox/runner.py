@@ -35,6 +35,7 @@ nothing a test starts (daemons included) survives into the next test.
 # ruff: noqa: SIM105 - contextlib.suppress would cost an import in every sandbox start.
 
 import builtins
+import fcntl
 import io
 import json
 import os
@@ -1326,10 +1327,10 @@ class FastWorker:
         fds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("result")]
         cmd_r, cmd_w = os.pipe()
         try:
-            import fcntl
-
             # A larger command pipe (the most an unprivileged process may ask): more queued
-            # tests, and large inputs in fewer round trips.
+            # tests, and large inputs in fewer round trips. (fcntl is imported with this module:
+            # imported here, it would enter sys.modules after the fast-mode kit was taken, and
+            # the kit would never match again, see serve_job.)
             fcntl.fcntl(cmd_w, 1031, 1 << 20)  # F_SETPIPE_SZ
         except OSError:
             pass
@@ -1360,9 +1361,28 @@ class FastWorker:
             _ignore(os.kill, pid, signal.SIGKILL)
             _ignore(os.waitpid, pid, 0)
 
+    @staticmethod
+    def _take_prefork():
+        """The worker forked ahead for this submission, if it is still waiting for its job. It
+        waited while the submission before ran in the same cgroups, where the kernel may have
+        killed it (it is a preferred OOM victim, as every test process is): handed the job
+        anyway, its death would be charged to this submission's first test."""
+        preforked = _STATE.get("preforked")
+        if preforked is None or preforked[0] <= 0:
+            _STATE.pop("preforked", None)
+            return None
+        try:
+            alive = os.waitpid(preforked[0], os.WNOHANG)[0] == 0
+        except ChildProcessError:
+            alive = False
+        if not alive:
+            FastWorker.discard_prefork()
+            return None
+        return _STATE.pop("preforked")
+
     def _start(self):
-        preforked = _STATE.pop("preforked", None)
-        if preforked is not None and preforked[0] > 0:
+        preforked = self._take_prefork()
+        if preforked is not None:
             import marshal
 
             self.pid, self.fds, self.cmd_w, self.reply_r = preforked

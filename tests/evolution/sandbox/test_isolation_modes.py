@@ -3,6 +3,8 @@ reset between tests) and "fork" (one process per test), through the real bwrap b
 
 from __future__ import annotations
 
+import os
+import signal
 import textwrap
 import time
 
@@ -312,3 +314,89 @@ def test_fast_mode_stops_at_the_first_failure_with_tests_in_flight(backend):
     assert took < 1.5 * 3  # one time limit, not one per test still queued
     assert backend._idle, "the sandbox went back to the pool"
     assert run([1, 2])[0] == ["AC", "AC"]
+
+
+# --- the worker forked ahead for the next submission (runner.py, FastWorker.prefork) ----------
+
+PID = "import os\nprint(os.getpid())"
+
+
+def _own_factory():
+    """A bwrap backend of this test's own: its pooled factory serves only the submissions
+    below, one after another, whatever other tests left in the shared pool."""
+    from evolution.sandbox.backends.bwrap import BwrapBackend
+
+    return BwrapBackend()
+
+
+def _waiting_workers(backend) -> list[int]:
+    """Host PIDs of the fast-mode workers in the backend's idle factories once each factory has
+    settled between two submissions: the last one's processes gone; the runner whose turn has
+    come and the one prepared after it, each with the worker forked ahead for it."""
+    deadline = time.monotonic() + 20
+    while True:
+        found, settled = [], True
+        for session in backend._idle:
+            names = {}
+            for pid in session.tree_pids():
+                try:
+                    with open(f"/proc/{pid}/comm") as comm:
+                        names[pid] = comm.read().strip()
+                except OSError:
+                    continue
+            roles = sorted(names.values())
+            settled = settled and roles == [
+                "bf-factory",
+                *["bf-middle"] * 2,
+                *["bf-runner"] * 2,
+                *["bf-worker"] * 2,
+                "bwrap",
+            ]
+            found += [pid for pid, name in names.items() if name == "bf-worker"]
+        if settled or time.monotonic() > deadline:
+            return found if settled else []
+        time.sleep(0.05)
+
+
+def _fast_pids(backend, count=3):
+    outcomes = _run(backend, PID, [""] * count, isolation="fast")
+    assert [o.status for o in outcomes] == ["OK"] * count, [o.stderr for o in outcomes]
+    return {o.stdout.strip() for o in outcomes}
+
+
+def test_after_a_fast_submission_the_next_ones_worker_is_forked_ahead_and_used():
+    # Each submission has a PID namespace of its own whose PID 1 is its runner. A worker forked
+    # ahead is the runner's first child (PID 2); one forked when the job arrives comes later.
+    # (Its kit must still match the runner's state when the job arrives: a module the runner
+    # imported after taking it, once, made every such worker a wasted fork.)
+    backend = _own_factory()
+    try:
+        _fast_pids(backend)  # the factory's first submission: nothing was forked ahead
+        _fast_pids(backend)  # the next one was prepared while a fork-mode-less history ran
+        assert _waiting_workers(backend), "no worker waits for the next submission"
+        assert _fast_pids(backend) == {"2"}
+    finally:
+        backend.shutdown()
+
+
+def test_a_worker_killed_while_it_waited_for_its_job_does_not_fail_the_next_submission():
+    # The worker forked ahead waits while the submission before runs in the same cgroups, where
+    # the kernel may kill it (it is a preferred OOM victim, like every test process). Its death
+    # must not be charged to the next submission's first test: a fresh worker runs them all.
+    backend = _own_factory()
+    try:
+        _fast_pids(backend)
+        _fast_pids(backend)
+        waiting = _waiting_workers(backend)
+        assert waiting, "no worker waits for the next submission"
+        for pid in waiting:
+            os.kill(pid, signal.SIGKILL)
+        outcomes = _run(backend, "print(input())", ["1", "2", "3"], isolation="fast")
+        assert [(o.status, o.stdout) for o in outcomes] == [
+            ("OK", "1\n"),
+            ("OK", "2\n"),
+            ("OK", "3\n"),
+        ], [(o.status, o.signal, o.stderr) for o in outcomes]
+        assert backend._idle, "the sandbox went back to the pool"
+    finally:
+        backend.shutdown()

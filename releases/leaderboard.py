@@ -452,58 +452,75 @@ def run_execute(*, run_id: int) -> LeaderboardRun:
     """Generate and judge whatever is missing, then summarise. Safe to call again at any
     point; a completed run, or one a live execution holds, is returned as is
     (``releases.jobs``)."""
-    token = jobs.claim(LeaderboardRun, run_id)
-    if token is None:
-        return LeaderboardRun.objects.get(pk=run_id)
-    run = LeaderboardRun.objects.select_related("release", "endpoint").get(pk=run_id)
-    with jobs.beating(LeaderboardRun, run_id, token):
-        _execute(run, token)
-    return LeaderboardRun.objects.get(pk=run_id)
-
-
-def _execute(run: LeaderboardRun, token: str) -> None:
-    run_id = run.pk
-    items = {i.pk: i for i in run.release.items.select_related("problem__lineage_root")}
-    try:
-        if run.source == RunSource.ENDPOINT:
-            _ask_missing(run, items)
-        pending = list(LeaderboardSample.objects.filter(run=run, verdict=""))
-        tests_by_item: dict[int, list] = defaultdict(list)
-        for t in ReleaseTest.objects.filter(item_id__in={s.item_id for s in pending}).order_by(
-            "item_id", "tier", "ordinal"
-        ):
-            tests_by_item[t.item_id].append(t)
-        width = int(getattr(settings, "SANDBOX_MAX_PARALLEL", 2))
-        # Judge what was answered even when the endpoint is down: resuming then only asks.
-        _judge_all(pending, tests_by_item, items, width)
-        failing = list(
-            LeaderboardSample.objects.filter(run=run, verdict=INFRA_ERROR)
-            .order_by("id")
-            .values_list("details", flat=True)
-        )
-        if failing:
-            reason = still_failing({run.endpoint.name: failing}, what="endpoint")
-            jobs.finish(LeaderboardRun, run_id, token, state=RunState.FAILED, error=reason[:2000])
-            return
-    except Exception as exc:
-        log.exception("leaderboard run %s failed", run_id)
-        jobs.finish(
-            LeaderboardRun,
-            run_id,
-            token,
-            state=RunState.FAILED,
-            error=f"{exc.__class__.__name__}: {exc}"[:2000],
-        )
-        return
-    summary = run_summary(run=run)
-    jobs.finish(
+    return execute_run(
         LeaderboardRun,
         run_id,
-        token,
-        state=RunState.COMPLETED,
-        summary=summary,
-        finished_at=timezone.now(),
+        label="leaderboard run",
+        load=lambda run: {
+            i.pk: i for i in run.release.items.select_related("problem__lineage_root")
+        },
+        work=_answer_and_judge,
+        samples=lambda run: LeaderboardSample.objects.filter(run=run, verdict=INFRA_ERROR),
+        what="endpoint",
+        summarise=lambda run: run_summary(run=run),
     )
+
+
+def _answer_and_judge(run: LeaderboardRun, items: dict) -> None:
+    if run.source == RunSource.ENDPOINT:
+        _ask_missing(run, items)
+    pending = list(LeaderboardSample.objects.filter(run=run, verdict=""))
+    tests_by_item: dict[int, list] = defaultdict(list)
+    for t in ReleaseTest.objects.filter(item_id__in={s.item_id for s in pending}).order_by(
+        "item_id", "tier", "ordinal"
+    ):
+        tests_by_item[t.item_id].append(t)
+    width = int(getattr(settings, "SANDBOX_MAX_PARALLEL", 2))
+    # Judge what was answered even when the endpoint is down: resuming then only asks.
+    _judge_all(pending, tests_by_item, items, width)
+
+
+def execute_run(model, run_id: int, *, label, load, work, samples, what, summarise):
+    """One execution of a run of ``model`` (a code leaderboard run or a question run): claim
+    it (``releases.jobs``; a completed run, or one a live execution holds, is returned as is),
+    then, while its heartbeat beats, ``work(run, load(run))`` asks and grades what is missing
+    (``load`` reads what the run is over: its failure is not the run's). The run
+    fails when ``samples(run)`` (its samples still failing for infrastructure reasons) is not
+    empty, naming the ``what`` endpoint, or when ``work`` raised; it completes otherwise, with
+    ``summarise(run)``."""
+    token = jobs.claim(model, run_id)
+    if token is None:
+        return model.objects.get(pk=run_id)
+    run = model.objects.select_related("release", "endpoint").get(pk=run_id)
+    with jobs.beating(model, run_id, token):
+        loaded = load(run)
+        try:
+            work(run, loaded)
+            failing = list(samples(run).order_by("id").values_list("details", flat=True))
+            if failing:
+                reason = still_failing({run.endpoint.name: failing}, what=what)
+                jobs.finish(model, run_id, token, state=RunState.FAILED, error=reason[:2000])
+                return model.objects.get(pk=run_id)
+        except Exception as exc:
+            log.exception("%s %s failed", label, run_id)
+            jobs.finish(
+                model,
+                run_id,
+                token,
+                state=RunState.FAILED,
+                error=f"{exc.__class__.__name__}: {exc}"[:2000],
+            )
+            return model.objects.get(pk=run_id)
+        summary = summarise(run)
+        jobs.finish(
+            model,
+            run_id,
+            token,
+            state=RunState.COMPLETED,
+            summary=summary,
+            finished_at=timezone.now(),
+        )
+    return model.objects.get(pk=run_id)
 
 
 # --- summarising -----------------------------------------------------------------------------------

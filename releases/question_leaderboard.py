@@ -18,29 +18,25 @@ the same per question type and per difficulty level.
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections import defaultdict
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from evolution.llm import LLMError
 from evolution.sources import ProblemSource, source_for_model
 
-from . import jobs
 from .leaderboard import (
     INFRA_ERROR,
     ask_missing_rounds,
+    execute_run,
     infra_entry,
     parallel,
-    still_failing,
 )
 from .models import Release, ReleaseQuestion, ReleaseState, RunState
 from .question_models import QuestionRun, QuestionSample
 from .stats import bootstrap_mean
 
-log = logging.getLogger(__name__)
 MAX_SAMPLES = 20
 # A curator's override at least this high confirms the reference answer (services.py keeps
 # the same bound for which answers may be released at all).
@@ -159,56 +155,28 @@ def question_run_execute(*, run_id: int) -> QuestionRun:
     a completed run, or one a live execution holds, is returned as is (``releases.jobs``). A
     judge whose call fails fails the run (the reason is kept); running it again grades what is
     left."""
-    token = jobs.claim(QuestionRun, run_id)
-    if token is None:
-        return QuestionRun.objects.get(pk=run_id)
-    run = QuestionRun.objects.select_related("release", "endpoint").get(pk=run_id)
-    with jobs.beating(QuestionRun, run_id, token):
-        _execute(run, token)
-    return QuestionRun.objects.get(pk=run_id)
-
-
-def _execute(run: QuestionRun, token: str) -> None:
-    run_id = run.pk
-    questions = list(run.release.questions.order_by("position"))
-    try:
-        _ask_missing(run, questions)
-        judges = list(run.judges.order_by("name"))
-        pending = list(
-            QuestionSample.objects.filter(run=run, score__isnull=True)
-            .exclude(mode=INFRA_ERROR)
-            .select_related("question")
-        )
-        width = max(1, min(j.concurrency_limit for j in judges)) if judges else 1
-        parallel([(lambda s=s: _grade(run, s, judges)) for s in pending], width=width)
-        failing = list(
-            QuestionSample.objects.filter(run=run, mode=INFRA_ERROR)
-            .order_by("id")
-            .values_list("details", flat=True)
-        )
-        if failing:
-            reason = still_failing({run.endpoint.name: failing}, what="answer endpoint")
-            jobs.finish(QuestionRun, run_id, token, state=RunState.FAILED, error=reason[:2000])
-            return
-    except Exception as exc:
-        log.exception("question run %s failed", run_id)
-        jobs.finish(
-            QuestionRun,
-            run_id,
-            token,
-            state=RunState.FAILED,
-            error=f"{exc.__class__.__name__}: {exc}"[:2000],
-        )
-        return
-    summary = question_run_summary(run=run)
-    jobs.finish(
+    return execute_run(
         QuestionRun,
         run_id,
-        token,
-        state=RunState.COMPLETED,
-        summary=summary,
-        finished_at=timezone.now(),
+        label="question run",
+        load=lambda run: list(run.release.questions.order_by("position")),
+        work=_answer_and_grade,
+        samples=lambda run: QuestionSample.objects.filter(run=run, mode=INFRA_ERROR),
+        what="answer endpoint",
+        summarise=lambda run: question_run_summary(run=run),
     )
+
+
+def _answer_and_grade(run: QuestionRun, questions: list) -> None:
+    _ask_missing(run, questions)
+    judges = list(run.judges.order_by("name"))
+    pending = list(
+        QuestionSample.objects.filter(run=run, score__isnull=True)
+        .exclude(mode=INFRA_ERROR)
+        .select_related("question")
+    )
+    width = max(1, min(j.concurrency_limit for j in judges)) if judges else 1
+    parallel([(lambda s=s: _grade(run, s, judges)) for s in pending], width=width)
 
 
 def question_run_summary(*, run: QuestionRun) -> dict:

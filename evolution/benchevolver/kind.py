@@ -1,7 +1,9 @@
 """BenchEvolver's declared graph (paper 000, Algorithm 1).
 
 Streams are lineages (one per seed, advanced concurrently); units are candidates, which move
-forward stage by stage and may be decided (accepted or rejected) at any stage. Model-bound
+forward stage by stage, back when a repair or more panel evidence calls for it, and may be
+decided (accepted or rejected) at any stage; every move is a declared edge
+(``stages.common.move_candidate``). Model-bound
 stages run on the ``default`` queue, execution-bound ones on ``sandbox``. Giving up on an item
 decides the candidate as ``error``; a lineage whose own step (calibration, proposing) keeps
 failing is failed, never the campaign.
@@ -149,10 +151,18 @@ KIND = register(
         unit_model=Candidate,
         unit_state_field="stage",
         states=tuple(ORDER),
-        # Forward one stage at a time; a decision (accepted, rejected, error) from any stage.
+        # Forward one stage at a time; back for a repair or more evidence; a decision
+        # (accepted, rejected, error) from any stage. Stages move only through
+        # ``stages.common.move_candidate``.
         edges=(
             (NEW, Stage.PROPOSED),
             *zip(ORDER[:-2], ORDER[1:-1], strict=True),
+            # The test generator failed or wrote invalid inputs: it is written again.
+            (Stage.GENERATED, Stage.PROPOSED),
+            # The reference or the statement was repaired: the tests are materialized again.
+            (Stage.MATERIALIZED, Stage.GENERATED),
+            # The level's interval does not yet clear the bar: the panel attempts it again.
+            (Stage.MEASURED, Stage.VALIDATED),
             *((s, Stage.DECIDED) for s in ORDER[:-1]),
         ),
         stages=(

@@ -9,7 +9,15 @@ from dataclasses import dataclass
 from django.db.models import F
 
 from evolution import sandbox
-from evolution.llm import CallContext, LLMClient, fanout
+from evolution.llm import (
+    BudgetExhausted,
+    CallContext,
+    LLMClient,
+    LLMError,
+    ParseError,
+    fanout,
+    mark_unparsable,
+)
 from evolution.models import Campaign, ModelEndpoint
 
 from ..config import EvoSynSettings
@@ -63,6 +71,27 @@ class Ctx:
         return sandbox.Limits(
             time_s=self.settings.strategy_time_s, memory_mb=self.settings.memory_mb
         )
+
+
+def ask_program(
+    ctx: Ctx, role: str, messages, template, *, key: str, temperature: float, parse
+) -> tuple[str, str, int | None]:
+    """Ask ``role`` for a program, ``parse(answer) -> code``: (code, error, call id). An
+    unparsable answer (marked so) or a failed call is an error with no code, kept with what it
+    made; only the budget running out is raised."""
+    code, error, call_id = "", "", None
+    try:
+        answer = ctx.chat(role, messages, template, key=key, temperature=temperature)
+        call_id = answer.call_id
+        code = parse(answer.content)
+    except ParseError as exc:
+        error = f"unparsable answer: {exc}"
+        mark_unparsable(call_id, str(exc))
+    except BudgetExhausted:
+        raise
+    except LLMError as exc:
+        error = f"model call failed: {exc}"[:1000]
+    return code, error, call_id
 
 
 def width_for(ctx: Ctx, role: str) -> int:

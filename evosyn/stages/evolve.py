@@ -8,7 +8,6 @@ import random
 from django.db import transaction
 
 from evolution import sandbox
-from evolution.llm import BudgetExhausted, LLMError, ParseError, mark_unparsable
 
 from ..engine import prompts as P
 from ..engine import search
@@ -21,7 +20,7 @@ from ..models import (
     Strategy,
     StrategyStatus,
 )
-from .common import Action, Ctx, _reserve, _spend
+from .common import Action, Ctx, _reserve, _spend, ask_program
 
 
 def _seed_matrices(ctx: Ctx) -> list[Instance]:
@@ -97,24 +96,15 @@ def _evolve(ctx: Ctx, action: Action) -> None:
             },
             inspirations=[{"code": o.code, "score": o.score} for o in others],
         )
-        code = ""
-        try:
-            answer = ctx.chat(
-                "strategist",
-                messages,
-                template,
-                key=f"iteration={iteration}",
-                temperature=s.strategist_temperature,
-            )
-            call_id = answer.call_id
-            code = P.parse_strategy(answer.content)
-        except ParseError as exc:
-            error = f"unparsable answer: {exc}"
-            mark_unparsable(call_id, str(exc))
-        except BudgetExhausted:
-            raise
-        except LLMError as exc:
-            error = f"model call failed: {exc}"[:1000]
+        code, error, call_id = ask_program(
+            ctx,
+            "strategist",
+            messages,
+            template,
+            key=f"iteration={iteration}",
+            temperature=s.strategist_temperature,
+            parse=P.parse_strategy,
+        )
     if code:
         evaluation, cell = strategy_evaluate(ctx, code)
         status = evaluation.status

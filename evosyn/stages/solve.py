@@ -9,12 +9,12 @@ import contextlib
 
 from django.db import IntegrityError, transaction
 
-from evolution.llm import BudgetExhausted, LLMError, ParseError, fanout, mark_unparsable
+from evolution.llm import fanout
 
 from ..engine import prompts as P
 from ..engine import pruning
 from ..models import Instance, Solution
-from .common import Action, Ctx, _instance_key, pending_like, width_for
+from .common import Action, Ctx, _instance_key, ask_program, pending_like, width_for
 
 
 def _asks(ctx: Ctx, action: Action) -> list[tuple[Instance, int]]:
@@ -42,24 +42,15 @@ def _solve(ctx: Ctx, action: Action) -> None:
 
 def _solution(ctx: Ctx, inst: Instance, index: int) -> None:
     messages, template = P.solution_messages(statement=inst.statement, entry_point=inst.entry_point)
-    code, error, call_id = "", "", None
-    try:
-        answer = ctx.chat(
-            "solver",
-            messages,
-            template,
-            key=f"{_instance_key(inst)};solution={index}",
-            temperature=ctx.settings.solution_temperature,
-        )
-        call_id = answer.call_id
-        code = P.parse_solution(answer.content)
-    except ParseError as exc:
-        error = f"unparsable answer: {exc}"
-        mark_unparsable(call_id, str(exc))
-    except BudgetExhausted:
-        raise
-    except LLMError as exc:
-        error = f"model call failed: {exc}"[:1000]
+    code, error, call_id = ask_program(
+        ctx,
+        "solver",
+        messages,
+        template,
+        key=f"{_instance_key(inst)};solution={index}",
+        temperature=ctx.settings.solution_temperature,
+        parse=P.parse_solution,
+    )
     with contextlib.suppress(IntegrityError), transaction.atomic():
         Solution.objects.create(
             instance=inst,

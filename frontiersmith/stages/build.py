@@ -15,11 +15,12 @@ from evolution.llm import fanout, mark_unparsable
 from evolution.llm.errors import BudgetExhausted, LLMError
 from evolution.sandbox import scoring
 from evolution.streams.errors import SandboxFailure
+from evolution.streams.kinds import unit_transition
 
 from ..engine import divergence, environment, formulation, prompts
 from ..engine.environment import COMPONENTS, LABEL, WRITER_ROLE
 from ..models import CandidateDecision, CandidateStage, FrontierCandidate
-from .common import Action, Ctx, _decide, _key
+from .common import KIND_NAME, Action, Ctx, _decide, _key
 
 KEPT = ("kept", "passed")
 
@@ -157,9 +158,18 @@ def _build(ctx: Ctx, action: Action) -> None:
             score_matrix=matrix,
             execution_divergence=divergence.execution_divergence(matrix),
             score_spread=_spread(matrix),
-            stage=CandidateStage.EXECUTED,
         )
-    FrontierCandidate.objects.filter(pk=c.pk, build_attempts=c.build_attempts).update(**fields)
+    stored = FrontierCandidate.objects.filter(pk=c.pk, build_attempts=c.build_attempts)
+    if converged:
+        unit_transition(
+            KIND_NAME,
+            stored,
+            source=CandidateStage.BUILDING,
+            target=CandidateStage.EXECUTED,
+            **fields,
+        )
+    else:
+        stored.update(**fields)
     if not converged and attempt >= s.max_build_attempts:
         _decide(c.pk, CandidateDecision.NOT_CONVERGED, _not_converged(attempt, parts))
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from evolution import sandbox
 from evolution.llm import CallContext, LLMClient, fanout, mark_unparsable
+from evolution.streams.kinds import unit_transition
 
 from ..config import FrontierSettings
 from ..engine import formulation, prompts
@@ -15,6 +16,8 @@ from ..models import CandidateStage, FilterProbe, FrontierCampaign, FrontierCand
 
 log = logging.getLogger(__name__)
 METHOD = KIND_NAME = "frontiersmith"
+# The stages a candidate may be decided from: every one but DONE.
+UNDECIDED = tuple(s for s in CandidateStage.values if s != CandidateStage.DONE)
 
 
 @dataclass(frozen=True)
@@ -108,8 +111,14 @@ def _proposal(pool: list[int], index: int) -> tuple[int, str]:
 
 
 def _decide(candidate_id: int, decision: str, reason: str) -> None:
-    FrontierCandidate.objects.filter(pk=candidate_id, decision="").update(
-        decision=decision, decision_reason=reason[:4000], stage=CandidateStage.DONE
+    """Decide an undecided candidate (once: a decided one keeps its decision)."""
+    unit_transition(
+        KIND_NAME,
+        FrontierCandidate.objects.filter(pk=candidate_id, decision=""),
+        source=UNDECIDED,
+        target=CandidateStage.DONE,
+        decision=decision,
+        decision_reason=reason[:4000],
     )
 
 

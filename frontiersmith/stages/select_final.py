@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from evolution.models import Problem, TestCase
 from evolution.models.problems import Harness, ProblemKind
+from evolution.streams.kinds import unit_transition
 
 from ..engine import divergence, formulation
 from ..models import (
@@ -19,7 +20,7 @@ from ..models import (
     SeedFormulation,
 )
 from ..selectors import round_funnel
-from .common import METHOD, Action, Ctx, _decide, _round_candidates
+from .common import KIND_NAME, METHOD, Action, Ctx, _decide, _round_candidates
 
 
 @transaction.atomic
@@ -35,15 +36,19 @@ def _select_final(ctx: Ctx, action: Action) -> None:
     kept_ids = {c.pk for c in kept}
     for c in executed:
         if c.pk in kept_ids:
-            problem = _accepted_problem(ctx, c)
-            c.accepted_problem = problem
-            c.decision = CandidateDecision.ACCEPTED
-            c.decision_reason = (
-                f"execution divergence {divergence.describe(c.execution_divergence)} "
-                f"within the top {ctx.settings.n_final} of the round"
+            unit_transition(
+                KIND_NAME,
+                FrontierCandidate.objects.filter(pk=c.pk, decision=""),
+                source=CandidateStage.EXECUTED,
+                target=CandidateStage.DONE,
+                accepted_problem=_accepted_problem(ctx, c),
+                decision=CandidateDecision.ACCEPTED,
+                decision_reason=(
+                    f"execution divergence {divergence.describe(c.execution_divergence)} "
+                    f"within the top {ctx.settings.n_final} of the round"
+                ),
+                updated_at=timezone.now(),
             )
-            c.stage = CandidateStage.DONE
-            c.save()
         else:
             _decide(
                 c.pk,

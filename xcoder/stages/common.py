@@ -86,6 +86,22 @@ def fan_out_calls(jobs, width: int) -> list:
 raise_first = fanout.raise_first
 
 
+def ask_group(ctx: Ctx, action: Action, status: str, ask, apply) -> None:
+    """One generator call per task of the action's group waiting at ``status``
+    (``group_tasks``), side by side: ``ask(ctx, task)``. Each answer is applied in task order,
+    ``apply(ctx, task, answer)``, to a task still at ``status`` when its turn comes (read
+    again: a rerun may have moved it); then the first failed call is raised."""
+    tasks = group_tasks(ctx, action, status)
+    outcomes = fan_out_calls([lambda t=t: ask(ctx, t) for t in tasks], ctx.generator_width())
+    for task, result in zip(tasks, outcomes, strict=True):
+        if isinstance(result, BaseException):
+            continue
+        task.refresh_from_db()
+        if task.status == status:
+            apply(ctx, task, result)
+    raise_first(outcomes)
+
+
 def _load(campaign_id: int) -> Ctx:
     xc = XcoderCampaign.objects.select_related("campaign", "generator_endpoint").get(pk=campaign_id)
     return Ctx(xc=xc, settings=XcoderSettings.from_dict(xc.campaign.settings))

@@ -9,7 +9,7 @@ from evolution.llm.parsing import ParseError
 from ..engine import features as feat
 from ..engine import prompts
 from ..models import SynthTask, TaskStatus
-from .common import Action, Ctx, _reject, fan_out_calls, group_tasks, move_task, raise_first
+from .common import Action, Ctx, _reject, ask_group, move_task
 
 
 def _sampled_leaf_names(task: SynthTask) -> set[str]:
@@ -42,21 +42,13 @@ def _ask(ctx: Ctx, task: SynthTask):
 def act_select(ctx: Ctx, action: Action) -> None:
     """Stage 1 for the action's task and the planned tasks of its group, their calls side by
     side; each answer is applied in task order."""
-    tasks = group_tasks(ctx, action, TaskStatus.PLANNED)
-    outcomes = fan_out_calls([lambda t=t: _ask(ctx, t) for t in tasks], ctx.generator_width())
-    for task, result in zip(tasks, outcomes, strict=True):
-        if not isinstance(result, BaseException):
-            _apply(ctx, task, result)
-    raise_first(outcomes)
+    ask_group(ctx, action, TaskStatus.PLANNED, _ask, _apply)
 
 
 def _apply(ctx: Ctx, task: SynthTask, result) -> None:
     """Stage 1: annotate each leaf's potential use, select a compatible subset, state the
     integration strategy. A selection of features that were not sampled, or of too few, is a
     rejection with that reason."""
-    task.refresh_from_db()
-    if task.status != TaskStatus.PLANNED:
-        return
     try:
         selection = prompts.parse_selection(result.content)
     except ParseError as exc:

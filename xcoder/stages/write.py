@@ -15,10 +15,8 @@ from .common import (
     Ctx,
     _reject,
     _seed_key,
-    fan_out_calls,
-    group_tasks,
+    ask_group,
     move_task,
-    raise_first,
     seed_problems,
 )
 
@@ -40,21 +38,13 @@ def act_write(ctx: Ctx, action: Action) -> None:
     """Stage 2 for the action's task and the selected tasks of its group, their calls side by
     side. The answers are applied in task order, so each statement's near-duplicate check
     sees the statements of the tasks before it (those of its group included)."""
-    tasks = group_tasks(ctx, action, TaskStatus.SELECTED)
-    outcomes = fan_out_calls([lambda t=t: _ask(ctx, t) for t in tasks], ctx.generator_width())
-    for task, result in zip(tasks, outcomes, strict=True):
-        if not isinstance(result, BaseException):
-            _apply(ctx, task, result)
-    raise_first(outcomes)
+    ask_group(ctx, action, TaskStatus.SELECTED, _ask, _apply)
 
 
 def _apply(ctx: Ctx, task: SynthTask, result) -> None:
     """Stage 2: the statement in the task's style, then each statement gate and the
     near-duplicate check; the first failure is the rejection reason (all results are kept)."""
     s = ctx.settings
-    task.refresh_from_db()
-    if task.status != TaskStatus.SELECTED:
-        return
     try:
         written = prompts.parse_task(result.content, style=task.style)
     except ParseError as exc:

@@ -13,7 +13,15 @@ from evolution.models.campaigns import Decision, LineageState, Stage
 from evolution.models.problems import ProblemKind
 from evolution.streams.kinds import unit_transition
 
-from .common import KIND_NAME, Action, Ctx, _candidate_or_none, _candidate_starter, _comparison
+from .common import (
+    KIND_NAME,
+    Action,
+    Ctx,
+    _candidate_or_none,
+    _candidate_starter,
+    _comparison,
+    move_candidate,
+)
 
 
 def act_decide(ctx: Ctx, action: Action) -> None:
@@ -42,7 +50,6 @@ def _decide(ctx: Ctx, cand: Candidate, decision: str, reason: str) -> None:
     cand.decision = decision
     cand.decision_reason = reason[:4000]
     cand.decided_at = timezone.now()
-    cand.stage = Stage.DECIDED
     lineage.iterations += 1
     if decision == Decision.ACCEPTED:
         problem = _accepted_problem(ctx, cand)
@@ -53,7 +60,8 @@ def _decide(ctx: Ctx, cand: Candidate, decision: str, reason: str) -> None:
         lineage.accepted_count += 1
         lineage.no_improve = 0
         lineage.best_level = max(lineage.best_level or 0, cand.level or 0)
-        cand.save()
+        if not _store_decided(cand):
+            return
         GlobalMemoryEntry.objects.create(
             campaign=ctx.campaign,
             family=cand.family or "unnamed",
@@ -64,7 +72,8 @@ def _decide(ctx: Ctx, cand: Candidate, decision: str, reason: str) -> None:
         )
     else:
         lineage.no_improve += 1
-        cand.save()
+        if not _store_decided(cand):
+            return
         if cand.family:
             # Attempted, not accepted: remembered so other lineages see what did not work.
             GlobalMemoryEntry.objects.create(
@@ -116,6 +125,19 @@ def _decide(ctx: Ctx, cand: Candidate, decision: str, reason: str) -> None:
     ):
         lineage.state, lineage.stop_reason = LineageState.DONE, stop
     ctx.lineage = lineage
+
+
+# What a decision changes on its candidate.
+DECIDED_FIELDS = ("decision", "decision_reason", "decided_at", "accepted_problem")
+
+
+def _store_decided(cand: Candidate) -> bool:
+    """Store the decided candidate and move it to DECIDED from the stage it is in. The row is
+    locked, so it moves; were it not, the decision's writes (an accepted problem) are undone."""
+    if move_candidate(cand, Stage.DECIDED, *DECIDED_FIELDS):
+        return True
+    transaction.set_rollback(True)
+    return False
 
 
 def _accepted_problem(ctx: Ctx, cand: Candidate) -> Problem:

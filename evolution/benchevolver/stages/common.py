@@ -16,6 +16,7 @@ from evolution.llm.errors import LLMTransportError
 from evolution.models import Campaign, Candidate, Lineage, ModelEndpoint, Problem
 from evolution.sandbox import contracts
 from evolution.streams.errors import endpoint_unavailable
+from evolution.streams.kinds import unit_transition
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +123,28 @@ class Ctx:
 
     def limits(self, time_s: float | None = None):
         return limits_for(self.settings, time_s=time_s)
+
+
+def move_candidate(cand: Candidate, target: str, *changed: str, **fields) -> bool:
+    """Store the fields of ``cand`` the step changed (``changed`` names those it set itself;
+    ``fields`` are set here) and move it from the stage it was loaded in to ``target`` along
+    the kind's declared edges, in one conditional UPDATE (``unit_transition``: an undeclared
+    move raises before anything is written). False when the candidate had left that stage
+    meanwhile (a concurrent worker moved or decided it): nothing is written then."""
+    for key, value in fields.items():
+        setattr(cand, key, value)
+    names = {*changed, *fields}
+    stored = [f for f in Candidate._meta.concrete_fields if f.name in names]
+    unknown = (names - {f.name for f in stored}) | (names & {"id", "stage"})
+    if unknown:
+        raise ValueError(f"move_candidate cannot store {sorted(unknown)}")
+    values = {f.attname: f.pre_save(cand, add=False) for f in stored}
+    moved = unit_transition(
+        KIND_NAME, Candidate.objects.filter(pk=cand.pk), source=cand.stage, target=target, **values
+    )
+    if moved:
+        cand.stage = target
+    return bool(moved)
 
 
 def open_candidate(lineage: Lineage) -> Candidate | None:

@@ -18,6 +18,7 @@ from .common import (
     _candidate_or_none,
     _candidate_starter,
     _comparison,
+    move_candidate,
 )
 
 
@@ -130,7 +131,6 @@ def act_measure_judge(ctx: Ctx, action: Action) -> None:
     cand.level = ctx.settings.level(panel.pass_rate)
     cand.panel_results = panel.per_model
     cand.error_pattern = panel.error_pattern
-    cand.stage = Stage.MEASURED
-    cand.save(
-        update_fields=["passes", "attempts", "level", "panel_results", "error_pattern", "stage"]
+    move_candidate(
+        cand, Stage.MEASURED, "passes", "attempts", "level", "panel_results", "error_pattern"
     )

@@ -10,7 +10,7 @@ from evolution.models import Candidate, GlobalMemoryEntry
 from evolution.models.campaigns import Decision, Stage
 
 from .accept import _decide
-from .common import Action, Ctx, _candidate_or_none, _ledger
+from .common import Action, Ctx, _candidate_or_none, _ledger, move_candidate
 from .difficulty import panel_plan
 
 
@@ -68,9 +68,7 @@ def act_judge(ctx: Ctx, action: Action) -> None:
         # (K more per model, up to max_panel_attempts) rather than call a level on noise.
         gen = dict(cand.generators)
         gen["panel_extra"] = gen.get("panel_extra", 0) + ctx.settings.target_eval_k
-        cand.generators = gen
-        cand.stage = Stage.VALIDATED
-        cand.save(update_fields=["generators", "stage"])
+        move_candidate(cand, Stage.VALIDATED, generators=gen)
         return
     if verdict == "insufficient":
         _decide(
@@ -121,6 +119,4 @@ def act_judge(ctx: Ctx, action: Action) -> None:
         "reasons": verdict.reasons,
         "parsed": verdict.parsed,
     }
-    cand.judge_report = report
-    cand.stage = Stage.JUDGED
-    cand.save(update_fields=["judge_report", "stage"])
+    move_candidate(cand, Stage.JUDGED, judge_report=report)

@@ -13,7 +13,7 @@ from evolution.services import execution
 from evolution.streams.errors import SandboxFailure
 
 from .accept import _decide
-from .common import Action, Ctx, _candidate_or_none, _ledger
+from .common import Action, Ctx, _candidate_or_none, _ledger, move_candidate
 
 
 def act_write_tests(ctx: Ctx, action: Action) -> None:
@@ -50,9 +50,7 @@ def act_write_tests(ctx: Ctx, action: Action) -> None:
     gen = {**cand.generators, "program": program}
     if ctx.settings.validate_inputs and cand.harness == "stdio" and "input_validator" not in gen:
         gen["input_validator"] = _write_input_validator(ctx, cand)
-    cand.generators = gen
-    cand.stage = Stage.GENERATED
-    cand.save(update_fields=["generators", "stage", "validation_ledger"])
+    move_candidate(cand, Stage.GENERATED, "validation_ledger", generators=gen)
 
 
 def _write_input_validator(ctx: Ctx, cand: Candidate) -> str:
@@ -140,8 +138,7 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
             cand.generators = {**gen, "generator_feedback": exc.reason}
             cand.generators.pop("program", None)
             cand.test_repairs += 1
-            cand.stage = Stage.PROPOSED
-            cand.save(update_fields=["generators", "validation_ledger", "test_repairs", "stage"])
+            move_candidate(cand, Stage.PROPOSED, "generators", "validation_ledger", "test_repairs")
             return
         _ledger(cand, {"step": "materialize", "outcome": "invalid", "reason": exc.reason})
         cand.save(update_fields=["validation_ledger"])
@@ -173,8 +170,7 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
             cand.generators = {**gen, "generator_feedback": f"test generator: {reason}"}
             cand.generators.pop("program", None)
             cand.test_repairs += 1
-            cand.stage = Stage.PROPOSED
-            cand.save(update_fields=["generators", "validation_ledger", "test_repairs", "stage"])
+            move_candidate(cand, Stage.PROPOSED, "generators", "validation_ledger", "test_repairs")
             return
     body = gen.get("statement_body", cand.statement)
     cand.tests = [t.to_dict() for t in result.all]
@@ -189,5 +185,4 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
             "notes": result.notes,
         },
     )
-    cand.stage = Stage.MATERIALIZED
-    cand.save(update_fields=["tests", "statement", "validation_ledger", "stage"])
+    move_candidate(cand, Stage.MATERIALIZED, "tests", "statement", "validation_ledger")

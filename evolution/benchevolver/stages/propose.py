@@ -10,7 +10,7 @@ from evolution.benchevolver.engine.types import StageError
 from evolution.llm import BudgetExhausted, LLMError
 from evolution.models import Candidate, GlobalMemoryEntry, Lineage
 from evolution.models.campaigns import Decision, LineageState, Stage
-from evolution.streams.kinds import unit_transition
+from evolution.streams.kinds import unit_created, unit_transition
 
 from .accept import _decide
 from .common import KIND_NAME, Action, Ctx
@@ -124,7 +124,7 @@ def _create_candidate(ctx, round_no, parent, harness, entry_point, record) -> Ca
                 parent=parent,
                 harness=harness,
                 entry_point=entry_point,
-                stage=Stage.PROPOSED,
+                stage=unit_created(KIND_NAME, Stage.PROPOSED),
                 code=record.get("code", ""),
                 idea=record.get("idea", ""),
                 family=record.get("family", ""),

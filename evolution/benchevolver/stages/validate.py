@@ -25,6 +25,7 @@ from .common import (
     _comparison,
     _contract,
     _ledger,
+    move_candidate,
 )
 
 
@@ -310,9 +311,18 @@ def act_validate_execute(ctx: Ctx, action: Action) -> None:
         return
     if not _parent_check(ctx, cand):
         return
-    cand.valid = True
-    cand.stage = Stage.VALIDATED
-    cand.save(update_fields=["validation_ledger", "valid", "stage"])
+    move_candidate(cand, Stage.VALIDATED, "validation_ledger", valid=True)
+
+
+# What a repair changes on its candidate.
+REPAIRED_FIELDS = (
+    "repairs_used",
+    "spec_repairs",
+    "validation_ledger",
+    "code",
+    "code_diff",
+    "generators",
+)
 
 
 def act_repair(ctx: Ctx, action: Action) -> None:
@@ -356,11 +366,12 @@ def act_repair(ctx: Ctx, action: Action) -> None:
             "repair": cand.repairs_used,
         },
     )
+    back = False  # a repaired reference or statement is materialized again
     if fixed is not None:
         if target == validate.REFERENCE:
             cand.code = fixed
             cand.code_diff = propose.code_diff(cand.parent.reference_solution, fixed)
-            cand.stage = Stage.GENERATED  # outputs must be materialized again from the new C'
+            back = True  # outputs must be materialized again from the new C'
         elif target == validate.BRUTE_FORCE:
             gen["brute_force"] = fixed
         else:
@@ -373,11 +384,14 @@ def act_repair(ctx: Ctx, action: Action) -> None:
                 gen["brute_force_regenerated"] = gen.get("brute_force_regenerated", 0) + 1
             # The validator checks the stated constraints: the old statement's are gone.
             gen.pop("input_validator", None)
-            cand.stage = Stage.GENERATED  # re-render the statement with its examples
+            back = True  # re-render the statement with its examples
     elif cand.harness != "stdio":
         gen.pop("faithfulness", None)
     cand.generators = gen
-    cand.save()
+    if back:
+        move_candidate(cand, Stage.GENERATED, *REPAIRED_FIELDS)
+    else:
+        cand.save()
     if fixed is None and cand.repairs_used >= ctx.settings.max_candidate_repairs:
         _decide(
             ctx, cand, Decision.INVALID, f"repair failed and the budget is exhausted ({outcome})"
@@ -474,9 +488,7 @@ def act_faithfulness_execute(ctx: Ctx, action: Action) -> None:
     if validate.faithfulness_passes(best, floor):
         if not _parent_check(ctx, cand):
             return
-        cand.valid = True
-        cand.stage = Stage.VALIDATED
-        cand.save(update_fields=["validation_ledger", "valid", "stage"])
+        move_candidate(cand, Stage.VALIDATED, "validation_ledger", valid=True)
         return
     if cand.spec_repairs >= ctx.settings.faithfulness_max_repair:
         cand.save(update_fields=["validation_ledger"])

@@ -167,6 +167,82 @@ def test_an_undeclared_xcoder_task_move_is_refused_and_writes_nothing(fake_serve
 
 
 @pytest.mark.django_db
+def test_an_undeclared_candidate_move_is_refused_and_writes_nothing(fake_server):
+    # BenchEvolver's candidates move forward stage by stage, back for a repair or for more
+    # panel evidence, and to a decision from any stage; nothing else.
+    from evolution.benchevolver.stages.common import move_candidate
+    from evolution.models import Candidate, Lineage
+    from evolution.models.campaigns import Stage
+
+    campaign = WORLDS["benchevolver"](fake_server)
+    lineage = Lineage.objects.get(campaign=campaign)
+    cand = Candidate.objects.create(
+        lineage=lineage, round=1, parent=lineage.seed, stage=Stage.PROPOSED
+    )
+    cand.title = "skipping its stages"
+    with pytest.raises(UndeclaredTransition, match="from 'proposed' to 'validated'"):
+        move_candidate(cand, Stage.VALIDATED)
+    cand.refresh_from_db()
+    assert (cand.stage, cand.title) == (Stage.PROPOSED, "")
+    # A decided candidate is never reopened.
+    with pytest.raises(UndeclaredTransition, match="from 'decided' to 'proposed'"):
+        unit_transition(
+            "benchevolver",
+            Candidate.objects.filter(pk=cand.pk),
+            source=Stage.DECIDED,
+            target=Stage.PROPOSED,
+        )
+    # Declared moves store the fields named with the new stage, forward and back (the test
+    # generator is written again); a field the step did not name is left as stored.
+    cand.title = "not named"
+    cand.test_repairs = 1
+    assert move_candidate(cand, Stage.GENERATED, generators={"program": "p"})
+    assert move_candidate(cand, Stage.PROPOSED, "test_repairs")
+    cand.refresh_from_db()
+    assert (cand.stage, cand.generators, cand.test_repairs, cand.title) == (
+        Stage.PROPOSED,
+        {"program": "p"},
+        1,
+        "",
+    )
+    # The stage itself moves only along an edge; it is never a field to store.
+    with pytest.raises(ValueError, match="cannot store"):
+        move_candidate(cand, Stage.GENERATED, "stage")
+
+
+@pytest.mark.django_db
+def test_a_candidate_move_whose_source_stage_no_longer_matches_changes_nothing(fake_server):
+    # Two workers hold copies of one candidate: the first moves it on; the second's copy is
+    # stale, and its move (the same edge, or a repair back) writes nothing at all.
+    from evolution.benchevolver.stages.common import move_candidate
+    from evolution.models import Candidate, Lineage
+    from evolution.models.campaigns import Decision, Stage
+
+    campaign = WORLDS["benchevolver"](fake_server)
+    lineage = Lineage.objects.get(campaign=campaign)
+    cand = Candidate.objects.create(
+        lineage=lineage, round=1, parent=lineage.seed, stage=Stage.MEASURED
+    )
+    stale = Candidate.objects.get(pk=cand.pk)
+    assert move_candidate(cand, Stage.JUDGED, judge_report={"model": {"parsed": True}})
+    assert not move_candidate(stale, Stage.JUDGED, judge_report={"stale": True})
+    assert not move_candidate(stale, Stage.VALIDATED, generators={"panel_extra": 3})
+    assert stale.stage == Stage.MEASURED  # the copy is not told it moved
+    cand.refresh_from_db()
+    assert (cand.stage, cand.judge_report, cand.generators) == (
+        Stage.JUDGED,
+        {"model": {"parsed": True}},
+        {},
+    )
+    # A decided candidate is not undone by a stale step either.
+    decided = Candidate.objects.get(pk=cand.pk)
+    assert move_candidate(decided, Stage.DECIDED, decision=Decision.NOT_HARDER)
+    assert not move_candidate(cand, Stage.DECIDED, decision=Decision.ERROR)
+    cand.refresh_from_db()
+    assert (cand.stage, cand.decision) == (Stage.DECIDED, Decision.NOT_HARDER)
+
+
+@pytest.mark.django_db
 def test_an_undeclared_transition_is_refused_and_writes_nothing(fake_server):
     campaign = WORLDS["reasoning"](fake_server)
     rc = campaign.reasoning

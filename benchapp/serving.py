@@ -74,11 +74,13 @@ class ProbeFirstWorker(ThreadWorker):
         # Called from the worker's main loop only (accept, a readable kept-alive, deferred or
         # waiting connection), so swapping the pool for one submission races with nothing.
         head = _peek(conn.sock)
-        if head is None:
+        if head is None and not getattr(conn, "initialized", False):
             # Accepted before its request arrived (the client's send is still on its way):
-            # wait in the poller for it instead of queueing behind the pages undecided.
+            # wait in the poller for it instead of queueing behind the pages undecided. (A
+            # kept-alive connection may hold its next request in gunicorn's own buffer, out
+            # of the socket: it takes the ordinary path.)
             return self._wait_for_request(conn)
-        if not is_probe(head):
+        if not head or not is_probe(head):
             return super().enqueue_req(conn)
         pages = self.tpool
         self.tpool = self.probe_pool

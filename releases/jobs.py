@@ -23,6 +23,8 @@ messages for it ran it twice. This module handles all three:
   after ``JOB_MAX_LOST_WORKERS`` lost workers, failed with the reason (a job that kills its
   worker every time must not loop). The row's ``recovery`` says what happened; its page shows
   it.
+- **A person runs a failed job again** (``job_run_again``, the pages' Run again): it is queued
+  with its lost workers back at 0, so the limit counts only the workers this attempt loses.
 
 Leaderboard runs that belong to a queued or running re-measurement are left to it: the re-measurement executes
 them (taking over a run whose holder died), so they get no message of their own. Re-measurements
@@ -90,14 +92,6 @@ def register(job: Job) -> Job:
 
 def supervised_jobs() -> tuple[Job, ...]:
     return (*JOBS, *_registered)
-
-
-def job_named(label: str) -> Job:
-    """The job kind called ``label`` ("leaderboard run", "question run" …)."""
-    for job in JOBS:
-        if job.label == label:
-            return job
-    raise KeyError(label)
 
 
 def heartbeat_seconds() -> float:

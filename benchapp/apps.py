@@ -4,3 +4,11 @@ from django.apps import AppConfig
 class BenchappConfig(AppConfig):
     name = "benchapp"
     verbose_name = "BenchForge"
+
+    def ready(self):
+        # Seed imports are supervised with releases' jobs (beat's job-supervisor pass).
+        from releases import jobs
+
+        from .staff.imports import SEED_IMPORT
+
+        jobs.register(SEED_IMPORT)

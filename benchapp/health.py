@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import threading
 import time
 
@@ -79,6 +80,100 @@ def workers_per_queue() -> dict:
 
 
 def forget_workers() -> None:
-    """Drop the cached answer (tests; the next call asks the workers again)."""
+    """Drop the cached worker answer and the cached ``/healthz`` report (tests; the next
+    request checks again and asks the workers again)."""
     with _workers_lock:
         _workers_state.update(report=None, at=0.0)
+    with _report_lock:
+        thread = _report_state["thread"]
+        _report_state.update(answer=None, at=0.0)
+    if thread is not None:
+        thread.join(10)
+
+
+# --------------------------------------------------------------------------- the probe's answer
+
+_report_lock = threading.Lock()
+_report_done = threading.Condition(_report_lock)
+_report_state: dict = {"answer": None, "at": 0.0, "checking_since": None, "thread": None}
+
+
+def cached_report(check) -> tuple[int, bytes]:
+    """``/healthz``'s answer, ``(status, JSON body)``: ``check()`` at most once per
+    ``HEALTHZ_REPORT_SECONDS`` in this process.
+
+    A load balancer probes every web process many times a second under load, and each check
+    costs a database connection, a broker connection and queries; answered from this report the
+    probe costs a lock and a dictionary. Once the report has expired, the next request gets it
+    still, at once, while one background thread checks again; the process's first request
+    checks itself (others wait for its answer), as does every request with
+    ``HEALTHZ_REPORT_SECONDS=0``. Should a check hang (a database that accepts connections and
+    then never answers), the report stops being served after ``HEALTHZ_STALE_SECONDS`` and the
+    probe answers 503 saying how long the checks have been running.
+    """
+    ttl = float(settings.HEALTHZ_REPORT_SECONDS)
+    now = time.monotonic()
+    with _report_lock:
+        answer, at, since = (_report_state[k] for k in ("answer", "at", "checking_since"))
+        if answer is not None and now - at < ttl:
+            return answer
+        if since is not None:
+            stale_after = float(settings.HEALTHZ_STALE_SECONDS)
+            if answer is None:  # the process's first check: wait for it, up to the limit
+                _report_done.wait_for(
+                    lambda: _report_state["answer"] is not None,
+                    timeout=max(0.0, since + stale_after - now),
+                )
+                answer, at = _report_state["answer"], _report_state["at"]
+                now = time.monotonic()
+            if answer is not None and now - at < stale_after:
+                return answer
+            return _unfinished(now - since)
+        _report_state["checking_since"] = now
+        if answer is not None and ttl > 0:
+            thread = threading.Thread(
+                target=_check_in_background, args=(check,), name="healthz-report", daemon=True
+            )
+            _report_state["thread"] = thread
+            thread.start()
+            return answer
+    return _check(check)
+
+
+def _check(check) -> tuple[int, bytes]:
+    try:
+        try:
+            status, body = check()
+        except Exception as exc:  # the probe reports, never raises
+            status = 503
+            body = {
+                "status": "unhealthy",
+                "checks": {"report": f"the checks failed: {exc.__class__.__name__}"},
+            }
+        answer = (status, json.dumps(body).encode())
+        with _report_lock:
+            _report_state.update(answer=answer, at=time.monotonic())
+        return answer
+    finally:
+        with _report_lock:
+            _report_state["checking_since"] = None
+            _report_done.notify_all()
+
+
+def _check_in_background(check) -> None:
+    from django.db import connections
+
+    try:
+        _check(check)
+    finally:
+        connections.close_all()  # this thread's own connection, opened by the check
+        with _report_lock:
+            _report_state["thread"] = None
+
+
+def _unfinished(seconds: float) -> tuple[int, bytes]:
+    body = {
+        "status": "unhealthy",
+        "checks": {"report": f"the checks have not finished for {seconds:.1f} s"},
+    }
+    return 503, json.dumps(body).encode()

@@ -4,6 +4,8 @@ import secrets
 from django.conf import settings
 from django.db import models
 
+from releases.job_models import SupervisedJob
+
 
 def _hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
@@ -37,12 +39,15 @@ class APIToken(models.Model):
         return cls.objects.select_related("user").filter(token_hash=_hash_token(raw)).first()
 
 
-class SeedImportJob(models.Model):
+class SeedImportJob(SupervisedJob):
     """A seed file uploaded on the import page, imported by a Celery worker.
 
     The file travels in the row (web and workers may run on different machines) and is
     dropped once the import has run; progress is written while the import's own transaction
-    is still open, so the page can show it."""
+    is still open, so the page can show it. Supervised like releases' jobs (``releases.jobs``,
+    registered in ``BenchappConfig.ready``): one execution holds it and heartbeats, a lost
+    message is sent again, a killed worker's import is queued again (its transaction died
+    with it, so nothing was written) or failed with the reason."""
 
     class State(models.TextChoices):
         QUEUED = "queued"

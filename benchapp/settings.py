@@ -239,6 +239,11 @@ PUBLIC_PAGE_CACHE_SECONDS = env_int("PUBLIC_PAGE_CACHE_SECONDS", 3600, minimum=0
 # time-out and cached this long (a stale answer is served while one thread refreshes it).
 HEALTHZ_INSPECT_TIMEOUT_SECONDS = env_float("HEALTHZ_INSPECT_TIMEOUT_SECONDS", 1.0, minimum=0.1)
 HEALTHZ_WORKERS_CACHE_SECONDS = env_float("HEALTHZ_WORKERS_CACHE_SECONDS", 15.0, minimum=0.0)
+# Each web process checks the database and the broker for /healthz at most this often and
+# answers the probe from its last report in between (benchapp/health.py: cached_report); a
+# check still running after HEALTHZ_STALE_SECONDS makes the probe answer 503.
+HEALTHZ_REPORT_SECONDS = env_float("HEALTHZ_REPORT_SECONDS", 2.0, minimum=0.0)
+HEALTHZ_STALE_SECONDS = env_float("HEALTHZ_STALE_SECONDS", 10.0, minimum=1.0)
 
 # --- Background work -------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")

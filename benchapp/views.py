@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 from django.db import connection
-from django.http import JsonResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 
-from .health import broker_reachable, workers_per_queue
+from .health import broker_reachable, cached_report, workers_per_queue
 from .roles import ADMIN, CURATOR, user_roles
 
 
@@ -19,6 +19,14 @@ def home(request):
 
 
 def healthz(request):
+    """The probe: answered from the report ``health.cached_report`` keeps (``_healthz_checks``
+    at most once per ``HEALTHZ_REPORT_SECONDS`` per process), so a busy probe costs almost
+    nothing."""
+    status, content = cached_report(_healthz_checks)
+    return HttpResponse(content, status=status, content_type="application/json")
+
+
+def _healthz_checks() -> tuple[int, dict]:
     """200 when the database and the broker answer; 503 naming what failed. ``workers``
     reports how many workers consume each queue (cached, see ``health.workers_per_queue``); a
     queue no worker consumes is named in ``warnings`` but does not fail the probe, which the web
@@ -43,10 +51,15 @@ def healthz(request):
         elif idle:
             body["warnings"] = [f"no worker consumes queue {q!r}" for q in idle]
         # Reported, not a failure of this process: the web answers; the work waits.
-        waiting = [] if workers["error"] else _campaigns_without_worker(workers["workers"])
-        if healthy and waiting:
+        # Asked only of a database that answered (a refused one is the 503 already).
+        waiting = (
+            _campaigns_without_worker(workers["workers"])
+            if healthy and not workers["error"]
+            else []
+        )
+        if waiting:
             body["campaigns_without_worker"] = waiting
-    return JsonResponse(body, status=200 if healthy else 503)
+    return (200 if healthy else 503), body
 
 
 def _campaigns_without_worker(by_queue: dict[str, list[str]]) -> list[dict]:

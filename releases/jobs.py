@@ -1,5 +1,6 @@
 """Releases' background jobs pause or heal, never stall: leaderboard runs, independent
-evaluations, re-measurements and question runs (docs/deployment.md#outages).
+evaluations, re-measurements and question runs, and the jobs apps above releases register
+(benchapp's seed imports; ``register``) (docs/deployment.md#outages).
 
 Each job is a row with a state (queued, running, completed, failed) and a Celery task that
 executes it by id. Three things could leave such a row in place for good: its message was lost
@@ -22,6 +23,8 @@ messages for it ran it twice. This module handles all three:
   after ``JOB_MAX_LOST_WORKERS`` lost workers, failed with the reason (a job that kills its
   worker every time must not loop). The row's ``recovery`` says what happened; its page shows
   it.
+- **A person runs a failed job again** (``job_run_again``, the pages' Run again): it is queued
+  with its lost workers back at 0, so the limit counts only the workers this attempt loses.
 
 Leaderboard runs that belong to a queued or running re-measurement are left to it: the re-measurement executes
 them (taking over a run whose holder died), so they get no message of their own. Re-measurements
@@ -38,7 +41,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, connection, connections
+from django.db import DatabaseError, connection, connections, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -57,6 +60,12 @@ class Job:
     label: str
     model: type
     task: str
+    # Whether a message for a failed row runs it again (a leaderboard run asks only what the
+    # failed execution left missing). A job whose input is gone once it ran (a seed import
+    # drops its upload) must not be run again by a late duplicate message.
+    retakes_failed: bool = True
+    # What the person should do once the supervisor failed the job.
+    again: str = "run it again once the cause is fixed"
 
 
 LEADERBOARD_RUN = Job("leaderboard run", LeaderboardRun, "releases.tasks.leaderboard_run")
@@ -66,6 +75,23 @@ INDEPENDENT_EVALUATION = Job(
 REMEASUREMENT = Job("re-measurement", Remeasurement, "releases.tasks.remeasurement_run")
 QUESTION_RUN = Job("question run", QuestionRun, "releases.tasks.question_run")
 JOBS = (LEADERBOARD_RUN, INDEPENDENT_EVALUATION, REMEASUREMENT, QUESTION_RUN)
+# Jobs of the apps above releases (benchapp's seed imports), registered by those apps when
+# Django starts (their AppConfig.ready), so this module imports none of them.
+_registered: list[Job] = []
+
+
+def register(job: Job) -> Job:
+    """Put a job kind of an app above releases under the same supervision. Its model carries
+    ``job_models.SupervisedJob``'s fields, a ``state`` with the queued / running / failed
+    values, ``error`` and ``created_at``; its task executes it with ``claim``, ``beating``
+    and ``finish``."""
+    if all(known.task != job.task for known in _registered):
+        _registered.append(job)
+    return job
+
+
+def supervised_jobs() -> tuple[Job, ...]:
+    return (*JOBS, *_registered)
 
 
 def heartbeat_seconds() -> float:
@@ -87,13 +113,13 @@ def max_lost_workers() -> int:
 # --- executing: claim, heartbeat, finish ---------------------------------------------------
 
 
-def claim(model, pk: int) -> str | None:
+def claim(model, pk: int, *, retake_failed: bool = True) -> str | None:
     """Take the row for one execution: its token, or None when another execution holds it
-    (running, heartbeat fresh) or it is completed."""
+    (running, heartbeat fresh) or it is completed (or failed, with ``retake_failed=False``)."""
     now = timezone.now()
     token = uuid.uuid4().hex
     free = (
-        Q(state__in=[QUEUED, FAILED])
+        Q(state__in=[QUEUED, FAILED] if retake_failed else [QUEUED])
         | Q(state=RUNNING, heartbeat_at__isnull=True)
         | Q(state=RUNNING, heartbeat_at__lt=now - timedelta(seconds=lost_seconds()))
     )
@@ -222,8 +248,7 @@ def take_back_lost(job: Job, *, now, report: SupervisionReport) -> None:
         if count >= limit:
             reason = (
                 f"failed by the supervisor at {now:%Y-%m-%d %H:%M:%S} UTC: {since} "
-                f"(lost worker {count} of JOB_MAX_LOST_WORKERS={limit}); run it again once "
-                "the cause is fixed"
+                f"(lost worker {count} of JOB_MAX_LOST_WORKERS={limit}); {job.again}"
             )
             taken = job.model.objects.filter(holder).update(
                 state=FAILED,
@@ -259,11 +284,38 @@ def supervise(*, now=None) -> SupervisionReport:
     """One pass over every kind of job (see the module docstring)."""
     now = now or timezone.now()
     report = SupervisionReport()
-    for job in JOBS:
+    for job in supervised_jobs():
         take_back_lost(job, now=now, report=report)
         if job is not REMEASUREMENT:  # LIVING_RESEND_MINUTES re-sends those
             resend_stale(job, now=now, report=report)
     return report
+
+
+def job_run_again(*, job: Job, pk: int, by=None) -> bool:
+    """A person runs a failed job again: it is queued with its count of lost workers back at 0
+    (the supervisor's ``JOB_MAX_LOST_WORKERS`` counts the workers lost by this attempt, not
+    by the attempts before the person fixed the cause) and its message is sent on commit.
+    An execution asks only what the failed attempt left missing. Only a failed row is taken
+    (a conditional UPDATE): False for a queued, running or completed one. A re-measurement's
+    own failed runs are reset with it (it runs them)."""
+    now = timezone.now()
+    who = getattr(by, "username", "") or "someone"
+    note = f"run again by {who} at {now:%Y-%m-%d %H:%M:%S} UTC"
+    fields = {"state": QUEUED, "error": "", "claim": "", "lost_workers": 0, "recovery": note}
+    with transaction.atomic():
+        taken = job.model.objects.filter(pk=pk, state=FAILED).update(**fields)
+        if not taken:
+            return False
+        if job is REMEASUREMENT:
+            inside = Remeasurement.runs.through.objects.filter(remeasurement_id=pk)
+            LeaderboardRun.objects.filter(
+                pk__in=inside.values("leaderboardrun_id"), state=FAILED
+            ).update(**fields)
+        if _queued_alone(job).filter(pk=pk).exists():
+            job.model.objects.filter(pk=pk).update(sent_at=now)
+            transaction.on_commit(lambda: _send(job, pk))
+    log.info("%s %s: %s", job.label, pk, note)
+    return True
 
 
 def note_sent(model, pk: int) -> None:

@@ -108,4 +108,9 @@ urlpatterns = [
     path("curate/releases/<int:pk>/upload/", views.release_upload, name="release_upload"),
     path("curate/releases/<int:pk>/export/<str:fmt>/", views.release_export, name="release_export"),
     path("curate/runs/<int:pk>/", views.run_detail, name="run_detail"),
+    path(
+        "curate/jobs/<slug:kind>/<int:pk>/run-again/",
+        views.job_run_again,
+        name="job_run_again",
+    ),
 ]

@@ -20,7 +20,7 @@ from benchapp.roles import ADMIN, CURATOR, role_required
 from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
 
 from . import board as leaderboard_board
-from . import exporters, independent, leaderboard, living, selectors, services
+from . import exporters, independent, jobs, leaderboard, living, selectors, services
 from .gate_form import GateRulesForm, RulesJSONError, parse_rules_json
 from .models import Benchmark, ErratumKind, LeaderboardRun, Release, ReleaseItem
 from .page_cache import cached_public_page
@@ -508,3 +508,25 @@ def release_export(request, pk: int, fmt: str):
 def run_detail(request, pk: int):
     run = get_object_or_404(LeaderboardRun.objects.select_related("release__benchmark"), pk=pk)
     return render(request, "releases/run_detail.html", {"run": run, "summary": run.summary})
+
+
+# The kinds of background job a curator may run again once it failed, by their URL slug.
+RUN_AGAIN = {job.label.replace(" ", "-"): job for job in jobs.JOBS}
+
+
+@role_required(*CURATORS)
+@require_POST
+def job_run_again(request, kind: str, pk: int):
+    job = RUN_AGAIN.get(kind)
+    if job is None:
+        raise Http404("No such kind of job.")
+    row = get_object_or_404(job.model.objects.select_related("release__benchmark"), pk=pk)
+    if jobs.job_run_again(job=job, pk=pk, by=request.user):
+        messages.success(request, f"The {job.label} is queued again.")
+    else:
+        messages.error(request, f"Only a failed {job.label} can be run again (it is {row.state}).")
+    if job is jobs.LEADERBOARD_RUN:
+        return redirect("releases:run_detail", pk=pk)
+    if job is jobs.REMEASUREMENT:
+        return redirect("releases:living", slug=row.release.benchmark.slug)
+    return redirect("releases:curate_detail", pk=row.release_id)

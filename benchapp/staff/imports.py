@@ -9,22 +9,28 @@ import io
 import logging
 import tempfile
 import threading
-from datetime import timedelta
 from pathlib import Path
 
 from django.db import connections, transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from benchapp.models import SeedImportJob
 from evolution.importers import SeedImportError, import_seeds
+from releases import jobs
 
 log = logging.getLogger(__name__)
 
 TASK = "benchapp.tasks.seed_import_run"
-# A job still "running" that has not reported for this long lost its worker: run it again
-# (its transaction was rolled back with the worker).
-STALE_AFTER = timedelta(minutes=5)
+# Supervised with releases' jobs: a lost message is sent again, a killed worker's import (its
+# transaction rolled back with it) is queued again, or failed after JOB_MAX_LOST_WORKERS. A
+# failed import is never run again by a late message: its upload is gone.
+SEED_IMPORT = jobs.Job(
+    "seed import",
+    SeedImportJob,
+    TASK,
+    retakes_failed=False,
+    again="upload the file again once the cause is fixed",
+)
 PROGRESS_SECONDS = 0.5
 EXCERPT_CHARS = 300
 
@@ -57,9 +63,12 @@ def count_rows(content: bytes | None, file_name: str) -> int | None:
 
 
 def _enqueue(job_id: int) -> None:
+    """Send the import's task; if the publish fails, the row stays queued and the job
+    supervisor sends it again."""
     from celery import current_app
 
     current_app.signature(TASK, args=(job_id,)).apply_async(queue="default")
+    jobs.note_sent(SeedImportJob, job_id)
 
 
 def import_job_create(
@@ -141,23 +150,35 @@ def _excerpt(content: bytes | None, file_name: str, line: int | None) -> str:
     return text[:EXCERPT_CHARS] + ("…" if len(text) > EXCERPT_CHARS else "")
 
 
-def _claim(job_id: int) -> bool:
-    now = timezone.now()
-    return bool(
-        SeedImportJob.objects.filter(pk=job_id)
-        .filter(
-            Q(state=SeedImportJob.State.QUEUED)
-            | Q(state=SeedImportJob.State.RUNNING, updated_at__lt=now - STALE_AFTER)
-        )
-        .update(state=SeedImportJob.State.RUNNING, started_at=now, updated_at=now, lines_read=0)
-    )
-
-
 def import_job_run(job_id: int) -> str:
-    """Run a queued import (the Celery task's body); a job already taken or finished is left
-    alone, so a redelivered message does nothing. Returns the job's final state."""
-    if not _claim(job_id):
+    """Run a queued import (the Celery task's body). The execution claims the row and
+    heartbeats while it imports (``releases.jobs``); a job another execution holds, or one
+    finished, is left alone, so a redelivered message does nothing. Returns the job's state."""
+    token = jobs.claim(SeedImportJob, job_id, retake_failed=False)
+    if token is None:
         return SeedImportJob.objects.filter(pk=job_id).values_list("state", flat=True).first() or ""
+    now = timezone.now()
+    SeedImportJob.objects.filter(pk=job_id).update(started_at=now, updated_at=now, lines_read=0)
+    with jobs.beating(SeedImportJob, job_id, token):
+        outcome = _import(job_id)
+    now = timezone.now()
+    # The file is not kept once read: the problems are in the database, or the error says why.
+    # Written only while this execution holds the row (the supervisor may have given it up).
+    jobs.finish(
+        SeedImportJob,
+        job_id,
+        token,
+        content=None,
+        solutions=None,
+        finished_at=now,
+        updated_at=now,
+        **outcome,
+    )
+    return SeedImportJob.objects.filter(pk=job_id).values_list("state", flat=True).first() or ""
+
+
+def _import(job_id: int) -> dict:
+    """The import itself: the job's final fields (state, report or error)."""
     job = SeedImportJob.objects.get(pk=job_id)
     content = bytes(job.content) if job.content is not None else None
     solutions = bytes(job.solutions) if job.solutions is not None else None
@@ -211,9 +232,4 @@ def import_job_run(job_id: int) -> str:
                     "skipped_reasons": [list(pair) for pair in report.skipped_reasons],
                 },
             }
-    now = timezone.now()
-    # The file is not kept once read: the problems are in the database, or the error says why.
-    SeedImportJob.objects.filter(pk=job.pk).update(
-        content=None, solutions=None, finished_at=now, updated_at=now, **outcome
-    )
-    return outcome["state"]
+    return outcome

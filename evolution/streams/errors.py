@@ -8,6 +8,7 @@ exception is the item's: after the retry limit the kind gives up on that item.
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from django.db import DatabaseError, InterfaceError, OperationalError
@@ -90,6 +91,32 @@ def endpoint_unavailable(exc: BaseException, *, role: str, endpoint: str):
     if problem:
         return EndpointUnavailable(role=role, endpoint=endpoint, cause=exc, configuration=problem)
     return None
+
+
+def configuration_refused(exc: BaseException, *, role: str, endpoint: str):
+    """``exc`` as an ``EndpointUnavailable`` when it refuses the endpoint's configuration (see
+    ``configuration_problem``), else None. Outages are left as they are: each kind keeps its
+    own handling of those."""
+    problem = configuration_problem(exc)
+    if not problem:
+        return None
+    return EndpointUnavailable(role=role, endpoint=endpoint, cause=exc, configuration=problem)
+
+
+@contextlib.contextmanager
+def refusals_pause(*, role: str, endpoint: str):
+    """Around a kind's model call (every kind's ``Ctx.chat``): a refusal of the endpoint's
+    configuration (401, 403, 404, a 400 naming a request parameter) leaves as
+    ``EndpointUnavailable``, which is not an ``LLMError``, so stage code that turns a failed
+    call into the item's error lets it through, and the runner pauses the campaign at once
+    naming the role, the endpoint and the status (``runner._record_error``)."""
+    try:
+        yield
+    except LLMTransportError as exc:
+        refused = configuration_refused(exc, role=role, endpoint=endpoint)
+        if refused is not None:
+            raise refused from exc
+        raise
 
 
 class UndeclaredTransition(Exception):

@@ -19,6 +19,7 @@ from evolution.llm import (
     mark_unparsable,
 )
 from evolution.models import Campaign, ModelEndpoint
+from evolution.streams.errors import refusals_pause
 
 from ..config import EvoSynSettings
 from ..models import EvoSynCampaign, Instance, InstanceRole, InstanceStatus
@@ -54,11 +55,13 @@ class Ctx:
         return self.campaign.evolver
 
     def chat(self, role: str, messages, template, *, key: str, temperature: float):
-        client = LLMClient(self.endpoint_for(role), CallContext(campaign_id=self.campaign.pk))
+        endpoint = self.endpoint_for(role)
+        client = LLMClient(endpoint, CallContext(campaign_id=self.campaign.pk))
         key = f"evosyn;{key};role={role}"
-        return client.chat_template(
-            messages, template, role=role, replay_key=key, temperature=temperature
-        )
+        with refusals_pause(role=role, endpoint=endpoint.name):
+            return client.chat_template(
+                messages, template, role=role, replay_key=key, temperature=temperature
+            )
 
     @property
     def limits(self) -> sandbox.Limits:

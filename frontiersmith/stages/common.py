@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from evolution import sandbox
 from evolution.llm import CallContext, LLMClient, fanout, mark_unparsable
+from evolution.streams.errors import refusals_pause
 from evolution.streams.kinds import unit_transition
 
 from ..config import FrontierSettings
@@ -37,9 +38,10 @@ class Ctx:
     def chat(self, endpoint, messages, *, template, key, temperature) -> tuple[str, int]:
         client = LLMClient(endpoint, CallContext(campaign_id=self.fc.pk))
         key = f"frontier;{key};role={template.role}"
-        result = client.chat_template(
-            messages, template, role=template.role, replay_key=key, temperature=temperature
-        )
+        with refusals_pause(role=template.role, endpoint=endpoint.name):
+            result = client.chat_template(
+                messages, template, role=template.role, replay_key=key, temperature=temperature
+            )
         return result.content, result.call_id
 
     def mutator_width(self) -> int:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from evolution.llm import CallContext, LLMClient
 from evolution.models import Campaign
+from evolution.streams.errors import refusals_pause
 
 from ..config import ReasoningSettings
 from ..engine import plan
@@ -37,14 +38,15 @@ class Ctx:
     def chat(self, endpoint, messages, *, role, template, key, temperature, max_tokens):
         client = LLMClient(endpoint, CallContext(campaign_id=self.rc.pk))
         key = f"reasoning;{key};role={role}"
-        return client.chat_template(
-            messages,
-            template,
-            role=role,
-            replay_key=key,
-            temperature=temperature,
-            max_tokens=max_tokens,
-        )
+        with refusals_pause(role=role, endpoint=endpoint.name):
+            return client.chat_template(
+                messages,
+                template,
+                role=role,
+                replay_key=key,
+                temperature=temperature,
+                max_tokens=max_tokens,
+            )
 
 
 def _load(campaign_id: int) -> Ctx:

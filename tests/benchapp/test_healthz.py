@@ -1,8 +1,11 @@
+import json
 import signal
+import threading
+import time
 
 import pytest
 
-from benchapp import health
+from benchapp import health, views
 from tests.support.workers import kill_group, start_worker, wait_until_consuming
 
 
@@ -46,6 +49,7 @@ def test_broker_probe_returns_false_for_closed_port(settings):
 @pytest.mark.django_db(transaction=True)
 def test_healthz_counts_the_real_workers_of_each_queue_and_names_an_idle_queue(client, settings):
     settings.HEALTHZ_WORKERS_CACHE_SECONDS = 0
+    settings.HEALTHZ_REPORT_SECONDS = 0
     import redis
 
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
@@ -72,6 +76,7 @@ def test_the_worker_report_is_cached_and_refreshed_in_the_background(client, set
     """Within the cache time the workers are not asked again; after it, the stale answer is
     served at once while one thread asks again."""
     settings.HEALTHZ_WORKERS_CACHE_SECONDS = 3600
+    settings.HEALTHZ_REPORT_SECONDS = 0  # every request checks again: the workers' cache is tested
     asked = []
 
     def inspect(timeout):
@@ -90,3 +95,100 @@ def test_the_worker_report_is_cached_and_refreshed_in_the_background(client, set
         thread.join(5)
     assert len(asked) == 2
     assert health.workers_per_queue()["queues"]["default"] >= 2
+
+
+@pytest.mark.django_db
+def test_the_probe_answers_from_its_report_and_checks_again_once_it_expires(
+    client, settings, monkeypatch
+):
+    """Within HEALTHZ_REPORT_SECONDS the probe does no check at all (no database, no broker);
+    the first request after the report expired is still answered from it while a background
+    thread checks again, and a broker that went down shows from then on."""
+    settings.HEALTHZ_REPORT_SECONDS = 3600
+    broker_asked = []
+    real = health.broker_reachable
+
+    def counted():
+        broker_asked.append(1)
+        return real()
+
+    monkeypatch.setattr(views, "broker_reachable", counted)
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    assert client.get("/healthz").status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        statuses = [client.get("/healthz").status_code for _ in range(20)]
+    assert statuses == [200] * 20 and len(queries) == 0 and len(broker_asked) == 1
+
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"
+    assert client.get("/healthz").status_code == 200  # the report is still fresh
+    settings.HEALTHZ_REPORT_SECONDS = 0.05
+    time.sleep(0.1)
+    # Expired: served at once while one thread checks again beside it.
+    assert client.get("/healthz").status_code == 200
+    thread = health._report_state["thread"]
+    assert thread is not None
+    thread.join(10)
+    response = client.get("/healthz")
+    assert response.status_code == 503 and len(broker_asked) == 2
+    assert response.json()["checks"]["broker"].startswith("unreachable")
+
+
+def test_a_check_that_hangs_turns_the_probe_unhealthy_after_the_stale_limit(settings):
+    """While one request's check hangs (a database that accepts and never answers), the others
+    get the last report at once, until it is HEALTHZ_STALE_SECONDS old: then 503, saying how
+    long the checks have run."""
+    settings.HEALTHZ_REPORT_SECONDS = 0
+    settings.HEALTHZ_STALE_SECONDS = 1
+    assert health.cached_report(lambda: (200, {"status": "ok"}))[0] == 200
+
+    release = threading.Event()
+    entered = threading.Event()
+
+    def hanging():
+        entered.set()
+        release.wait(10)
+        return 200, {"status": "ok"}
+
+    hung = threading.Thread(target=health.cached_report, args=(hanging,))
+    hung.start()
+    try:
+        assert entered.wait(5)
+        never = lambda: pytest.fail("a second check must not start while one runs")  # noqa: E731
+        status, body = health.cached_report(never)
+        assert (status, json.loads(body)) == (200, {"status": "ok"})  # the last report, at once
+        time.sleep(1.1)
+        status, body = health.cached_report(never)
+        assert status == 503
+        assert json.loads(body)["checks"]["report"].startswith("the checks have not finished")
+    finally:
+        release.set()
+        hung.join(5)
+    assert health.cached_report(lambda: (200, {"status": "ok"}))[0] == 200
+
+
+def test_before_the_first_answer_a_concurrent_probe_waits_for_it(settings):
+    """A process's first check is in flight: a second probe waits for its answer instead of
+    answering 503 (a freshly started web process is not unhealthy)."""
+    settings.HEALTHZ_STALE_SECONDS = 10
+    entered, release, answers = threading.Event(), threading.Event(), []
+
+    def slow():
+        entered.set()
+        release.wait(10)
+        return 200, {"status": "ok"}
+
+    first = threading.Thread(target=lambda: answers.append(health.cached_report(slow)))
+    first.start()
+    assert entered.wait(5)
+    second = threading.Thread(
+        target=lambda: answers.append(health.cached_report(lambda: pytest.fail("checked twice")))
+    )
+    second.start()
+    time.sleep(0.2)
+    assert answers == []  # still waiting
+    release.set()
+    first.join(5)
+    second.join(5)
+    assert [status for status, _ in answers] == [200, 200]

@@ -215,3 +215,74 @@ def test_a_question_run_is_supervised_like_the_others(run, settings, sent):
     _age(QuestionRun, question_run.pk, heartbeat_at=settings.JOB_LOST_SECONDS + 1)
     assert jobs.supervise().requeued == [f"question run {question_run.pk}"]
     assert sent[-1] == ("releases.tasks.question_run", question_run.pk)
+
+
+@pytest.mark.parametrize("through", ["page", "service"])
+def test_running_a_failed_job_again_resets_its_lost_workers(
+    run, settings, sent, client, django_user_model, django_capture_on_commit_callbacks, through
+):
+    """A job failed after JOB_MAX_LOST_WORKERS lost workers and run again by a curator starts
+    with no lost worker: the next lost worker queues it again instead of failing it at once."""
+    settings.JOB_MAX_LOST_WORKERS = 2
+    for _ in range(2):  # two workers die: failed
+        assert jobs.claim(LeaderboardRun, run.pk)
+        _age(LeaderboardRun, run.pk, heartbeat_at=settings.JOB_LOST_SECONDS + 1)
+        jobs.supervise()
+    run.refresh_from_db()
+    assert (run.state, run.lost_workers) == (RunState.FAILED, 2)
+    sent.clear()
+
+    curator = django_user_model.objects.create_superuser("carla", "c@x.org", "pw")
+    with django_capture_on_commit_callbacks(execute=True):
+        if through == "page":
+            client.force_login(curator)
+            page = client.post(
+                reverse("releases:job_run_again", args=["leaderboard-run", run.pk]), follow=True
+            ).content.decode()
+            assert "is queued again" in page and "run again by carla" in page
+        else:
+            assert jobs.job_run_again(job=jobs.LEADERBOARD_RUN, pk=run.pk, by=curator)
+    assert sent == [("releases.tasks.leaderboard_run", run.pk)]
+    run.refresh_from_db()
+    assert (run.state, run.lost_workers, run.error) == (RunState.QUEUED, 0, "")
+    assert run.recovery.startswith("run again by carla")
+
+    # Its next worker dies: one lost worker of two, queued again, not failed.
+    assert jobs.claim(LeaderboardRun, run.pk)
+    _age(LeaderboardRun, run.pk, heartbeat_at=settings.JOB_LOST_SECONDS + 1)
+    report = jobs.supervise()
+    assert report.requeued == [f"leaderboard run {run.pk}"] and report.failed == []
+    run.refresh_from_db()
+    assert (run.state, run.lost_workers) == (RunState.QUEUED, 1)
+
+
+def test_only_a_failed_job_is_run_again(run, sent, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        assert not jobs.job_run_again(job=jobs.LEADERBOARD_RUN, pk=run.pk)  # queued
+        assert jobs.claim(LeaderboardRun, run.pk)
+        assert not jobs.job_run_again(job=jobs.LEADERBOARD_RUN, pk=run.pk)  # running
+    run.refresh_from_db()
+    assert run.state == RunState.RUNNING and sent == []
+
+
+def test_a_failed_remeasurement_run_again_resets_its_failed_runs_and_is_sent(
+    published, sent, django_capture_on_commit_callbacks
+):
+    _, release = published
+    with FakeOpenAI() as server:
+        run = leaderboard.run_create(release=release, endpoint=endpoint(server, "m"), samples=1)
+    remeasurement = Remeasurement.objects.create(
+        benchmark=release.benchmark, release=release, trigger=RemeasurementTrigger.MANUAL
+    )
+    remeasurement.runs.set([run])
+    Remeasurement.objects.filter(pk=remeasurement.pk).update(state="failed", lost_workers=3)
+    LeaderboardRun.objects.filter(pk=run.pk).update(state=RunState.FAILED, lost_workers=3)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs.job_run_again(job=jobs.REMEASUREMENT, pk=remeasurement.pk)
+    # The re-measurement runs its runs: it alone gets a message.
+    assert sent == [("releases.tasks.remeasurement_run", remeasurement.pk)]
+    remeasurement.refresh_from_db()
+    run.refresh_from_db()
+    assert (remeasurement.state, remeasurement.lost_workers) == ("queued", 0)
+    assert (run.state, run.lost_workers) == (RunState.QUEUED, 0)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from evolution import sandbox
 from evolution.llm import CallContext, LLMClient, fanout
 from evolution.models import Campaign, Problem
+from evolution.streams.errors import refusals_pause
 from evolution.streams.kinds import unit_transition
 
 from ..config import XcoderSettings
@@ -43,9 +44,10 @@ class Ctx:
     def chat(self, endpoint, messages, *, role, template, key, temperature=None):
         client = LLMClient(endpoint, CallContext(campaign_id=self.xc.pk))
         temperature = self.settings.temperature if temperature is None else temperature
-        return client.chat_template(
-            messages, template, role=role, replay_key=f"xcoder;{key}", temperature=temperature
-        )
+        with refusals_pause(role=role, endpoint=endpoint.name):
+            return client.chat_template(
+                messages, template, role=role, replay_key=f"xcoder;{key}", temperature=temperature
+            )
 
     def limits(self) -> sandbox.Limits:
         return sandbox.Limits(

@@ -23,7 +23,7 @@ from evolution.services.campaigns import campaign_launch, campaign_resume
 from evolution.streams import kinds, runner
 from evolution.streams.errors import SandboxFailure
 from evolution.streams.kinds import kind_for, registered
-from tests.support.fake_openai import FakeOpenAI
+from tests.support.fake_openai import UNSUPPORTED_TEMPERATURE, FakeOpenAI, Fault
 from tests.support.workers import kill_group, start_worker, wait_for
 
 from .worlds import WORLDS
@@ -235,6 +235,63 @@ def test_an_item_error_gives_up_on_the_item_only_after_the_retry_limit(
     assert getattr(row, "state", "") != "failed" and row.consecutive_errors == 0
     following = kind.next_action(kind.load(sid))
     assert following is None or kind.unit_of(following) != unit
+
+
+@pytest.mark.parametrize(
+    ("fault", "why"),
+    [
+        (Fault.http_status(401, '{"error": "bad key"}'), "HTTP 401 (the API key"),
+        (
+            Fault.http_status(400, UNSUPPORTED_TEMPERATURE % 0.7),
+            "HTTP 400 (the parameter 'temperature' is refused",
+        ),
+    ],
+    ids=["401", "400-temperature"],
+)
+@pytest.mark.parametrize("kind_name", KINDS)
+def test_an_endpoint_refusing_its_configuration_pauses_at_the_first_refusal(
+    kind_name, fake_server, fault, why
+):
+    """Every kind: a model endpoint of the campaign that refuses its own configuration (a key,
+    a parameter) pauses the campaign at the first refusal, naming the role, the endpoint and
+    the status; asking again cannot help, and no item is blamed or given up. (Before the
+    reasoning, X-Coder, EvoSyn and FrontierSmith kinds made their calls inside
+    ``refusals_pause``, such a 4xx was the item's error, given up after three steps.)"""
+    kind = kind_for(kind_name)
+    campaign = build(kind_name, fake_server)
+    sid = first_stream(kind, campaign)
+    # BenchEvolver's panel and faithfulness solvers measure: their failed calls are the
+    # measurement's infrastructure errors, with a policy of their own (asked again, then the
+    # campaign paused naming the endpoints; tests/evolution/engine). Every other call of every
+    # kind is refused.
+    measuring = {"solver", "faithfulness"} if kind_name == "benchevolver" else set()
+    world = fake_server.responder
+    fake_server._queues.clear()  # the world's scripted answers, too
+
+    def refuse(body, headers):
+        if headers.get("x-benchforge-role") in measuring:
+            return world(body, headers)
+        return fault
+
+    fake_server.responder = refuse
+
+    for _ in range(60):  # steps before the first model call (if any) go on
+        report = runner.advance(kind=kind_name, stream_id=sid)
+        if report.outcome != "done":
+            break
+    assert report.outcome == "error", report
+
+    campaign.refresh_from_db()
+    assert campaign.state == CampaignState.PAUSED
+    reason = campaign.state_reason
+    assert reason.startswith("endpoint configuration (") and why in reason, reason
+    refused = LLMCall.objects.filter(campaign_id=campaign.pk, status="error").first()
+    assert refused is not None and f"{refused.role} endpoint " in reason
+    assert f"'{refused.endpoint_name}' refused the request" in reason
+    assert not given_up(kind, campaign)
+    failures = list(StepFailure.objects.filter(campaign=campaign))
+    assert [(f.consequence, f.infrastructure) for f in failures] == [("paused", True)]
+    assert sid in runner.active_stream_ids(kind, campaign.pk)  # resumable once it is fixed
 
 
 @pytest.mark.parametrize("kind_name", KINDS)

@@ -2,6 +2,7 @@
 (``tests/support/demo_db.py``):
 
 - the demo builds every capability, prints the logins, and a second run reuses what exists;
+- the reasoning demo campaign ran its planted stories on replayed responses;
 - every kind's campaign completed and its problems were reviewed and released, X-Coder's and
   EvoSyn's through the gate on their measured pass@1;
 - no page of any kind prints a Python object dump (a dict or list printed with str() or pprint,
@@ -72,6 +73,40 @@ def _every_kind_is_reviewed_and_released() -> None:
         entry = next(e for e in run.report if e["problem_id"] == problem.pk)
         assert entry["passed"] and problem.pk not in decided, entry
         assert Measurement.objects.get(problem=problem).state == "completed"
+
+
+def test_the_reasoning_demo_campaign_ran_on_replayed_responses(demo_build):  # noqa: F811
+    """The reasoning demo campaign, with its planted stories computed live (it is built by the
+    same demo hook ``make demo`` runs, so it is checked here rather than built again)."""
+    from reasoning.demo import pack
+    from reasoning.models import ItemStatus
+
+    campaign = Campaign.objects.get(kind="reasoning", name__startswith="Demo")
+    assert campaign.state == "completed", campaign.state_reason
+    assert campaign.replayed
+    rc = campaign.reasoning
+    assert rc.run_count == pack.RUNS
+    runs = list(rc.runs.order_by("number"))
+    # Weak-area focus: from run 2 on, the two lowest-EMA types get a second question per cell.
+    assert [sum(t["weak"] for t in r.plan) for r in runs] == [0, 2, 2]
+    assert rc.items.filter(run__number=1).count() == 80
+    assert rc.items.filter(run__number=2).count() == 80 + 2 * 10
+    # Planted stories, decided live: two copied drafts rejected for novelty, one draft rejected
+    # by the quality filter, judge B's prose answers as parse failures, judge C's dissent.
+    regenerated = rc.items.filter(regenerations__gt=0)
+    reasons = [d["reason"] for item in regenerated for d in item.rejected_drafts]
+    assert sum("too similar" in r for r in reasons) == 2
+    assert sum("quality filter" in r for r in reasons) == 1
+    assert rc.items.filter(parse_failures=1).count() == 2
+    assert rc.items.filter(disagreement=True).count() > 5
+    assert not rc.items.exclude(status=ItemStatus.JUDGED).exists()
+    # Per item: one question, one quality verdict, one answer, three judges; plus the two
+    # regenerated copies (a question each) and the quality rejection (a question and a verdict).
+    assert rc.items.count() == 280
+    assert campaign.calls_made == 280 * 6 + 2 + 2
+    # The scripted answerer gets harder levels wrong more often: the EMA falls with difficulty.
+    assert rc.ema_by_difficulty["1"] > rc.ema_by_difficulty["10"]
+    assert all(r.report.startswith("# Self-evolving benchmark report") for r in runs)
 
 
 # Every kind of page the issue names, and the public ones: the crawl must reach each.

@@ -109,7 +109,9 @@ def resolve_isolation(isolation: str | None) -> str:
     return mode
 
 
-# The columns of the fast mode's outcome rows (runner.py OUTCOME_FIELDS).
+# The columns of the fast mode's outcome rows, as runner.py writes them (its OUTCOME_FIELDS; the
+# host does not import the runner on its start-up path; tests/evolution/sandbox/test_wire_format.py
+# checks the two agree).
 OUTCOME_FIELDS = (
     "status",
     "stdout",

@@ -64,7 +64,8 @@ Explanation
 All three offers must be accepted, so the total is 2 + 9 + 5 = 16 coins.
 """
 
-SOLUTION = """```python
+SOLUTION = """<think>Sort the offers and add the k largest.</think>
+```python
 import sys
 data = sys.stdin.read().split()
 n, k = int(data[0]), int(data[1])
@@ -134,8 +135,13 @@ class XCoder:
                 }
             )
         if role == "xcoder_evolve":
-            category = re.search(r"category=([^;]+)", key).group(1)
-            return _tagged({category: {f"meadow {category}": ["thistle", "bracken"]}})
+            # One call per seed and round (evolution_scope "seed"), or per category ("tree").
+            found = re.search(r"category=([^;]+)", key)
+            if found:
+                category = found.group(1)
+                return _tagged({category: {f"meadow {category}": ["thistle", "bracken"]}})
+            n = re.search(r"seed=\D*(\d+)", key).group(1)
+            return _tagged({"algorithm": {f"orchard {n}": [f"willow {n}", f"meadow {n}"]}})
         if role == "xcoder_select":
             return _select(body["messages"][-1]["content"])
         if role == "xcoder_write":

@@ -1,33 +1,62 @@
-"""Stage ``answer``: the target model answers one generated question."""
+"""Stage ``answer``: the target model answers generated questions. Answers depend on nothing but
+their question, so one step answers the action's item and, side by side, the level's other
+generated items (up to the step's calls, ``fanout.step_calls``), stored in the level's order."""
 
 from __future__ import annotations
 
 from django.utils import timezone
 
+from evolution.llm import fanout
 from evolution.streams.kinds import unit_transition
 
 from ..engine import prompts
 from ..models import ItemStatus, ReasoningItem
-from .common import KIND_NAME, Action, Ctx, _item_key
+from .common import KIND_NAME, Action, Ctx, _item_key, raise_for_action
+
+
+def _items(ctx: Ctx, action: Action, width: int) -> list[ReasoningItem]:
+    item = ReasoningItem.objects.select_related("run").get(pk=action.item_id)
+    others = (
+        ReasoningItem.objects.select_related("run")
+        .filter(run=item.run, difficulty=item.difficulty, status=ItemStatus.GENERATED)
+        .exclude(pk=item.pk)
+        .order_by("position")
+    )
+    return [item, *others[: fanout.step_calls(width) - 1]]
 
 
 def _answer(ctx: Ctx, action: Action) -> None:
-    item = ReasoningItem.objects.select_related("run").get(pk=action.item_id)
+    items = _items(ctx, action, fanout.width_for(ctx.rc.answering_endpoint))
+    raise_for_action(answer_items(ctx, items))
+
+
+def answer_items(ctx: Ctx, items: list[ReasoningItem]) -> list:
+    """Answer ``items`` side by side and store the answers in their order; returns each call's
+    outcome (its failure in its place)."""
+    width = fanout.width_for(ctx.rc.answering_endpoint)
     template = prompts.load("answering")
-    result = ctx.chat(
-        ctx.rc.answering_endpoint,
-        prompts.answering_messages(question=item.question),
-        role="answering",
-        template=template,
-        key=_item_key(item),
-        temperature=ctx.settings.answering_temperature,
-        max_tokens=ctx.settings.answering_max_tokens,
-    )
-    unit_transition(
-        KIND_NAME,
-        ReasoningItem.objects.filter(pk=item.pk),
-        source=ItemStatus.GENERATED,
-        target=ItemStatus.ANSWERED,
-        answer=result.content,
-        answered_at=timezone.now(),
-    )
+
+    def ask(item: ReasoningItem):
+        return ctx.chat(
+            ctx.rc.answering_endpoint,
+            prompts.answering_messages(question=item.question),
+            role="answering",
+            template=template,
+            key=_item_key(item),
+            temperature=ctx.settings.answering_temperature,
+            max_tokens=ctx.settings.answering_max_tokens,
+        )
+
+    outcomes = fanout.fan_out([lambda i=i: ask(i) for i in items], width, return_exceptions=True)
+    for item, result in zip(items, outcomes, strict=True):
+        if isinstance(result, BaseException):
+            continue
+        unit_transition(
+            KIND_NAME,
+            ReasoningItem.objects.filter(pk=item.pk),
+            source=ItemStatus.GENERATED,
+            target=ItemStatus.ANSWERED,
+            answer=result.content,
+            answered_at=timezone.now(),
+        )
+    return outcomes

@@ -1,15 +1,22 @@
 """Stage ``generate``: one question for a cell, conditioned on the questions before it, through the
-quality check and the similarity filter (``engine/similarity.py``)."""
+quality check and the similarity filter (``engine/similarity.py``).
+
+A question is conditioned on the earlier questions of its own reasoning type only (the prompt's
+focus, the history window and the similarity check all read that type's questions), so one step
+drafts the action's cell and, side by side, the next cell of every other type of the level whose
+earlier cells exist (``_cells``): each type's questions stay one after the other. The items are
+stored in the level's cell order, as one cell after the other would store them."""
 
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
-from evolution.llm import mark_unparsable
+from evolution.llm import fanout, mark_unparsable
 
 from ..engine import judging, plan, prompts, similarity
 from ..models import ItemStatus, ReasoningItem, ReasoningRun
-from .common import Action, Ctx, _log
+from . import answer, judge
+from .common import Action, Ctx, _log, raise_for_action
 
 
 def _replay_key(run: ReasoningRun, cell: plan.Cell) -> str:
@@ -41,10 +48,65 @@ def _item_create(ctx: Ctx, cell: plan.Cell, **fields) -> ReasoningItem | None:
         return None  # made by an earlier attempt of this step: never a duplicate
 
 
+def _cells(ctx: Ctx, action: Action) -> list[plan.Cell]:
+    """The action's cell, then the first missing cell of every other reasoning type of the level
+    (one whose type's earlier cells all have their item), in the level's order."""
+    difficulty = action.cell.difficulty
+    made = set(
+        ctx.run.items.filter(difficulty=difficulty).values_list("reasoning_type", "question_index")
+    )
+    width = fanout.width_for(ctx.rc.generation_endpoint)
+    cells, types = [action.cell], {action.cell.reasoning_type}
+    for cell in plan.level_cells(difficulty, ctx.run.plan):
+        if len(cells) >= fanout.step_calls(width):
+            break
+        if cell.reasoning_type in types or (cell.reasoning_type, cell.question_index) in made:
+            continue
+        types.add(cell.reasoning_type)
+        cells.append(cell)
+    return cells  # the action's cell is the level's first missing one: all are in order
+
+
 def _generate(ctx: Ctx, action: Action) -> None:
-    """Generate the cell's next question with the novelty focus; regenerate a draft that is too
-    similar to a prior question, or that the quality filter rejects, up to the bound."""
-    cell, s, rc = action.cell, ctx.settings, ctx.rc
+    """Draft the cells' questions side by side and store them in cell order; then the same step
+    answers the new questions side by side and has the panel judge them (the ``answer`` and
+    ``judge`` stages' work, which a later step does for any item this one leaves behind)."""
+    cells = _cells(ctx, action)
+    width = fanout.width_for(ctx.rc.generation_endpoint)
+    outcomes = fanout.fan_out(
+        [lambda c=c: _draft(ctx, c) for c in cells], width, return_exceptions=True
+    )
+    for cell, outcome in zip(cells, outcomes, strict=True):
+        if isinstance(outcome, BaseException):
+            continue
+        item = _item_create(ctx, cell, **outcome)
+        if item is not None and item.status == ItemStatus.FILTERED:
+            _log(
+                ctx.rc.pk,
+                "item_filtered",
+                {"cell": _cell_dict(cell), "drafts": item.rejected_drafts},
+                run=ctx.run,
+            )
+    raise_for_action(outcomes)
+    made = list(
+        ReasoningItem.objects.select_related("run")
+        .filter(run=ctx.run, difficulty=action.cell.difficulty, status=ItemStatus.GENERATED)
+        .order_by("position")
+    )
+    if not made:
+        return
+    # Another item's failure is left to its own step (only a spent budget stops this one).
+    raise_for_action([None, *answer.answer_items(ctx, made)])
+    first = ReasoningItem.objects.get(pk=made[0].pk)
+    if first.status == ItemStatus.ANSWERED:
+        raise_for_action([None, *judge.judge_from(ctx, first)])
+
+
+def _draft(ctx: Ctx, cell: plan.Cell) -> dict:
+    """The cell's next question with the novelty focus, as the item's fields; a draft that is too
+    similar to a prior question, or that the quality filter rejects, is regenerated up to the
+    bound, after which the cell is filtered."""
+    s, rc = ctx.settings, ctx.rc
     prior = list(
         ReasoningItem.objects.filter(reasoning=rc, reasoning_type=cell.reasoning_type)
         .exclude(question="")
@@ -112,29 +174,22 @@ def _generate(ctx: Ctx, action: Action) -> None:
                     }
                 )
                 continue
-        _item_create(
-            ctx,
-            cell,
-            status=ItemStatus.GENERATED,
-            question=question,
-            similarity=round(near.score, 4),
-            similar_to_id=near.key,
-            regenerations=attempt,
-            rejected_drafts=rejected,
-            quality=quality,
-        )
-        return
-    item = _item_create(
-        ctx,
-        cell,
-        status=ItemStatus.FILTERED,
-        status_reason=f"no acceptable question in {s.max_regenerations + 1} attempts",
-        regenerations=s.max_regenerations,
-        rejected_drafts=rejected,
-        quality=quality,
-    )
-    if item is not None:
-        _log(rc.pk, "item_filtered", {"cell": _cell_dict(cell), "drafts": rejected}, run=ctx.run)
+        return {
+            "status": ItemStatus.GENERATED,
+            "question": question,
+            "similarity": round(near.score, 4),
+            "similar_to_id": near.key,
+            "regenerations": attempt,
+            "rejected_drafts": rejected,
+            "quality": quality,
+        }
+    return {
+        "status": ItemStatus.FILTERED,
+        "status_reason": f"no acceptable question in {s.max_regenerations + 1} attempts",
+        "regenerations": s.max_regenerations,
+        "rejected_drafts": rejected,
+        "quality": quality,
+    }
 
 
 def _quality_check(ctx: Ctx, cell: plan.Cell, question: str, *, key: str) -> dict:

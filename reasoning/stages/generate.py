@@ -3,9 +3,11 @@ quality check and the similarity filter (``engine/similarity.py``).
 
 A question is conditioned on the earlier questions of its own reasoning type only (the prompt's
 focus, the history window and the similarity check all read that type's questions), so one step
-drafts the action's cell and, side by side, the next cell of every other type of the level whose
-earlier cells exist (``_cells``): each type's questions stay one after the other. The items are
-stored in the level's cell order, as one cell after the other would store them."""
+drafts the action's cell and, side by side, the level's next cells up to the first of a type
+already among them (``_cells``; with one question per cell, the document's default, that is the
+level's every type): each type's questions stay one after the other, and the items are stored in
+the level's order, as one cell after the other would store them. The same step then answers the
+new questions and has the panel judge them, side by side."""
 
 from __future__ import annotations
 
@@ -49,22 +51,25 @@ def _item_create(ctx: Ctx, cell: plan.Cell, **fields) -> ReasoningItem | None:
 
 
 def _cells(ctx: Ctx, action: Action) -> list[plan.Cell]:
-    """The action's cell, then the first missing cell of every other reasoning type of the level
-    (one whose type's earlier cells all have their item), in the level's order."""
+    """The action's cell (the level's first without an item), then the next cells of the level
+    in its order, up to the first one whose type is already among them (its question waits for
+    the one before it): one question per type, so the items are made in the level's order."""
     difficulty = action.cell.difficulty
     made = set(
         ctx.run.items.filter(difficulty=difficulty).values_list("reasoning_type", "question_index")
     )
     width = fanout.width_for(ctx.rc.generation_endpoint)
-    cells, types = [action.cell], {action.cell.reasoning_type}
-    for cell in plan.level_cells(difficulty, ctx.run.plan):
-        if len(cells) >= fanout.step_calls(width):
-            break
-        if cell.reasoning_type in types or (cell.reasoning_type, cell.question_index) in made:
+    cells = [action.cell]
+    level = list(plan.level_cells(difficulty, ctx.run.plan))
+    for cell in level[level.index(action.cell) + 1 :]:
+        if (cell.reasoning_type, cell.question_index) in made:
             continue
-        types.add(cell.reasoning_type)
+        if len(cells) >= fanout.step_calls(width) or cell.reasoning_type in {
+            c.reasoning_type for c in cells
+        }:
+            break
         cells.append(cell)
-    return cells  # the action's cell is the level's first missing one: all are in order
+    return cells
 
 
 def _generate(ctx: Ctx, action: Action) -> None:
@@ -95,11 +100,12 @@ def _generate(ctx: Ctx, action: Action) -> None:
     )
     if not made:
         return
-    # Another item's failure is left to its own step (only a spent budget stops this one).
-    raise_for_action([None, *answer.answer_items(ctx, made)])
+    # The first item's failure is the step's error, counted as its own step's would be (the
+    # next step is that item's answer or judge); the others' are left to their own steps.
+    raise_for_action(answer.answer_items(ctx, made))
     first = ReasoningItem.objects.get(pk=made[0].pk)
     if first.status == ItemStatus.ANSWERED:
-        raise_for_action([None, *judge.judge_from(ctx, first)])
+        raise_for_action(judge.judge_from(ctx, first))
 
 
 def _draft(ctx: Ctx, cell: plan.Cell) -> dict:

@@ -102,6 +102,7 @@ def _store(inst: Instance, call_no: int, tests: list[dict]) -> None:
                 index=next_index,
                 input=test["input"],
                 output=test["output"],
+                input_expr=test.get("input_expr", ""),
                 call=call_no,
             )
             next_index += 1

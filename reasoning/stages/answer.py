@@ -30,33 +30,40 @@ def _answer(ctx: Ctx, action: Action) -> None:
     raise_for_action(answer_items(ctx, items))
 
 
+def ask(ctx: Ctx, question: str, key: str):
+    """The target model's answer to ``question`` (``key``: the item's replay key)."""
+    return ctx.chat(
+        ctx.rc.answering_endpoint,
+        prompts.answering_messages(question=question),
+        role="answering",
+        template=prompts.load("answering"),
+        key=key,
+        temperature=ctx.settings.answering_temperature,
+        max_tokens=ctx.settings.answering_max_tokens,
+    )
+
+
+def store(item: ReasoningItem, result) -> None:
+    unit_transition(
+        KIND_NAME,
+        ReasoningItem.objects.filter(pk=item.pk),
+        source=ItemStatus.GENERATED,
+        target=ItemStatus.ANSWERED,
+        answer=result.content,
+        answered_at=timezone.now(),
+    )
+
+
 def answer_items(ctx: Ctx, items: list[ReasoningItem]) -> list:
     """Answer ``items`` side by side and store the answers in their order; returns each call's
     outcome (its failure in its place)."""
     width = fanout.width_for(ctx.rc.answering_endpoint)
-    template = prompts.load("answering")
-
-    def ask(item: ReasoningItem):
-        return ctx.chat(
-            ctx.rc.answering_endpoint,
-            prompts.answering_messages(question=item.question),
-            role="answering",
-            template=template,
-            key=_item_key(item),
-            temperature=ctx.settings.answering_temperature,
-            max_tokens=ctx.settings.answering_max_tokens,
-        )
-
-    outcomes = fanout.fan_out([lambda i=i: ask(i) for i in items], width, return_exceptions=True)
+    outcomes = fanout.fan_out(
+        [lambda i=i: ask(ctx, i.question, _item_key(i)) for i in items],
+        width,
+        return_exceptions=True,
+    )
     for item, result in zip(items, outcomes, strict=True):
-        if isinstance(result, BaseException):
-            continue
-        unit_transition(
-            KIND_NAME,
-            ReasoningItem.objects.filter(pk=item.pk),
-            source=ItemStatus.GENERATED,
-            target=ItemStatus.ANSWERED,
-            answer=result.content,
-            answered_at=timezone.now(),
-        )
+        if not isinstance(result, BaseException):
+            store(item, result)
     return outcomes

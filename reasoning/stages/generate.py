@@ -73,18 +73,21 @@ def _cells(ctx: Ctx, action: Action) -> list[plan.Cell]:
 
 
 def _generate(ctx: Ctx, action: Action) -> None:
-    """Draft the cells' questions side by side and store them in cell order; then the same step
-    answers the new questions side by side and has the panel judge them (the ``answer`` and
-    ``judge`` stages' work, which a later step does for any item this one leaves behind)."""
+    """Each cell's question is drafted and then answered in one thread, the cells side by side;
+    the items are stored in cell order with their answers, and the same step has the panel
+    judge them (the ``answer`` and ``judge`` stages' work, which a later step does for any item
+    this one leaves behind)."""
     cells = _cells(ctx, action)
-    width = fanout.width_for(ctx.rc.generation_endpoint)
+    width = fanout.width_for(ctx.rc.generation_endpoint, ctx.rc.answering_endpoint)
     outcomes = fanout.fan_out(
-        [lambda c=c: _draft(ctx, c) for c in cells], width, return_exceptions=True
+        [lambda c=c: _draft_and_answer(ctx, c) for c in cells], width, return_exceptions=True
     )
+    answers = []
     for cell, outcome in zip(cells, outcomes, strict=True):
         if isinstance(outcome, BaseException):
             continue
-        item = _item_create(ctx, cell, **outcome)
+        fields, result = outcome
+        item = _item_create(ctx, cell, **fields)
         if item is not None and item.status == ItemStatus.FILTERED:
             _log(
                 ctx.rc.pk,
@@ -92,20 +95,34 @@ def _generate(ctx: Ctx, action: Action) -> None:
                 {"cell": _cell_dict(cell), "drafts": item.rejected_drafts},
                 run=ctx.run,
             )
+        if item is not None and item.status == ItemStatus.GENERATED:
+            if not isinstance(result, BaseException):
+                answer.store(item, result)
+            answers.append(result)
     raise_for_action(outcomes)
-    made = list(
-        ReasoningItem.objects.select_related("run")
-        .filter(run=ctx.run, difficulty=action.cell.difficulty, status=ItemStatus.GENERATED)
-        .order_by("position")
-    )
-    if not made:
-        return
     # The first item's failure is the step's error, counted as its own step's would be (the
     # next step is that item's answer or judge); the others' are left to their own steps.
-    raise_for_action(answer.answer_items(ctx, made))
-    first = ReasoningItem.objects.get(pk=made[0].pk)
-    if first.status == ItemStatus.ANSWERED:
-        raise_for_action(judge.judge_from(ctx, first))
+    raise_for_action(answers)
+    made = (
+        ReasoningItem.objects.select_related("run")
+        .filter(run=ctx.run, difficulty=action.cell.difficulty, status=ItemStatus.ANSWERED)
+        .order_by("position")
+        .first()
+    )
+    if made is not None:
+        raise_for_action(judge.judge_from(ctx, made))
+
+
+def _draft_and_answer(ctx: Ctx, cell: plan.Cell) -> tuple[dict, object]:
+    """The cell's item fields and, for an accepted question, the answer to it (its failure in
+    its place): the answer depends on the question alone."""
+    fields = _draft(ctx, cell)
+    if fields["status"] != ItemStatus.GENERATED:
+        return fields, None
+    try:
+        return fields, answer.ask(ctx, fields["question"], _replay_key(ctx.run, cell))
+    except Exception as exc:  # stored as the item's missing answer, raised by the step
+        return fields, exc
 
 
 def _draft(ctx: Ctx, cell: plan.Cell) -> dict:

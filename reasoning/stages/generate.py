@@ -73,20 +73,29 @@ def _cells(ctx: Ctx, action: Action) -> list[plan.Cell]:
 
 
 def _generate(ctx: Ctx, action: Action) -> None:
-    """Each cell's question is drafted and then answered in one thread, the cells side by side;
-    the items are stored in cell order with their answers, and the same step has the panel
-    judge them (the ``answer`` and ``judge`` stages' work, which a later step does for any item
-    this one leaves behind)."""
+    """Each cell's question is drafted, answered and judged in one thread (the answer depends on
+    the question alone, the verdicts on both), the cells side by side and, when there are fewer
+    cells than threads, the panel's seats of a cell side by side too. The items are then stored
+    in cell order, each with its answer and score, as one cell after the other would store and
+    log them (the ``answer`` and ``judge`` stages finish any item whose call failed)."""
     cells = _cells(ctx, action)
-    width = fanout.width_for(ctx.rc.generation_endpoint, ctx.rc.answering_endpoint)
-    outcomes = fanout.fan_out(
-        [lambda c=c: _draft_and_answer(ctx, c) for c in cells], width, return_exceptions=True
+    seats = list(ctx.rc.seats.select_related("endpoint").order_by("position"))
+    width = fanout.width_for(
+        ctx.rc.generation_endpoint, ctx.rc.answering_endpoint, *(s.endpoint for s in seats)
     )
-    answers = []
+    seat_width = max(1, width // len(cells))
+    outcomes = fanout.fan_out(
+        [lambda c=c: _chain(ctx, c, seats, seat_width) for c in cells],
+        min(width, len(cells)),
+        return_exceptions=True,
+    )
+    answers, verdicts = [], []
+    scoring = True  # the log keeps the level's order: no score after an item left unjudged
     for cell, outcome in zip(cells, outcomes, strict=True):
         if isinstance(outcome, BaseException):
+            scoring = False
             continue
-        fields, result = outcome
+        fields, result, results = outcome
         item = _item_create(ctx, cell, **fields)
         if item is not None and item.status == ItemStatus.FILTERED:
             _log(
@@ -95,34 +104,55 @@ def _generate(ctx: Ctx, action: Action) -> None:
                 {"cell": _cell_dict(cell), "drafts": item.rejected_drafts},
                 run=ctx.run,
             )
-        if item is not None and item.status == ItemStatus.GENERATED:
-            if not isinstance(result, BaseException):
-                answer.store(item, result)
-            answers.append(result)
+        if item is None or item.status != ItemStatus.GENERATED:
+            continue
+        answers.append(result)
+        if isinstance(result, BaseException):
+            scoring = False
+            continue
+        answer.store(item, result)
+        failed = next((r for r in results if isinstance(r, BaseException)), None)
+        verdicts.append(failed)
+        if failed is not None:
+            scoring = False
+        elif scoring:
+            item.refresh_from_db()
+            judge.score(ctx, item, seats, results)
+    # The action's cell's failure, then the first item's answer or verdicts, is the step's
+    # error, counted as its own step's would be; the others' are left to their own steps.
     raise_for_action(outcomes)
-    # The first item's failure is the step's error, counted as its own step's would be (the
-    # next step is that item's answer or judge); the others' are left to their own steps.
     raise_for_action(answers)
-    made = (
-        ReasoningItem.objects.select_related("run")
-        .filter(run=ctx.run, difficulty=action.cell.difficulty, status=ItemStatus.ANSWERED)
-        .order_by("position")
-        .first()
-    )
-    if made is not None:
-        raise_for_action(judge.judge_from(ctx, made))
+    raise_for_action(verdicts)
 
 
-def _draft_and_answer(ctx: Ctx, cell: plan.Cell) -> tuple[dict, object]:
-    """The cell's item fields and, for an accepted question, the answer to it (its failure in
-    its place): the answer depends on the question alone."""
+def _chain(ctx: Ctx, cell: plan.Cell, seats, seat_width: int) -> tuple[dict, object, list]:
+    """The cell's item fields, the answer to an accepted question and the panel's verdicts on
+    it (a failure in its call's place; no verdicts without an answer)."""
     fields = _draft(ctx, cell)
     if fields["status"] != ItemStatus.GENERATED:
-        return fields, None
+        return fields, None, []
+    key = _replay_key(ctx.run, cell)
     try:
-        return fields, answer.ask(ctx, fields["question"], _replay_key(ctx.run, cell))
-    except Exception as exc:  # stored as the item's missing answer, raised by the step
-        return fields, exc
+        result = answer.ask(ctx, fields["question"], key)
+    except Exception as exc:  # the item waits for its answer; the step raises it
+        return fields, exc, []
+    results = fanout.fan_out(
+        [
+            lambda seat=seat: judge.ask_seat(
+                ctx,
+                seat,
+                key=key,
+                reasoning_type=cell.reasoning_type,
+                difficulty=cell.difficulty,
+                question=fields["question"],
+                answer=result.content,
+            )
+            for seat in seats
+        ],
+        seat_width,
+        return_exceptions=True,
+    )
+    return fields, result, results
 
 
 def _draft(ctx: Ctx, cell: plan.Cell) -> dict:

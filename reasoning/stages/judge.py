@@ -68,25 +68,18 @@ def judge_from(ctx: Ctx, item: ReasoningItem) -> list:
     limits); each item's verdicts are kept in seat order and the items are scored in the
     level's order."""
     seats = list(ctx.rc.seats.select_related("endpoint").order_by("position"))
-    template = prompts.load("evaluation")
     width = fanout.width_for(*(seat.endpoint for seat in seats))
     items = _items(item, max(1, fanout.step_calls(width) // max(1, len(seats))))
 
     def ask(one: ReasoningItem, seat):
-        messages = prompts.evaluation_messages(
+        return ask_seat(
+            ctx,
+            seat,
+            key=_item_key(one),
             reasoning_type=one.reasoning_type,
             difficulty=one.difficulty,
             question=one.question,
             answer=one.answer,
-        )
-        return ctx.chat(
-            seat.endpoint,
-            messages,
-            role="evaluation",
-            template=template,
-            key=f"{_item_key(one)};judge={seat.position}",
-            temperature=ctx.settings.evaluation_temperature,
-            max_tokens=ctx.settings.evaluation_max_tokens,
         )
 
     outcomes = fanout.fan_out(
@@ -98,13 +91,29 @@ def judge_from(ctx: Ctx, item: ReasoningItem) -> list:
     for one, results in zip(items, per_item, strict=True):
         if any(isinstance(r, BaseException) for r in results):
             break  # the later items wait: the log keeps the level's order
-        _score(ctx, one, seats, results)
+        score(ctx, one, seats, results)
     # The first item's failure first (``common.raise_for_action``), then every call's.
     own = next((r for r in per_item[0] if isinstance(r, BaseException)), None)
     return [own, *outcomes[len(seats) :]]
 
 
-def _score(ctx: Ctx, item: ReasoningItem, seats, results) -> None:
+def ask_seat(ctx: Ctx, seat, *, key: str, reasoning_type, difficulty, question, answer):
+    """One seat's verdict call on an answer (``key``: the item's replay key)."""
+    return ctx.chat(
+        seat.endpoint,
+        prompts.evaluation_messages(
+            reasoning_type=reasoning_type, difficulty=difficulty, question=question, answer=answer
+        ),
+        role="evaluation",
+        template=prompts.load("evaluation"),
+        key=f"{key};judge={seat.position}",
+        temperature=ctx.settings.evaluation_temperature,
+        max_tokens=ctx.settings.evaluation_max_tokens,
+    )
+
+
+def score(ctx: Ctx, item: ReasoningItem, seats, results) -> None:
+    """The item's verdicts (in seat order) aggregated and stored; the score is logged."""
     verdicts = []
     for seat, result in zip(seats, results, strict=True):
         verdict = judging.parse_verdict(result.content, judge=seat.endpoint.name)

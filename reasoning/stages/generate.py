@@ -6,8 +6,9 @@ focus, the history window and the similarity check all read that type's question
 drafts the action's cell and, side by side, the level's next cells up to the first of a type
 already among them (``_cells``; with one question per cell, the document's default, that is the
 level's every type): each type's questions stay one after the other, and the items are stored in
-the level's order, as one cell after the other would store them. The same step then answers the
-new questions and has the panel judge them, side by side."""
+the level's order, as one cell after the other would store them. Each cell's answer and the
+panel's verdicts are asked in the same thread after its question (``_chain``), and stored with
+it."""
 
 from __future__ import annotations
 

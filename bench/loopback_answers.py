@@ -1,4 +1,4 @@
-"""Authored model answers for the kinds' throughput rows of ``bench_campaign``: simulated
+"""Authored model answers for the kinds' throughput rows of ``bench_kind_calls``: simulated
 answers (not a model's), routed by the role and replay-key headers, that keep every stage of an
 X-Coder campaign going to accepted problems. Served by the loopback model server::
 

@@ -178,6 +178,4 @@ def _measure(latency_ms: float, seeds: int) -> dict:
 def run(args) -> list[dict]:
     quick = bool(getattr(args, "quick", False))
     seeds = 12 if quick else 40
-    from bench import kind_calls
-
-    return [_measure(250, seeds), _measure(0, seeds), *kind_calls.run(quick)]
+    return [_measure(250, seeds), _measure(0, seeds)]

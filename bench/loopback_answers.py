@@ -1,17 +1,20 @@
-"""Authored model answers for the kinds' throughput rows of ``bench_campaign``: simulated
+"""Authored model answers for the kinds' throughput rows of ``bench_kind_calls``: simulated
 answers (not a model's), routed by the role and replay-key headers, that keep every stage of an
 X-Coder campaign going to accepted problems. Served by the loopback model server::
 
     python -m tests.support.fake_openai --latency-ms 250 --responder bench.loopback_answers:XCoder
 
-FrontierSmith's row uses the tests' authored script (``tests.frontiersmith.scripted:Script``).
-Nothing here imports Django: it runs inside the server process.
+FrontierSmith's row uses the tests' authored script (``tests.frontiersmith.scripted:Script``);
+EvoSyn's answers are its demo pack's (``evosyn.demo.pack``), reasoning's are made up from the
+replay key. Nothing here imports Django: it runs inside the server process.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import re
+import zlib
 
 from tests.support.fake_openai import Fault
 
@@ -61,7 +64,8 @@ Explanation
 All three offers must be accepted, so the total is 2 + 9 + 5 = 16 coins.
 """
 
-SOLUTION = """```python
+SOLUTION = """<think>Sort the offers and add the k largest.</think>
+```python
 import sys
 data = sys.stdin.read().split()
 n, k = int(data[0]), int(data[1])
@@ -131,8 +135,13 @@ class XCoder:
                 }
             )
         if role == "xcoder_evolve":
-            category = re.search(r"category=([^;]+)", key).group(1)
-            return _tagged({category: {f"meadow {category}": ["thistle", "bracken"]}})
+            # One call per seed and round (evolution_scope "seed"), or per category ("tree").
+            found = re.search(r"category=([^;]+)", key)
+            if found:
+                category = found.group(1)
+                return _tagged({category: {f"meadow {category}": ["thistle", "bracken"]}})
+            n = re.search(r"seed=\D*(\d+)", key).group(1)
+            return _tagged({"algorithm": {f"orchard {n}": [f"willow {n}", f"meadow {n}"]}})
         if role == "xcoder_select":
             return _select(body["messages"][-1]["content"])
         if role == "xcoder_write":
@@ -144,4 +153,120 @@ class XCoder:
             return json.dumps({"test_cases": [{"idx": i, **t} for i, t in enumerate(TESTS)]})
         if role == "xcoder_solver":
             return SOLUTION
+        return Fault.http_status(404, '{"error": "no scripted answer"}')
+
+
+class EvoSyn:
+    """Every EvoSyn role from its replay key: the demo pack's seed solutions and testings, its
+    Figure 3 strategy, and synthesized "sum of evens" problems (slot n's statement names n, so
+    no two are the same text) with the pack's four solutions (two right, two wrong) and four
+    testings, taken in turn."""
+
+    def __call__(self, body, headers):
+        from evosyn.demo import pack
+
+        lowered = {k.lower(): v for k, v in headers.items()}
+        role = lowered.get("x-benchforge-role", "")
+        key = lowered.get("x-benchforge-key", "")
+        number = re.search(r"(?:solution|tests)=(\d+)", key)
+        n = int(number.group(1)) if number else 0
+        synth = re.search(r"synth=(\d+)", key)
+        if role == "strategist":
+            return pack.fenced(pack.FIGURE_3)
+        if role == "synthesizer" and synth:
+            statement = pack.SUM_EVENS + f" (Festival ledger {synth.group(1)}.)"
+            return json.dumps(
+                {
+                    "title": f"Sum of evens {synth.group(1)}",
+                    "entry_point": "sum_evens",
+                    "statement": statement,
+                }
+            )
+        _, _, _, solutions, testings = pack.SYNTHESIZED[0]
+        if not synth:
+            solutions, testings = pack.SEED_SOLUTIONS, pack.SEED_TESTINGS
+        if role == "solver":
+            return pack.fenced(solutions[n % len(solutions)])
+        if role == "test_writer":
+            return "```json\n" + json.dumps(testings[n % len(testings)]) + "\n```"
+        return Fault.http_status(404, '{"error": "no scripted answer"}')
+
+
+WORDS = [
+    "amber",
+    "basalt",
+    "cinder",
+    "delta",
+    "ember",
+    "fjord",
+    "garnet",
+    "harbor",
+    "indigo",
+    "juniper",
+    "kelp",
+    "lagoon",
+    "marble",
+    "nectar",
+    "obsidian",
+    "pebble",
+    "quartz",
+    "raven",
+    "saffron",
+    "tundra",
+    "umber",
+    "velvet",
+    "willow",
+    "xenon",
+    "yarrow",
+    "zephyr",
+    "anchor",
+    "bramble",
+    "canyon",
+    "dune",
+    "estuary",
+    "falcon",
+    "glacier",
+    "heron",
+    "islet",
+    "jasper",
+    "kestrel",
+    "lichen",
+    "mesa",
+    "nimbus",
+    "orchid",
+    "prairie",
+    "quiver",
+    "ridge",
+    "sierra",
+    "thistle",
+    "upland",
+    "vale",
+    "wharf",
+    "yucca",
+    "zinnia",
+]
+
+
+class Reasoning:
+    """Every reasoning role: a question of random words seeded by the cell's replay key (so any
+    order of asking gets the same question), one answer, and a verdict per judge seat (seat 0
+    says incorrect on every third question, so the scores are not all one)."""
+
+    def __call__(self, body, headers):
+        lowered = {k.lower(): v for k, v in headers.items()}
+        role = lowered.get("x-benchforge-role", "")
+        key = lowered.get("x-benchforge-key", "")
+        if role == "generation":
+            rng = random.Random(zlib.crc32(key.encode()))
+            return "Consider the " + " ".join(rng.sample(WORDS, 14)) + " puzzle. What is it?"
+        if role == "answering":
+            return "Step by step... Final answer: 42"
+        if role == "quality":
+            return json.dumps({"verdict": "accept", "reason": "fine"})
+        if role == "evaluation":
+            cell = re.sub(r";judge=\d+", "", key)
+            wrong = ";judge=0" in key and zlib.crc32(cell.encode()) % 3 == 0
+            return json.dumps(
+                {"score": "incorrect" if wrong else "correct", "rationale": "checked"}
+            )
         return Fault.http_status(404, '{"error": "no scripted answer"}')

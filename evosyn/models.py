@@ -138,6 +138,20 @@ class TestItem(models.Model):
     call = models.PositiveSmallIntegerField(
         default=0, help_text="its testing: the test-writer call whose unit-test list it is in"
     )
+    input_expr = models.TextField(
+        blank=True,
+        default="",
+        help_text="the input as the test writer wrote it, Python code for eval() (Figure 6), "
+        "evaluated in the sandbox; empty for a literal input",
+    )
+    input_expr_state = models.CharField(
+        max_length=10,
+        blank=True,
+        default="",
+        choices=[("", "not evaluated yet"), ("evaluated", "evaluated"), ("literal", "literal")],
+        help_text="evaluated: the input is the code's value; literal: the code did not evaluate "
+        "(or not to an input), the text is the input",
+    )
 
     class Meta:
         ordering = ["instance_id", "index"]

@@ -4,6 +4,7 @@ the reason; the caller records it and goes on."""
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import json
 import re
@@ -36,11 +37,78 @@ STDIO_FORMAT = (
 )
 
 
+# Figure 6: "Sometimes the input of unit test may be very long, you can use a simple python code
+# to generate the input like Problem 3, the python code must can be process by the eval()
+# function in python." An input written that way computes something: an operator, a call or a
+# comprehension somewhere in it (a bare literal or name is data as it stands).
+GENERATING = (
+    ast.BinOp,
+    ast.Call,
+    ast.ListComp,
+    ast.GeneratorExp,
+    ast.SetComp,
+    ast.DictComp,
+)
+MAX_EXPRESSION_CHARS = 2000
+
+
+def input_expression(value) -> str:
+    """The Python expression an input string is written as (Figure 6's eval() inputs), or "".
+    It is only parsed here, as data; it is evaluated in the sandbox (``EVALUATE_INPUT``), never
+    in this process."""
+    if not isinstance(value, str) or len(value) > MAX_EXPRESSION_CHARS:
+        return ""
+    text = value.strip()
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError):
+        return ""
+    return text if any(isinstance(node, GENERATING) for node in ast.walk(tree)) else ""
+
+
+# The program the sandbox runs on one expression (its standard input): the value as JSON, or
+# {"literal": why} when the text names what does not exist (it was data after all, e.g. a
+# standard input such as "f(x)"). Any other error (memory, recursion, ...) ends the program
+# with it, as do the sandbox's limits: the unit test has no input.
+EVALUATE_INPUT = """import json, sys
+source = sys.stdin.read()
+try:
+    value = eval(compile(source, "<input>", "eval"), {})
+except NameError as exc:
+    print(json.dumps({"literal": f"{type(exc).__name__}: {exc}"[:300]}))
+else:
+    print(json.dumps({"value": value}))
+"""
+
+
+def evaluated_input(stdout: str, *, harness: str) -> str | None:
+    """The sandbox test input an evaluated expression gives: standard input (the value must be a
+    string) or the call's arguments one JSON value per line (the value must be the argument
+    list, as a JSON "input" is). None: the text stays the literal input it also reads as (it
+    did not evaluate, or to a value of another kind: "2+3" on standard input is that text)."""
+    try:
+        data = json.loads(stdout)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or "value" not in data:
+        return None
+    value = data["value"]
+    if harness == "stdio":
+        if not isinstance(value, str):
+            return None
+        return value if value.endswith("\n") else value + "\n"
+    if not isinstance(value, list):
+        return None
+    return "\n".join(json.dumps(a) for a in value) + "\n"
+
+
 def parse_tests(text: str, *, harness: str = "function") -> list[dict]:
     """One testing: the JSON list of {"input", "output"} unit tests in the answer (the
     document's Figure 6 format), as sandbox tests. Function harness: "input" is the list of
     arguments (one JSON argument per line), "output" JSON. Stdio harness: both are strings
-    (standard input, expected standard output). Raises ParseError."""
+    (standard input, expected standard output). An input written as Python code for eval()
+    (``input_expression``) keeps its literal reading as "input" and the code as "input_expr",
+    evaluated later in the sandbox. Raises ParseError."""
     candidates: list[str] = []
     with contextlib.suppress(ParseError):
         candidates = [b.text for b in fenced_blocks(text or "")]
@@ -67,14 +135,16 @@ def parse_tests(text: str, *, harness: str = "function") -> list[dict]:
             stdin, stdout = entry["input"], entry["output"]
             if not isinstance(stdin, str) or not isinstance(stdout, str | int | float):
                 continue
+            expression = input_expression(stdin)
             stdin = stdin if stdin.endswith("\n") else stdin + "\n"
-            tests.append({"input": stdin, "output": str(stdout)})
+            tests.append({"input": stdin, "output": str(stdout), "input_expr": expression})
             continue
         args = entry["input"] if isinstance(entry["input"], list) else [entry["input"]]
         tests.append(
             {
                 "input": "\n".join(json.dumps(a) for a in args) + "\n",
                 "output": json.dumps(entry["output"]),
+                "input_expr": input_expression(entry["input"]),
             }
         )
     if not tests:

@@ -1,5 +1,6 @@
 """Stage ``execute``: an instance's M x N pass matrix, every solution against every testing (a
-unit-test list) in the sandbox (cached per solution and test suite)."""
+unit-test list) in the sandbox (cached per solution and test suite), once the inputs written as
+Python code (Figure 6's eval() inputs) are evaluated, in the sandbox too."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from evolution import sandbox
 from evolution.streams.errors import SandboxFailure
 from evolution.streams.kinds import unit_transition
 
-from ..models import Instance, InstanceRole, InstanceStatus, MatrixRow
+from ..engine import prompts as P
+from ..models import Instance, InstanceRole, InstanceStatus, MatrixRow, TestItem
 from .common import KIND_NAME, Action, Ctx, _reserve, _spend
 
 
@@ -63,6 +65,37 @@ def _verdict_row(
     return verdicts, len(specs)
 
 
+def _evaluate_inputs(ctx: Ctx, inst: Instance) -> bool:
+    """Figure 6's eval() inputs: every unit test whose input was written as Python code gets
+    the code's value as its input, evaluated in the sandbox (``EVALUATE_INPUT``). Code that
+    names what does not exist, or whose value is not an input, leaves the literal text as the
+    input. A unit test whose code fails otherwise or is stopped by the sandbox's limits (time,
+    memory, output) is dropped: it has no input to run. True when one was dropped (a testing
+    may have lost its last unit test)."""
+    pending = list(inst.tests.exclude(input_expr="").filter(input_expr_state="").order_by("index"))
+    if not pending:
+        return False
+    _reserve(ctx, len(pending))
+    outcomes = sandbox.run_batch(
+        P.EVALUATE_INPUT, [t.input_expr for t in pending], harness="stdio", limits=ctx.limits
+    )
+    _spend(ctx, len(pending))
+    if any(o.status == "SE" for o in outcomes):
+        raise SandboxFailure(f"sandbox failure: {outcomes[0].stderr[:300]}")
+    dropped = False
+    for item, outcome in zip(pending, outcomes, strict=True):
+        if outcome.status != "OK":
+            item.delete()
+            dropped = True
+            continue
+        value = P.evaluated_input(outcome.stdout, harness=inst.harness)
+        TestItem.objects.filter(pk=item.pk).update(
+            input=item.input if value is None else value,
+            input_expr_state="literal" if value is None else "evaluated",
+        )
+    return dropped
+
+
 def _execute(ctx: Ctx, action: Action) -> None:
     """The M x N matrix of solutions x testings: a solution passes a testing when it passes
     every unit test of that testing's list. Each solution runs once on the unit tests of all
@@ -70,6 +103,8 @@ def _execute(ctx: Ctx, action: Action) -> None:
     stdin/stdout harness of ``evolution.sandbox.judge``); for a seed also on the human
     testing, the seed's own test suite (passing means passing all of it)."""
     inst = Instance.objects.select_related("problem").get(pk=action.instance_id)
+    if _evaluate_inputs(ctx, inst):
+        return  # the next action is worked out again: a testing may need another call
     solutions = [s for s in inst.solutions.order_by("index") if s.code]
     testings = inst.testings()
     give_up = InstanceStatus.UNUSABLE if inst.role == InstanceRole.SEED else InstanceStatus.PRUNED

@@ -1,5 +1,5 @@
 """Stage ``solve``: the M candidate solutions of instances, each stored as it arrives. One step
-asks for the action's instance's missing solutions, side by side, and fills the last wave of
+asks for the action's instance's missing solutions, side by side, and fills the step's waves of
 calls with the next pending instances' (bounded by the fan-out setting and the endpoint's
 limit)."""
 
@@ -18,17 +18,16 @@ from .common import Action, Ctx, _instance_key, ask_program, pending_like, width
 
 
 def _asks(ctx: Ctx, action: Action) -> list[tuple[Instance, int]]:
+    """The action's instance's missing solutions, then the next pending instances' up to the
+    step's calls (``fanout.step_calls``: a step's fixed cost is spread over several waves)."""
     m, width = ctx.settings.solutions_per_problem, width_for(ctx, "solver")
     inst = Instance.objects.select_related("problem").get(pk=action.instance_id)
     asks: list[tuple[Instance, int]] = []
+    target = fanout.step_calls(width)
     for other in [inst, *pending_like(ctx, inst)]:
         have = set(other.solutions.values_list("index", flat=True))
         missing = [(other, i) for i in range(m) if i not in have]
-        if other is inst:
-            asks = missing
-            target = -(-max(1, len(asks)) // width) * width  # whole waves of calls
-            continue
-        asks += missing[: max(0, target - len(asks))]
+        asks += missing if other is inst else missing[: max(0, target - len(asks))]
         if len(asks) >= target:
             break
     return asks

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from evolution.llm import CallContext, LLMClient
+from evolution.llm import BudgetExhausted, CallContext, LLMClient
 from evolution.models import Campaign
 from evolution.streams.errors import refusals_pause
 
@@ -67,3 +67,15 @@ def _item_key(item: ReasoningItem) -> str:
         f"run={item.run.number};d={item.difficulty};type={item.reasoning_type};"
         f"q={item.question_index}"
     )
+
+
+def raise_for_action(outcomes: list) -> None:
+    """After a step that asked for its action's unit and, side by side, for the next units: the
+    action's own failure (first in ``outcomes``) is the step's error, as is a spent budget. A
+    failure of another unit is left to that unit's own step, where retries and giving up count
+    against it."""
+    for index, outcome in enumerate(outcomes):
+        if isinstance(outcome, BaseException) and (
+            index == 0 or isinstance(outcome, BudgetExhausted)
+        ):
+            raise outcome

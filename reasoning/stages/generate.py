@@ -1,15 +1,25 @@
 """Stage ``generate``: one question for a cell, conditioned on the questions before it, through the
-quality check and the similarity filter (``engine/similarity.py``)."""
+quality check and the similarity filter (``engine/similarity.py``).
+
+A question is conditioned on the earlier questions of its own reasoning type only (the prompt's
+focus, the history window and the similarity check all read that type's questions), so one step
+drafts the action's cell and, side by side, the level's next cells up to the first of a type
+already among them (``_cells``; with one question per cell, the document's default, that is the
+level's every type): each type's questions stay one after the other, and the items are stored in
+the level's order, as one cell after the other would store them. Each cell's answer and the
+panel's verdicts are asked in the same thread after its question (``_chain``), and stored with
+it."""
 
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
-from evolution.llm import mark_unparsable
+from evolution.llm import fanout, mark_unparsable
 
 from ..engine import judging, plan, prompts, similarity
 from ..models import ItemStatus, ReasoningItem, ReasoningRun
-from .common import Action, Ctx, _log
+from . import answer, judge
+from .common import Action, Ctx, _log, raise_for_action
 
 
 def _replay_key(run: ReasoningRun, cell: plan.Cell) -> str:
@@ -41,10 +51,116 @@ def _item_create(ctx: Ctx, cell: plan.Cell, **fields) -> ReasoningItem | None:
         return None  # made by an earlier attempt of this step: never a duplicate
 
 
+def _cells(ctx: Ctx, action: Action) -> list[plan.Cell]:
+    """The action's cell (the level's first without an item), then the next cells of the level
+    in its order, up to the first one whose type is already among them (its question waits for
+    the one before it): one question per type, so the items are made in the level's order."""
+    difficulty = action.cell.difficulty
+    made = set(
+        ctx.run.items.filter(difficulty=difficulty).values_list("reasoning_type", "question_index")
+    )
+    width = fanout.width_for(ctx.rc.generation_endpoint)
+    cells = [action.cell]
+    level = list(plan.level_cells(difficulty, ctx.run.plan))
+    for cell in level[level.index(action.cell) + 1 :]:
+        if (cell.reasoning_type, cell.question_index) in made:
+            continue
+        if len(cells) >= fanout.step_calls(width) or cell.reasoning_type in {
+            c.reasoning_type for c in cells
+        }:
+            break
+        cells.append(cell)
+    return cells
+
+
 def _generate(ctx: Ctx, action: Action) -> None:
-    """Generate the cell's next question with the novelty focus; regenerate a draft that is too
-    similar to a prior question, or that the quality filter rejects, up to the bound."""
-    cell, s, rc = action.cell, ctx.settings, ctx.rc
+    """Each cell's question is drafted, answered and judged in one thread (the answer depends on
+    the question alone, the verdicts on both), the cells side by side and, when there are fewer
+    cells than threads, the panel's seats of a cell side by side too. The items are then stored
+    in cell order, each with its answer and score, as one cell after the other would store and
+    log them (the ``answer`` and ``judge`` stages finish any item whose call failed)."""
+    cells = _cells(ctx, action)
+    seats = list(ctx.rc.seats.select_related("endpoint").order_by("position"))
+    width = fanout.width_for(
+        ctx.rc.generation_endpoint, ctx.rc.answering_endpoint, *(s.endpoint for s in seats)
+    )
+    seat_width = max(1, width // len(cells))
+    outcomes = fanout.fan_out(
+        [lambda c=c: _chain(ctx, c, seats, seat_width) for c in cells],
+        min(width, len(cells)),
+        return_exceptions=True,
+    )
+    answers, verdicts = [], []
+    scoring = True  # the log keeps the level's order: no score after an item left unjudged
+    for cell, outcome in zip(cells, outcomes, strict=True):
+        if isinstance(outcome, BaseException):
+            scoring = False
+            continue
+        fields, result, results = outcome
+        item = _item_create(ctx, cell, **fields)
+        if item is not None and item.status == ItemStatus.FILTERED:
+            _log(
+                ctx.rc.pk,
+                "item_filtered",
+                {"cell": _cell_dict(cell), "drafts": item.rejected_drafts},
+                run=ctx.run,
+            )
+        if item is None or item.status != ItemStatus.GENERATED:
+            continue
+        answers.append(result)
+        if isinstance(result, BaseException):
+            scoring = False
+            continue
+        answer.store(item, result)
+        failed = next((r for r in results if isinstance(r, BaseException)), None)
+        verdicts.append(failed)
+        if failed is not None:
+            scoring = False
+        elif scoring:
+            item.refresh_from_db()
+            judge.score(ctx, item, seats, results)
+    # The action's cell's failure, then the first item's answer or verdicts, is the step's
+    # error, counted as its own step's would be; the others' are left to their own steps.
+    raise_for_action(outcomes)
+    raise_for_action(answers)
+    raise_for_action(verdicts)
+
+
+def _chain(ctx: Ctx, cell: plan.Cell, seats, seat_width: int) -> tuple[dict, object, list]:
+    """The cell's item fields, the answer to an accepted question and the panel's verdicts on
+    it (a failure in its call's place; no verdicts without an answer)."""
+    fields = _draft(ctx, cell)
+    if fields["status"] != ItemStatus.GENERATED:
+        return fields, None, []
+    key = _replay_key(ctx.run, cell)
+    try:
+        result = answer.ask(ctx, fields["question"], key)
+    except Exception as exc:  # the item waits for its answer; the step raises it
+        return fields, exc, []
+    results = fanout.fan_out(
+        [
+            lambda seat=seat: judge.ask_seat(
+                ctx,
+                seat,
+                key=key,
+                reasoning_type=cell.reasoning_type,
+                difficulty=cell.difficulty,
+                question=fields["question"],
+                answer=result.content,
+            )
+            for seat in seats
+        ],
+        seat_width,
+        return_exceptions=True,
+    )
+    return fields, result, results
+
+
+def _draft(ctx: Ctx, cell: plan.Cell) -> dict:
+    """The cell's next question with the novelty focus, as the item's fields; a draft that is too
+    similar to a prior question, or that the quality filter rejects, is regenerated up to the
+    bound, after which the cell is filtered."""
+    s, rc = ctx.settings, ctx.rc
     prior = list(
         ReasoningItem.objects.filter(reasoning=rc, reasoning_type=cell.reasoning_type)
         .exclude(question="")
@@ -112,29 +228,22 @@ def _generate(ctx: Ctx, action: Action) -> None:
                     }
                 )
                 continue
-        _item_create(
-            ctx,
-            cell,
-            status=ItemStatus.GENERATED,
-            question=question,
-            similarity=round(near.score, 4),
-            similar_to_id=near.key,
-            regenerations=attempt,
-            rejected_drafts=rejected,
-            quality=quality,
-        )
-        return
-    item = _item_create(
-        ctx,
-        cell,
-        status=ItemStatus.FILTERED,
-        status_reason=f"no acceptable question in {s.max_regenerations + 1} attempts",
-        regenerations=s.max_regenerations,
-        rejected_drafts=rejected,
-        quality=quality,
-    )
-    if item is not None:
-        _log(rc.pk, "item_filtered", {"cell": _cell_dict(cell), "drafts": rejected}, run=ctx.run)
+        return {
+            "status": ItemStatus.GENERATED,
+            "question": question,
+            "similarity": round(near.score, 4),
+            "similar_to_id": near.key,
+            "regenerations": attempt,
+            "rejected_drafts": rejected,
+            "quality": quality,
+        }
+    return {
+        "status": ItemStatus.FILTERED,
+        "status_reason": f"no acceptable question in {s.max_regenerations + 1} attempts",
+        "regenerations": s.max_regenerations,
+        "rejected_drafts": rejected,
+        "quality": quality,
+    }
 
 
 def _quality_check(ctx: Ctx, cell: plan.Cell, question: str, *, key: str) -> dict:

@@ -9,7 +9,7 @@ from evolution.streams.kinds import unit_transition
 
 from ..engine import judging, prompts
 from ..models import ItemStatus, ReasoningItem
-from .common import KIND_NAME, Action, Ctx, _item_key, _log
+from .common import KIND_NAME, Action, Ctx, _item_key, _log, raise_for_action
 
 
 def example_result(item: ReasoningItem) -> dict:
@@ -34,34 +34,86 @@ def example_result(item: ReasoningItem) -> dict:
     }
 
 
-def _judge(ctx: Ctx, action: Action) -> None:
-    item = ReasoningItem.objects.select_related("run").get(pk=action.item_id)
-    template = prompts.load("evaluation")
-    messages = prompts.evaluation_messages(
-        reasoning_type=item.reasoning_type,
-        difficulty=item.difficulty,
-        question=item.question,
-        answer=item.answer,
+def _items(item: ReasoningItem, per_step: int) -> list[ReasoningItem]:
+    """``item``, then the level's next answered items, in the level's order and with
+    no cell between them still waiting for its question or answer: the run's log then lists
+    the scored items in the order one cell after the other gives."""
+    items = [ReasoningItem.objects.select_related("run").get(pk=item.pk)]
+    later = (
+        ReasoningItem.objects.select_related("run")
+        .filter(run=item.run, difficulty=item.difficulty, position__gt=item.position)
+        .order_by("position")
     )
-    seats = list(ctx.rc.seats.select_related("endpoint").order_by("position"))
+    expected = item.position + 1
+    for other in later:
+        if len(items) >= per_step or other.position != expected:
+            break  # a cell between them has no item yet
+        expected += 1
+        if other.status == ItemStatus.GENERATED:
+            break
+        if other.status == ItemStatus.ANSWERED:
+            items.append(other)
+    return items
 
-    def ask(seat):
-        return ctx.chat(
-            seat.endpoint,
-            messages,
-            role="evaluation",
-            template=template,
-            key=f"{_item_key(item)};judge={seat.position}",
-            temperature=ctx.settings.evaluation_temperature,
-            max_tokens=ctx.settings.evaluation_max_tokens,
+
+def _judge(ctx: Ctx, action: Action) -> None:
+    raise_for_action(
+        judge_from(ctx, ReasoningItem.objects.select_related("run").get(pk=action.item_id))
+    )
+
+
+def judge_from(ctx: Ctx, item: ReasoningItem) -> list:
+    """The panel's judges score the answered ``item`` and the level's next answered items
+    (``_items``), every (item, seat) call side by side (the fan-out setting, their endpoints'
+    limits); each item's verdicts are kept in seat order and the items are scored in the
+    level's order."""
+    seats = list(ctx.rc.seats.select_related("endpoint").order_by("position"))
+    width = fanout.width_for(*(seat.endpoint for seat in seats))
+    items = _items(item, max(1, fanout.step_calls(width) // max(1, len(seats))))
+
+    def ask(one: ReasoningItem, seat):
+        return ask_seat(
+            ctx,
+            seat,
+            key=_item_key(one),
+            reasoning_type=one.reasoning_type,
+            difficulty=one.difficulty,
+            question=one.question,
+            answer=one.answer,
         )
 
-    # The panel's judges are asked side by side (fan-out setting, their endpoints' limits);
-    # their verdicts are kept in seat order.
-    results = fanout.fan_out(
-        [lambda seat=seat: ask(seat) for seat in seats],
-        fanout.width_for(*(seat.endpoint for seat in seats)),
+    outcomes = fanout.fan_out(
+        [lambda i=i, seat=seat: ask(i, seat) for i in items for seat in seats],
+        width,
+        return_exceptions=True,
     )
+    per_item = [outcomes[k * len(seats) : (k + 1) * len(seats)] for k in range(len(items))]
+    for one, results in zip(items, per_item, strict=True):
+        if any(isinstance(r, BaseException) for r in results):
+            break  # the later items wait: the log keeps the level's order
+        score(ctx, one, seats, results)
+    # The first item's failure first (``common.raise_for_action``), then every call's.
+    own = next((r for r in per_item[0] if isinstance(r, BaseException)), None)
+    return [own, *outcomes[len(seats) :]]
+
+
+def ask_seat(ctx: Ctx, seat, *, key: str, reasoning_type, difficulty, question, answer):
+    """One seat's verdict call on an answer (``key``: the item's replay key)."""
+    return ctx.chat(
+        seat.endpoint,
+        prompts.evaluation_messages(
+            reasoning_type=reasoning_type, difficulty=difficulty, question=question, answer=answer
+        ),
+        role="evaluation",
+        template=prompts.load("evaluation"),
+        key=f"{key};judge={seat.position}",
+        temperature=ctx.settings.evaluation_temperature,
+        max_tokens=ctx.settings.evaluation_max_tokens,
+    )
+
+
+def score(ctx: Ctx, item: ReasoningItem, seats, results) -> None:
+    """The item's verdicts (in seat order) aggregated and stored; the score is logged."""
     verdicts = []
     for seat, result in zip(seats, results, strict=True):
         verdict = judging.parse_verdict(result.content, judge=seat.endpoint.name)

@@ -235,8 +235,9 @@ def test_a_paused_run_resumes_at_the_saved_difficulty_without_duplicates(fake_se
     fake_server.responder = world
     types = [{"name": "alpha_type", "description": "a"}, {"name": "beta_type", "description": "b"}]
     campaign = make_campaign(fake_server, reasoning_types=types, difficulty_end=4)
-    # Level 1: 2 items x (generate, answer, judge) + close = 7 steps; then one more item step.
-    reasoning_run_inline(campaign_id=campaign.pk, max_steps=8)
+    # Level 1: one step generates, answers and judges both items (one per type), one closes
+    # the level; then level 2's items step.
+    reasoning_run_inline(campaign_id=campaign.pk, max_steps=3)
     rc = ReasoningCampaign.objects.get(pk=campaign.pk)
     assert rc.current_difficulty == 2 and rc.state_saved_at is not None
     assert rc.ema_by_difficulty.keys() == {"1"}

@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 def test_a_killed_worker_resumes_at_the_saved_difficulty_without_duplicate_items(fake_server):
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
-    fake_server.latency = 0.05
+    fake_server.latency = 0.1
     world = World()
     fake_server.responder = world
     types = [{"name": "alpha_type", "description": "a"}, {"name": "beta_type", "description": "b"}]
@@ -28,12 +28,10 @@ def test_a_killed_worker_resumes_at_the_saved_difficulty_without_duplicate_items
 
     first = start_worker("reasoning-first", pool_args=("-c", "1", "-P", "solo"), lease_seconds=3)
     try:
-        # Well into the run: level 2 closed (state saved), level 3 under way.
+        # Well into the run: level 2 closed (state saved), level 3 under way (one step takes
+        # a level's cells through their question, answer and verdict: 3 calls of 0.1 s).
         wait_for(
-            lambda: (
-                ReasoningCampaign.objects.get(pk=campaign.pk).current_difficulty == 3
-                and ReasoningItem.objects.filter(reasoning_id=campaign.pk, difficulty=3).exists()
-            ),
+            lambda: ReasoningCampaign.objects.get(pk=campaign.pk).current_difficulty >= 3,
             120,
             "difficulty 3 to start",
         )
@@ -67,5 +65,6 @@ def test_a_killed_worker_resumes_at_the_saved_difficulty_without_duplicate_items
     run = ReasoningCampaign.objects.get(pk=campaign.pk).runs.get()
     assert [level["difficulty"] for level in run.levels] == [1, 2, 3, 4, 5]
     assert all(i.status == "judged" for i in items)
-    # At most the question in flight at the kill was asked again.
-    assert world.generated <= 2 * 5 + 1
+    # At most the questions in flight at the kill (one per type of the level, asked side by
+    # side) were asked again.
+    assert world.generated <= 2 * 5 + 2

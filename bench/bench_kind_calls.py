@@ -1,5 +1,6 @@
-"""Parallel model calls of the sibling kinds: calls per second of an X-Coder and a FrontierSmith
-campaign against the loopback model server, as a ratio of the physical bound.
+"""Parallel model calls of the sibling kinds: calls per second of an X-Coder, a FrontierSmith, an
+EvoSyn and a reasoning-question campaign against the loopback model server, as a ratio of the
+physical bound. ``python -m bench kind_calls`` runs it alone (``--quick``: smaller campaigns).
 
 Each campaign runs in a throwaway database, driven step by step by the runner's own ``advance``
 (what a worker and ``run_campaign --inline`` call), against the loopback server answering with
@@ -30,6 +31,7 @@ import time
 
 from bench.support import LoopbackServer, throwaway_database
 
+NAME = "Parallel model calls of each kind (bench_kind_calls)"
 EXECUTION_STAGES = {"frontiersmith": {"build"}}
 MAX_STEPS = 3000
 
@@ -121,6 +123,53 @@ def frontiersmith_world(base_url: str, width: int, quick: bool):
     return campaign
 
 
+def evosyn_world(base_url: str, width: int, quick: bool):
+    from evolution.importers import import_seeds
+    from evolution.models import Problem, ProblemSet
+    from evolution.services.campaigns import campaign_launch
+    from evosyn import services
+    from evosyn.demo import pack
+
+    import_seeds(source="humaneval")
+    seeds = ProblemSet.objects.create(name="bench seeds")
+    seeds.problems.add(Problem.objects.get(origin_dataset="humaneval", origin_id=pack.SEED))
+    campaign = services.evosyn_campaign_create(
+        name="throughput",
+        seed_set=seeds,
+        endpoint=_endpoint(base_url, "teacher", width),
+        settings={
+            # The document's M = N = 16; every authored testing is usable, so one call each.
+            "solutions_per_problem": 16,
+            "tests_per_problem": 16,
+            "test_calls": 1,
+            "max_iterations": 2,
+            "num_islands": 2,
+            "synth_problems": 8 if quick else 16,
+            # The authored statements share one template (only a number varies).
+            "duplicate_threshold": 1.0,
+            "measure_kept": False,
+        },
+    )
+    campaign_launch(campaign_id=campaign.pk)
+    return campaign
+
+
+def reasoning_world(base_url: str, width: int, quick: bool):
+    from evolution.services.campaigns import campaign_launch
+    from reasoning.services import reasoning_campaign_create
+
+    campaign = reasoning_campaign_create(
+        name="throughput",
+        generation_endpoint=_endpoint(base_url, "generator", width),
+        answering_endpoint=_endpoint(base_url, "answerer", width),
+        judge_endpoints=[_endpoint(base_url, f"judge {i}", width) for i in range(3)],
+        # The document's eight reasoning types, one question per cell, three judges.
+        settings={"difficulty_start": 1, "difficulty_end": 5 if quick else 10},
+    )
+    campaign_launch(campaign_id=campaign.pk)
+    return campaign
+
+
 def measure(label: str, world, responder: str, latency_ms: float, quick: bool) -> dict:
     from django.db.models import Count
 
@@ -201,15 +250,20 @@ def measure(label: str, world, responder: str, latency_ms: float, quick: bool) -
     return row
 
 
-def run(quick: bool) -> list[dict]:
+KINDS = (
+    ("X-Coder", "xcoder_world", "bench.loopback_answers:XCoder"),
+    ("FrontierSmith", "frontiersmith_world", "tests.frontiersmith.scripted:Script"),
+    ("EvoSyn", "evosyn_world", "bench.loopback_answers:EvoSyn"),
+    ("reasoning", "reasoning_world", "bench.loopback_answers:Reasoning"),
+)
+
+
+def run(args) -> list[dict]:
     """Each kind at 250 ms (the ratio to the bound) and at 0 ms (the process's own ceiling in
     calls per second, on this machine at the time of the run)."""
-    kinds = (
-        ("X-Coder", xcoder_world, "bench.loopback_answers:XCoder"),
-        ("FrontierSmith", frontiersmith_world, "tests.frontiersmith.scripted:Script"),
-    )
+    quick = bool(getattr(args, "quick", False))
     return [
-        measure(label, world, responder, latency_ms, quick)
-        for label, world, responder in kinds
+        measure(label, globals()[world], responder, latency_ms, quick)
+        for label, world, responder in KINDS
         for latency_ms in (250, 0)
     ]

@@ -84,6 +84,16 @@ def give_up(ctx: Ctx, action: Action, reason: str) -> bool:
     return False  # starting or closing a run: no item to give up on
 
 
+def unit_of(action: Action):
+    """The item an action works on: its id once it exists; for ``generate``, which creates
+    the items of a level's cells in one step (and gives up on its first cell's), that cell."""
+    if action.item_id:
+        return action.item_id
+    if action.name == "generate" and action.cell is not None:
+        return ("cell", action.cell.reasoning_type, action.cell.question_index)
+    return None
+
+
 def finished(campaign: Campaign) -> bool:
     rc = ReasoningCampaign.objects.get(pk=campaign.pk)
     return work_finished(rc, ReasoningSettings.from_dict(campaign.settings))
@@ -110,7 +120,7 @@ KIND = register(
         load=_load,
         next_action=next_action,
         give_up=give_up,
-        unit_of=lambda action: action.item_id,
+        unit_of=unit_of,
         given_up=Q(status=S.ERROR, status_reason__regex=GIVE_UP_REASON),
         finished=finished,
         completed_reason="all runs finished",

@@ -13,7 +13,7 @@ declared edges, and so do streams that have states of their own (BenchEvolver's 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,7 +72,8 @@ class Kind:
     - ``give_up(ctx, action, reason) -> bool``: retire the item the failing action works on;
       False when the action has no item (a barrier), then ``fail_stream`` (or, when None, the
       campaign fails: a barrier that keeps failing on its own is a programming error).
-    - ``unit_of(action) -> id | None``: the unit an action works on (None: a stream step).
+    - ``unit_of(action) -> id | key | None``: the unit an action works on: its id, or a key
+      naming it when the step itself creates it (a reasoning cell's item); None: a stream step.
     - ``given_up``: a Q on ``unit_model`` selecting the units retired by ``give_up``.
     - ``finished(campaign) -> bool``: no work left anywhere in the campaign; by default (one
       stream per campaign, loaded by the campaign's id) when its stream has no next action.
@@ -92,7 +93,7 @@ class Kind:
     give_up: Callable[[Any, Any, str], bool]
     given_up: Q
     finished: Callable[[Any], bool] | None = None
-    unit_of: Callable[[Any], int | None] = lambda action: None
+    unit_of: Callable[[Any], Hashable | None] = lambda action: None
     active_streams: Q = field(default_factory=Q)
     fail_stream: Callable[[int, str], None] | None = None
     budget_errors: tuple[type[BaseException], ...] = ()

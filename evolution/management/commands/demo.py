@@ -122,6 +122,13 @@ class Command(BaseCommand):
             [sys.executable, "-m", "benchapp", "runserver", f"{host}:{port}", "--noreload"],
             env=env,
         )
+
+        def stop(signum, frame):
+            raise KeyboardInterrupt
+
+        # A SIGTERM (a service manager, `kill`) stops the server and the worker as Ctrl-C does,
+        # instead of leaving the worker running without its parent.
+        signal.signal(signal.SIGTERM, stop)
         try:
             server.wait()
         except KeyboardInterrupt:

@@ -17,6 +17,7 @@ import re
 import zlib
 
 from tests.support.fake_openai import Fault
+from tests.support.words import WORDS
 
 STATEMENT = """# {title}
 
@@ -190,61 +191,6 @@ class EvoSyn:
         if role == "test_writer":
             return "```json\n" + json.dumps(testings[n % len(testings)]) + "\n```"
         return Fault.http_status(404, '{"error": "no scripted answer"}')
-
-
-WORDS = [
-    "amber",
-    "basalt",
-    "cinder",
-    "delta",
-    "ember",
-    "fjord",
-    "garnet",
-    "harbor",
-    "indigo",
-    "juniper",
-    "kelp",
-    "lagoon",
-    "marble",
-    "nectar",
-    "obsidian",
-    "pebble",
-    "quartz",
-    "raven",
-    "saffron",
-    "tundra",
-    "umber",
-    "velvet",
-    "willow",
-    "xenon",
-    "yarrow",
-    "zephyr",
-    "anchor",
-    "bramble",
-    "canyon",
-    "dune",
-    "estuary",
-    "falcon",
-    "glacier",
-    "heron",
-    "islet",
-    "jasper",
-    "kestrel",
-    "lichen",
-    "mesa",
-    "nimbus",
-    "orchid",
-    "prairie",
-    "quiver",
-    "ridge",
-    "sierra",
-    "thistle",
-    "upland",
-    "vale",
-    "wharf",
-    "yucca",
-    "zinnia",
-]
 
 
 class Reasoning:

@@ -1,6 +1,6 @@
 """The README's first command, run for real: ``make demo`` on an empty data directory migrates
 an embedded SQLite database, builds every demo campaign, prints the logins, serves, and the
-printed admin login works; stopping it stops its server and its worker."""
+printed admin login works; stopping it (SIGTERM) stops its server and its worker."""
 
 from __future__ import annotations
 
@@ -82,7 +82,10 @@ def test_make_demo_builds_serves_and_its_printed_admin_login_works(tmp_path):
             home = client.get("/")
             assert home.status_code == 200 and "demo-admin" in home.text
     finally:
-        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C
+        # Stopped as a service manager stops it (SIGTERM to the group). Not SIGINT: a run started
+        # in the background by a non-interactive shell (CI) inherits SIGINT ignored, and so
+        # would every process of the demo.
+        os.killpg(proc.pid, signal.SIGTERM)
         try:
             proc.wait(timeout=60)
         finally:
@@ -92,4 +95,4 @@ def test_make_demo_builds_serves_and_its_printed_admin_login_works(tmp_path):
             left = _group_alive(proc.pid)
             if left:
                 os.killpg(proc.pid, signal.SIGKILL)
-    assert not left, "the demo's server or worker kept running after Ctrl-C"
+    assert not left, "the demo's server or worker kept running after SIGTERM"

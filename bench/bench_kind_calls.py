@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import time
 
-from bench.support import LoopbackServer, throwaway_database
+from bench.support import LoopbackServer, throughput_row, throwaway_database
 
 NAME = "Parallel model calls of each kind (bench_kind_calls)"
 EXECUTION_STAGES = {"frontiersmith": {"build"}}
@@ -221,22 +221,8 @@ def measure(label: str, world, responder: str, latency_ms: float, quick: bool) -
     model = [s for s in steps if s[2] and s[0] not in excluded]
     calls = sum(s[2] for s in model)
     window = sum(s[3] for s in model)
-    latency = latency_ms / 1000
-    achieved = calls / window if window else 0.0
     errors = sum(1 for s in steps if s[1] == "error")
-    row = {
-        "kind": label,
-        "latency (ms)": latency_ms,
-        "calls": calls,
-        "window (s)": round(window, 2),
-        "calls/s": round(achieved, 1),
-        "max in flight": stats["max_in_flight"],
-    }
-    if latency:
-        ideal = width / latency
-        row.update(
-            {"ideal calls/s": ideal, "ratio": round(achieved / ideal, 3), "target": ">= 0.8"}
-        )
+    row = throughput_row(label, latency_ms, calls, window, stats["max_in_flight"], width)
     row.update(
         {
             "model steps": len(model),

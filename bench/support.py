@@ -76,3 +76,26 @@ class LoopbackServer:
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=10)
+
+
+def throughput_row(
+    label: str, latency_ms: float, calls: int, window: float, max_in_flight: int, width: int
+) -> dict:
+    """The columns every calls-per-second row shares: what was achieved over the window and,
+    with a latency, its ratio to the bound (``width`` calls in flight, each taking the latency)."""
+    latency = latency_ms / 1000
+    achieved = calls / window if calls and window else 0.0
+    row = {
+        "kind": label,
+        "latency (ms)": latency_ms,
+        "calls": calls,
+        "window (s)": round(window, 2),
+        "calls/s": round(achieved, 1),
+        "max in flight": max_in_flight,
+    }
+    if latency:
+        ideal = width / latency
+        row.update(
+            {"ideal calls/s": ideal, "ratio": round(achieved / ideal, 3), "target": ">= 0.8"}
+        )
+    return row

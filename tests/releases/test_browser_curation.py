@@ -54,6 +54,7 @@ def test_a_curator_edits_rules_in_the_form_and_as_json(live_server):
         page.locator('input[name="include_originals"]').uncheck()
         page.click("#rules-advanced summary")
         text = page.locator("#rules-json")
+        expect(text).to_be_visible()
         rules = json.loads(text.input_value())
         assert rules["min_quality"] == 3.5 and rules["include_originals"] is False
 

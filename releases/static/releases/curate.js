@@ -118,28 +118,19 @@
     }
   }
 
-  // Opening the JSON view shows the form's values, unsaved edits included (valid JSON edits
-  // were copied into the form as they were typed). A JSON text that does not parse is kept
-  // as typed, so it can be fixed, unless the form was edited since.
-  // A form edit is copied into the JSON view at once (the view's toggle event comes later than
-  // the click that opens it, and a reader should never see stale rules).
-  var formChanged = false;
+  // The JSON view always shows the form's values, unsaved edits included: a form edit is
+  // copied into it at once, and a JSON edit that parses is copied into the form as it is
+  // typed. A JSON text that does not parse is kept as typed, so it can be fixed, until the
+  // form is edited. Nothing is copied when the view opens: its toggle event comes later than
+  // the click that opens it, and copying then would overwrite what was typed meanwhile.
   function formEdited(event) {
     if (event.target.matches("[data-rule]")) {
-      formChanged = true;
       text.value = JSON.stringify(formRules(), null, 2);
       showError("");
     }
   }
   form.addEventListener("input", formEdited);
   form.addEventListener("change", formEdited);
-  advanced.addEventListener("toggle", function () {
-    if (advanced.open && (formChanged || parses(text.value))) {
-      text.value = JSON.stringify(formRules(), null, 2);
-      formChanged = false;
-      showError("");
-    }
-  });
 
   // A JSON edit that parses updates the form; one that does not says where it breaks.
   text.addEventListener("input", function () {
@@ -162,7 +153,6 @@
         writeField(input, data[input.dataset.rule]);
       }
     });
-    formChanged = false;
   });
 
   // The server refused the JSON: put the caret where it says the error is.

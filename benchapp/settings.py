@@ -377,6 +377,7 @@ SANDBOX_PYTHON = _sandbox["SANDBOX_PYTHON"]
 SANDBOX_DOCKER_IMAGE = _sandbox["SANDBOX_DOCKER_IMAGE"]
 SANDBOX_MAX_OUTPUT_BYTES = _sandbox["SANDBOX_MAX_OUTPUT_BYTES"]
 SANDBOX_ISOLATION = _sandbox["SANDBOX_ISOLATION"]
+SANDBOX_GROUP_SIZE = _sandbox["SANDBOX_GROUP_SIZE"]
 SANDBOX_CACHE_DIR = _sandbox["SANDBOX_CACHE_DIR"]
 
 # --- Input sizes -------------------------------------------------------------

@@ -72,9 +72,10 @@ class JudgeJob:
         )
 
 
-def _judge_one(job: JudgeJob, backend=None) -> JudgeResult | ValueError:
+def _judge_one(job: JudgeJob, backend=None, **grouped) -> JudgeResult | ValueError:
     """A job's result; a bad job (ValueError from ``judge``) is returned, not raised, so that
-    one malformed job never stops the batch."""
+    one malformed job never stops the batch. ``grouped``: ``group`` and ``more`` for a job
+    judged in a group's sandbox."""
     from .service import judge
 
     try:
@@ -88,9 +89,78 @@ def _judge_one(job: JudgeJob, backend=None) -> JudgeResult | ValueError:
             stop_on_first_failure=job.stop_on_first_failure,
             isolation=job.isolation,
             backend=backend,
+            **grouped,
         )
     except ValueError as exc:
         return exc
+
+
+def _groupable(job: JudgeJob) -> bool:
+    """Whether a job may share a group's sandbox: one that would not be split over several
+    sandboxes (see service.MIN_SHARD) and has no checker (a checker runs in a sandbox of its
+    own, which a group holding this process's slots could wait for)."""
+    from .service import MIN_SHARD
+
+    return len(job.tests) < 2 * MIN_SHARD and not (job.comparison or {}).get("checker")
+
+
+def _runs(jobs: Iterable[JudgeJob], width: int, size: int) -> Iterator[list[JudgeJob]]:
+    """Consecutive jobs in runs of up to ``size`` that may share one sandbox (groupable, same
+    limits). Runs shrink when fewer jobs are left than ``width`` full runs, so that a small
+    batch still keeps every worker busy."""
+    source = iter(jobs)
+    pending: deque = deque()
+    exhausted = False
+    while True:
+        while not exhausted and len(pending) < width * size:
+            try:
+                pending.append(next(source))
+            except StopIteration:
+                exhausted = True
+        if not pending:
+            return
+        target = max(1, min(size, -(-len(pending) // width)))
+        run = [pending.popleft()]
+        while (
+            pending
+            and len(run) < target
+            and _groupable(run[0])
+            and _groupable(pending[0])
+            and pending[0].limits == run[0].limits
+        ):
+            run.append(pending.popleft())
+        yield run
+
+
+def _judge_run(run: list[JudgeJob], backend=None) -> list[JudgeResult | ValueError]:
+    """Judge a run of jobs: one alone, or several one after another in one group's sandbox."""
+    if len(run) == 1:
+        return [_judge_one(run[0], backend)]
+    from .service import SandboxGroup, get_backend
+
+    group = SandboxGroup(backend or get_backend())
+    try:
+        return [
+            _judge_one(job, backend, group=group, more=k < len(run) - 1)
+            for k, job in enumerate(run)
+        ]
+    finally:
+        group.close()
+
+
+def _group_size(backend, size: int | None) -> int:
+    """Submissions per group: ``size`` or SANDBOX_GROUP_SIZE, for a backend that groups."""
+    from .service import get_backend
+    from .types import SandboxUnavailable
+
+    size = size or config.settings().SANDBOX_GROUP_SIZE
+    if size <= 1:
+        return 1
+    try:
+        backend = backend or get_backend()
+    except SandboxUnavailable:
+        return 1  # every job's verdict says why (judge reports it as SE)
+    return size if backend.groups else 1
 
 
 def judge_many(
@@ -99,24 +169,30 @@ def judge_many(
     workers: int | None = None,
     distributed: bool = False,
     backend=None,
+    group_size: int | None = None,
 ) -> Iterator[JudgeResult | ValueError]:
     """Judge every job; yield one result per job, in job order (a ``ValueError`` for a job
-    ``judge`` refuses). ``workers`` bounds the jobs judged at once in this process."""
+    ``judge`` refuses). ``workers`` bounds the jobs judged at once in this process.
+
+    Consecutive jobs are judged in groups of up to ``group_size`` (default SANDBOX_GROUP_SIZE)
+    per sandbox: one after another in the same namespaces, reset between them (see
+    service.SandboxGroup and the README's security model); 1 gives every job fresh ones."""
     if distributed:
         yield from _judge_distributed(list(jobs))
         return
     width = max(1, workers or config.settings().SANDBOX_MAX_PARALLEL)
+    size = _group_size(backend, group_size)
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=width) as pool:
         window: deque = deque()
         # A bounded window keeps memory flat for huge workloads while every worker stays busy.
-        for job in jobs:
-            window.append(pool.submit(_judge_one, job, backend))
+        for run in _runs(jobs, width, size):
+            window.append(pool.submit(_judge_run, run, backend))
             if len(window) >= width * 4:
-                yield window.popleft().result()
+                yield from window.popleft().result()
         while window:
-            yield window.popleft().result()
+            yield from window.popleft().result()
 
 
 def result_to_dict(result: JudgeResult | ValueError) -> dict:

@@ -660,8 +660,10 @@ def _clip_stderr(data):
 
 
 def _reap_everything(is_pid1, pgid):
-    """Kill what the test left behind (daemons included) and wait until it is all gone."""
-    _ignore(os.killpg, pgid, signal.SIGKILL)
+    """Kill what the test left behind (daemons included) and wait until it is all gone.
+    ``pgid`` None: no test's process group to start with (everything is killed anyway)."""
+    if pgid is not None:
+        _ignore(os.killpg, pgid, signal.SIGKILL)
     while True:
         if is_pid1:
             # PID 1 of a namespace: -1 reaches every other process in it, never us.
@@ -1680,8 +1682,13 @@ def warm():
 
 def serve_job(in_fd, out_fd, seccomp, is_pid1):
     """Judge ONE submission: read its job, compile once, run its tests (a fork each, or the
-    fast mode's worker), then report done. Returns the mode its tests ran in."""
+    fast mode's worker), then report done. Returns (the mode its tests ran in, whether the
+    host said another submission of the same group follows in this sandbox)."""
     job = _recv(in_fd)
+    return _serve(job, in_fd, out_fd, seccomp, is_pid1), bool(job.get("more"))
+
+
+def _serve(job, in_fd, out_fd, seccomp, is_pid1):
     # Warming pays off only when several tests share it; for one test the child imports what
     # it needs itself, and nothing more. (A factory warms itself after its first submission.)
     if job.get("warm"):
@@ -1803,6 +1810,44 @@ def _capset_empty():
     return _STATE["capset"]
 
 
+IPC_RMID = 0
+
+
+def _remove_ipc_objects(libc):
+    """Remove every System V shared memory segment and semaphore set of this IPC namespace
+    (message queues are refused by seccomp). Test processes run as the runner's uid, so it
+    owns what they made."""
+    for table, remove in (
+        ("/proc/sysvipc/shm", lambda ident: libc.shmctl(ident, IPC_RMID, None)),
+        ("/proc/sysvipc/sem", lambda ident: libc.semctl(ident, 0, IPC_RMID)),
+    ):
+        try:
+            with open(table) as fh:
+                rows = fh.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) > 1 and fields[1].isdigit():
+                remove(int(fields[1]))
+
+
+def reset_for_next(libc):
+    """Between two submissions of one group in the same namespaces (the host groups
+    consecutive submissions of one batch, see service.judge_group): what a submission's tests
+    may leave is gone before the next one starts. Every process but this runner is killed and
+    reaped, /tmp and /dev/shm are emptied, System V shared memory and semaphores removed, and
+    the fast mode's worker forked ahead is discarded. The runner itself never executes a
+    submission's code; what stays shared is listed in docs/judge.md ("Groups")."""
+    FastWorker.discard_prefork()
+    _reap_everything(True, None)
+    for path in ("/tmp", "/dev/shm"):
+        _clean_scratch(path)
+    if libc is not None:
+        _remove_ipc_objects(libc)
+    os.chdir("/tmp")
+
+
 class _Prepared:
     """One submission's sandbox, set up ahead of its job: a middle process in fresh user, PID,
     mount, IPC and UTS namespaces whose child (the submission's PID 1) mounts its private
@@ -1838,7 +1883,12 @@ class _Prepared:
                         if not os.read(turn_r, 1):  # the factory stopped before our turn
                             os._exit(EXIT_HOST_GONE)
                         os.close(turn_r)
-                        mode = serve_job(in_fd, out_fd, seccomp, True)
+                        mode, more = serve_job(in_fd, out_fd, seccomp, True)
+                        while more:
+                            # The next submission of the same group, in these namespaces,
+                            # once nothing of this one is left (see reset_for_next).
+                            reset_for_next(libc)
+                            mode, more = serve_job(in_fd, out_fd, seccomp, True)
                         # The stream is free for the next submission; our namespaces are torn
                         # down after this, while it runs. "f": this one ran in fast mode.
                         os.write(finished_w, b"f" if mode == "fast" else b"x")
@@ -1961,7 +2011,7 @@ def main():
         # so that they can still be found and killed after the test.
         libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     _send(out_fd, {"ready": True, "pid1": is_pid1, "seccomp": seccomp is not None})
-    serve_job(in_fd, out_fd, seccomp, is_pid1)
+    serve_job(in_fd, out_fd, seccomp, is_pid1)  # one submission: a group is bwrap's only
 
 
 if __name__ == "__main__":

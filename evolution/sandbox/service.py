@@ -13,6 +13,7 @@ import math
 import os
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 
 from . import compare, config
 from .backends.base import Backend
@@ -165,20 +166,30 @@ def _run_session(
     argv: list[str],
     isolation: str = "fast",
     keep_going: Callable[[int, RunOutcome], bool] | None = None,
+    group: SandboxGroup | None = None,
+    more: bool = False,
 ) -> tuple[str | None, list[RunOutcome | None]]:
     """Run ``inputs`` in ONE sandbox. Returns (compile error or None, outcomes); outcomes after
-    a stop requested by ``keep_going`` are None."""
+    a stop requested by ``keep_going`` are None. With ``group`` the sandbox is the group's
+    (kept open after this submission); ``more``: another submission of the group follows."""
     outcomes: list[RunOutcome | None] = [None] * len(inputs)
     if not inputs:
         return None, outcomes
     mode = isolation if len(inputs) > 1 else "fork"
     lazy = keep_going is not None
     index = sent = 0
-    with _slot():
+    with _slot() if group is None else nullcontext():
         try:
-            session = backend.open(limits=limits)
+            session = backend.open(limits=limits) if group is None else group.open(limits)
         except SandboxError as exc:
             return None, [RunOutcome(status=SE, stderr=str(exc)) for _ in inputs]
+
+        def finished() -> None:
+            """The runner said "done": this submission's job is complete."""
+            if group is None:
+                session.reusable = True
+            else:
+                group.finished = True
         if not session.info.get("pid1"):
             mode = "fork"  # the fast path needs the runner to be PID 1 of the sandbox
 
@@ -223,6 +234,7 @@ def _run_session(
                     # is the same fresh state, for less.
                     "isolation": mode,
                     "stop_on_failure": lazy,
+                    "more": more,
                 }
             )
             send_more(0)
@@ -235,7 +247,7 @@ def _run_session(
                     session.send({"end": True})
                     ended = True
                 if session.recv(timeout=HOST_GRACE_S).get("done"):
-                    session.reusable = True
+                    finished()
                 return first["ce"], outcomes
             if not first.get("compiled"):
                 raise SandboxError(f"unexpected first frame from the runner: {first!r}")
@@ -267,7 +279,7 @@ def _run_session(
             while True:
                 frame = session.recv(timeout=HOST_GRACE_S)
                 if frame.get("done"):
-                    session.reusable = True
+                    finished()
                     break
                 if "i" not in frame:
                     break
@@ -276,8 +288,56 @@ def _run_session(
                 if outcomes[rest] is None:
                     outcomes[rest] = RunOutcome(status=SE, stderr=str(exc))
         finally:
-            session.close()
+            if group is None:
+                session.close()
+            else:
+                group.after_job(more)
     return None, outcomes
+
+
+class SandboxGroup:
+    """One sandbox judging consecutive submissions of one batch, one after another in the same
+    namespaces (``judge_group``). Between two of them the runner kills every process, empties
+    the scratch directories and removes IPC objects (runner.reset_for_next); each submission
+    still gets its own compile and its own test processes. A submission that did not end
+    cleanly (the sandbox failed, the host stopped waiting) closes the sandbox for good, and the
+    next one gets a new sandbox. Holds one of this process's sandbox slots while open."""
+
+    def __init__(self, backend: Backend):
+        self.backend = backend
+        self.session = None
+        self.finished = False
+        self._slot: threading.BoundedSemaphore | None = None
+
+    def open(self, limits: Limits):
+        if self.session is None:
+            if self._slot is None:
+                self._slot = _slot()
+                self._slot.acquire()
+            self.session = self.backend.open(limits=limits)
+        else:
+            self.backend.set_limits(self.session, limits)
+        self.finished = False
+        return self.session
+
+    def after_job(self, more: bool) -> None:
+        """After a submission: keep the sandbox for the next one, or give it back (to the pool
+        when the group ended cleanly, else discarded)."""
+        if self.session is not None and not (self.finished and more):
+            self.session.reusable = self.finished and not more
+            self.session.close()
+            self.session = None
+
+    def close(self) -> None:
+        """The group is over. A sandbox still open is waiting for a submission that will not
+        come: it is discarded, never pooled."""
+        if self.session is not None:
+            self.session.reusable = False
+            self.session.close()
+            self.session = None
+        if self._slot is not None:
+            self._slot.release()
+            self._slot = None
 
 
 def _run_sharded(backend, code, inputs, **kwargs) -> tuple[str | None, list[RunOutcome | None]]:
@@ -385,13 +445,16 @@ def judge(
     stop_on_first_failure: bool = False,
     backend: Backend | None = None,
     isolation: str | None = None,
+    group: SandboxGroup | None = None,
+    more: bool = False,
 ) -> JudgeResult:
     """Judge ``code`` against ``tests``. Raises ValueError for bad arguments (unknown harness,
     missing entry point, expected output that is not JSON for the function harness, a bad
     comparison dict); every failure of the sandbox itself is reported as verdict SE.
 
     ``isolation``: "fast" (all tests in one sandboxed interpreter) or "fork" (a process per
-    test); default the problem's ``comparison["isolation"]``, else SANDBOX_ISOLATION."""
+    test); default the problem's ``comparison["isolation"]``, else SANDBOX_ISOLATION.
+    ``group``/``more``: judged in a group's sandbox (see ``judge_group``), never sharded."""
     _check_call(harness, entry_point)
     comparison = dict(comparison or {})
     # The problem's own choice travels with its comparison settings (a per-problem field every
@@ -442,7 +505,14 @@ def judge(
         harness=harness, limits=limits, entry_point=entry_point, argv=[], isolation=isolation
     )
     inputs = [t.input for t in tests]
-    if stop_on_first_failure and not options["checker"]:
+    if group is not None:
+        if options["checker"]:
+            raise ValueError("a problem with a checker cannot be judged in a group")
+        lazy = keep_going if stop_on_first_failure else None
+        error, outcomes = _run_session(
+            group.backend, code, inputs, keep_going=lazy, group=group, more=more, **run_kwargs
+        )
+    elif stop_on_first_failure and not options["checker"]:
         error, outcomes = _run_session(backend, code, inputs, keep_going=keep_going, **run_kwargs)
     else:
         error, outcomes = _run_sharded(backend, code, inputs, **run_kwargs)

@@ -190,6 +190,9 @@ class Session:
 
 class Backend:
     name = ""
+    # Whether one sandbox may judge several submissions of a batch one after another (a
+    # runner that resets its namespaces between them, and per-submission limits): bwrap only.
+    groups = False
 
     def open(self, *, limits: Limits) -> Session:
         raise NotImplementedError

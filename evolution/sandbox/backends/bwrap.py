@@ -147,6 +147,8 @@ class _Lease(Session):
 
 class BwrapBackend(Backend):
     name = "bwrap"
+    # Judges several submissions of one batch in one sandbox's namespaces (service.judge_group).
+    groups = True
     # Whether a new factory warms itself (the modules and prelude of multi-test submissions)
     # while it serves its first submission. A one-shot command that judges one program turns
     # this off: the warming would only compete with that program for the CPU.
@@ -282,9 +284,15 @@ class BwrapBackend(Backend):
                     candidate.close()
         if session is None:
             session = self._start()
-        if session.cgroups is not None:
-            session.cgroups.set_memory((limits.memory_mb + RUNNER_OVERHEAD_MB) * 1024 * 1024)
-        return _Lease(self, session)
+        lease = _Lease(self, session)
+        self.set_limits(lease, limits)
+        return lease
+
+    def set_limits(self, lease: _Lease, limits: Limits) -> None:
+        """The memory cgroup sized for the submission about to run (one of a group, see
+        service.SandboxGroup, or the lease's first)."""
+        if lease.session.cgroups is not None:
+            lease.session.cgroups.set_memory((limits.memory_mb + RUNNER_OVERHEAD_MB) * 1024 * 1024)
 
     def _release(self, session: ProcessSession, reusable: bool) -> None:
         session.uses = getattr(session, "uses", 0) + 1

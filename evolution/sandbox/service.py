@@ -190,6 +190,7 @@ def _run_session(
                 session.reusable = True
             else:
                 group.finished = True
+
         if not session.info.get("pid1"):
             mode = "fork"  # the fast path needs the runner to be PID 1 of the sandbox
 

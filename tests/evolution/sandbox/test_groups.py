@@ -23,8 +23,7 @@ LIMITS = Limits(time_s=3.0, memory_mb=256)
 
 # Prints the identity of the sandbox's mount and IPC namespaces: equal within a group.
 NAMESPACES = (
-    "import os\n"
-    "print(os.stat('/proc/self/ns/mnt').st_ino, os.stat('/proc/self/ns/ipc').st_ino)\n"
+    "import os\nprint(os.stat('/proc/self/ns/mnt').st_ino, os.stat('/proc/self/ns/ipc').st_ino)\n"
 )
 
 

@@ -93,7 +93,7 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict:
         "SANDBOX_ISOLATION": _choice(env, "SANDBOX_ISOLATION", "fast", ISOLATION_MODES),
         # Consecutive submissions of one batch (judge_many) judged one after another in one
         # sandbox's namespaces, reset between them; 1: fresh namespaces per submission.
-        "SANDBOX_GROUP_SIZE": _int(env, "SANDBOX_GROUP_SIZE", 8, 1),
+        "SANDBOX_GROUP_SIZE": _int(env, "SANDBOX_GROUP_SIZE", 16, 1),
         # The interpreter's probed layout and the compiled runner, kept across processes.
         "SANDBOX_CACHE_DIR": os.path.join(data_dir, "sandbox-cache"),
     }

@@ -230,7 +230,9 @@ def _run_session(
                     "memory_mb": limits.memory_mb,
                     "max_output_bytes": limits.max_output_bytes,
                     "nproc": getattr(session, "nproc", None),
-                    "warm": len(inputs) > 1,
+                    # Warming pays off for several tests, or several submissions of a group
+                    # (the first warms the runner the rest fork from; cheap once warm).
+                    "warm": len(inputs) > 1 or more,
                     # One test gains nothing from a worker interpreter: a forked test process
                     # is the same fresh state, for less.
                     "isolation": mode,

@@ -31,10 +31,6 @@ def _stdio(code: str, expected: str = "") -> JudgeJob:
     return JudgeJob(code=code, tests=[TestSpec("", expected)], harness="stdio", limits=LIMITS)
 
 
-def _namespaces_of(results) -> list[str]:
-    return [r.tests[0].diff for r in results]
-
-
 def _identity_jobs(count: int) -> list[JudgeJob]:
     # The expected output is wrong on purpose: the WA detail shows what the program printed.
     return [_stdio(NAMESPACES, "-") for _ in range(count)]

@@ -161,7 +161,8 @@ def test_a_fork_bomb_is_contained_and_leaves_nothing_behind(backend, marker):
     assert [o.status for o in outcomes] == ["TLE", "TLE"]
     assert host_processes_with(marker) == []
     # The host is still able to start sandboxes afterwards.
-    assert _run(backend, "print('after')")[0].stdout == "after\n"
+    after = _run(backend, "print('after')")[0]
+    assert after.stdout == "after\n", after
 
 
 def test_a_memory_bomb_is_mle(backend):

@@ -173,8 +173,8 @@ def category_of_name(name: str) -> str:
 
 # The longest header line read (its file name included) before a frame is called broken.
 _HEADER_CHARS = 8192
-# Characters of an over-long test file read at a time while it is skipped.
-_SKIP_CHARS = 1 << 20
+# Characters of a test file read from a file at a time (an over-long one is skipped so).
+_PIECE_CHARS = 1 << 18
 
 
 def _frames(
@@ -199,7 +199,7 @@ def _frames(
         if max_chars is not None and size > max_chars:
             text, got = None, 0
             while got < size:
-                piece = len(read(min(_SKIP_CHARS, size - got)))
+                piece = len(read(min(_PIECE_CHARS, size - got)))
                 if not piece:
                     break
                 got += piece
@@ -214,6 +214,7 @@ def _frames(
             yield "case", match.group(3) or f"case{count}.in", size, text
         else:
             yield "stdout", "", size, text
+        text = None  # not held while the next frame is read
 
 
 def frames(stdout: str) -> Iterator[tuple[str, str, str]]:
@@ -245,9 +246,22 @@ def frames_in_file(
     ``run_to_file`` writes it), read one at a time: (kind, name, characters, text), only the
     frame being yielded in memory. A frame above ``max_chars`` characters is skipped without
     being read whole and yields text None. ParseError as ``frames``."""
+
+    def read(n: int) -> str:
+        # In pieces, joined once: the frame and its pieces at the peak, not the reader's own
+        # buffers of the whole frame on top.
+        pieces = []
+        while n > 0:
+            piece = handle.read(min(n, _PIECE_CHARS))
+            if not piece:
+                break
+            pieces.append(piece)
+            n -= len(piece)
+        return "".join(pieces)
+
     # newline="\n": no newline translation, so character counts match what the sandbox sent.
     with open(path, encoding="utf-8", errors="replace", newline="\n") as handle:
-        yield from _frames(lambda: handle.readline(_HEADER_CHARS), handle.read, max_chars)
+        yield from _frames(lambda: handle.readline(_HEADER_CHARS), read, max_chars)
 
 
 def check_input(text: str, *, harness: str, where: str) -> str:

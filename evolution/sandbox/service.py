@@ -8,7 +8,6 @@ bounded by ``SANDBOX_MAX_PARALLEL``.
 
 from __future__ import annotations
 
-import binascii
 import json
 import math
 import os
@@ -158,6 +157,8 @@ def _outcome(frame: dict) -> RunOutcome:
 def _chunk_of(frame: dict, index: int, wanted: bool) -> bytes:
     """The stdout bytes a ``chunk`` frame carries for test ``index``; SandboxError for a chunk
     not asked for, of another test, or not base64."""
+    import binascii  # only a streamed run needs it (the start-up path stays lean)
+
     if not wanted or frame.get("i") != index:
         raise SandboxError(f"unexpected stdout chunk from the runner (test {frame.get('i')!r})")
     try:

@@ -61,7 +61,7 @@ def _scratch_left(data_dir: Path) -> list[Path]:
 @pytest.mark.django_db
 def test_a_run_above_the_old_in_memory_cap_is_kept_test_by_test(fake_server, settings, tmp_path):
     settings.DATA_DIR = str(tmp_path)
-    ctx, task = _ctx_and_task(fake_server)  # the defaults: generator_output_mb 512
+    ctx, task = _ctx_and_task(fake_server)  # the defaults: generator_output_mb 256
     files, chars = 24, 3 * MB
     assert files * chars > OLD_IN_MEMORY_CAP
     assert ctx.settings.generator_output_mb * MB >= files * chars
@@ -135,13 +135,14 @@ def test_a_run_above_generator_output_mb_is_refused(fake_server, settings, tmp_p
 
 def test_the_generators_memory_covers_its_output(settings):
     # In the sandbox the files and the stdout memory file are memory of the sandbox.
-    s = XcoderSettings.from_dict({"generator_output_mb": 2048, "memory_mb": 768})
+    s = XcoderSettings.from_dict({"generator_output_mb": 1000, "memory_mb": 768})
     ctx = Ctx(xc=None, settings=s)
     limits = generator_limits(ctx)
-    assert limits.memory_mb == 1024 + 2048 + s.max_test_mb
-    assert limits.max_output_bytes > 2048 * MB
-    assert XcoderSettings().generator_output_mb == 512  # D.2's 27 tests at max_test_mb each
-    for bad in (8193, 8):
+    assert limits.memory_mb == 1024 + 1000 + s.max_test_mb
+    assert limits.max_output_bytes > 1000 * MB
+    # D.2's largest suites (27 tests) at stress sizes of 5 * 10^5 numbers up to 10^9 fit.
+    assert XcoderSettings().generator_output_mb * MB > 27 * 5 * 10**5 * 11
+    for bad in (1025, 8):
         with pytest.raises(ValidationError, match="generator_output_mb"):
             XcoderSettings.from_dict({"generator_output_mb": bad, "max_test_mb": 16})
 

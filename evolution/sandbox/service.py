@@ -186,7 +186,7 @@ def _run_session(
     outcomes: list[RunOutcome | None] = [None] * len(inputs)
     if not inputs:
         return None, outcomes
-    mode = isolation if len(inputs) > 1 else "fork"
+    mode = isolation if len(inputs) > 1 and on_chunk is None else "fork"
     lazy = keep_going is not None
     index = sent = 0
     with _slot():

@@ -4,7 +4,10 @@ never held whole in the host's memory (the real bwrap backend; nothing is mocked
 from __future__ import annotations
 
 import hashlib
+import struct
 import tracemalloc
+
+import pytest
 
 from evolution.sandbox import Limits, run_batch, run_to_file
 
@@ -24,8 +27,6 @@ out.flush()
 
 
 def _expected(blocks: int) -> bytes:
-    import struct
-
     body = b"".join(struct.pack(">I", k) * (1 << 18) for k in range(blocks))
     return body + bytes(range(256)) + b"\xff\xfe\x80 not utf-8\n"
 
@@ -118,8 +119,6 @@ def test_run_batch_still_returns_stdout_inline_after_a_streamed_run(backend, tmp
 
 
 def test_the_function_harness_is_refused(tmp_path):
-    import pytest
-
     with pytest.raises(ValueError, match="stdio or assert"):
         run_to_file("def f(): return 1", "", tmp_path / "x", harness="function", limits=Limits())
 
@@ -145,3 +144,18 @@ def test_the_unsafe_and_docker_backends_stream_the_same_bytes(tmp_path):
         )
         assert outcome.status == "OK", (name, outcome.stderr)
         assert path.read_bytes() == expected, name
+
+
+def test_a_chunk_not_asked_for_of_another_test_or_malformed_is_a_sandbox_error():
+    from evolution.sandbox import SandboxError
+    from evolution.sandbox.service import _chunk_of
+
+    assert _chunk_of({"i": 0, "chunk": "aGk="}, 0, True) == b"hi"
+    for frame, index, wanted in (
+        ({"i": 1, "chunk": "aGk="}, 0, True),
+        ({"i": 0, "chunk": "aGk="}, 0, False),
+        ({"i": 0, "chunk": "a"}, 0, True),
+        ({"i": 0, "chunk": 7}, 0, True),
+    ):
+        with pytest.raises(SandboxError):
+            _chunk_of(frame, index, wanted)

@@ -16,6 +16,9 @@ TEST_MODES = ("prompt", "generator", "both")
 WEIGHTINGS = ("semantic", "size")
 EVOLUTION_SCOPES = ("seed", "tree")
 THINK_TAGS = ("required", "off")
+# A generator run's output is streamed to a file (see stages/generate.py); its files must fit
+# the sandbox's /tmp together (256 MiB per submission on bwrap, the run's memory on docker).
+GENERATOR_OUTPUT_MAX_MB = 1024
 
 
 def default_style_mix() -> dict:
@@ -57,7 +60,12 @@ SETTING_HELP = {
     "execution_timeout": "seconds per test execution in the sandbox",
     "max_test_mb": "largest test input a generator may write, and largest output a candidate may "
     "print on one test (MB); generated inputs are kept in files, not in the task row",
-    "generator_output_mb": "everything one generator run may write, all test files together (MB)",
+    "generator_output_mb": "everything one generator run may write, all test files together "
+    "(MB; the default holds D.2's largest suites, 27 tests, at the document's stress sizes with "
+    "room to spare). The run's output is streamed to a file, not held in memory here; in the "
+    "sandbox its files and its stdout (a memory file) count as memory, so the run's memory "
+    "limit is max(memory_mb, 1024) + this + max_test_mb. The files must fit the sandbox's /tmp "
+    "together (256 MiB per submission on bwrap; docker's is the run's memory limit)",
     "memory_mb": "memory limit per execution",
     "sample_seed": "seed of the subtree sampling and the style draw",
     "measure_kept": "BenchForge: measure every accepted problem with the campaign's panel "
@@ -97,7 +105,7 @@ class XcoderSettings(AlgorithmSettings):
     solver_temperature: float = 0.8
     execution_timeout: float = 6.0
     max_test_mb: int = 16
-    generator_output_mb: int = 64
+    generator_output_mb: int = 256
     memory_mb: int = 512
     sample_seed: int = 42
     measure_kept: bool = True
@@ -153,9 +161,9 @@ class XcoderSettings(AlgorithmSettings):
         )
         need(self.think_tags in THINK_TAGS, "think_tags", f"one of {', '.join(THINK_TAGS)}")
         need(
-            self.max_test_mb <= self.generator_output_mb <= 1024,
+            self.max_test_mb <= self.generator_output_mb <= GENERATOR_OUTPUT_MAX_MB,
             "generator_output_mb",
-            "between max_test_mb and 1024",
+            f"between max_test_mb and {GENERATOR_OUTPUT_MAX_MB}",
         )
         need(0 < self.holdout_fraction < 1, "holdout_fraction", "must be strictly between 0 and 1")
         need(0 < self.near_duplicate_threshold <= 1, "near_duplicate_threshold", "in (0, 1]")

@@ -2,10 +2,11 @@
 
 Public interface (see README, "The sandboxed judge")::
 
-    from evolution.sandbox import judge, run_batch, Limits, TestSpec, JudgeResult, RunOutcome
+    from evolution.sandbox import judge, run_batch, run_to_file, Limits, TestSpec, JudgeResult
+    from evolution.sandbox import RunOutcome
 """
 
-from .service import get_backend, judge, run_batch, set_max_parallel
+from .service import get_backend, judge, run_batch, run_to_file, set_max_parallel
 from .types import (
     VERDICTS,
     JudgeResult,
@@ -29,5 +30,6 @@ __all__ = [
     "get_backend",
     "judge",
     "run_batch",
+    "run_to_file",
     "set_max_parallel",
 ]

@@ -10,8 +10,11 @@ Protocol (all integers big-endian), frames ``<u32 length><json>``:
   into cgroups); then per submission ``{"compiled": true}`` or ``{"ce": message}``, the tests'
   outcomes in order, and ``{"done": true}``. A fork per test sends one ``{"i": index,
   "status": ...}`` frame per test; the fast mode sends ``{"i": first index, "outcomes": [row,
-  ...]}`` frames (OUTCOME_FIELDS), as many rows as are ready. In factory mode a ``{"lost":
-  status}`` frame says the submission's runner died (the host discards the sandbox).
+  ...]}`` frames (OUTCOME_FIELDS), as many rows as are ready. With ``"stream_stdout": true`` in
+  the job header (fork per test), a test's stdout comes before its outcome frame as ``{"i":
+  index, "chunk": base64 text}`` frames of up to STREAM_CHUNK bytes each, in order (at most
+  ``max_output_bytes`` in all), and the outcome's ``"stdout"`` is empty. In factory mode a
+  ``{"lost": status}`` frame says the submission's runner died (the host discards the sandbox).
 - host -> runner on fd 0: per submission the job header (``code``, ``harness``, limits,
   ``isolation``, ``stop_on_failure``, ...), the inputs (``{"input": str}`` frames, or
   ``{"inputs": [str, ...]}`` in fast mode), then ``{"end": true}`` (``"stop": true`` abandons
@@ -90,6 +93,8 @@ WARM_MODULES = [
 ]
 
 STDERR_KEEP = 8192
+# Bytes of a test's stdout per ``chunk`` frame when the host asks for it streamed.
+STREAM_CHUNK = 1 << 20
 # The columns of an outcome row in a fast-mode ``outcomes`` frame (service.py reads them).
 OUTCOME_FIELDS = (
     "status",
@@ -652,6 +657,23 @@ def _read_capped(fd, cap):
     return data, size
 
 
+def _stream_capped(fd, cap, out_fd, index):
+    """Send the first ``cap`` bytes of ``fd`` to the host as ``{"i": index, "chunk": base64}``
+    frames, STREAM_CHUNK bytes at a time (never the whole file in memory); returns its size."""
+    import binascii  # built into the interpreter; only a streamed run needs it
+
+    size = os.fstat(fd).st_size
+    want, offset = min(size, cap), 0
+    while offset < want:
+        data = os.pread(fd, min(STREAM_CHUNK, want - offset), offset)
+        if not data:
+            break
+        text = binascii.b2a_base64(data, newline=False).decode("ascii")
+        _send(out_fd, {"i": index, "chunk": text})
+        offset += len(data)
+    return size
+
+
 def _clip_stderr(data):
     text = data.decode("utf-8", "replace")
     if len(text) > STDERR_KEEP:
@@ -720,7 +742,10 @@ def _clean_scratch(scratch):
             pass
 
 
-def run_one(job, compiled, test_input, seccomp, is_pid1, scratch):
+def run_one(job, compiled, test_input, seccomp, is_pid1, scratch, out_fd=None, index=0):
+    """Run one test in a forked child; its outcome frame (without ``"i"``). With the job's
+    ``stream_stdout`` and ``out_fd``, its stdout is sent first as ``chunk`` frames for test
+    ``index`` and the outcome's ``"stdout"`` is empty."""
     cap = int(job["max_output_bytes"])
     fds = (
         _memfd("stdin", test_input.encode() if job["harness"] == "stdio" else b""),
@@ -764,7 +789,10 @@ def run_one(job, compiled, test_input, seccomp, is_pid1, scratch):
     _reap_everything(is_pid1, pid)
     _clean_scratch(scratch)
 
-    stdout, out_size = _read_capped(fds[1], cap)
+    if job.get("stream_stdout") and out_fd is not None:
+        stdout, out_size = b"", _stream_capped(fds[1], cap, out_fd, index)
+    else:
+        stdout, out_size = _read_capped(fds[1], cap)
     stderr, err_size = _read_capped(fds[2], STDERR_KEEP * 4)
     result, _ = _read_capped(fds[3], cap)
     for fd in fds:
@@ -1726,7 +1754,7 @@ def _serve(job, in_fd, out_fd, seccomp, is_pid1):
         frame = _recv(in_fd)
         if frame.get("end"):
             break
-        outcome = run_one(job, compiled, frame["input"], seccomp, is_pid1, scratch)
+        outcome = run_one(job, compiled, frame["input"], seccomp, is_pid1, scratch, out_fd, index)
         outcome["i"] = index
         _send(out_fd, outcome)
         index += 1

@@ -155,6 +155,19 @@ def _outcome(frame: dict) -> RunOutcome:
     )
 
 
+def _chunk_of(frame: dict, index: int, wanted: bool) -> bytes:
+    """The stdout bytes a ``chunk`` frame carries for test ``index``; SandboxError for a chunk
+    not asked for, of another test, or not base64."""
+    import binascii  # only a streamed run needs it (the start-up path stays lean)
+
+    if not wanted or frame.get("i") != index:
+        raise SandboxError(f"unexpected stdout chunk from the runner (test {frame.get('i')!r})")
+    try:
+        return binascii.a2b_base64(frame["chunk"])
+    except (binascii.Error, TypeError, ValueError) as exc:
+        raise SandboxError(f"runner sent a malformed stdout chunk: {exc}") from exc
+
+
 def _run_session(
     backend: Backend,
     code: str,
@@ -168,14 +181,17 @@ def _run_session(
     keep_going: Callable[[int, RunOutcome], bool] | None = None,
     group: SandboxGroup | None = None,
     more: bool = False,
+    on_chunk: Callable[[bytes], None] | None = None,
 ) -> tuple[str | None, list[RunOutcome | None]]:
     """Run ``inputs`` in ONE sandbox. Returns (compile error or None, outcomes); outcomes after
     a stop requested by ``keep_going`` are None. With ``group`` the sandbox is the group's
-    (kept open after this submission); ``more``: another submission of the group follows."""
+    (kept open after this submission); ``more``: another submission of the group follows.
+    With ``on_chunk`` the runner streams each test's stdout: every piece is handed to it as it
+    arrives, and outcomes' stdout is empty."""
     outcomes: list[RunOutcome | None] = [None] * len(inputs)
     if not inputs:
         return None, outcomes
-    mode = isolation if len(inputs) > 1 else "fork"
+    mode = isolation if len(inputs) > 1 and on_chunk is None else "fork"
     lazy = keep_going is not None
     index = sent = 0
     with _slot() if group is None else nullcontext():
@@ -238,6 +254,7 @@ def _run_session(
                     "isolation": mode,
                     "stop_on_failure": lazy,
                     "more": more,
+                    "stream_stdout": on_chunk is not None,
                 }
             )
             send_more(0)
@@ -258,6 +275,9 @@ def _run_session(
             index = 0
             while index < len(inputs) and not stopped:
                 frame = session.recv(timeout=limits.time_s + HOST_GRACE_S)
+                if "chunk" in frame:
+                    on_chunk(_chunk_of(frame, index, on_chunk is not None))
+                    continue
                 for number, fields in _outcomes_in(frame):
                     if number != index:
                         raise SandboxError(f"runner answered out of order: {frame!r}"[:2000])
@@ -392,6 +412,44 @@ def run_batch(
     if error is not None:
         return [RunOutcome(status=CE, stderr=error) for _ in inputs]
     return [o if o is not None else RunOutcome(status=SE, stderr="not run") for o in outcomes]
+
+
+def run_to_file(
+    code: str,
+    test_input: str,
+    path: str | os.PathLike,
+    *,
+    harness: str,
+    limits: Limits,
+    argv: list[str] | None = None,
+    backend: Backend | None = None,
+) -> RunOutcome:
+    """Execute ``code`` once on ``test_input`` with its stdout streamed into the file ``path``
+    (created or truncated), byte for byte, as the sandbox sends it: at most one piece of it
+    (runner.py's STREAM_CHUNK, 1 MiB) is in this process's memory at a time, so a run may print
+    far more than a string should hold. The outcome's ``stdout`` is empty; its status is
+    checked as ``run_batch``'s (OLE above ``limits.max_output_bytes``, of which the file holds
+    the first bytes, as it holds whatever a run that failed printed). ``harness``: stdio or
+    assert (the function harness returns a value, not a stream). A compile error gives status
+    CE, a sandbox failure SE; the file is then empty or partial."""
+    if harness not in ("stdio", "assert"):
+        raise ValueError(f"run_to_file runs the stdio or assert harness, got {harness!r}")
+    backend = backend or get_backend()
+    with open(path, "wb") as sink:
+        error, outcomes = _run_session(
+            backend,
+            code,
+            [test_input],
+            harness=harness,
+            limits=limits,
+            entry_point="",
+            argv=list(argv or []),
+            isolation="fork",
+            on_chunk=sink.write,
+        )
+    if error is not None:
+        return RunOutcome(status=CE, stderr=error)
+    return outcomes[0] or RunOutcome(status=SE, stderr="not run")
 
 
 _STATUS_VERDICT = {"TLE": TLE, "MLE": MLE, "RE": RE, "OLE": OLE, "CE": CE, "SE": SE}

@@ -24,7 +24,7 @@ import importlib.util
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 
 from evolution.llm.parsing import ParseError
@@ -127,13 +127,25 @@ for _dir, _subdirs, _names in _os.walk(_work):
         if _name.endswith(".in"):
             _files.append(_os.path.join(_dir, _name))
 _out = _sys.stdout
+def _pieces(path):
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        while True:
+            piece = handle.read(1 << 20)
+            if not piece:
+                return
+            yield piece
 for _path in _files:
-    with open(_path, encoding="utf-8", errors="replace") as _handle:
-        _text = _handle.read()
+    # Counted, then copied, a piece at a time; each file is removed once sent, so the files
+    # left and the output sent together hold about one copy of the tests.
+    _chars = sum(len(_piece) for _piece in _pieces(_path))
     _name = _os.path.relpath(_path, _work).replace("\\n", " ")
-    _out.write("#XCODER-CASE %%d %%s\\n" %% (len(_text), _name))
-    _out.write(_text)
-    del _text
+    _out.write("#XCODER-CASE %%d %%s\\n" %% (_chars, _name))
+    for _piece in _pieces(_path):
+        _out.write(_piece)
+    try:
+        _os.unlink(_path)
+    except OSError:
+        pass
 if not _files:
     _text = _printed.getvalue()
     _out.write("#XCODER-STDOUT %%d\\n" %% len(_text))
@@ -159,30 +171,97 @@ def category_of_name(name: str) -> str:
     return "nominal"
 
 
-def frames(stdout: str) -> Iterator[tuple[str, str, str]]:
-    """(kind, name, text) of each frame of a wrapped generator's stdout, kind "case" or
-    "stdout". Raises ParseError when the framing is broken or the end frame is missing (the run
-    was cut short)."""
+# The longest header line read (its file name included) before a frame is called broken.
+_HEADER_CHARS = 8192
+# Characters of a test file read from a file at a time (an over-long one is skipped so).
+_PIECE_CHARS = 1 << 18
+
+
+def _frames(
+    readline: Callable[[], str], read: Callable[[int], str], max_chars: int | None
+) -> Iterator[tuple[str, str, int, str | None]]:
+    """The frame format, read through ``readline()`` (the next header line, at most
+    _HEADER_CHARS) and ``read(n)`` (the next ``n`` characters, fewer at the end): (kind, name,
+    characters, text) per frame, the text None for a frame above ``max_chars`` (skipped a piece
+    at a time, never held)."""
     position, count = 0, 0
     while True:
-        match = _FRAME.match(stdout, position)
+        line = readline()
+        match = _FRAME.fullmatch(line)
         if match is None:
             raise ParseError(f"generator output is not framed at character {position}")
+        position += len(line)
         kind, size = match.group(1), int(match.group(2))
         if kind == "END":
             if size != count:
                 raise ParseError(f"generator framing: {count} file(s) sent, {size} announced")
             return
-        start = match.end()
-        if start + size > len(stdout):
+        if max_chars is not None and size > max_chars:
+            text, got = None, 0
+            while got < size:
+                piece = len(read(min(_PIECE_CHARS, size - got)))
+                if not piece:
+                    break
+                got += piece
+        else:
+            text = read(size)
+            got = len(text)
+        if got < size:
             raise ParseError("generator output ends inside a test file (output cap reached?)")
-        text = stdout[start : start + size]
-        position = start + size
+        position += size
         if kind == "CASE":
             count += 1
-            yield "case", match.group(3) or f"case{count}.in", text
+            yield "case", match.group(3) or f"case{count}.in", size, text
         else:
-            yield "stdout", "", text
+            yield "stdout", "", size, text
+        text = None  # not held while the next frame is read
+
+
+def frames(stdout: str) -> Iterator[tuple[str, str, str]]:
+    """(kind, name, text) of each frame of a wrapped generator's stdout, kind "case" or
+    "stdout". Raises ParseError when the framing is broken or the end frame is missing (the run
+    was cut short)."""
+    position = 0
+
+    def readline() -> str:
+        nonlocal position
+        end = stdout.find("\n", position, position + _HEADER_CHARS)
+        stop = position + _HEADER_CHARS if end < 0 else end + 1
+        line, position = stdout[position:stop], min(stop, len(stdout))
+        return line
+
+    def read(n: int) -> str:
+        nonlocal position
+        text, position = stdout[position : position + n], min(position + n, len(stdout))
+        return text
+
+    for kind, name, _, text in _frames(readline, read, None):
+        yield kind, name, text
+
+
+def frames_in_file(
+    path, *, max_chars: int | None = None
+) -> Iterator[tuple[str, str, int, str | None]]:
+    """The frames of a wrapped generator's stdout stored in the file ``path`` (as the sandbox's
+    ``run_to_file`` writes it), read one at a time: (kind, name, characters, text), only the
+    frame being yielded in memory. A frame above ``max_chars`` characters is skipped without
+    being read whole and yields text None. ParseError as ``frames``."""
+
+    def read(n: int) -> str:
+        # In pieces, joined once: the frame and its pieces at the peak, not the reader's own
+        # buffers of the whole frame on top.
+        pieces = []
+        while n > 0:
+            piece = handle.read(min(n, _PIECE_CHARS))
+            if not piece:
+                break
+            pieces.append(piece)
+            n -= len(piece)
+        return "".join(pieces)
+
+    # newline="\n": no newline translation, so character counts match what the sandbox sent.
+    with open(path, encoding="utf-8", errors="replace", newline="\n") as handle:
+        yield from _frames(lambda: handle.readline(_HEADER_CHARS), read, max_chars)
 
 
 def check_input(text: str, *, harness: str, where: str) -> str:

@@ -228,15 +228,22 @@ def _run_session(
             while sent < upto:
                 if mode == "fast":
                     batch = inputs[sent : min(upto, sent + INPUTS_PER_FRAME)]
-                    session.send({"inputs": batch})
+                    outgoing.append({"inputs": batch})
                 else:
                     batch = inputs[sent : sent + 1]
-                    session.send({"input": batch[0]})
+                    outgoing.append({"input": batch[0]})
                 sent += len(batch)
 
+        def flush() -> None:
+            """Send what is queued, in one write."""
+            if outgoing:
+                session.send_many(outgoing)
+                outgoing.clear()
+
         ended = stopped = False
+        outgoing: list[dict] = []
         try:
-            session.send(
+            outgoing.append(
                 {
                     "code": code,
                     "harness": harness,
@@ -259,8 +266,9 @@ def _run_session(
             )
             send_more(0)
             if not lazy:
-                session.send({"end": True})
+                outgoing.append({"end": True})
                 ended = True
+            flush()
             first = session.recv(timeout=60.0 + limits.time_s)
             if "ce" in first:
                 if not ended:
@@ -295,6 +303,7 @@ def _run_session(
                         break
                 if lazy and not ended:
                     send_more(index)
+                    flush()
             if not ended:
                 session.send({"end": True})
                 ended = True

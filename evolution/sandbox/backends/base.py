@@ -171,6 +171,10 @@ class Session:
     def send(self, obj: dict) -> None:
         raise NotImplementedError
 
+    def send_many(self, objs: list[dict]) -> None:
+        for obj in objs:
+            self.send(obj)
+
     def recv(self, timeout: float) -> dict:
         """The next frame from the runner; SandboxError on timeout, EOF or garbage."""
         raise NotImplementedError
@@ -300,6 +304,10 @@ class ProcessSession(Session):
 
     def send(self, obj: dict) -> None:
         self._outbox.put(encode_frame(obj))
+
+    def send_many(self, objs: list[dict]) -> None:
+        """Several frames in one write (one wake-up of the writer thread, one system call)."""
+        self._outbox.put(b"".join(encode_frame(obj) for obj in objs))
 
     def recv(self, timeout: float) -> dict:
         deadline = time.monotonic() + timeout

@@ -130,6 +130,9 @@ class _Lease(Session):
     def send(self, obj: dict) -> None:
         self.session.send(obj)
 
+    def send_many(self, objs: list[dict]) -> None:
+        self.session.send_many(objs)
+
     def recv(self, timeout: float) -> dict:
         frame = self.session.recv(timeout)
         if "lost" in frame:

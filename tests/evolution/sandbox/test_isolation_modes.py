@@ -400,3 +400,20 @@ def test_a_worker_killed_while_it_waited_for_its_job_does_not_fail_the_next_subm
         assert backend._idle, "the sandbox went back to the pool"
     finally:
         backend.shutdown()
+
+
+def test_forked_tests_and_grouped_submissions_each_draw_their_own_random_stream(backend):
+    # Every test process is forked from one runner that imported random: each child must
+    # reseed (the random module does it in every child of os.fork), or all would print the
+    # same numbers.
+    code = "import random\nprint(random.random(), random.getrandbits(64))"
+    outs = [o.stdout for o in _run(backend, code, ["", "", "", ""], isolation="fork")]
+    assert len(set(outs)) == 4, outs
+    from evolution.sandbox.batch import JudgeJob, judge_many
+
+    jobs = [
+        JudgeJob(code=code, tests=[TestSpec("", "-")], harness="stdio", limits=LIMITS)
+        for _ in range(4)
+    ]
+    printed = [r.tests[0].diff for r in judge_many(jobs, workers=1, group_size=4)]
+    assert len(set(printed)) == 4, printed

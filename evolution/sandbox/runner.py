@@ -346,11 +346,23 @@ def _set_limits(job, cpu=True):
             pass
 
 
-def _fresh_std_streams():
-    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
-    sys.stdout = io.TextIOWrapper(
-        io.BufferedWriter(io.FileIO(1, "w", closefd=False), 1 << 16), write_through=False
+def _make_in_out_streams():
+    """Text streams on descriptors 0 and 1 (whatever those are when they are used)."""
+    return (
+        io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False))),
+        io.TextIOWrapper(
+            io.BufferedWriter(io.FileIO(1, "w", closefd=False), 1 << 16), write_through=False
+        ),
     )
+
+
+def _fresh_std_streams():
+    """A forked test's standard streams, on its memfds (already at 0, 1 and 2). The factory
+    makes standard input and output once, unused, for every test process forked under it to
+    inherit as they were made (making text streams in a freshly forked interpreter costs a
+    sixth of a trivial test: see factory); elsewhere, and when a process asks again (the fast
+    worker, after a test that replaced or closed its streams), they are made here."""
+    sys.stdin, sys.stdout = _STATE.pop("streams", None) or _make_in_out_streams()
     sys.stderr = io.TextIOWrapper(
         io.FileIO(2, "w", closefd=False), errors="backslashreplace", write_through=True
     )
@@ -1991,6 +2003,17 @@ def factory(in_fd, out_fd, libc):
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     libc.prctl(4, 0, 0, 0, 0)
     _name_process(b"bf-factory")
+    # The job stream moves to high descriptors, and 0 and 1 become empty memfds, as in a test
+    # process: the standard input and output made here for every test to inherit then probe
+    # the same kind of file a test's own streams are on (seekable), and no process of the
+    # sandbox holds the job stream at 0 or 1 by accident. Descriptor 2 stays the host's, for
+    # diagnostics (so each test makes its own standard error).
+    in_fd, out_fd = fcntl.fcntl(in_fd, fcntl.F_DUPFD, 100), fcntl.fcntl(out_fd, fcntl.F_DUPFD, 100)
+    for target in (0, 1):
+        placeholder = os.memfd_create("std", 0)
+        os.dup2(placeholder, target)
+        os.close(placeholder)
+    _STATE["streams"] = _make_in_out_streams()
     _send(out_fd, {"ready": True, "pid1": True, "seccomp": seccomp_program() is not None})
     # Fork nothing before the host has moved us into the sandbox's cgroups: a process forked
     # earlier would stay outside them (its limits and accounting).

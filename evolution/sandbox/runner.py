@@ -2008,7 +2008,7 @@ def factory(in_fd, out_fd, libc):
     # the same kind of file a test's own streams are on (seekable), and no process of the
     # sandbox holds the job stream at 0 or 1 by accident. Descriptor 2 stays the host's, for
     # diagnostics (so each test makes its own standard error).
-    in_fd, out_fd = fcntl.fcntl(in_fd, fcntl.F_DUPFD, 100), fcntl.fcntl(out_fd, fcntl.F_DUPFD, 100)
+    in_fd, out_fd = fcntl.fcntl(in_fd, fcntl.F_DUPFD, 10), fcntl.fcntl(out_fd, fcntl.F_DUPFD, 10)
     for target in (0, 1):
         placeholder = os.memfd_create("std", 0)
         os.dup2(placeholder, target)

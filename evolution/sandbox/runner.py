@@ -1982,6 +1982,14 @@ class _Prepared:
             except InterruptedError:
                 continue
 
+    def alive(self):
+        """Whether the middle process still runs, that is, the runner it set up still waits
+        for its turn (a failed set-up ends both at once)."""
+        try:
+            return os.waitpid(self.middle, os.WNOHANG)[0] == 0
+        except ChildProcessError:
+            return False
+
     def reap(self):
         """Wait until the middle process (and with it the namespaces) is gone; its exit code."""
         for fd in self.fds():
@@ -2044,21 +2052,39 @@ def factory(in_fd, out_fd, libc):
         __import__("gc").freeze()
     fast = False  # whether the last submission ran in fast mode: workloads tend to repeat
     while True:
-        upcoming = _Prepared(libc, in_fd, out_fd, current.fds(), fast)
+        try:
+            upcoming = _Prepared(libc, in_fd, out_fd, current.fds(), fast)
+        except OSError:
+            upcoming = None  # no process to spare while this submission runs (see below)
         finished = current.wait_finished()
         if not finished:
             code = current.reap()
-            upcoming.reap()  # its turn never comes: it sees EOF and exits
+            if upcoming is not None:
+                upcoming.reap()  # its turn never comes: it sees EOF and exits
             if code != EXIT_HOST_GONE:
                 # The submission's runner died (or could not be set up); tell the host, whose
                 # frames have stopped, and stop: the host discards this sandbox.
                 _send(out_fd, {"lost": code or EXIT_INTERNAL})
             return
-        upcoming.start()
         fast = finished == b"f"
-        # The namespace's PID 1 is gone, so every process of that submission is too.
+        if upcoming is not None and upcoming.alive():
+            try:
+                upcoming.start()
+            except OSError:
+                pass  # it died after all: made again below
+            else:
+                # The namespace's PID 1 is gone, so every process of that submission is too.
+                current.reap()
+                current = upcoming
+                continue
+        # The next submission's sandbox could not be made, or died, while this one ran (a fork
+        # bomb held every process the cgroup allows): made again now that this one and
+        # everything it started are gone, rather than lost to the next submission.
         current.reap()
-        current = upcoming
+        if upcoming is not None:
+            upcoming.reap()
+        current = _Prepared(libc, in_fd, out_fd, (), fast)
+        current.start()
 
 
 def main():

@@ -431,3 +431,53 @@ def test_forked_tests_and_grouped_submissions_each_draw_their_own_random_stream(
     ]
     printed = [r.tests[0].diff for r in judge_many(jobs, workers=1, group_size=4)]
     assert len(set(printed)) == 4, printed
+
+
+def _start_time(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as stat:
+        return int(stat.read().rsplit(")", 1)[1].split()[19])
+
+
+def test_a_next_sandbox_that_died_while_it_waited_is_made_again_not_charged_to_its_submission():
+    # While a submission runs, its factory prepares the next one's sandbox (a runner in fresh
+    # namespaces that waits for its turn). If that runner dies first (a fork bomb next door
+    # left it no process to start with, the kernel killed it), the next submission must still
+    # get a working sandbox, not a sandbox failure.
+    backend = _own_factory()
+    try:
+        assert _run(backend, "print(input())", ["0"], isolation="fork")[0].stdout == "0\n"
+        (session,) = backend._idle
+        deadline = time.monotonic() + 20
+        runners: dict[int, tuple[int, int]] = {}
+        while time.monotonic() < deadline:
+            # Settled: the last submission's runner is gone (not even a zombie), two are left.
+            seen: dict[int, int] = {}
+            for pid in session.tree_pids():
+                try:
+                    with open(f"/proc/{pid}/comm") as comm:
+                        if comm.read().strip() == "bf-runner" and _alive(pid):
+                            seen[pid] = (_start_time(pid), pid)
+                except OSError:
+                    continue
+            if len(seen) == 2 and seen == runners:
+                break
+            runners = seen
+            time.sleep(0.05)
+        assert len(runners) == 2, "the factory keeps a runner with the turn and one after it"
+        # The one prepared last waits for its turn (start times tie within a clock tick; PIDs
+        # are handed out in order).
+        waiting = max(runners, key=runners.get)
+        os.kill(waiting, signal.SIGKILL)
+        while _alive(waiting) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        outcomes = [
+            _run(backend, "print(input())", [str(n)], isolation="fork")[0] for n in (1, 2, 3)
+        ]
+        assert [(o.status, o.stdout) for o in outcomes] == [
+            ("OK", "1\n"),
+            ("OK", "2\n"),
+            ("OK", "3\n"),
+        ], [(o.status, o.stderr) for o in outcomes]
+        assert backend._idle == [session], "the same sandbox served them all"
+    finally:
+        backend.shutdown()

@@ -273,6 +273,9 @@ def test_it_cannot_read_host_environment_variables(backend, monkeypatch):
     assert "DATABASE_URL" not in outcome.stdout
     environment = eval(outcome.stdout.splitlines()[0])  # noqa: S307 - our own repr of a dict
     assert set(environment) <= {"PATH", "HOME", "LANG", "LC_CTYPE", "PWD"}
+    # The runner (PID 1) stays non-dumpable: its /proc files are out of a test's reach, also
+    # after it forked the test dumpable (run_one).
+    assert "blocked /proc/1/environ PermissionError" in outcome.stdout, outcome.stdout
 
 
 def test_it_sees_only_its_own_processes_in_proc(backend):

@@ -16,6 +16,7 @@ What one sandbox gets (see README, "Security model"):
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import subprocess
@@ -314,6 +315,11 @@ class BwrapBackend(Backend):
     def shutdown(self) -> None:
         with self._lock:
             idle, self._idle = self._idle, []
+        # Every factory is told to die first, then each is waited for: they go down together.
+        for session in idle:
+            if session.proc.poll() is None:
+                with contextlib.suppress(OSError):
+                    session.proc.kill()
         for session in idle:
             session.close()
 

@@ -49,16 +49,22 @@ class FakeContainer:
             threading.Thread(target=self._pump_out, args=(stream, number), daemon=True).start()
 
     def _pump_in(self):
-        while data := self.theirs.recv(65536):
-            self.proc.stdin.write(data)
-            self.proc.stdin.flush()
-        self.proc.stdin.close()
+        try:
+            while data := self.theirs.recv(65536):
+                self.proc.stdin.write(data)
+                self.proc.stdin.flush()
+            self.proc.stdin.close()
+        except (OSError, ValueError):
+            pass  # the container was removed meanwhile: the daemon drops the attachment
 
     def _pump_out(self, stream, number):
-        while data := stream.read1(65536):
-            self.theirs.sendall(struct.pack(">BxxxI", number, len(data)) + data)
-        if number == 1:
-            self.theirs.shutdown(socket.SHUT_WR)
+        try:
+            while data := stream.read1(65536):
+                self.theirs.sendall(struct.pack(">BxxxI", number, len(data)) + data)
+            if number == 1:
+                self.theirs.shutdown(socket.SHUT_WR)
+        except (OSError, ValueError):
+            pass  # the container was removed meanwhile: the daemon drops the attachment
 
     def reload(self):
         pass

@@ -9,6 +9,9 @@ TEST_ENV := DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/ben
 	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} BROKER_KIND=redis \
 	SECRET_KEY=test-secret-key DEBUG=0 BENCHFORGE_DATA_DIR=$(CURDIR)/var/test
 
+# Test files go to this many pytest-xdist workers (tests/shards.py keeps them apart); 0: one process.
+TEST_WORKERS ?= 2
+
 DEMO_DIR ?= $(CURDIR)/var/demo
 DEMO_ENV := DEBUG=1 BENCHFORGE_DATA_DIR=$(DEMO_DIR) BROKER_KIND=filesystem
 DEMO_HOST ?= 127.0.0.1
@@ -36,7 +39,8 @@ test: install
 	bash scripts/bootstrap.sh test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(TEST_ENV) $(PY) -m pytest -q --durations=30 $(PYTEST_ARGS)
+	$(TEST_ENV) $(PY) -m pytest -q -p tests.shards -n $(TEST_WORKERS) --dist loadfile \
+		--durations=30 $(PYTEST_ARGS)
 
 demo: install
 	bash scripts/bootstrap.sh demo

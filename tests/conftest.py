@@ -21,6 +21,14 @@ def pytest_configure(config):
     _flush_as_owner()
 
 
+def pytest_collection_modifyitems(config, items):
+    """Test files with a ``slow`` test run first (their order otherwise kept): ``make test``
+    hands whole files to two xdist workers in this order, and a long file started last would
+    keep one worker busy while the other has nothing left."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
+
+
 def _flush_as_owner() -> None:
     """Transactional tests end with Django's flush, a TRUNCATE of every table, which the
     release guards refuse while a frozen release exists. The suite runs as the database's

@@ -522,7 +522,7 @@ def _run_child(job, compiled, test_input, fast=None, test_code=None):
     # itself in every child of os.fork (its register_at_fork hook).
     namespaces = []
     try:
-        return _execute(job, compiled, test_input, namespaces, test_code)
+        return _execute(job, compiled, test_input, namespaces, test_code, fast is None)
     finally:
         if fast:
             # The test's globals and the functions in them form reference cycles: emptied here
@@ -533,7 +533,9 @@ def _run_child(job, compiled, test_input, fast=None, test_code=None):
             _flush()
 
 
-def _execute(job, compiled, test_input, namespaces, test_code=None):
+def _execute(job, compiled, test_input, namespaces, test_code=None, final_flush=True):
+    """``final_flush``: flush the standard streams after a program that ended normally (the fast
+    worker's _run_child flushes them itself, after emptying the test's globals)."""
     harness = job["harness"]
     result = b""
     try:
@@ -558,9 +560,10 @@ def _execute(job, compiled, test_input, namespaces, test_code=None):
             else:
                 method = namespace[entry]
             args = [json.loads(line) for line in test_input.split("\n") if line.strip()]
-            value = _to_jsonable(method(*args))
+            value = method(*args)
             try:
-                encoded = json.dumps(value)
+                # An int (the commonest answer) is its own JSON text: json.dumps costs more.
+                encoded = str(value) if type(value) is int else json.dumps(_to_jsonable(value))
             except (TypeError, ValueError):
                 encoded = json.dumps({"__unserializable__": repr(value)[:1000]})
             result = encoded.encode()
@@ -601,7 +604,8 @@ def _execute(job, compiled, test_input, namespaces, test_code=None):
         except Exception:
             pass
         return 1, result
-    _flush()
+    if final_flush:
+        _flush()
     return 0, result
 
 
@@ -958,12 +962,43 @@ class _DictWatch:
         return [t.value for t in self.tags] != self.marks
 
 
+# What a fast-mode test changed through Python that restore() must put back: set by the
+# wrappers of _track (cwd: os.chdir and os.fchdir; timers: signal.setitimer and signal.alarm),
+# cleared by restore(). True at first: a worker's first reset does everything.
+_TOUCHED = {"cwd": True, "timers": True}
+_UNWRAPPED = {}  # (module name, function name): the function _track wrapped
+
+
+def _track(module, name, what):
+    """Replace ``module.name`` with a wrapper that notes ``what`` in _TOUCHED before calling
+    through (once per process)."""
+    original = getattr(module, name, None)
+    if original is None or getattr(original, "_bf_tracks", None):
+        return
+    _UNWRAPPED.setdefault((module.__name__, name), original)
+
+    def wrapper(*args, **kwargs):
+        _TOUCHED[what] = True
+        return original(*args, **kwargs)
+
+    wrapper.__name__ = wrapper.__qualname__ = name
+    wrapper.__doc__ = original.__doc__
+    wrapper._bf_tracks = what
+    setattr(module, name, wrapper)
+
+
 class _Snapshot:
     """What the worker puts back after every test (taken once, after warming)."""
 
     def __init__(self, scratch):
         import _signal
+        import posix
 
+        # Before the module dicts are copied: os is one of the modules reset after a test, and
+        # its saved dict must hold the wrappers.
+        for module in (os, posix):
+            _track(module, "chdir", "cwd")
+            _track(module, "fchdir", "cwd")
         self.scratch = scratch
         self.builtins = dict(builtins.__dict__)
         self.modules = dict(sys.modules)
@@ -1008,6 +1043,7 @@ class _Snapshot:
         self.default_handlers = dict(zip(signals, handlers, strict=True))
         self.touched = None  # signals given a handler since the last restore (watch_signals)
         self.setitimer = _signal.setitimer
+        self.chdir = _UNWRAPPED[("posix", "chdir")]
         self.timers = (_signal.ITIMER_REAL, _signal.ITIMER_VIRTUAL, _signal.ITIMER_PROF)
         self.live_dicts = [live for live, _ in self.module_dicts]
         self.saved_dicts = [saved for _, saved in self.module_dicts]
@@ -1028,11 +1064,24 @@ class _Snapshot:
         signal.__doc__ = setsignal.__doc__
         _signal.signal = signal
         self.touched = touched
+        # Timers: _signal's functions and the signal module's copies of them (``from _signal
+        # import *``).
+        for module in (_signal, sys.modules.get("signal")):
+            if module is not None:
+                _track(module, "setitimer", "timers")
+                _track(module, "alarm", "timers")
 
     def restore(self, recursion_limit):
-        """Put the process back as it was before the test. Cheap when nothing changed."""
-        for timer in self.timers:
-            self.setitimer(timer, 0)
+        """Put the process back as it was before the test. Cheap when nothing changed: the
+        timers and the working directory are put back after a test that set them through
+        Python (the wrappers of _track), or that changed an imported module or builtins (it
+        may have reached the unwrapped functions: everything is put back then)."""
+        changed = self.watch.changed()
+        touched = _TOUCHED
+        if changed or touched["timers"]:
+            for timer in self.timers:
+                self.setitimer(timer, 0)
+            touched["timers"] = False
         if self.touched is None:
             # map() keeps the per-signal loop in C: ~60 signals checked in a few microseconds.
             if list(map(self.getsignal, self.signals)) != self.handlers:
@@ -1047,7 +1096,7 @@ class _Snapshot:
             self.touched.clear()
         sys.settrace(None)
         sys.setprofile(None)
-        if self.watch.changed():
+        if changed:
             if builtins.__dict__ != self.builtins:
                 builtins.__dict__.clear()
                 builtins.__dict__.update(self.builtins)
@@ -1077,7 +1126,9 @@ class _Snapshot:
         if self.int_digits is not None:
             sys.set_int_max_str_digits(self.int_digits)
         os.umask(self.umask)
-        os.chdir(self.scratch)
+        if changed or touched["cwd"]:
+            self.chdir(self.scratch)
+            touched["cwd"] = False
 
 
 def _descriptor_counter():
@@ -1143,6 +1194,42 @@ def _read_job(fd):
     return job, compiled
 
 
+def _cheap_checks(descriptors):
+    """The fast worker's leftover checks made cheap with two descriptors of its own: an open
+    ``/proc/self/fd`` (its fstat counts the open descriptors, a third of a stat by path) and the
+    main thread's ``children`` file (one read tells there is no child, where waitpid raises).
+    Returns (descriptor counter, the count it must show after a clean test, the children
+    file's descriptor or None). Where either is unavailable, the counter given and a waitpid
+    do the work."""
+    children = None
+    try:
+        children = os.open(f"/proc/self/task/{os.getpid()}/children", os.O_RDONLY)
+        os.pread(children, 16, 0)
+    except OSError:
+        if children is not None:
+            _ignore(os.close, children)
+        children = None
+    try:
+        directory = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return descriptors, descriptors(), children
+    fstat = os.fstat
+    inode = fstat(directory).st_ino
+
+    def counted():
+        try:
+            info = fstat(directory)
+        except OSError:
+            return -1  # the test closed it: the worker is replaced
+        return info.st_size if info.st_ino == inode else -1
+
+    expected = len(os.listdir("/proc/self/fd")) - 1  # the listing's own descriptor
+    if counted() != expected:  # a kernel that does not count them (Linux < 6.2)
+        os.close(directory)
+        return descriptors, descriptors(), children
+    return counted, expected, children
+
+
 def _fast_worker_loop(job, compiled, kit):
     """Run the tests queued on the command pipe (fd 4) one after another, without waiting for
     the runner between two of them, and reply (fd 5) after each. Ends when the pipe closes, or
@@ -1189,8 +1276,15 @@ def _fast_worker_loop(job, compiled, kit):
     # and 5 are the channel: closing or replacing them ends the worker at its next read or
     # reply (or the runner's clock does).
     identities = [(fstat(fd).st_dev, fstat(fd).st_ino) for fd in range(4)]
+    descriptors, expected, children = _cheap_checks(descriptors)
 
     def children_left():
+        if children is not None:
+            try:
+                if not pread(children, 16, 0):
+                    return False  # no child at all, not even a zombie
+            except OSError:
+                pass
         while True:
             try:
                 pid, _ = waitpid(-1, os.WNOHANG)
@@ -1265,7 +1359,7 @@ def _fast_worker_loop(job, compiled, kit):
         tainted = (
             not intact
             or exit_code == EXIT_MEMORY
-            or descriptors() != 6
+            or descriptors() != expected
             or threads()
             or children_left()
         )

@@ -14,7 +14,9 @@ Rows (ours / baseline; lower is better except the panel row, which is throughput
 4. judge CLI start-up: ``manage.py judge --help`` and a one-test judge, whole processes (median
    of 5), against ``manage.py check`` (what a Django command costs to start), with the floor
    beneath it: the interpreter alone (``python -c pass``) and the judge's imports;
-5. a test that burns 200 ms of CPU: the per-test overhead stays constant.
+5. a test that burns 200 ms of CPU: the per-test overhead stays constant;
+6. where a call-based test's CPU goes: the sandboxed worker, the runner, the host (1 worker,
+   sampled from /proc in the middle of one long submission).
 
 Each pair of rows 1-3 is measured REPEATS times, baseline and ours alternating, and the table
 shows the medians (and the median of the per-pair ratios): on a machine shared with other work a
@@ -389,6 +391,84 @@ def _cpu_rows(count: int) -> list[dict]:
     return rows
 
 
+def _proc_cpu(names: tuple[str, ...]) -> dict[int, tuple[str, float]]:
+    """{pid: (name, CPU s)} of the processes named ``names`` (the sandbox's processes name
+    themselves; reading their /proc/<pid>/stat needs the same user or root)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        if name in names:
+            fields = stat[stat.rindex(")") + 2 :].split()
+            found[int(entry)] = (name, (int(fields[11]) + int(fields[12])) / tick)
+    return found
+
+
+def _cpu_split_rows(count: int, window_s: float) -> list[dict]:
+    """6. Where the CPU of a call-based test goes, 1 worker: the sandboxed worker, the runner
+    that relays its outcomes, and the host (this process), each sampled over ``window_s`` in
+    the middle of one long submission (its start and end are left out)."""
+    import resource
+    import threading
+
+    from evolution.sandbox import Limits, TestSpec, judge, set_max_parallel
+
+    tests = [TestSpec(str(i), str(2 * i)) for i in range(count)]
+    done: dict = {}
+
+    def submission():
+        started = time.perf_counter()
+        done["result"] = judge(
+            CALL, tests, harness="function", entry_point="twice", limits=Limits(time_s=6.0)
+        )
+        done["wall"] = time.perf_counter() - started
+
+    set_max_parallel(1)
+    try:
+        thread = threading.Thread(target=submission)
+        thread.start()
+        time.sleep(window_s / 2)
+        names = ("bf-worker", "bf-runner")
+        before, host_before = _proc_cpu(names), resource.getrusage(resource.RUSAGE_SELF)
+        time.sleep(window_s)
+        after, host_after = _proc_cpu(names), resource.getrusage(resource.RUSAGE_SELF)
+        thread.join()
+    finally:
+        set_max_parallel(settings.SANDBOX_MAX_PARALLEL)
+    per_test_s = done["wall"] / count
+    tests_in_window = window_s / per_test_s
+    spent = {name: 0.0 for name in names}
+    for pid, (name, cpu) in after.items():
+        if pid in before and before[pid][0] == name:
+            spent[name] += cpu - before[pid][1]
+    host = sum(getattr(host_after, f) - getattr(host_before, f) for f in ("ru_utime", "ru_stime"))
+    seen = f"{done['result'].passed} / {count}" if spent["bf-worker"] else "not readable"
+    return [
+        {
+            "row": f"6. call-based CPU per test, {label}, us (1 worker, {count:,} tests)",
+            "workers": 1,
+            "baseline": "wall per test",
+            "baseline_value": per_test_s * 1e6,
+            "benchforge": cpu_s * 1e6 / tests_in_window,
+            "ratio": cpu_s / tests_in_window / per_test_s,
+            "target": "",
+            "passed": seen,
+        }
+        for label, cpu_s in (
+            ("sandboxed worker", spent["bf-worker"]),
+            ("runner (relay)", spent["bf-runner"]),
+            ("host (this process)", host),
+        )
+    ]
+
+
 def run(args) -> list[dict]:
     from evolution.sandbox import Limits, TestSpec, judge, set_max_parallel
 
@@ -411,5 +491,6 @@ def run(args) -> list[dict]:
     rows += _panel_rows(quick, repeats)
     rows += _startup_rows(3 if quick else 5)
     rows += _cpu_rows(5 if quick else 10)
+    rows += _cpu_split_rows(20_000 if quick else 80_000, 0.5 if quick else 2.0)
     print(f"(load average when it ended: {os.getloadavg()[0]:.1f})")
     return rows

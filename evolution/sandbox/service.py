@@ -134,40 +134,37 @@ INPUTS_PER_FRAME = 256
 
 def _outcomes_in(frame: dict) -> list[tuple[int, RunOutcome]]:
     """(index, outcome) for every test a frame reports: one (fork mode, ``"i"`` and the
-    fields) or a run of them (fast mode, ``"i"`` of the first and ``"outcomes"`` rows, made
-    into outcomes straight from their OUTCOME_FIELDS order: the commonest path of the judge)."""
+    fields) or a run of them (fast mode, ``"i"`` of the first and ``"outcomes"`` rows in
+    OUTCOME_FIELDS order, made into outcomes without a dict each: the judge's commonest path)."""
     if "outcomes" in frame:
         first = frame["i"]
         found = []
         for k, row in enumerate(frame["outcomes"]):
             if len(row) != len(OUTCOME_FIELDS):
                 raise SandboxError(f"runner sent a malformed outcome row: {row!r}"[:2000])
-            status, stdout, stderr, time_ms, cpu_ms, memory_kb, exit_code, sig, internal = row
-            if internal:
-                status, stderr = SE, "the sandbox failed to set up the test process"
-            found.append(
-                (
-                    first + k,
-                    RunOutcome(status, stdout, stderr, time_ms, exit_code, cpu_ms, memory_kb, sig),
-                )
-            )
+            found.append((first + k, _run_outcome(*row)))
         return found
     return [(frame.get("i"), _outcome(frame))]
 
 
+# A fork-mode frame's fields that may be missing, and what stands for them (OUTCOME_FIELDS).
+_FIELD_DEFAULTS = {"stdout": "", "stderr": "", "time_ms": 0.0, "cpu_ms": 0.0, "signal": 0}
+
+
 def _outcome(frame: dict) -> RunOutcome:
-    return RunOutcome(
-        status=frame["status"] if not frame.get("internal") else SE,
-        stdout=frame.get("stdout", ""),
-        stderr=frame.get("stderr", "")
-        if not frame.get("internal")
-        else "the sandbox failed to set up the test process",
-        time_ms=frame.get("time_ms", 0.0),
-        exit_code=frame.get("exit_code"),
-        cpu_ms=frame.get("cpu_ms", 0.0),
-        memory_kb=frame.get("memory_kb"),
-        signal=frame.get("signal", 0),
+    return _run_outcome(
+        frame["status"],
+        *(frame.get(name, _FIELD_DEFAULTS.get(name)) for name in OUTCOME_FIELDS[1:]),
     )
+
+
+def _run_outcome(
+    status, stdout, stderr, time_ms, cpu_ms, memory_kb, exit_code, sig, internal
+) -> RunOutcome:
+    """One test's outcome from the runner's fields (OUTCOME_FIELDS order)."""
+    if internal:
+        status, stderr = SE, "the sandbox failed to set up the test process"
+    return RunOutcome(status, stdout, stderr, time_ms, exit_code, cpu_ms, memory_kb, sig)
 
 
 def _chunk_of(frame: dict, index: int, wanted: bool) -> bytes:

@@ -4,9 +4,36 @@ runner on its start-up path) reads them. Each side names the columns; they must 
 
 from __future__ import annotations
 
+import pytest
+
 from evolution.sandbox import runner, service
 
 
 def test_the_host_reads_outcome_rows_in_the_columns_the_runner_writes():
     assert service.OUTCOME_FIELDS == runner.OUTCOME_FIELDS
     assert len(set(service.OUTCOME_FIELDS)) == len(service.OUTCOME_FIELDS)
+
+
+def test_rows_and_single_frames_become_the_same_outcomes():
+    row = ["RE", "out", "err", 1.5, 0.5, 2048, 1, 9, False]
+    frame = {"i": 7, **dict(zip(service.OUTCOME_FIELDS, row, strict=True))}
+    (fast,) = service._outcomes_in({"i": 7, "outcomes": [row]})
+    (fork,) = service._outcomes_in(frame)
+    assert fast == fork == (7, service.RunOutcome("RE", "out", "err", 1.5, 1, 0.5, 2048, 9))
+    # A fork-mode frame may leave fields out: the outcome's defaults stand for them.
+    (_, bare) = service._outcomes_in({"i": 0, "status": "OK"})[0]
+    assert bare == service.RunOutcome("OK")
+
+
+def test_a_test_process_the_sandbox_could_not_set_up_is_a_sandbox_error():
+    row = ["RE", "", "Traceback ...", 0.0, 0.0, None, 70, 0, True]
+    frame = {"i": 0, **dict(zip(service.OUTCOME_FIELDS, row, strict=True))}
+    ((_, fast),) = service._outcomes_in({"i": 0, "outcomes": [row]})
+    ((_, fork),) = service._outcomes_in(frame)
+    assert fast == fork
+    assert (fast.status, fast.stderr) == ("SE", "the sandbox failed to set up the test process")
+
+
+def test_a_malformed_outcome_row_is_refused():
+    with pytest.raises(service.SandboxError, match="malformed outcome row"):
+        service._outcomes_in({"i": 0, "outcomes": [["OK", "", ""]]})

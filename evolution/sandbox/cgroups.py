@@ -250,8 +250,29 @@ class CgroupSet:
         return bool(self.dirs)
 
     def add(self, pid: int) -> None:
+        """Move ``pid`` into every cgroup of the set where it is not already (a process forked
+        by one inside is). The first move after a quiet spell costs the kernel a grace period
+        (milliseconds to tens of them on a loaded host), so moves are skipped when needless."""
+        missing = self._missing(pid)
         for _, path in self.dirs:
-            _write(os.path.join(path, "cgroup.procs"), str(pid))
+            if path in missing:
+                _write(os.path.join(path, "cgroup.procs"), str(pid))
+
+    def _missing(self, pid: int) -> set[str]:
+        """Paths of the set's cgroups ``pid`` is not in (all of them when that is unknown)."""
+        wanted = {path: os.path.basename(path) for _, path in self.dirs}
+        try:
+            lines = _read_text(f"/proc/{pid}/cgroup").splitlines()
+        except OSError:
+            return set(wanted)
+        inside = set()
+        for h, path in self.dirs:
+            controller = "" if h.version == 2 else h.controller
+            for line in lines:
+                _, controllers, where = line.split(":", 2)
+                if controller in controllers.split(",") and where.endswith("/" + wanted[path]):
+                    inside.add(path)
+        return set(wanted) - inside
 
     def set_memory(self, memory_bytes: int) -> None:
         """Change the memory limit between two submissions of a reused sandbox."""
@@ -267,18 +288,35 @@ class CgroupSet:
                     _write(os.path.join(path, name), str(memory_bytes))
 
     def oom_kills(self) -> int:
+        """OOM kills in the set's memory cgroup so far (read before and after every
+        submission: its file stays open and is read again from the start)."""
         total = 0
         for h, path in self.dirs:
             if h.version == 2:
-                total += _read_int(os.path.join(path, "memory.events"), "oom_kill") or 0
+                total += self._counter(os.path.join(path, "memory.events"), "oom_kill") or 0
             elif h.controller == "memory":
-                count = _read_int(os.path.join(path, "memory.oom_control"), "oom_kill")
+                count = self._counter(os.path.join(path, "memory.oom_control"), "oom_kill")
                 total += (
                     count
                     if count is not None
                     else (_read_int(os.path.join(path, "memory.failcnt")) or 0)
                 )
         return total
+
+    def _counter(self, path: str, key: str) -> int | None:
+        """``key``'s value in the flat-keyed file ``path``, through a descriptor kept open."""
+        fds = self.__dict__.setdefault("_fds", {})
+        try:
+            if path not in fds:
+                fds[path] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            data = os.pread(fds[path], 65536, 0)
+        except OSError:
+            return None
+        for line in data.split(b"\n"):
+            parts = line.split()
+            if len(parts) == 2 and parts[0] == key.encode() and parts[1].isdigit():
+                return int(parts[1])
+        return None
 
     def peak_kb(self) -> int | None:
         for h, path in self.dirs:
@@ -293,6 +331,9 @@ class CgroupSet:
         return None
 
     def close(self) -> None:
+        for fd in self.__dict__.pop("_fds", {}).values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
         for _, path in self.dirs:
             _remove(path)
         self.dirs = []

@@ -116,6 +116,21 @@ def run_judge(opts: dict, write: Callable[[str], None], *, one_shot: bool = Fals
         write(line + (f"\n{test.diff}" if test.diff else ""))
 
 
+def _start_sandboxes(count: int) -> None:
+    """Start the sandboxes the batch will use while its jobs are parsed (a backend with a
+    pool of warm factories: bwrap). Nothing is started for an empty batch or a backend that
+    cannot be used: the jobs' verdicts say why."""
+    from .service import get_backend
+    from .types import SandboxUnavailable
+
+    try:
+        backend = get_backend()
+    except SandboxUnavailable:
+        return
+    if count > 0 and hasattr(backend, "prewarm"):
+        backend.prewarm(count, wait=False)
+
+
 def run_judge_batch(opts: dict, stderr) -> None:
     """Judge a JSONL file of jobs; results are written in job order as they become ready."""
     from evolution.console import ProgressBar
@@ -128,6 +143,8 @@ def run_judge_batch(opts: dict, stderr) -> None:
         raise UsageError("--workers must be at least 1")
     lines = _read(opts["source"], "--in").splitlines()
     numbered = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
+    if not opts.get("distributed"):
+        _start_sandboxes(min(workers, len(numbered)))
     parsed: list[tuple[object, JudgeJob | None, str]] = []
     for number, line in numbered:
         try:

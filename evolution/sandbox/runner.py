@@ -1844,7 +1844,11 @@ def _prepare(libc):
 
 
 def warm():
-    """Import the modules tests commonly use and run LiveCodeBench's prelude once."""
+    """Import the modules tests commonly use and run LiveCodeBench's prelude, once per process
+    (and its forks: a runner forked from a warm factory is warm)."""
+    if _STATE.get("warm"):
+        return
+    _STATE["warm"] = True
     for name in WARM_MODULES:
         try:
             __import__(name)
@@ -1865,7 +1869,7 @@ def serve_job(in_fd, out_fd, seccomp, is_pid1):
 
 def _serve(job, in_fd, out_fd, seccomp, is_pid1):
     # Warming pays off only when several tests share it; for one test the child imports what
-    # it needs itself, and nothing more. (A factory warms itself after its first submission.)
+    # it needs itself, and nothing more. (A warm factory's runners are warm already.)
     if job.get("warm"):
         warm()
     if not (job.get("isolation") == "fast" and is_pid1 and _fast_kit_matches(os.getcwd())):
@@ -2172,13 +2176,13 @@ def factory(in_fd, out_fd, libc):
     _capset_empty()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
-    current = _Prepared(libc, in_fd, out_fd, ())
-    current.start()
     if go.get("warm", True):
-        # While the first submission runs (and only for a factory that will serve more than
-        # one, see BwrapBackend.warm_factories): what the test processes import to report an
-        # error, the modules and the prelude every submission with several tests needs, and
-        # the fast mode's kernel check, once here instead of once per submission.
+        # Before the first submission's sandbox is made (and only for a factory that will
+        # serve more than one, see BwrapBackend.warm_factories), so that every runner is
+        # forked warm: what the test processes import to report an error, the modules and the
+        # prelude every submission with several tests needs, and the fast mode's kernel check,
+        # once here instead of once per submission's runner. A pool starts its factories
+        # ahead of their first job (BwrapBackend.prewarm), so this is done before one comes.
         try:
             __import__("traceback")
             warm()
@@ -2186,6 +2190,8 @@ def factory(in_fd, out_fd, libc):
         except Exception:
             pass
         __import__("gc").freeze()
+    current = _Prepared(libc, in_fd, out_fd, ())
+    current.start()
     fast = False  # whether the last submission ran in fast mode: workloads tend to repeat
     while True:
         try:

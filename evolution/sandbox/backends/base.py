@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import queue
+import select
 import selectors
 import struct
 import subprocess
@@ -240,6 +241,8 @@ class ProcessSession(Session):
         self._reader = FrameReader()
         self._stderr = bytearray()
         self._outbox: queue.Queue = queue.Queue()
+        self._queued = 0  # writes handed to the writer thread and not yet done
+        self._send_lock = threading.Lock()
         self._closed = False
         try:
             self.proc = spawner.call(
@@ -255,20 +258,31 @@ class ProcessSession(Session):
             if cgroups is not None:
                 cgroups.close()
             raise SandboxError(f"could not start the sandbox: {exc}") from exc
+        # Into its cgroups at once, while its interpreter starts: what it forks from now on is
+        # born inside. Moving a process can wait a kernel grace period; off the critical path
+        # here. What it forked before this move is moved once it is ready (below).
+        placing = None
+        if cgroups is not None and cgroups.active:
+            placing = threading.Thread(target=cgroups.add, args=(self.proc.pid,), daemon=True)
+            placing.start()
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.proc.stdout, selectors.EVENT_READ, "out")
         self._selector.register(self.proc.stderr, selectors.EVENT_READ, "err")
-        # Frames to the runner go through a thread: the runner reads its next input only when
-        # it is ready, and a full pipe must never block the reader of its results.
+        # Frames to the runner are written at once when the pipe takes them whole; what it
+        # does not take goes through a thread: the runner reads its next input only when it is
+        # ready, and a full pipe must never block the reader of its results.
+        self._stdin_fd = self.proc.stdin.fileno()
+        os.set_blocking(self._stdin_fd, False)
         self._writer = threading.Thread(target=self._write_loop, daemon=True)
         self._writer.start()
         if preamble:
-            self._outbox.put(preamble)
+            self._put(preamble)
         try:
             self.info = self.recv(timeout=30.0)
             if not self.info.get("ready"):
                 raise SandboxError(f"runner did not announce itself: {self.info!r}")
-            if cgroups is not None and cgroups.active:
+            if placing is not None:
+                placing.join()
                 for pid in self.tree_pids():
                     cgroups.add(pid)
         except BaseException:
@@ -290,24 +304,50 @@ class ProcessSession(Session):
         return pids
 
     def _write_loop(self) -> None:
+        fd = self._stdin_fd
         while True:
             data = self._outbox.get()
             if data is None:
                 break
+            view = memoryview(data)
             try:
-                self.proc.stdin.write(data)
-                self.proc.stdin.flush()
-            except (BrokenPipeError, OSError, ValueError):
+                while view:
+                    try:
+                        view = view[os.write(fd, view) :]
+                    except BlockingIOError:
+                        select.select([], [fd], [])
+            except OSError:  # the runner is gone: recv reports why
                 break
+            finally:
+                with self._send_lock:
+                    self._queued -= 1
         with contextlib.suppress(OSError, ValueError):
             self.proc.stdin.close()
 
+    def _put(self, data: bytes) -> None:
+        """Write ``data`` after everything sent before it: directly when nothing waits in the
+        writer thread and the pipe takes it whole (no thread hand-off per frame), else the
+        rest through the thread."""
+        with self._send_lock:
+            if not self._queued and not self._closed:
+                try:
+                    written = os.write(self._stdin_fd, data)
+                except BlockingIOError:
+                    written = 0
+                except OSError:  # the runner is gone: recv reports why
+                    return
+                if written == len(data):
+                    return
+                data = data[written:]
+            self._queued += 1
+            self._outbox.put(data)
+
     def send(self, obj: dict) -> None:
-        self._outbox.put(encode_frame(obj))
+        self._put(encode_frame(obj))
 
     def send_many(self, objs: list[dict]) -> None:
-        """Several frames in one write (one wake-up of the writer thread, one system call)."""
-        self._outbox.put(b"".join(encode_frame(obj) for obj in objs))
+        """Several frames in one write (one system call)."""
+        self._put(b"".join(encode_frame(obj) for obj in objs))
 
     def recv(self, timeout: float) -> dict:
         deadline = time.monotonic() + timeout

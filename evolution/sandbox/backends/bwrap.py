@@ -162,8 +162,9 @@ class BwrapBackend(Backend):
         self.python = python or config.settings().SANDBOX_PYTHON
         self.bwrap = bwrap or _which("bwrap")
         self.setpriv = _which("setpriv")
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._idle: list[ProcessSession] = []
+        self._starting = 0  # factories prewarm() is starting in the background
         self._pid = os.getpid()
         atexit.register(self.shutdown)
         if not self.bwrap:
@@ -278,14 +279,20 @@ class BwrapBackend(Backend):
         factory mode) and return to it only after a clean, complete job."""
         with self._lock:
             if self._pid != os.getpid():  # a forked worker must not share its parent's pool
-                self._idle, self._pid = [], os.getpid()
+                self._idle, self._pid, self._starting = [], os.getpid(), 0
             session = None
-            while self._idle and session is None:
-                candidate = self._idle.pop()
-                if candidate.proc.poll() is None:
-                    session = candidate
+            while session is None:
+                if self._idle:
+                    candidate = self._idle.pop()
+                    if candidate.proc.poll() is None:
+                        session = candidate
+                    else:
+                        candidate.close()
+                elif self._starting:
+                    # A factory prewarm() is starting will be ready sooner than a new one.
+                    self._lock.wait()
                 else:
-                    candidate.close()
+                    break
         if session is None:
             session = self._start()
         lease = _Lease(self, session)
@@ -307,10 +314,35 @@ class BwrapBackend(Backend):
                     return
         session.close()
 
-    def prewarm(self, count: int = 1) -> None:
-        """Start ``count`` factories into the idle pool (a worker's first job then only forks)."""
-        for _ in range(max(0, min(count, MAX_IDLE))):
-            self._release(self._start(), True)
+    def prewarm(self, count: int = 1, *, wait: bool = True) -> None:
+        """Start ``count`` factories into the idle pool (a worker's first job then only forks),
+        all at once. ``wait=False`` returns at once: they start while the caller goes on (the
+        judge's command lines read their input meanwhile), and ``open`` waits for one of them
+        rather than starting another. A factory that fails to start is left out; ``open``
+        then starts one itself, and reports why if that fails too."""
+        count = max(0, min(count, MAX_IDLE))
+        with self._lock:
+            self._starting += count
+        threads = [
+            threading.Thread(target=self._prewarm_one, name="sandbox-prewarm", daemon=True)
+            for _ in range(count)
+        ]
+        for thread in threads:
+            thread.start()
+        if wait:
+            for thread in threads:
+                thread.join()
+
+    def _prewarm_one(self) -> None:
+        try:
+            session = self._start()
+        except Exception:  # SandboxError, SandboxUnavailable: open() meets it again
+            session = None
+        with self._lock:  # pooled before a waiting open() looks again
+            if session is not None:
+                self._release(session, True)
+            self._starting -= 1
+            self._lock.notify_all()
 
     def shutdown(self) -> None:
         with self._lock:

@@ -111,6 +111,50 @@ def test_a_prewarmed_pool_serves_the_first_job_without_starting_a_sandbox(monkey
         backend.shutdown()
 
 
+def test_a_pool_starting_in_the_background_is_waited_for_not_duplicated(monkeypatch):
+    # judge_batch starts its sandboxes while it parses the jobs (prewarm(wait=False)): a job
+    # that comes before they are ready takes one of them instead of starting a third.
+    from evolution.sandbox.backends.bwrap import BwrapBackend
+
+    backend = BwrapBackend()
+    started = []
+    real_start = backend._start
+
+    def counted_start():
+        started.append(threading.current_thread().name)
+        return real_start()
+
+    monkeypatch.setattr(backend, "_start", counted_start)
+    try:
+        backend.prewarm(2, wait=False)
+        assert backend._starting == 2 or len(backend._idle) + backend._starting == 2
+        results = list(judge_many(_jobs()[1:3], workers=2, backend=backend))
+        assert _summary(results) == [("AC", 1), ("WA", 0)]
+        assert started == ["sandbox-prewarm", "sandbox-prewarm"]
+        assert backend._starting == 0
+    finally:
+        backend.shutdown()
+
+
+def test_a_pool_that_cannot_start_in_the_background_reports_it_on_open(monkeypatch):
+    from evolution.sandbox.backends.bwrap import BwrapBackend
+    from evolution.sandbox.types import SandboxError
+
+    backend = BwrapBackend()
+
+    def broken():
+        raise SandboxError("could not start the sandbox: no such file")
+
+    monkeypatch.setattr(backend, "_start", broken)
+    try:
+        backend.prewarm(1, wait=False)
+        with pytest.raises(SandboxError, match="no such file"):
+            backend.open(limits=LIMITS)  # waits for the failed start, then tries itself
+        assert backend._starting == 0 and backend._idle == []
+    finally:
+        backend.shutdown()
+
+
 def test_the_chunk_task_is_registered_for_the_sandbox_queue():
     import evolution.tasks  # noqa: F401 - what the worker imports
     from benchapp.celery import app

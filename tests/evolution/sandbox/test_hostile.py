@@ -440,3 +440,37 @@ def test_a_killed_judge_leaves_no_sandbox_or_cgroup_behind(tmp_path):
         time.sleep(0.2)
     assert alive == [] and left == []
     assert len(state["cgroups"]) == len(cgroups.available())
+
+
+@pytest.mark.skipif(not cgroups.available(), reason="no writable cgroup hierarchy here")
+def test_every_process_of_a_sandbox_is_in_its_cgroups_and_none_is_moved_twice(monkeypatch):
+    # The host moves a sandbox's first process into its cgroups as soon as it is spawned (what
+    # bwrap forks after that is born inside), and the rest of the tree once it is ready, before
+    # the factory may fork: every process is inside, and a process already inside is not moved
+    # again (each move can cost the kernel a grace period).
+    from evolution.sandbox.backends.bwrap import BwrapBackend
+
+    backend = BwrapBackend()
+    lease = backend.open(limits=Limits())
+    try:
+        session = lease.session
+        pids = session.tree_pids()
+        assert len(pids) >= 2  # bwrap and the factory's interpreter at least
+        assert all(session.cgroups._missing(pid) == set() for pid in pids)
+        writes = []
+        monkeypatch.setattr(cgroups, "_write", lambda path, value: writes.append(path))
+        for pid in pids:
+            session.cgroups.add(pid)
+        assert writes == []
+        outside = subprocess.Popen(["sleep", "5"])
+        try:
+            session.cgroups.add(outside.pid)
+            assert sorted(writes) == sorted(
+                f"{path}/cgroup.procs" for _, path in session.cgroups.dirs
+            )
+        finally:
+            outside.kill()
+            outside.wait()
+    finally:
+        lease.close()
+        backend.shutdown()

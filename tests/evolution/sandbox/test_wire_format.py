@@ -37,3 +37,50 @@ def test_a_test_process_the_sandbox_could_not_set_up_is_a_sandbox_error():
 def test_a_malformed_outcome_row_is_refused():
     with pytest.raises(service.SandboxError, match="malformed outcome row"):
         service._outcomes_in({"i": 0, "outcomes": [["OK", "", ""]]})
+
+
+ECHO = r"""
+import json, os, struct, sys, time
+def send(obj):
+    data = json.dumps(obj).encode()
+    os.write(1, struct.pack(">I", len(data)) + data)
+send({"ready": True})
+time.sleep(0.5)  # the host meanwhile fills the pipe and queues more behind it
+stream = os.fdopen(0, "rb")
+while True:
+    head = stream.read(4)
+    if len(head) < 4:
+        break
+    frame = json.loads(stream.read(struct.unpack(">I", head)[0]))
+    send({"n": frame["n"], "size": len(frame.get("pad", ""))})
+    if frame.get("last"):
+        break
+"""
+
+
+def test_frames_reach_the_runner_whole_and_in_order_past_a_full_pipe():
+    # Frames go straight to the pipe when it takes them whole, and through the writer thread
+    # when it does not: a small frame sent while a large one still waits for the reader must
+    # not overtake it, and nothing is cut.
+    import sys
+
+    from evolution.sandbox.backends.base import ProcessSession
+
+    session = ProcessSession(
+        [sys.executable, "-I", "-S", "-c", ECHO], popen_kwargs={"close_fds": True}
+    )
+    try:
+        session.send({"n": 0})  # fits: written directly
+        session.send({"n": 1, "pad": "x" * 3_000_000})  # far beyond a pipe's 64 KiB
+        session.send_many([{"n": 2}, {"n": 3, "pad": "y" * 70_000}])
+        session.send({"n": 4, "last": True})
+        got = [session.recv(timeout=30) for _ in range(5)]
+        assert got == [
+            {"n": 0, "size": 0},
+            {"n": 1, "size": 3_000_000},
+            {"n": 2, "size": 0},
+            {"n": 3, "size": 70_000},
+            {"n": 4, "size": 0},
+        ]
+    finally:
+        session.close()

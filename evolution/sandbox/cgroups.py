@@ -13,7 +13,6 @@ import contextlib
 import itertools
 import os
 import signal
-import sys
 import threading
 import time
 from collections import namedtuple
@@ -155,34 +154,28 @@ def _remove(path: str) -> None:
 
 
 # A process killed with SIGKILL (or ending with os._exit, as Celery's pool children do) never
-# removes its sandboxes' cgroups. A detached janitor, started once per process, waits for it to
-# die and removes what it left; a restart in the same cgroup would also sweep them (``_sweep``).
+# removes its sandboxes' cgroups, and one that exits normally leaves those whose last
+# processes are still being torn down. A detached janitor, started once per process, waits for
+# it to die and removes what it left; a restart in the same cgroup would also sweep them
+# (``_sweep``). A shell script: a Python janitor would cost the start of every judging process
+# an interpreter's start-up of CPU. ``tail --pid`` waits without spawning anything.
 JANITOR = """
-import os, select, sys, time
-host, prefix, bases = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
-try:
-    fd = os.pidfd_open(host)
-    select.select([fd], [], [])
-except OSError:
-    while os.path.exists(f"/proc/{host}"):
-        time.sleep(1)
-deadline = time.time() + 30
-while time.time() < deadline:
-    left = 0
-    for base in bases:
-        try:
-            names = os.listdir(base)
-        except OSError:
-            continue
-        for name in names:
-            if name.startswith(prefix):
-                try:
-                    os.rmdir(os.path.join(base, name))
-                except OSError:
-                    left += 1
-    if not left:
-        break
-    time.sleep(0.2)
+tail --pid="$1" -f /dev/null 2>/dev/null || while kill -0 "$1" 2>/dev/null; do sleep 1; done
+prefix=$2
+shift 2
+tries=0
+while [ "$tries" -lt 150 ]; do
+    left=0
+    for base in "$@"; do
+        for dir in "$base/$prefix"*; do
+            [ -d "$dir" ] || continue
+            rmdir "$dir" 2>/dev/null || left=1
+        done
+    done
+    [ "$left" -eq 0 ] && break
+    tries=$((tries + 1))
+    sleep 0.2
+done
 """
 _janitor_pid = 0
 
@@ -197,16 +190,7 @@ def _ensure_janitor() -> None:
 
     with contextlib.suppress(OSError):
         subprocess.Popen(
-            [
-                sys.executable,
-                "-I",
-                "-S",
-                "-c",
-                JANITOR,
-                str(os.getpid()),
-                f"{PREFIX}{os.getpid()}-",
-                *bases,
-            ],
+            ["sh", "-c", JANITOR, "janitor", str(os.getpid()), f"{PREFIX}{os.getpid()}-", *bases],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -330,10 +314,16 @@ class CgroupSet:
                 return value // 1024
         return None
 
-    def close(self) -> None:
+    def close(self, *, wait: bool = True) -> None:
+        """Remove the cgroups. ``wait=False`` (this process is exiting): try once, and leave
+        what is still in use to the janitor, which removes it once this process is gone."""
         for fd in self.__dict__.pop("_fds", {}).values():
             with contextlib.suppress(OSError):
                 os.close(fd)
         for _, path in self.dirs:
-            _remove(path)
+            if wait:
+                _remove(path)
+            else:
+                with contextlib.suppress(OSError):
+                    os.rmdir(path)
         self.dirs = []

@@ -120,7 +120,7 @@ def _start_sandboxes(count: int) -> None:
     """Start the sandboxes the batch will use while its jobs are parsed (a backend with a
     pool of warm factories: bwrap). Nothing is started for an empty batch or a backend that
     cannot be used: the jobs' verdicts say why."""
-    from .service import get_backend
+    from .backends import get_backend
     from .types import SandboxUnavailable
 
     try:
@@ -133,18 +133,20 @@ def _start_sandboxes(count: int) -> None:
 
 def run_judge_batch(opts: dict, stderr) -> None:
     """Judge a JSONL file of jobs; results are written in job order as they become ready."""
-    from evolution.console import ProgressBar
-
-    from .batch import JudgeJob, judge_many, result_to_dict
-    from .jobs import JobError, parse_job
-
     workers = opts.get("workers") or config.settings().SANDBOX_MAX_PARALLEL
     if workers < 1:
         raise UsageError("--workers must be at least 1")
     lines = _read(opts["source"], "--in").splitlines()
     numbered = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
     if not opts.get("distributed"):
+        # Before the rest of the judge is imported: they start while it is.
         _start_sandboxes(min(workers, len(numbered)))
+
+    from evolution.console import ProgressBar
+
+    from .batch import JudgeJob, judge_many, result_to_dict
+    from .jobs import JobError, parse_job
+
     parsed: list[tuple[object, JudgeJob | None, str]] = []
     for number, line in numbered:
         try:

@@ -770,6 +770,22 @@ def _children_of(parent):
     return found
 
 
+def _clean_tmpfs(path):
+    """Empty ``path``, a tmpfs of this sandbox (its /tmp or /dev/shm), with one stat when it is
+    empty already: a tmpfs directory's size counts its entries (see _tmpfs_empty_size)."""
+    sizes = _STATE.setdefault("tmpfs_empty", {})
+    if path not in sizes:
+        _clean_scratch(path)  # the size of the empty directory is probed on an empty one
+        sizes[path] = _tmpfs_empty_size(path)
+        return
+    try:
+        if sizes[path] is not None and os.stat(path).st_size == sizes[path]:
+            return
+    except OSError:
+        return
+    _clean_scratch(path)
+
+
 def _clean_scratch(scratch):
     """Empty ``scratch`` (symbolic links are removed, never followed). A directory a test made
     read-only is made writable first. No shutil: it would import bz2 and lzma in the sandbox."""
@@ -844,7 +860,10 @@ def run_one(job, compiled, test_input, seccomp, is_pid1, scratch, out_fd=None, i
     if pidfd is not None:
         os.close(pidfd)
     _reap_everything(is_pid1, pid)
-    _clean_scratch(scratch)
+    if is_pid1:
+        _clean_tmpfs(scratch)
+    else:
+        _clean_scratch(scratch)
 
     if job.get("stream_stdout") and out_fd is not None:
         stdout, out_size = b"", _stream_capped(fds[1], cap, out_fd, index)
@@ -1887,10 +1906,19 @@ def _serve(job, in_fd, out_fd, seccomp, is_pid1):
             pass
         _send(out_fd, {"done": True})
         return "none"
-    _send(out_fd, {"compiled": True})
+    fast = job.get("isolation") == "fast" and is_pid1
+    # Without a stop condition the host has sent every input and the end with the job: the
+    # "compiled" frame then goes out with the first outcome, and each outcome with "done" when
+    # it is the last (one write, and one wake-up of the host, for a one-test submission).
+    # With one, or with stdout streamed as the test runs, every frame goes out at once.
+    hold = not (fast or job.get("stop_on_failure") or job.get("stream_stdout"))
+    held = _frame({"compiled": True})
+    if not hold:
+        _write_all(out_fd, held)
+        held = b""
     # Fast mode needs to be PID 1 of its namespace: only then can the runner see (and kill)
     # everything a test left running without scanning the host's /proc.
-    if job.get("isolation") == "fast" and is_pid1:
+    if fast:
         worker = FastWorker(job, compiled, seccomp, scratch)
         try:
             worker.serve(in_fd, out_fd)
@@ -1901,15 +1929,20 @@ def _serve(job, in_fd, out_fd, seccomp, is_pid1):
             worker.close()
         return "fast"
     index = 0
-    while True:
-        frame = _recv(in_fd)
-        if frame.get("end"):
-            break
+    frame = _recv(in_fd)
+    while not frame.get("end"):
         outcome = run_one(job, compiled, frame["input"], seccomp, is_pid1, scratch, out_fd, index)
         outcome["i"] = index
-        _send(out_fd, outcome)
         index += 1
-    _send(out_fd, {"done": True})
+        held += _frame(outcome)
+        if not hold:
+            _write_all(out_fd, held)  # the host sends the next input once it has read this
+            held = b""
+        frame = _recv(in_fd)  # held: already in the pipe
+        if held and not frame.get("end"):
+            _write_all(out_fd, held)
+            held = b""
+    _write_all(out_fd, held + _frame({"done": True}))
     return "fork"
 
 
@@ -1996,13 +2029,17 @@ def _remove_ipc_objects(libc):
     """Remove every System V shared memory segment and semaphore set of this IPC namespace
     (message queues are refused by seccomp). Test processes run as the runner's uid, so it
     owns what they made."""
+    tables = _STATE.setdefault("ipc_tables", {})
     for table, remove in (
         ("/proc/sysvipc/shm", lambda ident: libc.shmctl(ident, IPC_RMID, None)),
         ("/proc/sysvipc/sem", lambda ident: libc.semctl(ident, 0, IPC_RMID)),
     ):
         try:
-            with open(table) as fh:
-                rows = fh.read().splitlines()[1:]
+            # Kept open and read again from the start: one system call per table and
+            # submission (a test cannot reach the runner's descriptors).
+            if table not in tables:
+                tables[table] = os.open(table, os.O_RDONLY | os.O_CLOEXEC)
+            rows = os.pread(tables[table], 1 << 20, 0).decode().splitlines()[1:]
         except OSError:
             continue
         for row in rows:
@@ -2021,7 +2058,7 @@ def reset_for_next(libc):
     FastWorker.discard_prefork()
     _reap_everything(True, None)
     for path in ("/tmp", "/dev/shm"):
-        _clean_scratch(path)
+        _clean_tmpfs(path)
     if libc is not None:
         _remove_ipc_objects(libc)
     os.chdir("/tmp")

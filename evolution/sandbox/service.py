@@ -17,6 +17,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 
 from . import compare, config
+from .backends import get_backend
 from .backends.base import Backend
 from .types import (
     AC,
@@ -49,7 +50,6 @@ LAZY_WINDOW = 32
 _slots_lock = threading.Lock()
 _slots: threading.BoundedSemaphore | None = None
 _slots_size = 0
-_bwrap_backends: dict = {}
 
 
 def max_parallel() -> int:
@@ -70,30 +70,6 @@ def _slot() -> threading.BoundedSemaphore:
             _slots_size = config.settings().SANDBOX_MAX_PARALLEL
             _slots = threading.BoundedSemaphore(_slots_size)
         return _slots
-
-
-def get_backend(name: str | None = None) -> Backend:
-    """The backend named, or the configured one. Raises SandboxUnavailable with the reason;
-    never substitutes another backend."""
-    name = name or config.settings().SANDBOX_BACKEND
-    if name == "bwrap":
-        from .backends.bwrap import BwrapBackend
-
-        # One instance per process and interpreter: it owns the pool of warm factories.
-        key = (os.getpid(), config.settings().SANDBOX_PYTHON)
-        with _slots_lock:
-            if _bwrap_backends.get("key") != key:
-                _bwrap_backends.update(key=key, backend=BwrapBackend())
-            return _bwrap_backends["backend"]
-    if name == "docker":
-        from .backends.docker import DockerBackend
-
-        return DockerBackend()
-    if name == "unsafe":
-        from .backends.unsafe import UnsafeBackend
-
-        return UnsafeBackend()
-    raise SandboxUnavailable(f"unknown sandbox backend {name!r} (bwrap, docker, unsafe)")
 
 
 def _check_call(harness: str, entry_point: str) -> None:

@@ -389,7 +389,10 @@ class ProcessSession(Session):
     def oom_kills(self) -> int:
         return self.cgroups.oom_kills() if self.cgroups is not None else 0
 
-    def close(self) -> None:
+    def close(self, *, wait: bool = True) -> None:
+        """Kill the process tree and remove its cgroups. ``wait=False`` (this process is
+        exiting): nothing is waited for; bwrap's --die-with-parent and the cgroups' janitor
+        finish what is still going when this process is gone."""
         if self._closed:
             return
         self._closed = True
@@ -397,12 +400,14 @@ class ProcessSession(Session):
         if self.proc.poll() is None:
             with contextlib.suppress(OSError):
                 self.proc.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=10)
+        if wait:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=10)
         self._selector.close()
         for stream in (self.proc.stdout, self.proc.stderr):
             with contextlib.suppress(OSError):
                 stream.close()
-        self._writer.join(timeout=5)
+        if wait:
+            self._writer.join(timeout=5)
         if self.cgroups is not None:
-            self.cgroups.close()
+            self.cgroups.close(wait=wait)

@@ -166,7 +166,7 @@ class BwrapBackend(Backend):
         self._idle: list[ProcessSession] = []
         self._starting = 0  # factories prewarm() is starting in the background
         self._pid = os.getpid()
-        atexit.register(self.shutdown)
+        atexit.register(self.shutdown, wait=False)
         if not self.bwrap:
             raise SandboxUnavailable(
                 "bubblewrap (bwrap) is not installed; install it (apt-get install bubblewrap), "
@@ -344,7 +344,10 @@ class BwrapBackend(Backend):
             self._starting -= 1
             self._lock.notify_all()
 
-    def shutdown(self) -> None:
+    def shutdown(self, *, wait: bool = True) -> None:
+        """Stop the idle factories. ``wait=False`` at interpreter exit: they are killed and
+        not waited for (see ProcessSession.close), which would add the kernel's teardown of
+        their namespaces to every judging command's run."""
         with self._lock:
             idle, self._idle = self._idle, []
         # Every factory is told to die first, then each is waited for: they go down together.
@@ -353,7 +356,7 @@ class BwrapBackend(Backend):
                 with contextlib.suppress(OSError):
                     session.proc.kill()
         for session in idle:
-            session.close()
+            session.close(wait=wait)
 
     def describe(self) -> dict:
         return {

@@ -190,7 +190,15 @@ def _ensure_janitor() -> None:
 
     with contextlib.suppress(OSError):
         subprocess.Popen(
-            ["sh", "-c", JANITOR, "janitor", str(os.getpid()), f"{PREFIX}{os.getpid()}-", *bases],
+            [
+                "/bin/sh",
+                "-c",
+                JANITOR,
+                "janitor",
+                str(os.getpid()),
+                f"{PREFIX}{os.getpid()}-",
+                *bases,
+            ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

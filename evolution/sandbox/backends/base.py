@@ -236,7 +236,18 @@ class FrameReader:
 class ProcessSession(Session):
     """A runner started as a local process tree (bwrap, or the unsafe backend)."""
 
-    def __init__(self, argv: list[str], *, popen_kwargs: dict, cgroups=None, preamble: bytes = b""):
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        popen_kwargs: dict,
+        cgroups=None,
+        preamble: bytes = b"",
+        handshake: bool = True,
+    ):
+        """Start the process tree. ``handshake=False``: return once it is started; the caller
+        then calls ``handshake`` (which waits for the runner to be ready), e.g. from another
+        thread while it goes on."""
         self.cgroups = cgroups
         self._reader = FrameReader()
         self._stderr = bytearray()
@@ -261,10 +272,10 @@ class ProcessSession(Session):
         # Into its cgroups at once, while its interpreter starts: what it forks from now on is
         # born inside. Moving a process can wait a kernel grace period; off the critical path
         # here. What it forked before this move is moved once it is ready (below).
-        placing = None
+        self._placing = None
         if cgroups is not None and cgroups.active:
-            placing = threading.Thread(target=cgroups.add, args=(self.proc.pid,), daemon=True)
-            placing.start()
+            self._placing = threading.Thread(target=cgroups.add, args=(self.proc.pid,), daemon=True)
+            self._placing.start()
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.proc.stdout, selectors.EVENT_READ, "out")
         self._selector.register(self.proc.stderr, selectors.EVENT_READ, "err")
@@ -277,14 +288,20 @@ class ProcessSession(Session):
         self._writer.start()
         if preamble:
             self._put(preamble)
+        if handshake:
+            self.handshake()
+
+    def handshake(self) -> None:
+        """Wait for the runner to announce itself, then make sure every process of the tree
+        is in the sandbox's cgroups (before it may fork). Closes the session on failure."""
         try:
             self.info = self.recv(timeout=30.0)
             if not self.info.get("ready"):
                 raise SandboxError(f"runner did not announce itself: {self.info!r}")
-            if placing is not None:
-                placing.join()
+            if self._placing is not None:
+                self._placing.join()
                 for pid in self.tree_pids():
-                    cgroups.add(pid)
+                    self.cgroups.add(pid)
         except BaseException:
             self.close()
             raise

@@ -256,22 +256,36 @@ class BwrapBackend(Backend):
             kwargs.update(user=uid, group=uid, extra_groups=[])
         return kwargs
 
-    def _start(self) -> ProcessSession:
-        cgroup_set = cgroups.CgroupSet(
+    @staticmethod
+    def _cgroup_set() -> cgroups.CgroupSet:
+        return cgroups.CgroupSet(
             memory_bytes=(512 + RUNNER_OVERHEAD_MB) * 1024 * 1024, pids_max=PIDS_MAX
         )
-        session = ProcessSession(
+
+    def _spawn(self, cgroup_set: cgroups.CgroupSet | None = None) -> ProcessSession:
+        """A factory's process tree, started (not yet ready: see _finish)."""
+        if cgroup_set is None:
+            cgroup_set = self._cgroup_set()
+        return ProcessSession(
             self.argv(Limits()),
             popen_kwargs=self.popen_kwargs(),
             cgroups=cgroup_set,
             preamble=bootstrap_command(interpreter_layout(self.python)["exe"])[1],
+            handshake=False,
         )
+
+    def _finish(self, session: ProcessSession) -> ProcessSession:
+        """Wait until a spawned factory is ready and in its cgroups, then let it go on."""
+        session.handshake()
         # Placed in its cgroups: the factory may now fork.
         session.send({"go": True, "warm": self.warm_factories})
         session.backend_name = self.name
         # With a private host uid, RLIMIT_NPROC bounds this sandbox alone.
         session.nproc = PIDS_MAX if os.geteuid() == 0 else None
         return session
+
+    def _start(self) -> ProcessSession:
+        return self._finish(self._spawn())
 
     def open(self, *, limits: Limits) -> Session:
         """A sandbox for ONE submission. Its namespaces, scratch and processes are fresh; the
@@ -316,27 +330,40 @@ class BwrapBackend(Backend):
 
     def prewarm(self, count: int = 1, *, wait: bool = True) -> None:
         """Start ``count`` factories into the idle pool (a worker's first job then only forks),
-        all at once. ``wait=False`` returns at once: they start while the caller goes on (the
-        judge's command lines read their input meanwhile), and ``open`` waits for one of them
-        rather than starting another. A factory that fails to start is left out; ``open``
-        then starts one itself, and reports why if that fails too."""
+        all at once: each is spawned here, and waited for (its interpreter starting, its
+        warming) in a thread of its own. ``wait=False`` returns once they are spawned: they
+        get ready while the caller goes on (the judge's command line reads its jobs
+        meanwhile), and ``open`` waits for one of them rather than starting another. A factory
+        that fails to start is left out; ``open`` then starts one itself, and reports why if
+        that fails too."""
         count = max(0, min(count, MAX_IDLE))
         with self._lock:
             self._starting += count
-        threads = [
-            threading.Thread(target=self._prewarm_one, name="sandbox-prewarm", daemon=True)
-            for _ in range(count)
-        ]
-        for thread in threads:
-            thread.start()
+        # Every factory's cgroups first: making one waits for the kernel while a process is
+        # being moved into another (the first factory's, right after it is spawned).
+        sets = [self._cgroup_set() for _ in range(count)]
+        threads = []
+        for cgroup_set in sets:
+            try:
+                session = self._spawn(cgroup_set)
+            except Exception:  # SandboxError, SandboxUnavailable: open() meets it again
+                session = None
+            threads.append(
+                threading.Thread(
+                    target=self._prewarm_one, args=(session,), name="sandbox-prewarm", daemon=True
+                )
+            )
+            threads[-1].start()
         if wait:
             for thread in threads:
                 thread.join()
 
-    def _prewarm_one(self) -> None:
+    def _prewarm_one(self, session: ProcessSession | None) -> None:
         try:
-            session = self._start()
-        except Exception:  # SandboxError, SandboxUnavailable: open() meets it again
+            if session is not None:
+                session = self._finish(session)
+        except Exception:
+            session.close()
             session = None
         with self._lock:  # pooled before a waiting open() looks again
             if session is not None:

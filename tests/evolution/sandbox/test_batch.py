@@ -117,20 +117,22 @@ def test_a_pool_starting_in_the_background_is_waited_for_not_duplicated(monkeypa
     from evolution.sandbox.backends.bwrap import BwrapBackend
 
     backend = BwrapBackend()
-    started = []
-    real_start = backend._start
+    spawned = []
+    real_spawn = backend._spawn
 
-    def counted_start():
-        started.append(threading.current_thread().name)
-        return real_start()
+    def counted_spawn(cgroup_set=None):
+        spawned.append(threading.current_thread().name)
+        return real_spawn(cgroup_set)
 
-    monkeypatch.setattr(backend, "_start", counted_start)
+    monkeypatch.setattr(backend, "_spawn", counted_spawn)
     try:
         backend.prewarm(2, wait=False)
-        assert backend._starting == 2 or len(backend._idle) + backend._starting == 2
+        # Spawned on the caller's thread; made ready in the background.
+        assert spawned == [threading.current_thread().name] * 2
+        assert len(backend._idle) + backend._starting == 2
         results = list(judge_many(_jobs()[1:3], workers=2, backend=backend))
         assert _summary(results) == [("AC", 1), ("WA", 0)]
-        assert started == ["sandbox-prewarm", "sandbox-prewarm"]
+        assert len(spawned) == 2
         assert backend._starting == 0
     finally:
         backend.shutdown()
@@ -142,10 +144,12 @@ def test_a_pool_that_cannot_start_in_the_background_reports_it_on_open(monkeypat
 
     backend = BwrapBackend()
 
-    def broken():
+    def broken(cgroup_set=None):
+        if cgroup_set is not None:
+            cgroup_set.close()
         raise SandboxError("could not start the sandbox: no such file")
 
-    monkeypatch.setattr(backend, "_start", broken)
+    monkeypatch.setattr(backend, "_spawn", broken)
     try:
         backend.prewarm(1, wait=False)
         with pytest.raises(SandboxError, match="no such file"):

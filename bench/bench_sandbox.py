@@ -411,34 +411,39 @@ def _proc_cpu(names: tuple[str, ...]) -> dict[int, tuple[str, float]]:
     return found
 
 
-def _cpu_split_rows(count: int, window_s: float) -> list[dict]:
+def _cpu_split_rows(count: int) -> list[dict]:
     """6. Where the CPU of a call-based test goes, 1 worker: the sandboxed worker, the runner
-    that relays its outcomes, and the host (this process), each sampled over ``window_s`` in
-    the middle of one long submission (its start and end are left out)."""
+    that relays its outcomes, and the host (this process), each sampled over the middle half of
+    one long submission (its start and end are left out). A first submission of a tenth of the
+    tests times one test, so the window is placed right on a fast machine and a slow one."""
     import resource
     import threading
 
     from evolution.sandbox import Limits, TestSpec, judge, set_max_parallel
 
-    tests = [TestSpec(str(i), str(2 * i)) for i in range(count)]
-    done: dict = {}
-
-    def submission():
+    def run(n: int, done: dict) -> None:
+        tests = [TestSpec(str(i), str(2 * i)) for i in range(n)]
         started = time.perf_counter()
         done["result"] = judge(
             CALL, tests, harness="function", entry_point="twice", limits=Limits(time_s=6.0)
         )
         done["wall"] = time.perf_counter() - started
 
+    done: dict = {}
+    names = ("bf-worker", "bf-runner")
     set_max_parallel(1)
     try:
-        thread = threading.Thread(target=submission)
+        probe: dict = {}
+        run(count // 10, probe)
+        expected_s = probe["wall"] * 10
+        window_s = expected_s / 3
+        thread = threading.Thread(target=run, args=(count, done))
         thread.start()
-        time.sleep(window_s / 2)
-        names = ("bf-worker", "bf-runner")
+        time.sleep(expected_s / 5)
         before, host_before = _proc_cpu(names), resource.getrusage(resource.RUSAGE_SELF)
         time.sleep(window_s)
         after, host_after = _proc_cpu(names), resource.getrusage(resource.RUSAGE_SELF)
+        ended_early = not thread.is_alive()
         thread.join()
     finally:
         set_max_parallel(settings.SANDBOX_MAX_PARALLEL)
@@ -449,7 +454,12 @@ def _cpu_split_rows(count: int, window_s: float) -> list[dict]:
         if pid in before and before[pid][0] == name:
             spent[name] += cpu - before[pid][1]
     host = sum(getattr(host_after, f) - getattr(host_before, f) for f in ("ru_utime", "ru_stime"))
-    seen = f"{done['result'].passed} / {count}" if spent["bf-worker"] else "not readable"
+    if ended_early:
+        seen = "submission ended inside the window"
+    elif not spent["bf-worker"]:
+        seen = "not readable"
+    else:
+        seen = f"{done['result'].passed} / {count}"
     return [
         {
             "row": f"6. call-based CPU per test, {label}, us (1 worker, {count:,} tests)",
@@ -491,6 +501,6 @@ def run(args) -> list[dict]:
     rows += _panel_rows(quick, repeats)
     rows += _startup_rows(3 if quick else 5)
     rows += _cpu_rows(5 if quick else 10)
-    rows += _cpu_split_rows(20_000 if quick else 80_000, 0.5 if quick else 2.0)
+    rows += _cpu_split_rows(20_000 if quick else 80_000)
     print(f"(load average when it ended: {os.getloadavg()[0]:.1f})")
     return rows

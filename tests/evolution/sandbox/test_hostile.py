@@ -442,6 +442,52 @@ def test_a_killed_judge_leaves_no_sandbox_or_cgroup_behind(tmp_path):
     assert len(state["cgroups"]) == len(cgroups.available())
 
 
+def test_a_judge_that_exits_leaves_no_sandbox_or_cgroup_behind(tmp_path):
+    # At exit the pool's factories are killed and not waited for (their teardown would add to
+    # every judging command's run): bwrap's --die-with-parent ends them and the janitor removes
+    # the cgroups the kernel still held at that moment.
+    script = tmp_path / "judge_then_exit.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import json
+            from evolution.sandbox import Limits, TestSpec, judge
+            from evolution.sandbox.backends import get_backend
+            backend = get_backend("bwrap")
+            backend.prewarm(2)
+            result = judge("print(input())", [TestSpec("1", "1")], harness="stdio",
+                           limits=Limits(), backend=backend)
+            sessions = list(backend._idle)
+            print(json.dumps({"verdict": result.verdict,
+                              "pids": [p for s in sessions for p in s.tree_pids()],
+                              "cgroups": [str(p) for s in sessions for _, p in s.cgroups.dirs]}))
+            """
+        )
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        cwd=settings.BASE_DIR,
+        # The judge's own settings, from the environment (no Django: as its command line runs).
+        env={**os.environ, "SANDBOX_PYTHON": settings.SANDBOX_PYTHON, "SANDBOX_MAX_PARALLEL": "1"},
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    state = json.loads(done.stdout)
+    assert state["verdict"] == "AC" and state["pids"]
+    if cgroups.available():
+        assert state["cgroups"]
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        alive = [p for p in state["pids"] if Path(f"/proc/{p}").exists()]
+        left = [c for c in state["cgroups"] if Path(c).exists()]
+        if not alive and not left:
+            break
+        time.sleep(0.2)
+    assert alive == [] and left == []
+
+
 @pytest.mark.skipif(not cgroups.available(), reason="no writable cgroup hierarchy here")
 def test_every_process_of_a_sandbox_is_in_its_cgroups_and_none_is_moved_twice(monkeypatch):
     # The host moves a sandbox's first process into its cgroups as soon as it is spawned (what

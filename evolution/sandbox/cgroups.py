@@ -204,6 +204,8 @@ def _ensure_janitor() -> None:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
             close_fds=True,
+            # The C locale: tail would otherwise load a dozen locale files as it starts.
+            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
         )
 
 

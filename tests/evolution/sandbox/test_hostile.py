@@ -400,6 +400,18 @@ def test_processes_together_cannot_exceed_the_sandbox_memory(backend):
     assert _run(backend, "print('next')")[0].stdout == "next\n"
 
 
+def _assert_all_gone(pids: list[int], cgroup_dirs: list[str], within_s: float = 15) -> None:
+    """Every process of ``pids`` and every cgroup directory is gone within ``within_s``."""
+    deadline = time.monotonic() + within_s
+    while True:
+        alive = [p for p in pids if Path(f"/proc/{p}").exists()]
+        left = [c for c in cgroup_dirs if Path(c).exists()]
+        if (not alive and not left) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert alive == [] and left == []
+
+
 def test_a_killed_judge_leaves_no_sandbox_or_cgroup_behind(tmp_path):
     # A worker killed with SIGKILL mid-submission: bwrap dies with it (--die-with-parent) and the
     # janitor removes its cgroups.
@@ -431,14 +443,7 @@ def test_a_killed_judge_leaves_no_sandbox_or_cgroup_behind(tmp_path):
         proc.kill()
         proc.wait()
     assert state["pids"]
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        alive = [p for p in state["pids"] if Path(f"/proc/{p}").exists()]
-        left = [c for c in state["cgroups"] if Path(c).exists()]
-        if not alive and not left:
-            break
-        time.sleep(0.2)
-    assert alive == [] and left == []
+    _assert_all_gone(state["pids"], state["cgroups"])
     assert len(state["cgroups"]) == len(cgroups.available())
 
 
@@ -478,14 +483,7 @@ def test_a_judge_that_exits_leaves_no_sandbox_or_cgroup_behind(tmp_path):
     assert state["verdict"] == "AC" and state["pids"]
     if cgroups.available():
         assert state["cgroups"]
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        alive = [p for p in state["pids"] if Path(f"/proc/{p}").exists()]
-        left = [c for c in state["cgroups"] if Path(c).exists()]
-        if not alive and not left:
-            break
-        time.sleep(0.2)
-    assert alive == [] and left == []
+    _assert_all_gone(state["pids"], state["cgroups"])
 
 
 @pytest.mark.skipif(not cgroups.available(), reason="no writable cgroup hierarchy here")

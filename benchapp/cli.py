@@ -13,12 +13,12 @@ import sys
 
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv if argv is None else argv)
-    from evolution.sandbox.cli import main as judge_main
+    from evolution.sandbox.cli import run as judge_run
     from evolution.sandbox.cli import wants_light_start
 
     if wants_light_start(argv[1:]):
         # The judge needs the sandbox alone: no Django set-up (see evolution/sandbox/cli.py).
-        sys.exit(judge_main(argv[1:]))
+        judge_run(argv[1:])
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchapp.settings")
     from django.core.management import execute_from_command_line
 

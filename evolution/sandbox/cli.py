@@ -10,6 +10,7 @@ share the arguments and the code below.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -222,6 +223,24 @@ def _formatter(prog: str) -> argparse.HelpFormatter:
     except (OSError, ValueError):
         width = int(os.environ["COLUMNS"]) if os.environ.get("COLUMNS", "").isdigit() else 80
     return argparse.HelpFormatter(prog, width=max(width, 40) - 2)
+
+
+def run(argv: list[str]) -> None:
+    """``manage.py judge|judge_batch``: ``main``, then the process ends without the
+    interpreter's finalization (tearing down every module and object took ~10 ms of each
+    judge_batch run). What the command leaves needs none of it: its output file is closed, its
+    standard streams are flushed here, the pool's sandboxes are stopped here (the cgroups the
+    kernel still holds are the janitor's), and its threads only served those sandboxes."""
+    code = main(argv)
+    try:
+        from .backends import shutdown_pool
+
+        shutdown_pool()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(code)  # never returns
 
 
 def main(argv: list[str]) -> int:

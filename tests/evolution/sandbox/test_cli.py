@@ -98,3 +98,73 @@ def test_only_a_distributed_batch_needs_the_project_to_start():
     assert not wants_light_start(["judge_batch", "--in", "a", "--out", "b", "--distributed"])
     assert not wants_light_start(["migrate"])
     assert not wants_light_start([])
+
+
+def test_judge_batch_ends_at_once_with_its_output_whole_and_leaves_no_sandbox_behind(tmp_path):
+    # The command starts its sandboxes while it reads the jobs, and ends without the
+    # interpreter's finalization (cli.run): its result file and standard streams are complete,
+    # its exit status is the command's, and what its sandboxes leave is gone soon after.
+    import time
+
+    from evolution.sandbox import cgroups
+
+    jobs = tmp_path / "jobs.jsonl"
+    jobs.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": n,
+                    "harness": "stdio",
+                    "code": ("import time\ntime.sleep(1)\n" if n == 0 else "")
+                    + "print(int(input()) * 2)",
+                    "tests": [{"input": str(n), "output": str(2 * n)}],
+                }
+            )
+            + "\n"
+            for n in range(40)
+        )
+        + "not json\n"
+    )
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "manage.py",
+            "judge_batch",
+            "--in",
+            str(jobs),
+            "--out",
+            str(out),
+            "--workers",
+            "2",
+        ],
+        cwd=settings.BASE_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    prefix = f"{cgroups.PREFIX}{proc.pid}-"
+    bases = [h.base for h in cgroups._hierarchies()]
+
+    def ours() -> list[str]:
+        return [name for base in bases for name in os.listdir(base) if name.startswith(prefix)]
+
+    seen = []
+    while proc.poll() is None and not seen:  # the first job sleeps: its sandbox is up a while
+        seen = ours()
+        time.sleep(0.01)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr[-2000:]
+    assert bool(seen) == bool(bases)  # the run had cgroups of its own wherever they exist
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in lines] == [*range(40), None]
+    assert all(r["verdict"] == "AC" for r in lines[:40]) and "error" in lines[40]
+    assert stderr.rstrip().endswith(f"41 job(s): 40 AC, 1 malformed; results in {out}")
+    deadline = time.monotonic() + 15
+    while True:
+        left = ours()
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    # A cgroup holding a process cannot be removed: none of the sandboxes' processes is left.
+    assert left == []

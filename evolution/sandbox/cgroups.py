@@ -125,6 +125,11 @@ def _read_int(path: str, key: str | None = None) -> int | None:
         text = _read_text(path)
     except OSError:
         return None
+    return _int_in(text, key)
+
+
+def _int_in(text: str, key: str | None) -> int | None:
+    """The integer a cgroup file holds (``key`` None), or ``key``'s in a flat-keyed one."""
     if key is None:
         text = text.strip()
         return int(text) if text.isdigit() else None
@@ -217,6 +222,7 @@ class CgroupSet:
     def __init__(self, *, memory_bytes: int, pids_max: int):
         self.dirs: list[tuple[_Hierarchy, str]] = []
         self._memory = memory_bytes
+        self._fds: dict[str, int] = {}  # counter files kept open (oom_kills)
         with self._lock:
             _ensure_janitor()
         name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
@@ -299,18 +305,13 @@ class CgroupSet:
 
     def _counter(self, path: str, key: str) -> int | None:
         """``key``'s value in the flat-keyed file ``path``, through a descriptor kept open."""
-        fds = self.__dict__.setdefault("_fds", {})
         try:
-            if path not in fds:
-                fds[path] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-            data = os.pread(fds[path], 65536, 0)
+            if path not in self._fds:
+                self._fds[path] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            data = os.pread(self._fds[path], 65536, 0)
         except OSError:
             return None
-        for line in data.split(b"\n"):
-            parts = line.split()
-            if len(parts) == 2 and parts[0] == key.encode() and parts[1].isdigit():
-                return int(parts[1])
-        return None
+        return _int_in(data.decode(), key)
 
     def peak_kb(self) -> int | None:
         for h, path in self.dirs:
@@ -327,7 +328,8 @@ class CgroupSet:
     def close(self, *, wait: bool = True) -> None:
         """Remove the cgroups. ``wait=False`` (this process is exiting): try once, and leave
         what is still in use to the janitor, which removes it once this process is gone."""
-        for fd in self.__dict__.pop("_fds", {}).values():
+        fds, self._fds = self._fds, {}
+        for fd in fds.values():
             with contextlib.suppress(OSError):
                 os.close(fd)
         for _, path in self.dirs:

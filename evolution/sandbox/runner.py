@@ -770,20 +770,32 @@ def _children_of(parent):
     return found
 
 
-def _clean_tmpfs(path):
-    """Empty ``path``, a tmpfs of this sandbox (its /tmp or /dev/shm), with one stat when it is
-    empty already: a tmpfs directory's size counts its entries (see _tmpfs_empty_size)."""
+def _tmpfs_empty(path):
+    """The size ``path`` (this sandbox's /tmp or /dev/shm) shows when empty, probed once per
+    process on the emptied directory (see _tmpfs_empty_size); None where a directory's size
+    does not count its entries."""
     sizes = _STATE.setdefault("tmpfs_empty", {})
     if path not in sizes:
-        _clean_scratch(path)  # the size of the empty directory is probed on an empty one
+        _clean_scratch(path)
         sizes[path] = _tmpfs_empty_size(path)
-        return
+    return sizes[path]
+
+
+def _clean_if_used(path, empty, stat=os.stat):
+    """Empty ``path`` unless its size is ``empty`` (the size it shows when empty, or None when
+    its size says nothing): one stat instead of a listing, after most tests. ``stat`` is bound
+    here: a fast-mode test that replaces ``os.stat`` cannot make its leftovers look gone."""
     try:
-        if sizes[path] is not None and os.stat(path).st_size == sizes[path]:
-            return
+        used = empty is None or stat(path).st_size != empty
     except OSError:
-        return
-    _clean_scratch(path)
+        used = True
+    if used:
+        _clean_scratch(path)
+
+
+def _clean_tmpfs(path):
+    """Empty ``path``, a tmpfs of this sandbox, with one stat when it is empty already."""
+    _clean_if_used(path, _tmpfs_empty(path))
 
 
 def _clean_scratch(scratch):
@@ -1279,7 +1291,7 @@ def _fast_worker_loop(job, compiled, kit):
     cap = int(job["max_output_bytes"])
     recursion_limit = sys.getrecursionlimit()
     # Bound here: a test that replaces these names in their modules cannot reach the loop.
-    read, write, fstat, pread, stat = os.read, os.write, os.fstat, os.pread, os.stat
+    read, write, fstat, pread = os.read, os.write, os.fstat, os.pread
     ftruncate, lseek, pwrite, waitpid = os.ftruncate, os.lseek, os.pwrite, os.waitpid
     pack, unpack_from, clock = REPLY.pack, _U32.unpack_from, time.perf_counter
     getrusage, setrlimit = resource.getrusage, resource.setrlimit
@@ -1288,7 +1300,7 @@ def _fast_worker_loop(job, compiled, kit):
         resource.RLIMIT_CPU,
         resource.RLIM_INFINITY,
     )
-    run_child, restore, clean = _run_child, snapshot.restore, _clean_scratch
+    run_child, restore, clean = _run_child, snapshot.restore, _clean_if_used
     _, cpu_hard = resource.getrlimit(rlimit_cpu)
     # What descriptors 0-3 are: a test that closes one (``open(0).read()`` closes stdin when
     # its file object is collected) or replaces it must not break the next test. Descriptors 4
@@ -1392,8 +1404,7 @@ def _fast_worker_loop(job, compiled, kit):
             streams.rewind = lseek(0, 0, os.SEEK_CUR) != 0
             if not stdio and infos[0].st_size:
                 ftruncate(0, 0)
-            if scratch_empty is None or stat(scratch).st_size != scratch_empty:
-                clean(scratch)
+            clean(scratch, scratch_empty)
         result = result[: cap + 1]
         try:
             message = b"".join(
@@ -1465,7 +1476,7 @@ def prepare_fast(scratch):
         counters = _STATE["counters"] = _descriptor_counter()
     kit = {
         "scratch": scratch,
-        "scratch_empty": _tmpfs_empty_size(scratch),
+        "scratch_empty": _tmpfs_empty(scratch),
         "counters": counters,
         "snapshot": _Snapshot(scratch),
         "modules": set(sys.modules),
@@ -1613,8 +1624,7 @@ class FastWorker:
         for fd in (*self.fds, self.reply_r, self.pidfd):
             _ignore(os.close, fd)
         self.pid = None
-        if self.scratch_empty is None or os.stat(self.scratch).st_size != self.scratch_empty:
-            _clean_scratch(self.scratch)
+        _clean_if_used(self.scratch, self.scratch_empty)
         return status, usage
 
     def close(self):

@@ -34,7 +34,15 @@ def _bin_without(tmp_path: Path, *hidden: str, fakes: dict[str, str] | None = No
         "redis-server",
         "bwrap",
         "chromium",
-        "docker-compose",
+        "docker",
+        "grep",
+        "dockerd",
+        "debootstrap",
+        "dirname",
+        "sha256sum",
+        "cut",
+        "tr",
+        "mktemp",
     ):
         found = shutil.which(tool)
         if found and tool not in hidden:
@@ -64,13 +72,13 @@ def _run(target: str, path: str, *, dry: bool = True, user: int | None = None):
 
 
 def test_as_root_it_installs_what_the_target_lacks(tmp_path):
-    path = _bin_without(tmp_path, "bwrap", "chromium", "docker-compose")
+    path = _bin_without(tmp_path, "bwrap", "chromium", "dockerd", "debootstrap")
     demo = _run("demo", path)
     assert demo.returncode == 0, demo.stderr
     assert "would run: apt-get update && apt-get install -y bubblewrap\n" in demo.stdout
     test = _run("test", path)
     assert test.returncode == 0, test.stderr
-    assert "apt-get install -y bubblewrap chromium docker-compose" in test.stdout
+    assert "apt-get install -y bubblewrap chromium docker.io debootstrap" in test.stdout
 
 
 def test_with_everything_installed_it_does_nothing(tmp_path):
@@ -112,6 +120,30 @@ def test_it_starts_postgresql_when_installed_but_stopped(tmp_path):
     assert done.returncode == 0, done.stderr
     version = sorted(os.listdir("/etc/postgresql"))[0]
     assert f"would run: pg_ctlcluster --skip-systemctl-redirect {version} main start" in done.stdout
+
+
+def test_it_starts_the_docker_engine_when_installed_but_stopped(tmp_path):
+    path = _bin_without(tmp_path, fakes={"docker": "exit 1"})
+    done = _run("test", path)
+    assert done.returncode == 0, done.stderr
+    assert "would run: dockerd --iptables=false --ip-forward=false --bridge=none" in done.stdout
+    assert "would install Compose v2: Debian trixie's docker-compose" in done.stdout
+    # Without an engine the images cannot be looked at: the script says it would build them.
+    assert "would run: deploy/images/build.sh" in done.stdout
+
+
+def test_it_builds_the_base_images_when_one_is_missing(tmp_path):
+    # An engine that answers but has no image at all.
+    path = _bin_without(
+        tmp_path,
+        fakes={
+            "docker": 'case "$1" in info) exit 0;; compose) echo "Docker Compose version'
+            ' v2.26.1"; exit 0;; esac; exit 1'
+        },
+    )
+    done = _run("test", path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "bootstrap: would run: deploy/images/build.sh\n"
 
 
 def test_a_wrong_target_is_refused():

@@ -25,6 +25,9 @@ Modes:
 - single job (docker, unsafe): serve one submission and exit.
 - factory (bwrap, ``factory`` argument): serve submissions one after another, each in fresh
   user/PID/mount/IPC/UTS namespaces with fresh /tmp, /dev/shm and /proc (see ``factory``).
+- pool (docker, ``pool`` argument, PID 1 of a container only): serve submissions one after
+  another in the same warm container, reset between them (see ``pool``); after each reset a
+  ``{"ready": true, "oom": count}`` frame says it may take the next job.
 
 Per submission the runner compiles the code once, then either forks a child per test that
 lowers its limits, installs a seccomp filter and executes the compiled code against fresh
@@ -161,6 +164,16 @@ def _write_all(fd, data):
 
 def _send(fd, obj):
     _write_all(fd, _frame(obj))
+
+
+def _exit_if_host_gone(events, watch):
+    """Pool mode (docker): end this runner, PID 1 of its container, and with it every process
+    in it, when the host's end of the job stream is gone (``watch`` hung up in ``events``, a
+    poll's answer). The host is gone (killed, or it closed the sandbox): nobody reads what the
+    test would report, and the container must not outlive it by the tests still queued."""
+    for fd, mask in events:
+        if fd == watch and mask & (select.POLLHUP | select.POLLERR | select.POLLNVAL):
+            os._exit(EXIT_HOST_GONE)
 
 
 def _libc():
@@ -849,6 +862,7 @@ def run_one(job, compiled, test_input, seccomp, is_pid1, scratch, out_fd=None, i
     except OSError:
         pidfd = None
     deadline = started + float(job["time_s"])
+    watch = _STATE.get("host_fd")
     while status is None:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -857,7 +871,11 @@ def run_one(job, compiled, test_input, seccomp, is_pid1, scratch, out_fd=None, i
         if pidfd is not None:
             poller = select.poll()
             poller.register(pidfd, select.POLLIN)
-            poller.poll(max(1, int(remaining * 1000) + 1))
+            if watch is None:
+                poller.poll(max(1, int(remaining * 1000) + 1))
+            else:
+                poller.register(watch, 0)
+                _exit_if_host_gone(poller.poll(max(1, int(remaining * 1000) + 1)), watch)
             done_pid, raw, usage = os.wait4(pid, os.WNOHANG)
         else:
             done_pid, raw, usage = os.wait4(pid, os.WNOHANG)
@@ -1758,6 +1776,7 @@ class FastWorker:
         stop_on_failure = bool(self.job.get("stop_on_failure"))
         index = 0
         head_since = 0.0  # when the first queued test started, as far as the runner knows
+        watch = _STATE.get("host_fd")  # pool mode: the job stream, watched for the host's end
         host = select.poll()
         host.register(in_fd, select.POLLIN)
         while not (ended and not pending and not inflight):
@@ -1789,6 +1808,8 @@ class FastWorker:
             room = len(pending) + len(inflight) < MAX_AHEAD and ahead_bytes < MAX_AHEAD_BYTES
             if not ended and room:
                 poller.register(in_fd, select.POLLIN)
+            elif watch is not None:
+                poller.register(watch, 0)
             if self.pid is not None:
                 poller.register(self.reply_r, select.POLLIN)
                 poller.register(self.pidfd, select.POLLIN)
@@ -1797,7 +1818,10 @@ class FastWorker:
             timeout = None
             if inflight and self.pid is not None:
                 timeout = max(0, int((head_since + self.limit - time.monotonic()) * 1000) + 1)
-            ready = {fd for fd, _ in poller.poll(timeout)}
+            events = poller.poll(timeout)
+            if watch is not None:
+                _exit_if_host_gone(events, watch)
+            ready = {fd for fd, _ in events}
             rows = []
             # Every frame the host has already written (one poll each), up to the read-ahead.
             while in_fd in ready and not ended:
@@ -2276,6 +2300,95 @@ def factory(in_fd, out_fd, libc):
         current.start()
 
 
+# --- pool mode (docker): one warm container serves submissions one after another ------------
+
+# The environment a test sees in a container: the image's variables and the engine's HOSTNAME
+# are dropped (bwrap's sandboxes get these three alone too).
+POOL_ENVIRONMENT = ("PATH", "HOME", "LANG")
+# Writable places of a container besides /tmp, emptied between two submissions: the engine
+# mounts its IPC namespace's POSIX message queue filesystem there, writable by every user
+# (seccomp refuses mq_open, not open(2) on that filesystem).
+POOL_SCRATCH = ("/dev/mqueue",)
+
+
+def _oom_count():
+    """OOM kills in this container's memory cgroup so far, as the container sees its own
+    cgroup (read-only: v2's memory.events, v1's memory.oom_control); None where neither is
+    readable. The files stay open and are read again from the start."""
+    fds = _STATE.setdefault("oom_fds", {})
+    for path in ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"):
+        if fds.get(path, 0) is None:
+            continue  # not there: not tried again
+        try:
+            if path not in fds:
+                fds[path] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            data = os.pread(fds[path], 4096, 0)
+        except OSError:
+            fds[path] = None
+            continue
+        for line in data.split(b"\n"):
+            key, _, value = line.partition(b" ")
+            if key == b"oom_kill" and value.strip().isdigit():
+                return int(value)
+    return None
+
+
+def pool(in_fd, out_fd, libc):
+    """Serve submissions one after another in this container (docker, whose PID 1 this runner
+    is): a warm container serves a process's sandbox slot, one submission at a time, instead of
+    a container started per submission. Between two submissions the runner does what it does
+    between two of a bwrap group (``reset_for_next``: every other process killed and reaped,
+    /tmp emptied, System V IPC objects removed, the fast mode's worker forked ahead discarded),
+    empties POOL_SCRATCH, and says ``{"ready": true, "oom": count}``: the host hands the
+    container its next job only after that frame (``count`` tells it whether the job before
+    caused an OOM kill, after which it discards the container). The runner itself never
+    executes a submission's code. While a test runs, the job stream is watched: when the host
+    is gone (killed, or it closed the container) the runner exits at once, and with PID 1 every
+    process of the container ends (the engine then removes it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    _name_process(b"bf-runner")
+    for name in list(os.environ):
+        if name not in POOL_ENVIRONMENT:
+            del os.environ[name]
+    # As in factory(): the job stream on high descriptors, 0 and 1 empty memfds, the standard
+    # streams every test inherits made once.
+    in_fd, out_fd = fcntl.fcntl(in_fd, fcntl.F_DUPFD, 10), fcntl.fcntl(out_fd, fcntl.F_DUPFD, 10)
+    for target in (0, 1):
+        placeholder = os.memfd_create("std", 0)
+        os.dup2(placeholder, target)
+        os.close(placeholder)
+    _STATE["streams"] = _make_in_out_streams()
+    _STATE["host_fd"] = in_fd
+    # The runner installs seccomp in itself (bwrap's submission runners do too): every test
+    # process and worker inherits it, and the reset needs none of the refused calls.
+    seccomp = _installed_here(_prepare(libc))
+    ready = {"ready": True, "pid1": True, "pool": True, "seccomp": seccomp is not None}
+    _send(out_fd, {**ready, "oom": _oom_count()})
+    try:
+        go = _recv(in_fd)
+        if go.get("warm", True):
+            # What factory() warms, once per container: every job is then served warm.
+            try:
+                __import__("traceback")
+                warm()
+                _STATE["counters"] = _descriptor_counter()
+            except Exception:
+                pass
+            __import__("gc").freeze()
+        while True:
+            mode, _ = serve_job(in_fd, out_fd, seccomp, True)
+            reset_for_next(libc)
+            for path in POOL_SCRATCH:
+                _clean_scratch(path)
+            if mode == "fast":
+                # Workloads repeat: the next job's worker, forked ahead from the clean runner.
+                FastWorker.prefork(seccomp, _fast_kit(os.getcwd()))
+            _send(out_fd, {"ready": True, "oom": _oom_count()})
+    except EOFError:
+        pass  # the host closed the stream: the container ends with this process
+    os._exit(EXIT_HOST_GONE)
+
+
 def main():
     in_fd, out_fd = 0, 1
     libc = None
@@ -2288,6 +2401,11 @@ def main():
         factory(in_fd, out_fd, libc)
         return
     is_pid1 = os.getpid() == 1
+    if len(sys.argv) > 1 and sys.argv[1] == "pool" and libc is not None and is_pid1:
+        # Only as PID 1: the reset kills every other process the runner can reach. Elsewhere
+        # it serves one job below, and its "ready" frame does not say "pool".
+        pool(in_fd, out_fd, libc)
+        return
     seccomp = _prepare(libc)
     if not is_pid1 and libc is not None:
         # Outside a PID namespace (unsafe backend) orphans of a test are re-parented to us,

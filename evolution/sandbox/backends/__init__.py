@@ -14,6 +14,7 @@ from ..types import SandboxUnavailable
 
 _lock = threading.Lock()
 _bwrap_backends: dict = {}
+_docker_backends: dict = {}
 
 
 def get_backend(name: str | None = None):
@@ -32,7 +33,12 @@ def get_backend(name: str | None = None):
     if name == "docker":
         from .docker import DockerBackend
 
-        return DockerBackend()
+        # One instance per process and image: it owns the pool of warm containers.
+        key = (os.getpid(), config.settings().SANDBOX_DOCKER_IMAGE)
+        with _lock:
+            if _docker_backends.get("key") != key:
+                _docker_backends.update(key=key, backend=DockerBackend())
+            return _docker_backends["backend"]
     if name == "unsafe":
         from .unsafe import UnsafeBackend
 
@@ -41,7 +47,8 @@ def get_backend(name: str | None = None):
 
 
 def shutdown_pool() -> None:
-    """Stop this process's pool of warm factories, if it has one, without waiting for their
-    teardown (the process is ending)."""
-    if _bwrap_backends.get("key", (None,))[0] == os.getpid():
-        _bwrap_backends["backend"].shutdown(wait=False)
+    """Stop this process's pools of warm sandboxes (bwrap's factories, docker's containers), if
+    it has them, without waiting for their teardown (the process is ending)."""
+    for backends in (_bwrap_backends, _docker_backends):
+        if backends.get("key", (None,))[0] == os.getpid():
+            backends["backend"].shutdown(wait=False)

@@ -1,20 +1,32 @@
 """The docker backend without a docker engine: the container specification it builds, and its
 session protocol against a fake client that implements the SDK surface it uses
-(containers.create, attach_socket, start, reload, attrs, remove)."""
+(containers.create, attach_socket, start, reload, attrs, remove). The fake runs the runner as
+a plain local process, not as PID 1: the runner then serves one job and says it cannot pool,
+and the backend removes the container after it. The real engine, warm containers and all, is
+tested in test_docker_engine.py."""
 
 from __future__ import annotations
 
+import os
 import socket
 import struct
 import subprocess
 import tempfile
 import threading
+import time
 
-from docker.types import Ulimit
+from docker.types import LogConfig, Ulimit
 
 from evolution.sandbox import Limits, TestSpec, judge
 from evolution.sandbox.backends.base import PYTHON_FLAGS, RUNNER_SOURCE
-from evolution.sandbox.backends.docker import DockerBackend, container_spec
+from evolution.sandbox.backends.docker import (
+    LABEL,
+    OWNER_LABEL,
+    DockerBackend,
+    container_spec,
+    owner_alive,
+    owner_label,
+)
 
 
 class FakeContainer:
@@ -94,9 +106,11 @@ class FakeClient:
 
 
 def test_container_spec_locks_the_container_down():
-    spec = container_spec(image="python:3.11-slim", limits=Limits(time_s=2, memory_mb=256))
+    spec = container_spec(
+        image="python:3.11-slim", limits=Limits(time_s=2, memory_mb=256), owner="the-owner"
+    )
     assert spec["image"] == "python:3.11-slim"
-    assert spec["command"] == ["python3", *PYTHON_FLAGS, "-c", RUNNER_SOURCE]
+    assert spec["command"] == ["python3", *PYTHON_FLAGS, "-c", RUNNER_SOURCE, "pool"]
     assert spec["network_mode"] == "none" and spec["network_disabled"] is True
     assert spec["read_only"] is True
     assert spec["tmpfs"] == {"/tmp": "rw,nosuid,nodev,size=256m,mode=1777"}
@@ -112,6 +126,30 @@ def test_container_spec_locks_the_container_down():
     assert set(spec["environment"]) == {"PATH", "HOME", "LANG"}
     assert Ulimit(name="nofile", soft=64, hard=64) in spec["ulimits"]
     assert "volumes" not in spec and "mounts" not in spec and "privileged" not in spec
+    # What a pool of warm containers needs to never outlive its owner: stdin closed when the
+    # attach connection drops (the SDK sets StdinOnce for an attached container with stdin),
+    # removal by the engine once stopped, and the owner named for the sweep of leftovers.
+    assert spec["stdin_open"] is True and spec["detach"] is False
+    assert spec["auto_remove"] is True
+    assert spec["labels"] == {LABEL: "1", OWNER_LABEL: "the-owner"}
+    assert spec["log_config"] == LogConfig(type="none")
+
+
+def test_the_owner_label_tells_a_live_owner_from_a_gone_one():
+    mine = owner_label()
+    assert owner_alive(mine) is True
+    child = subprocess.Popen(["sleep", "30"])
+    theirs = owner_label(child.pid)
+    assert owner_alive(theirs) is True
+    child.kill()
+    child.wait()
+    assert owner_alive(theirs) is False
+    boot, namespace, pid, started = mine.split("/")
+    assert owner_alive(f"{boot}/{namespace}/{pid}/{int(started) + 1}") is False  # pid reused
+    assert owner_alive(f"another-boot/{namespace}/{pid}/{started}") is False
+    assert owner_alive(f"{boot}/another-namespace/{pid}/{started}") is None  # cannot tell
+    assert owner_alive("") is None
+    assert pid == str(os.getpid())
 
 
 def test_docker_backend_judges_through_the_sdk_surface(settings):
@@ -128,7 +166,13 @@ def test_docker_backend_judges_through_the_sdk_surface(settings):
     assert result.backend == "docker"
     (container,) = client.containers.created
     assert container.kwargs == backend.container_spec(Limits(time_s=2, memory_mb=256))
-    assert container.removed  # every container is removed, even on success
+    # Its runner could not pool (not PID 1): the container is removed, even on success, on
+    # the backend's reaper thread.
+    deadline = time.monotonic() + 10
+    while not container.removed and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert container.removed
+    assert backend._idle == []
 
 
 def test_docker_backend_reports_a_dead_container_as_se():

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -20,3 +22,60 @@ def host_processes_with(marker: str) -> list[int]:
         if marker.encode() in cmdline or marker[:15].encode() in comm:
             found.append(int(entry.name))
     return found
+
+
+@contextmanager
+def leased_containers(backend):
+    """The ids of the containers a docker backend's sandboxes ran in, one per submission, in
+    order (appended as each is opened)."""
+    ids: list[str] = []
+    opened = backend.open
+
+    def open_and_note(*, limits):
+        lease = opened(limits=limits)
+        ids.append(lease.container.id)
+        return lease
+
+    backend.open = open_and_note
+    try:
+        yield ids
+    finally:
+        del backend.open
+
+
+def containers_owned_by(client, pid: int) -> list[dict]:
+    """The sandbox containers (any state) whose owner label names process ``pid``."""
+    from evolution.sandbox.backends.docker import OWNER_LABEL
+
+    return [
+        entry
+        for entry in client.api.containers(all=True, filters={"label": OWNER_LABEL})
+        if (entry.get("Labels") or {}).get(OWNER_LABEL, "").split("/")[2:3] == [str(pid)]
+    ]
+
+
+def wait_until_no_container_of(client, pid: int, within_s: float = 15) -> float:
+    """Wait until no sandbox container of process ``pid`` is left; how long that took. Fails
+    the test with what is left after ``within_s``."""
+    started = time.monotonic()
+    while True:
+        left = containers_owned_by(client, pid)
+        if not left:
+            return time.monotonic() - started
+        if time.monotonic() - started > within_s:
+            states = [(e["Id"][:12], e.get("State"), e.get("Status")) for e in left]
+            raise AssertionError(f"containers of {pid} left after {within_s} s: {states}")
+        time.sleep(0.1)
+
+
+def engine_objects(client) -> tuple[set[str], set[str]]:
+    """(volume names, network ids) on the engine, leaving out what docker compose makes (another
+    project's stack may come and go meanwhile)."""
+    compose = "com.docker.compose.project"
+    volumes = {
+        v["Name"]
+        for v in (client.api.volumes().get("Volumes") or [])
+        if compose not in (v.get("Labels") or {})
+    }
+    networks = {n["Id"] for n in client.api.networks() if compose not in (n.get("Labels") or {})}
+    return volumes, networks

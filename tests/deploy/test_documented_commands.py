@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from tests.deploy.compose import PLACEHOLDERS, compose_command
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.workers import kill_group, start_worker, worker_env
 
@@ -156,33 +157,42 @@ def rule_export(words: list[str], command: str) -> bool:
     return True
 
 
-def rule_docker_compose(words: list[str]) -> bool:
-    if words[0] != "docker-compose":
+def rule_docker(words: list[str], command: str) -> bool:
+    """Docker lines. Those tests/deploy/test_compose_stack.py runs exactly as printed on a real
+    engine (docs/deployment.md's "Without an image registry" block, and machine A's half of the
+    two-machine layout) are that test's; any other `docker compose` line must interpolate and
+    be made of a subcommand and options Compose v2 knows."""
+    from tests.deploy.test_compose_stack import VERBATIM, rehearsed_commands
+
+    if words[0] not in ("docker", "deploy/images/build.sh"):
         return False
-    # No Docker engine runs here: the file must interpolate and the subcommand with its
-    # options must be one docker-compose knows. (The stack itself is rehearsed from the wheel
-    # in test_production_rehearsal.py.)
-    env = {**_env(), "SECRET_KEY": "placeholder", "POSTGRES_PASSWORD": "placeholder"}
-    _run([shutil.which("docker-compose") or "docker-compose", "config", "-q"], env=env)
-    sub, rest = words[1], words[2:]
+    if command in rehearsed_commands() or command in VERBATIM:
+        return True
+    assert words[:2] == ["docker", "compose"], f"no rule runs this docker line: {command}"
+    env = {**_env(), **PLACEHOLDERS}
+    files: list[str] = []
+    rest = words[2:]
+    while rest and rest[0] == "-f":
+        files += rest[:2]
+        rest = rest[2:]
+    _run([*compose_command(), *files, "config", "-q"], env=env)
+    sub, rest = rest[0], rest[1:]
     inner: list[str] = []
     if sub in ("exec", "run"):
         # `exec SERVICE COMMAND…`: the command runs inside the image, which is this install.
         service = next(i for i, w in enumerate(rest) if not w.startswith("-"))
-        assert rest[service] in _compose_services(env), rest[service]
+        assert rest[service] in _compose_services(env, files), rest[service]
         rest, inner = rest[:service], rest[service + 1 :]
-    out = _run([shutil.which("docker-compose") or "docker-compose", sub, "--help"], env=env)
+    out = _run([*compose_command(), sub, "--help"], env=env)
     for option in (w for w in rest if w.startswith("--")):
-        assert option.split("=")[0] in out.stdout, f"docker-compose {sub} has no {option}"
+        assert option.split("=")[0] in out.stdout, f"docker compose {sub} has no {option}"
     if inner:
         assert rule_manage_help(inner), f"no rule runs {shlex.join(inner)} inside the image"
     return True
 
 
-def _compose_services(env) -> list[str]:
-    out = _run(
-        [shutil.which("docker-compose") or "docker-compose", "config", "--services"], env=env
-    )
+def _compose_services(env, files) -> list[str]:
+    out = _run([*compose_command(), *files, "config", "--services"], env=env)
     return out.stdout.split()
 
 
@@ -190,10 +200,10 @@ def run_documented(command: str, tmp: Path) -> None:
     words = _words(command)
     if rule_printf(words, command, tmp):
         return
-    for rule in (rule_make, rule_manage_help, rule_celery_worker, rule_docker_compose):
+    for rule in (rule_make, rule_manage_help, rule_celery_worker):
         if rule(words):
             return
-    if rule_export(words, command):
+    if rule_export(words, command) or rule_docker(words, command):
         return
     raise AssertionError(f"no rule runs this documented command: {command}")
 

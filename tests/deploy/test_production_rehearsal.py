@@ -1,6 +1,7 @@
-"""The documented deployment in miniature, from the wheel.
+"""The documented deployment in miniature, from the wheel, without containers.
 
-No Docker engine runs here, so this rehearses what the compose file runs: the wheel built from
+The compose stack itself runs in test_compose_stack.py; this rehearses the same commands as
+plain processes of an installed wheel, as a lab without Docker runs them: the wheel built from
 this tree installed into a fresh virtualenv outside it, ``migrate`` and ``check --deploy``
 against PostgreSQL with ``DEBUG=0``, gunicorn, one Celery worker on the ``default`` queue and
 one on the ``sandbox`` queue as separate processes of that install, users and a bearer token
@@ -11,7 +12,6 @@ authored answers); everything else is the installed application.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -34,17 +34,12 @@ from evolution.demo import pack
 from tests.evolution.engine.conftest import KeyedResponder
 from tests.support.fake_openai import FakeOpenAI
 
+from . import campaign_flow
 from .compose import compose_config
 
 pytestmark = [pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
-# What the in-process demo decides for each seed of the pack (tests/evolution/engine/
-# test_pack_campaign.py asserts the same decisions on the in-process runner).
-EXPECTED_DECISIONS = {
-    "demo/array-sum": ["accepted", "accepted"],
-    "demo/pair-count": ["accepted", "judge_rejected", "duplicate"],
-}
 
 
 def compose_commands() -> dict[str, str]:
@@ -237,68 +232,16 @@ def test_the_installed_wheel_runs_a_campaign_on_gunicorn_and_two_workers(
             api = httpx.Client(
                 base_url=f"{base}/api", headers={"Authorization": f"Bearer {token}"}, timeout=30
             )
-            # The demo pack: its stdin/stdout seeds, and three HumanEval seeds carried over
-            # from the export of the installed importer's set (re-import creates nothing).
-            pack_lines = pack.SEEDS_FILE.read_text(encoding="utf-8").splitlines()
-            humaneval = [
-                line
-                for line in exported.read_text(encoding="utf-8").splitlines()
-                if json.loads(line)["origin_id"] in pack.HUMANEVAL_SEEDS
-            ]
-            assert len(humaneval) == len(pack.HUMANEVAL_SEEDS)
-            imported = api.post(
-                "/problem-sets/import",
-                json={
-                    "source": "jsonl",
-                    "content": "\n".join(pack_lines + humaneval),
-                    "set_name": "demo-pack",
-                },
+            imported = campaign_flow.import_pack(
+                api, campaign_flow.humaneval_seed_lines(exported.read_text(encoding="utf-8"))
             )
-            assert imported.status_code == 200, imported.text
-            assert imported.json()["problems_in_set"] == 6
-            assert imported.json()["created"] == len(pack_lines)
-
-            def endpoint(name: str) -> int:
-                made = api.post(
-                    "/endpoints",
-                    json={
-                        "name": name,
-                        "provider": "openai",
-                        "base_url": server.base_url,
-                        "model": name,
-                        "concurrency_limit": 8,
-                        "timeout_s": 30,
-                        "max_retries": 1,
-                    },
-                )
-                assert made.status_code == 201, made.text
-                return made.json()["id"]
-
-            evolver = endpoint("evolver")
-            members = [{"endpoint_id": endpoint(m), "attempts": 4} for m in pack.SOLVER_MODELS]
-            panel = api.post("/panels", json={"name": "panel", "members": members})
-            assert panel.status_code == 201, panel.text
-            campaign = api.post(
-                "/campaigns",
-                json={
-                    "name": "rehearsal",
-                    "seed_set": "demo-pack",
-                    "evolver_id": evolver,
-                    "panel_id": panel.json()["id"],
-                    "settings": pack.DEMO_SETTINGS,
-                    "launch": True,
-                },
+            # The pack's own seeds are new; the HumanEval ones exist already (re-import
+            # creates nothing).
+            assert imported["created"] == len(pack.SEEDS_FILE.read_text().splitlines())
+            campaign_id = campaign_flow.launch_campaign(
+                api, model_base_url=server.base_url, name="rehearsal"
             )
-            assert campaign.status_code == 201, campaign.text
-            campaign_id = campaign.json()["id"]
-
-            deadline = time.monotonic() + 900
-            state = None
-            while time.monotonic() < deadline:
-                state = api.get(f"/campaigns/{campaign_id}").json()
-                if state["state"] not in ("queued", "running"):
-                    break
-                time.sleep(1)
+            state = campaign_flow.wait_for_end(api, campaign_id)
             logs = {p.name: p.read_text()[-3000:] for p in tmp_path.glob("*.log")}
             assert state and state["state"] == "completed", (state, logs)
             assert api.get(f"/campaigns/{campaign_id}/progress").status_code == 200
@@ -308,20 +251,12 @@ def test_the_installed_wheel_runs_a_campaign_on_gunicorn_and_two_workers(
     # The outcomes, read from the rehearsal's own database.
     with psycopg.connect(database) as conn:
         rows = conn.execute(
-            """SELECT p.origin_id, c.decision FROM evolution_candidate c
-               JOIN evolution_lineage l ON l.id = c.lineage_id
-               JOIN evolution_problem p ON p.id = l.seed_id
-               WHERE l.campaign_id = %s ORDER BY p.origin_id, c.round""",
-            (campaign_id,),
+            campaign_flow.DECISIONS_SQL.format(campaign=int(campaign_id))
         ).fetchall()
         workers = conn.execute(
             "SELECT count(*) FROM evolution_llmcall WHERE campaign_id = %s", (campaign_id,)
         ).fetchone()[0]
-    decided: dict[str, list[str]] = {}
-    for origin_id, decision in rows:
-        decided.setdefault(origin_id, []).append(decision)
-    for origin_id, expected in EXPECTED_DECISIONS.items():
-        assert decided.get(origin_id) == expected, (origin_id, decided)
+    campaign_flow.assert_expected_decisions(campaign_flow.decided(rows))
     assert workers > 0
     # Both workers did their share: model-bound steps on one, sandboxed execution on the other.
     for name in ("worker", "sandbox-worker"):

@@ -212,7 +212,7 @@ class Received:
 
 
 class FakeOpenAI:
-    """Scripted OpenAI-compatible server on 127.0.0.1 (see module docstring)."""
+    """Scripted OpenAI-compatible server on 127.0.0.1 by default (see module docstring)."""
 
     def __init__(
         self,
@@ -221,6 +221,7 @@ class FakeOpenAI:
         default_content: str = "ok",
         port: int = 0,
         keep_requests: bool = True,
+        host: str = "127.0.0.1",
     ):
         self.latency = latency
         self.default_content = default_content
@@ -232,7 +233,10 @@ class FakeOpenAI:
         self.max_in_flight = 0
         self._queues: dict[str, collections.deque] = {}
         self._lock = threading.Lock()
-        self._server = _Server(("127.0.0.1", port), _Handler)
+        # ``host``: another address of this machine, such as the gateway of a container
+        # network a test created, when containers must reach the server.
+        self.host = host
+        self._server = _Server((host, port), _Handler)
         self._server.fake = self
         self._thread: threading.Thread | None = None
 
@@ -243,7 +247,7 @@ class FakeOpenAI:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"http://{self.host}:{self.port}/v1"
 
     def start(self) -> FakeOpenAI:
         self._thread = threading.Thread(

@@ -260,6 +260,8 @@ class DockerSession(Session):
             self._sock = getattr(attached, "_sock", attached)
             self._sock.setblocking(False)
             self._fd = self._sock.fileno()
+            self._readable = select.poll()  # select() cannot watch descriptors >= 1024
+            self._readable.register(self._fd, select.POLLIN)
             self._writer = threading.Thread(target=self._write_loop, daemon=True)
             self._writer.start()
             self.container.start()
@@ -293,7 +295,9 @@ class DockerSession(Session):
                     try:
                         view = view[self._sock.send(view) :]
                     except BlockingIOError:
-                        select.select([], [self._fd], [], 1.0)
+                        writable = select.poll()  # select() cannot watch descriptors >= 1024
+                        writable.register(self._fd, select.POLLOUT)
+                        writable.poll(1000)
             except OSError:  # the container is gone: recv reports why
                 return
             finally:
@@ -328,7 +332,7 @@ class DockerSession(Session):
 
     def _read_some(self, timeout: float) -> bool:
         """Read what the socket holds (waiting up to ``timeout``); False at its end."""
-        if not select.select([self._fd], [], [], timeout)[0]:
+        if not self._readable.poll(max(1, int(timeout * 1000) + 1)):
             return True
         try:
             chunk = self._sock.recv(1 << 20)
@@ -497,7 +501,8 @@ class DockerBackend(Backend):
         self._idle: list[DockerSession] = []  # least recently used first
         self._starting: dict[int, int] = {}  # per key: containers prewarm() is starting
         self._pid = os.getpid()
-        self.started = 0  # containers started by this process (bench, tests)
+        self.started = 0  # containers started by this backend (bench, tests)
+        self.discarded = 0  # and removed after they misbehaved (or could not be pooled)
         atexit.register(self.shutdown, wait=False)
         if sweep:
             threading.Thread(target=self._sweep, name="sandbox-sweep", daemon=True).start()
@@ -547,7 +552,7 @@ class DockerBackend(Backend):
                 break
             if not session.owes_ready or session.ready_again():
                 break
-            session.close(kill=True)
+            self._discard(session)
         session.oom_mark = session.oom_kills()
         return _Lease(self, session)
 
@@ -563,8 +568,18 @@ class DockerBackend(Backend):
                     if evicted is None:
                         return
                     session = evicted
-        # A clean job's container ends at the end of its stream; any other is removed.
-        session.close(kill=not (reusable and session.pool))
+        if reusable and session.pool:
+            session.close(kill=False)  # retired or evicted: it ends at the end of its stream
+            if session.uses >= MAX_USES and self._pid == os.getpid():
+                # Its successor starts now, in the background, not on a submission's path.
+                self.prewarm(1, wait=False, limits=Limits(memory_mb=session.key))
+        else:
+            self._discard(session)
+
+    def _discard(self, session: DockerSession) -> None:
+        with self._lock:
+            self.discarded += 1
+        session.close(kill=True)
 
     def prewarm(self, count: int = 1, *, wait: bool = True, limits: Limits | None = None) -> None:
         """Start ``count`` containers into the idle pool, each on a thread of its own, for
@@ -600,7 +615,7 @@ class DockerBackend(Backend):
                 session = None
             self._lock.notify_all()
         if session is not None:
-            session.close(kill=True)
+            self._discard(session)
 
     def shutdown(self, *, wait: bool = True) -> None:
         """Stop the idle containers. ``wait=False`` (the process is exiting): their streams

@@ -68,14 +68,26 @@ def wait_until_no_container_of(client, pid: int, within_s: float = 15) -> float:
         time.sleep(0.1)
 
 
-def engine_objects(client) -> tuple[set[str], set[str]]:
-    """(volume names, network ids) on the engine, leaving out what docker compose makes (another
-    project's stack may come and go meanwhile)."""
-    compose = "com.docker.compose.project"
-    volumes = {
-        v["Name"]
-        for v in (client.api.volumes().get("Volumes") or [])
-        if compose not in (v.get("Labels") or {})
-    }
-    networks = {n["Id"] for n in client.api.networks() if compose not in (n.get("Labels") or {})}
-    return volumes, networks
+def sandbox_events(client, since: float, owner: str) -> dict:
+    """What the engine did for the sandbox containers of ``owner`` (an OWNER_LABEL) since
+    ``since``: the ids of those it created and destroyed, their exit codes, and every volume or
+    network event that names one of them (the other objects on a shared engine come and go
+    meanwhile: only what concerns these containers is ours)."""
+    from evolution.sandbox.backends.docker import OWNER_LABEL
+
+    window = {"since": int(since) - 1, "until": int(time.time()) + 1, "decode": True}
+    created, destroyed, exits = set(), set(), {}
+    label = f"{OWNER_LABEL}={owner}"
+    for event in client.api.events(filters={"type": "container", "label": label}, **window):
+        if event["Action"] == "create":
+            created.add(event["id"])
+        elif event["Action"] == "destroy":
+            destroyed.add(event["id"])
+        elif event["Action"] == "die":
+            exits[event["id"]] = event["Actor"]["Attributes"].get("exitCode")
+    attached = [
+        (event["Type"], event["Action"], event["Actor"].get("ID"))
+        for event in client.api.events(filters={"type": ["volume", "network"]}, **window)
+        if event["Actor"]["Attributes"].get("container") in created
+    ]
+    return {"created": created, "destroyed": destroyed, "exits": exits, "attached": attached}

@@ -31,8 +31,8 @@ from evolution.sandbox.batch import JudgeJob, judge_many
 from .conftest import docker_test_image
 from .helpers import (
     containers_owned_by,
-    engine_objects,
     leased_containers,
+    sandbox_events,
     wait_until_no_container_of,
 )
 
@@ -130,8 +130,9 @@ def test_humaneval_through_judge_batch_on_docker(docker_client, tmp_path):
                     "time_limit": 6,
                 }
                 jobs.write(json.dumps(job) + "\n")
-    volumes, networks = engine_objects(docker_client)
+    since = time.time()
     proc = _judge_batch(source, target, "--workers", "2")
+    owner = owner_label(proc.pid)
     _, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 0, stderr
     results = [json.loads(line) for line in target.open()]
@@ -143,10 +144,11 @@ def test_humaneval_through_judge_batch_on_docker(docker_client, tmp_path):
     assert {k: v for k, v in constant.items() if v == "AC"} == {}
     assert set(constant.values()) <= {"WA", "RE"}
     # The judge ended (its pool's streams closed at exit, nothing waited for): its containers
-    # end and the engine removes them.
+    # end and the engine removes them; none had a volume or a network.
     wait_until_no_container_of(docker_client, proc.pid, within_s=15)
-    after_volumes, after_networks = engine_objects(docker_client)
-    assert after_volumes - volumes == set() and after_networks - networks == set()
+    events = sandbox_events(docker_client, since, owner)
+    assert len(events["created"]) >= 2 and events["destroyed"] == events["created"]
+    assert events["attached"] == []
 
 
 @pytest.mark.parametrize("isolation", ["fork", "fast"])
@@ -161,9 +163,9 @@ def test_a_killed_judge_leaves_no_container_behind(docker_client, tmp_path, isol
     job = {"harness": "stdio", "code": sleeper, "tests": tests, "time_limit": 90}
     job["isolation"] = isolation
     source.write_text("".join(json.dumps({**job, "id": n}) + "\n" for n in range(4)))
-    volumes, networks = engine_objects(docker_client)
-    since = int(time.time()) - 1
+    since = time.time()
     proc = _judge_batch(source, target, "--workers", "2")
+    owner = owner_label(proc.pid)
     try:
         deadline = time.monotonic() + 60
         running = []
@@ -173,7 +175,9 @@ def test_a_killed_judge_leaves_no_container_behind(docker_client, tmp_path, isol
                 c for c in containers_owned_by(docker_client, proc.pid) if c["State"] == "running"
             ]
         assert len(running) == 2, proc.stderr.read() if proc.poll() is not None else running
-        owner = running[0]["Labels"][OWNER_LABEL]
+        assert {c["Labels"][OWNER_LABEL] for c in running} == {owner}
+        for container in running:  # no volume, no network
+            assert container["Mounts"] == [] and container["NetworkSettings"]["Networks"] == {}
         time.sleep(1.0)  # the tests are running
     finally:
         proc.send_signal(signal.SIGKILL)
@@ -181,19 +185,13 @@ def test_a_killed_judge_leaves_no_container_behind(docker_client, tmp_path, isol
     killed = time.monotonic()
     took = wait_until_no_container_of(docker_client, proc.pid, within_s=20)
     assert took < 15
-    # Each container ended because its runner saw the host go (not by a sweep or a timeout).
-    events = docker_client.api.events(
-        since=since,
-        until=int(time.time()) + 1,
-        filters={"type": "container", "event": "die", "label": f"{OWNER_LABEL}={owner}"},
-        decode=True,
-    )
-    exits = {e["id"]: e["Actor"]["Attributes"].get("exitCode") for e in events}
-    assert {c["Id"] for c in running} <= set(exits)
-    assert {exits[c["Id"]] for c in running} == {str(EXIT_HOST_GONE)}
+    # Each container ended because its runner saw the host go (not by a sweep or a timeout),
+    # and every container the judge created was destroyed.
+    events = sandbox_events(docker_client, since, owner)
+    assert {c["Id"] for c in running} <= set(events["exits"])
+    assert {events["exits"][c["Id"]] for c in running} == {str(EXIT_HOST_GONE)}
+    assert events["destroyed"] == events["created"] and events["attached"] == []
     assert time.monotonic() - killed < 30
-    after_volumes, after_networks = engine_objects(docker_client)
-    assert after_volumes - volumes == set() and after_networks - networks == set()
 
 
 def test_the_sweep_removes_leftovers_of_dead_owners_only(docker_client):

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from .compose import ROOT, compose_config
+import json
+import os
+import subprocess
+
+from .compose import PLACEHOLDERS, ROOT, compose_command, compose_config
 
 
 def test_compose_file_is_valid_and_keeps_web_and_workers_apart():
@@ -11,6 +15,26 @@ def test_compose_file_is_valid_and_keeps_web_and_workers_apart():
     assert "gunicorn" in " ".join(services["web"]["command"])
     assert "-Q default" in " ".join(services["worker"]["command"])
     assert "-Q sandbox" in " ".join(services["sandbox-worker"]["command"])
+
+
+def test_the_web_health_check_asks_as_a_host_the_site_answers_to():
+    """The check asked http://127.0.0.1:8000 while ALLOWED_HOSTS defaulted to localhost: every
+    answer was 400 and the web app never became healthy. It asks as localhost, which the
+    file's ALLOWED_HOSTS always holds, whatever the lab adds."""
+    web = compose_config()["services"]["web"]
+    assert "'Host': 'localhost'" in web["healthcheck"]["test"][-1]
+    assert web["environment"]["ALLOWED_HOSTS"].split(",")[0] == "localhost"
+    env = {**os.environ, **PLACEHOLDERS, "ALLOWED_HOSTS": "bench.example.org"}
+    out = subprocess.run(
+        [*compose_command(), "config", "--format", "json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    hosts = json.loads(out.stdout)["services"]["web"]["environment"]["ALLOWED_HOSTS"]
+    assert hosts == "localhost,bench.example.org"
 
 
 def test_compose_restarts_every_application_service():

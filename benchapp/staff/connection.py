@@ -1,5 +1,11 @@
 """ "Test connection": one small chat call to an endpoint through the project's model client,
-so the answer is exactly what a campaign would get (same URL, key variable, sampling, logging)."""
+so the answer is exactly what a campaign would get (same URL, key variable, sampling, logging).
+
+Sampling: what a campaign with the default settings sends, resolved by the one function the
+engine uses (``evolution.llm.sampling.resolve_sampling``): the endpoint's own temperature, or
+none when it omits temperature, else Table 5's default temperature. An endpoint that refuses
+a temperature (as some reasoning models do) therefore fails the test as it would fail every
+campaign call, instead of connecting because the test sent none."""
 
 from __future__ import annotations
 
@@ -7,9 +13,11 @@ import copy
 import time
 from dataclasses import dataclass
 
+from evolution.benchevolver.engine.config import EvolutionSettings
 from evolution.llm import LLMClient, LLMError
 from evolution.llm import secrets as key_policy
 from evolution.llm.cassette import resolve_path
+from evolution.llm.sampling import resolve_sampling
 from evolution.models import LLMCall, ModelEndpoint
 
 ROLE = "connection-test"
@@ -25,6 +33,7 @@ class ConnectionResult:
     http_status: int | None
     detail: str  # the answer's start, or what went wrong
     call_id: int | None
+    sent: str = ""  # the sampling sent, as the campaign page describes it
 
 
 def endpoint_test_connection(endpoint: ModelEndpoint) -> ConnectionResult:
@@ -47,12 +56,15 @@ def endpoint_test_connection(endpoint: ModelEndpoint) -> ConnectionResult:
             ),
             call_id=None,
         )
+    defaults = EvolutionSettings()
+    sampling = resolve_sampling(endpoint, temperature=defaults.temperature, timeout=TIMEOUT_CAP_S)
+    sent = sampling.describe().replace("(campaign)", "(campaign default)")
     trial = copy.copy(endpoint)  # same row (the call is logged against it), tighter limits
     trial.max_retries = 0
-    trial.timeout_s = min(float(endpoint.timeout_s), TIMEOUT_CAP_S)
+    trial.timeout_s = sampling.timeout_s
     started = time.perf_counter()
     try:
-        result = LLMClient(trial).chat(PROMPT, role=ROLE)
+        result = LLMClient(trial).chat(PROMPT, role=ROLE, temperature=sampling.temperature)
     except LLMError as exc:
         call = LLMCall.objects.filter(pk=getattr(exc, "call_id", None)).first()
         return ConnectionResult(
@@ -61,6 +73,7 @@ def endpoint_test_connection(endpoint: ModelEndpoint) -> ConnectionResult:
             http_status=getattr(exc, "status", None) or (call.http_status if call else None),
             detail=str(exc),
             call_id=call.pk if call else None,
+            sent=sent,
         )
     except Exception as exc:  # a URL the client cannot even use: say so, do not 500
         return ConnectionResult(
@@ -69,6 +82,7 @@ def endpoint_test_connection(endpoint: ModelEndpoint) -> ConnectionResult:
             http_status=None,
             detail=f"{exc.__class__.__name__}: {exc}",
             call_id=None,
+            sent=sent,
         )
     call = LLMCall.objects.get(pk=result.call_id)
     answer = result.content.strip()
@@ -78,6 +92,7 @@ def endpoint_test_connection(endpoint: ModelEndpoint) -> ConnectionResult:
         http_status=call.http_status,
         detail=(answer[:200] + "…") if len(answer) > 200 else answer or "(an empty answer)",
         call_id=call.pk,
+        sent=sent,
     )
 
 

@@ -88,10 +88,14 @@ def test_with_everything_installed_it_does_nothing(tmp_path):
 
 
 def test_as_another_user_it_stops_with_the_exact_command():
-    # Not under pytest's tmp_path, which is private to root: the user must read this PATH.
+    # Not under pytest's tmp_path, which is private to root: the user must read this PATH, and
+    # a copy of the script, since the checkout itself may be readable by its owner alone.
     with tempfile.TemporaryDirectory() as scratch:
         Path(scratch).chmod(0o755)
         path = _bin_without(Path(scratch), "bwrap")
+        script = Path(scratch) / "bootstrap.sh"
+        shutil.copy(SCRIPT, script)
+        script.chmod(0o755)
         done = subprocess.run(
             [
                 shutil.which("setpriv"),
@@ -99,14 +103,14 @@ def test_as_another_user_it_stops_with_the_exact_command():
                 "--regid=65534",
                 "--clear-groups",
                 shutil.which("bash"),
-                str(SCRIPT),
+                str(script),
                 "demo",
             ],
             env={"PATH": path, "SANDBOX_PYTHON": "/nonexistent/python3"},
             capture_output=True,
             text=True,
             timeout=60,
-            cwd=ROOT,
+            cwd=scratch,
         )
     assert done.returncode == 1
     assert "missing system packages for 'make demo': bubblewrap python3." in done.stderr

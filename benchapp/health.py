@@ -108,8 +108,8 @@ def cached_report(check) -> tuple[int, bytes]:
     still, at once, while one background thread checks again; the process's first request
     checks itself (others wait for its answer), as does every request with
     ``HEALTHZ_REPORT_SECONDS=0``. Should a check hang (a database that accepts connections and
-    then never answers), the report stops being served after ``HEALTHZ_STALE_SECONDS`` and the
-    probe answers 503 saying how long the checks have been running.
+    then never answers), the report stops being served once that check has run for
+    ``HEALTHZ_STALE_SECONDS`` and the probe answers 503 saying how long it has been running.
     """
     ttl = float(settings.HEALTHZ_REPORT_SECONDS)
     now = time.monotonic()
@@ -126,7 +126,10 @@ def cached_report(check) -> tuple[int, bytes]:
                 )
                 answer, at = _report_state["answer"], _report_state["at"]
                 now = time.monotonic()
-            if answer is not None and now - at < stale_after:
+            # Stale is a check that has run too long, not an old report: after an idle spell
+            # the last report is old by then, and the probes arriving while its successor
+            # runs get it until that check has run HEALTHZ_STALE_SECONDS.
+            if answer is not None and now - since < stale_after:
                 return answer
             return _unfinished(now - since)
         _report_state["checking_since"] = now

@@ -12,6 +12,7 @@ demo panel's replayed endpoints on the release (their recorded answers), judged 
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.core.management.base import CommandError
 
 from evolution.models import Campaign, Problem
 from evolution.models.campaigns import CampaignKind, CampaignState
@@ -32,8 +33,7 @@ def releases_demo(*, world, stdout, admin) -> Release | None:
 
     campaign = Campaign.objects.filter(name=COMPLETED_NAME, state="completed").first()
     if campaign is None:
-        stdout.write("Releases demo skipped: the demo campaign has not completed.")
-        return None
+        raise CommandError("Demo: no release, because the demo campaign has not completed.")
     curator = get_user_model().objects.filter(username="demo-curator").first() or admin
     bench = Benchmark.objects.filter(name=DEMO_BENCHMARK).first() or services.benchmark_create(
         name=DEMO_BENCHMARK,
@@ -70,9 +70,8 @@ def releases_demo(*, world, stdout, admin) -> Release | None:
         stdout.write(f"Gate: {run.passed} of {run.candidates} candidates pass the default rules.")
         try:
             release = services.release_freeze(release=release, by=curator)
-        except Exception as exc:  # an empty demo campaign: say so, keep the demo running
-            stdout.write(f"Releases demo: could not freeze v1.0.0 ({exc}).")
-            return None
+        except Exception as exc:
+            raise CommandError(f"Demo: could not freeze {bench.name} v1.0.0 ({exc}).") from exc
     if release.state == ReleaseState.FROZEN:
         release = services.release_publish(release=release)
     for member in world.panel.members.select_related("endpoint"):
@@ -84,8 +83,44 @@ def releases_demo(*, world, stdout, admin) -> Release | None:
                 release=release, endpoint=member.endpoint, samples=member.attempts or 4, by=curator
             )
             leaderboard.run_execute(run_id=run.pk)
+    if release.state != ReleaseState.PUBLISHED:
+        raise CommandError(
+            f"Demo: {bench.name} v{release.version} is {release.state}, not published."
+        )
+    board = _check_leaderboard(release=release, panel=world.panel)
     stdout.write(
         f"Release {bench.name} v{release.version} published ({release.item_count} problems, "
-        f"hash {release.content_hash[:12]}), leaderboard for {world.panel.name}."
+        f"hash {release.content_hash[:12]}), leaderboard for {world.panel.name}: {board}."
     )
     return release
+
+
+def _check_leaderboard(*, release: Release, panel) -> str:
+    """What the demo announces of the leaderboard, checked first: every panel model has a
+    completed run with a judged sample for each item of the release. CommandError naming the
+    model and the reason otherwise (a demo that said "leaderboard" over failed runs was the
+    defect this replaces)."""
+    items = release.items.count()
+    shown = []
+    for member in panel.members.select_related("endpoint"):
+        run = (
+            LeaderboardRun.objects.filter(release=release, endpoint=member.endpoint)
+            .order_by("-pk")
+            .first()
+        )
+        if run is None or run.state != RunState.COMPLETED:
+            why = "no run" if run is None else f"{run.state}: {run.error or 'no reason recorded'}"
+            raise CommandError(f"Demo: the leaderboard of {member.endpoint.name} failed ({why}).")
+        judged = (
+            run.samples.exclude(verdict=leaderboard.INFRA_ERROR).values("item").distinct().count()
+        )
+        if judged != items:
+            raise CommandError(
+                f"Demo: the leaderboard of {member.endpoint.name} judged {judged} of the "
+                f"release's {items} problems."
+            )
+        passed = run.samples.filter(verdict="AC").count()
+        shown.append(f"{member.endpoint.model} {passed}/{run.samples.count()} samples passed")
+    if not shown:
+        raise CommandError(f"Demo: the panel {panel.name} has no model to put on the leaderboard.")
+    return ", ".join(shown)

@@ -25,6 +25,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connections, transaction
 from django.utils import timezone
+from django.utils.text import slugify
 
 from evolution.benchevolver.engine.difficulty import solver_code, solver_messages
 from evolution.llm import CallContext, LLMClient, LLMError
@@ -174,9 +175,16 @@ def run_create_from_upload(
 
 def _replay_key(item: ReleaseItem, model: str, index: int) -> str:
     """For a replayed endpoint, the key under which the evolution engine recorded this
-    model's attempt at the same problem, so a demo leaderboard replays those answers."""
+    model's attempt at the same problem, so a demo leaderboard replays those answers. A
+    problem no BenchEvolver campaign measured (another kind's) has a key of its own, by its
+    method and title: keyed by its lineage's seed, it would replay the answers to that seed."""
     prov = item.provenance or {}
     record = item.record
+    if record.get("kind") == "synthesized":
+        return (
+            f"item={record['method']}/{slugify(record.get('title') or item.public_id)};"
+            f"model={model};attempt={index};role=solver"
+        )
     seed = item.problem.lineage_root or item.problem
     seed_key = seed.origin_id or seed.public_id
     round_no = (prov.get("candidate") or {}).get("round", 0) if record.get("kind") != "seed" else 0

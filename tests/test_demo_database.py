@@ -21,6 +21,7 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
+from django.urls import reverse
 
 from evolution.demo import setup
 from evolution.models import Campaign
@@ -43,6 +44,39 @@ def test_the_demo_builds_every_capability_and_prints_the_logins(demo_build):  # 
     assert resumable.state == "paused"
     assert "Review round" in text and "published" in text
     _every_kind_is_reviewed_and_released()
+    _the_leaderboard_has_every_demo_model_on_every_problem(text)
+
+
+def _the_leaderboard_has_every_demo_model_on_every_problem(text: str) -> None:
+    """The demo announced "leaderboard for demo-panel" while both runs had failed (no
+    recorded answer for the other kinds' problems) and the public page said no model had been
+    evaluated: each panel model now has a completed run with a judged sample of every item,
+    and what the demo prints is what it checked."""
+    from releases.demo import DEMO_BENCHMARK
+    from releases.models import LeaderboardRun, Release
+
+    release = Release.objects.get(benchmark__name=DEMO_BENCHMARK, state="published")
+    items = release.items.count()
+    models = []
+    for member in setup.demo_world().panel.members.select_related("endpoint"):
+        run = LeaderboardRun.objects.get(release=release, endpoint=member.endpoint)
+        assert run.state == "completed", run.error
+        judged = run.samples.exclude(verdict="IE")
+        assert judged.values("item").distinct().count() == items
+        # Every item answered by the answers recorded for it: a synthesized problem is no
+        # longer keyed by its lineage's seed (which replayed the seed's answers to it).
+        assert not run.samples.filter(details__has_key="llm_error").exists()
+        passed = run.samples.filter(verdict="AC").count()
+        models.append(f"{member.endpoint.model} {passed}/{run.samples.count()} samples passed")
+    assert f"leaderboard for demo-panel: {', '.join(models)}." in text, text
+    public = Client().get(
+        reverse(
+            "releases:public_leaderboard",
+            args=[release.benchmark.slug, release.version],
+        )
+    )
+    assert public.status_code == 200
+    assert "No model has been evaluated" not in public.content.decode()
 
 
 def _every_kind_is_reviewed_and_released() -> None:

@@ -11,8 +11,10 @@ to provoke:
                      difficulty (R2); lexical near-duplicate (R3); stop: no_improve_patience
 - demo/sort-numbers  reference disagrees with brute force and oracle, three repairs fail ->
                      invalid (R1); not harder (R2); stop: no_improve_patience
-- HumanEval/0        function-level, faithfulness check passes, nobody on the panel solves it:
-                     accepted at level 5, stop: accept_target_level
+- HumanEval/0        function-level (HumanEval's assertion harness, kept by the evolved task:
+                     the same entry point, tests that are assertion programs), faithfulness
+                     check passes, nobody on the panel solves it: accepted at level 5,
+                     stop: accept_target_level
 - HumanEval/12       malformed mutator answer -> recorded error (R1); underspecified statement
                      -> revised -> faithful, but not harder (R2); stop: no_improve_patience
 - HumanEval/13       the panel fails the seed too often: skipped (outside allowed_seed_levels)
@@ -25,6 +27,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+
+from . import leaderboard_answers
 
 CASSETTE = Path(__file__).resolve().parent / "cassettes" / "demo.jsonl"
 SEEDS_FILE = Path(__file__).resolve().parent / "seeds.jsonl"
@@ -60,10 +64,8 @@ def mutation(idea: str, weakness: str, family: str, src: str) -> str:
     return f"```json\n{meta}\n```\n\n```python\n{src.strip()}\n```\n"
 
 
-def written(title: str, statement: str, examples: list[str], entry_point: str = "") -> str:
+def written(title: str, statement: str, examples: list[str]) -> str:
     data = {"title": title, "statement": statement.strip(), "examples": examples}
-    if entry_point:
-        data["entry_point"] = entry_point
     return f"```json\n{json.dumps(data, indent=2)}\n```\n"
 
 
@@ -498,13 +500,16 @@ print(" ".join(map(str, out)))
 """
 
 # --------------------------------------------------------------------------- HumanEval/0
+# An evolved task keeps its seed's harness (Algorithm 1 keeps E): HumanEval's assertion harness
+# calls the seed's entry point, so the evolved solutions still define `has_close_elements` (now
+# counting the close pairs) and the tests are assertion programs around the generated calls.
 
 CLOSE_PAIRS = '''
 from bisect import bisect_right
 from typing import List
 
 
-def count_close_pairs(numbers: List[float], threshold: float) -> int:
+def has_close_elements(numbers: List[float], threshold: float) -> int:
     """Number of pairs i < j with |numbers[i] - numbers[j]| < threshold."""
     values = sorted(numbers)
     count = 0
@@ -514,7 +519,7 @@ def count_close_pairs(numbers: List[float], threshold: float) -> int:
 '''
 
 CLOSE_PAIRS_NAIVE = """
-def count_close_pairs(numbers, threshold):
+def has_close_elements(numbers, threshold):
     n = len(numbers)
     return sum(1 for i in range(n) for j in range(i + 1, n) if abs(numbers[i] - numbers[j]) < threshold)
 """
@@ -523,7 +528,7 @@ CLOSE_PAIRS_LE = """
 from bisect import bisect_left
 
 
-def count_close_pairs(numbers, threshold):
+def has_close_elements(numbers, threshold):
     values = sorted(numbers)
     return sum(j - bisect_left(values, v - threshold, 0, j) for j, v in enumerate(values))
 """
@@ -545,7 +550,7 @@ print(json.dumps(threshold))
 CLOSE_PAIRS_STATEMENT = """
 # Close Pairs
 
-Write `count_close_pairs(numbers: list[float], threshold: float) -> int` returning the number of
+Write `has_close_elements(numbers: list[float], threshold: float) -> int` returning the number of
 pairs of positions i < j such that |numbers[i] − numbers[j]| < threshold (strictly less).
 
 ## Input
@@ -557,13 +562,14 @@ The number of such pairs, as an integer.
 """
 
 # --------------------------------------------------------------------------- HumanEval/12
+# The entry point stays HumanEval/12's `longest`, as for HumanEval/0.
 
 LONGEST_REPEATED = '''
 from collections import Counter
 from typing import List, Optional
 
 
-def longest_repeated(strings: List[str]) -> Optional[str]:
+def longest(strings: List[str]) -> Optional[str]:
     """The longest string occurring at least twice; ties -> lexicographically smallest."""
     counts = Counter(strings)
     best = None
@@ -574,7 +580,7 @@ def longest_repeated(strings: List[str]) -> Optional[str]:
 '''
 
 LONGEST_REPEATED_FIRST = """
-def longest_repeated(strings):
+def longest(strings):
     best = None
     for s in strings:
         if strings.count(s) >= 2 and (best is None or len(s) > len(best)):
@@ -584,7 +590,7 @@ def longest_repeated(strings):
 
 # Reads "repeated" as "has a repeated letter": a plausible misreading of the first statement.
 LONGEST_OVERALL = """
-def longest_repeated(strings):
+def longest(strings):
     best = None
     for s in strings:
         doubled = any(a == b for a, b in zip(s, s[1:]))
@@ -608,7 +614,7 @@ print(json.dumps([rng.choice(pool) for _ in range(n)]))
 LONGEST_REPEATED_V1 = """
 # Longest Repeated Word
 
-Write `longest_repeated(strings: list[str]) -> str | None` that returns the longest string of the
+Write `longest(strings: list[str]) -> str | None` that returns the longest string of the
 list that is repeated.
 
 ## Input
@@ -621,7 +627,7 @@ The longest repeated word, or None.
 LONGEST_REPEATED_V2 = """
 # Longest Repeated Word
 
-Write `longest_repeated(strings: list[str]) -> str | None`. A word is *repeated* when it occurs at
+Write `longest(strings: list[str]) -> str | None`. A word is *repeated* when it occurs at
 least twice in the list (as a whole element). Return the longest repeated word; if several
 repeated words have that length, return the lexicographically smallest of them. Return None when
 no word occurs twice.
@@ -981,7 +987,6 @@ def responses() -> dict[tuple[str, str], str]:
             "Close Pairs",
             CLOSE_PAIRS_STATEMENT,
             ["[1.0, 2.0, 3.0]\n1.5\n", "[1.0, 2.75, 3.0, 4.0, 5.0, 2.0]\n0.5\n"],
-            entry_point="count_close_pairs",
         ),
     )
     put(s, "test_generator", "round=1;try=0", code(CLOSE_PAIRS_GENERATOR))
@@ -1030,7 +1035,6 @@ def responses() -> dict[tuple[str, str], str]:
             "Longest Repeated Word",
             LONGEST_REPEATED_V1,
             ['["ab", "a", "ab", "b", "a"]\n', '["a", "b"]\n'],
-            entry_point="longest_repeated",
         ),
     )
     put(s, "test_generator", "round=2;try=0", code(LONGEST_REPEATED_GENERATOR))
@@ -1049,6 +1053,9 @@ def responses() -> dict[tuple[str, str], str]:
     for index, program in enumerate([LONGEST_REPEATED, LONGEST_REPEATED_FIRST, LONGEST_REPEATED]):
         put(s, "faithfulness", f"round=2;repair=1;attempt={index}", code(program))
     panel(s, 2, {m: [LONGEST_REPEATED] * 4 for m in SOLVER_MODELS})
+
+    # The demo release's leaderboard: the panel's answers to the other kinds' problems.
+    out.update(leaderboard_answers.responses())
     return out
 
 

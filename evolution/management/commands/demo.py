@@ -73,6 +73,11 @@ class Command(BaseCommand):
                 campaign_id=campaign.pk, workers=2, on_progress=bar.update_campaign
             )
             bar.close()
+        if campaign.state != CampaignState.COMPLETED:
+            # Everything after it (review round, release, leaderboard) takes its problems.
+            raise CommandError(
+                f"Demo: '{campaign.name}' ended {campaign.state} ({campaign.state_reason})."
+            )
         self.stdout.write(
             self.style.SUCCESS(f"'{campaign.name}': {campaign.state} ({campaign.state_reason})")
         )

@@ -239,8 +239,7 @@ class DockerSession(Session):
         self.uses = 0
         self.pool = False
         self.owes_ready = False  # a used container: its runner's next frame must be "ready"
-        self.reported_oom = None
-        self.oom_mark = 0
+        self.reported_oom = None  # the runner's count of OOM kills at its last "ready"
         self.started_at = time.monotonic()
         try:
             self.container = client.containers.create(**spec)
@@ -378,18 +377,32 @@ class DockerSession(Session):
 
     # -- pool support ------------------------------------------------------------------------
 
-    def ready_again(self) -> bool:
-        """A used container's runner has reset it and waits for a job, and the job before
-        caused no OOM kill in it. False: discard it."""
+    def confirm_ready(self) -> bool:
+        """Read a used container's "ready" frame: its runner has reset it. False (discard it):
+        no such frame within RESET_TIMEOUT_S, or the runner counts an OOM kill since its last
+        one (during the job before)."""
         try:
             frame = self.recv(RESET_TIMEOUT_S)
         except SandboxError:
             return False
         if not frame.get("ready"):
             return False
-        self.reported_oom = frame.get("oom")
         self.owes_ready = False
-        return self.oom_kills() == self.oom_mark
+        before, self.reported_oom = self.reported_oom, frame.get("oom")
+        return before is None or before == self.reported_oom
+
+    def hung_up(self) -> bool:
+        """Whether the engine has closed the container's end of the stream (it stopped), seen
+        without waiting: what the runner sent before (its "ready") may still be unread."""
+        probe = select.poll()
+        probe.register(self._fd, select.POLLRDHUP)
+        gone = select.POLLRDHUP | select.POLLHUP | select.POLLERR | select.POLLNVAL
+        return any(mask & gone for _, mask in probe.poll(0))
+
+    @property
+    def counts_oom_here(self) -> bool:
+        """Whether this process reads the container's OOM kills from its cgroup on this host."""
+        return self._oom_fd is not None
 
     def oom_kills(self) -> int:
         """OOM kills in the container so far: read from its cgroup on this host when this
@@ -429,27 +442,56 @@ class DockerSession(Session):
 
 
 class _Lease(Session):
-    """One submission's use of a pooled container."""
+    """One submission's use of a pooled container.
+
+    A used container's job is sent at once, while its runner may still be resetting it (the
+    runner reads the job only after its reset and its "ready" frame): the host does not wait
+    for that frame before sending, only before reading the job's first answer. If the frame
+    does not come, or says the job before caused an OOM kill, the container is discarded and
+    what was sent so far goes to another one (nothing of the job has been reported yet)."""
 
     def __init__(self, backend: DockerBackend, session: DockerSession):
-        self.backend, self.session = backend, session
-        self.backend_name, self.info = session.backend_name, session.info
-        self.nproc = session.nproc
+        self.backend = backend
+        self.backend_name, self.nproc = session.backend_name, session.nproc
         self.reusable = False
         self._closed = False
+        self._sent: list[bytes] = []  # what was sent before the container was confirmed
+        self._use(session)
+
+    def _use(self, session: DockerSession) -> None:
+        self.session, self.info = session, session.info
+        self._unconfirmed = session.owes_ready
+        self._oom_at_start = session.oom_kills()
 
     @property
     def container(self):
         return self.session.container
 
+    def _put(self, data: bytes) -> None:
+        if self._unconfirmed:
+            self._sent.append(data)
+        self.session._put(data)
+
     def send(self, obj: dict) -> None:
-        self.session.send(obj)
+        self._put(encode_frame(obj))
 
     def send_many(self, objs: list[dict]) -> None:
-        self.session.send_many(objs)
+        self._put(b"".join(encode_frame(obj) for obj in objs))
 
     def recv(self, timeout: float) -> dict:
+        if self._unconfirmed:
+            self._confirm()
         return self.session.recv(timeout)
+
+    def _confirm(self) -> None:
+        while self._unconfirmed and not self.session.confirm_ready():
+            key = self.session.key
+            self.backend._discard(self.session)
+            self._use(self.backend._take_or_start(key))
+            for data in self._sent:
+                self.session._put(data)
+        self._unconfirmed = False
+        self._sent = []
 
     def oom_kills(self) -> int:
         return self.session.oom_kills()
@@ -457,7 +499,11 @@ class _Lease(Session):
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            self.backend._release(self.session, self.reusable)
+            reusable = self.reusable and not self._unconfirmed
+            if reusable and self.session.counts_oom_here:
+                # An OOM kill during this job: the container is not reused.
+                reusable = self.session.oom_kills() == self._oom_at_start
+            self.backend._release(self.session, reusable)
 
 
 def sweep_leftovers(client) -> int:
@@ -529,34 +575,36 @@ class DockerBackend(Backend):
 
     def _take(self, key: int) -> DockerSession | None:
         """An idle container for ``key`` (the most recently used), waiting for one prewarm()
-        is starting rather than starting another; None: start one."""
+        is starting rather than starting another; None: start one. One that stopped while it
+        was idle (its stream has ended) is discarded, not handed out."""
         with self._lock:
             if self._pid != os.getpid():  # a forked worker must not share its parent's pool
                 self._idle, self._starting, self._pid = [], {}, os.getpid()
             while True:
                 for index in range(len(self._idle) - 1, -1, -1):
                     if self._idle[index].key == key:
-                        return self._idle.pop(index)
-                if not self._starting.get(key):
-                    return None
-                self._lock.wait()
+                        session = self._idle.pop(index)
+                        if not session.hung_up():
+                            return session
+                        self._discard(session)
+                        break
+                else:
+                    if not self._starting.get(key):
+                        return None
+                    self._lock.wait()
 
     def open(self, *, limits: Limits) -> Session:
-        """A sandbox for ONE submission: a warm container from the pool (reset since its last
-        job), or a new one."""
-        key = self._key(limits)
-        while True:
-            session = self._take(key)
-            if session is None:
-                session = self._start(key)
-                break
-            if not session.owes_ready or session.ready_again():
-                break
-            self._discard(session)
-        session.oom_mark = session.oom_kills()
-        return _Lease(self, session)
+        """A sandbox for ONE submission: a warm container from the pool (being reset since its
+        last job: see _Lease), or a new one."""
+        return _Lease(self, self._take_or_start(self._key(limits)))
+
+    def _take_or_start(self, key: int) -> DockerSession:
+        session = self._take(key)
+        return session if session is not None else self._start(key)
 
     def _release(self, session: DockerSession, reusable: bool) -> None:
+        if session.closed:
+            return  # discarded already (a lease that moved to another container and failed)
         session.uses += 1
         if reusable and session.pool and session.uses < MAX_USES and not session.closed:
             with self._lock:

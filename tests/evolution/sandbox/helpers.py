@@ -27,13 +27,15 @@ def host_processes_with(marker: str) -> list[int]:
 @contextmanager
 def leased_containers(backend):
     """The ids of the containers a docker backend's sandboxes ran in, one per submission, in
-    order (appended as each is opened)."""
+    order: the list is filled when the block ends (a submission may move to another container
+    after its lease is opened, see docker._Lease)."""
     ids: list[str] = []
+    leases = []
     opened = backend.open
 
     def open_and_note(*, limits):
         lease = opened(limits=limits)
-        ids.append(lease.container.id)
+        leases.append(lease)
         return lease
 
     backend.open = open_and_note
@@ -41,6 +43,7 @@ def leased_containers(backend):
         yield ids
     finally:
         del backend.open
+        ids.extend(lease.container.id for lease in leases)
 
 
 def containers_owned_by(client, pid: int) -> list[dict]:

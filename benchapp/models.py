@@ -61,12 +61,14 @@ class SeedImportJob(SupervisedJob):
     content = models.BinaryField(null=True, blank=True)
     solutions_name = models.CharField(max_length=255, blank=True)
     solutions = models.BinaryField(null=True, blank=True)
+    # The import's references replace the problems' own (import_seeds(replace_references=...)).
+    replace_references = models.BooleanField(default=False)
     state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
     size_bytes = models.PositiveBigIntegerField(default=0)
     lines_total = models.PositiveIntegerField(null=True, blank=True)
     lines_read = models.PositiveIntegerField(default=0)
     # created / updated / unchanged / with_reference / skipped / skipped_reasons /
-    # problem_set / problems_in_set, as import_seeds reports them.
+    # problem_set / problems_in_set / references_* / references, as import_seeds reports them.
     report = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     error_line = models.PositiveIntegerField(null=True, blank=True)

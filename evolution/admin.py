@@ -25,7 +25,12 @@ class ProblemAdmin(admin.ModelAdmin):
     list_filter = ("harness", "kind", "method", "origin_dataset", "problem_sets")
     search_fields = ("title", "public_id", "origin_id")
     raw_id_fields = ("parent", "lineage_root")
+    readonly_fields = ("reference_origin",)
     inlines = [TestCaseInline]
+
+    @admin.display(description="Reference provenance (where the reference came from)")
+    def reference_origin(self, problem):
+        return problem.reference_origin or "no reference"
 
 
 @admin.register(models.TestCase)

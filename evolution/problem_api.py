@@ -9,7 +9,7 @@ from ninja import Router, Schema
 from ninja.errors import HttpError
 
 from benchapp.roles import ADMIN, CURATOR, has_role
-from evolution.importers import SOURCES, SeedImportError, import_seeds
+from evolution.importers import SOURCES, SeedImportError, import_seeds, reference_summary
 from evolution.models import ProblemSet
 
 router = Router(tags=["problem sets"])
@@ -23,6 +23,25 @@ class ProblemSetImportIn(Schema):
     set_name: str | None = None
     # lcb only: the solutions file's text (JSONL of {question_id, solution}).
     solutions: str | None = None
+    # The import's references replace (or, where it gives none, drop) the problems' own.
+    replace_references: bool = False
+
+
+class ReferenceNoteOut(Schema):
+    origin_id: str
+    public_id: str
+    title: str
+    # kept (the import's differs, the stored one stays), replaced, dropped, refused
+    action: str
+    # A refused reference: what went wrong, on which test ("public test #0").
+    detail: str
+    test: str
+    # Provenance of the import's reference and of the one the problem had ({} for none),
+    # and each in words ("solutions file sols.jsonl, line 3").
+    offered: dict
+    offered_origin: str
+    previous: dict
+    previous_origin: str
 
 
 class ProblemSetImportOut(Schema):
@@ -35,6 +54,15 @@ class ProblemSetImportOut(Schema):
     skipped: int
     # (line, reason) of the skipped rows, the first 200.
     skipped_reasons: list[tuple[int, str]]
+    # Problems that kept their reference (the import's differs or is absent), had it
+    # replaced or dropped (replace_references), or had the import's refused by its tests.
+    references_kept: int
+    references_replaced: int
+    references_dropped: int
+    references_refused: int
+    # One per problem whose reference was refused, replaced, dropped, or kept against a
+    # different one from the import.
+    references: list[ReferenceNoteOut]
 
 
 class ImportErrorOut(Schema):
@@ -70,7 +98,12 @@ def _require(request, role: str) -> None:
         "`with_reference` counts the imported problems that carry a reference solution, "
         "`skipped` the rows left out by rule (call-based APPS / TACO rows, SciCode steps "
         "without gold code). `solutions` (lcb only) is the text of a solutions file, one "
-        "`{question_id, solution}` a line. One "
+        "`{question_id, solution}` a line. A problem keeps the reference it has unless "
+        "`replace_references` (then the import's replaces it, or its absence drops it). A "
+        "reference from a solutions file or a dataset's record is run on the record's public and "
+        "private tests first: one that fails is refused (the problem is imported without it) "
+        "and listed in `references` with the failing `test`, as are replaced, dropped and kept "
+        "ones. One "
         "transaction: a bad line returns 400 naming the line and field, and nothing is written."
     ),
 )
@@ -82,6 +115,7 @@ def problem_set_import(request, payload: ProblemSetImportIn):
             content=payload.content,
             set_name=payload.set_name,
             solutions_content=payload.solutions,
+            replace_references=payload.replace_references,
         )
     except SeedImportError as exc:
         return 400, {"detail": str(exc), "line": exc.line, "field": exc.field}
@@ -94,6 +128,7 @@ def problem_set_import(request, payload: ProblemSetImportIn):
         "with_reference": report.with_reference,
         "skipped": report.skipped,
         "skipped_reasons": [list(pair) for pair in report.skipped_reasons],
+        **reference_summary(report),
     }
 
 

@@ -51,7 +51,9 @@ QUESTION_CONTENT_FIELDS = (
     "question",
     "reference_answer",
 )
-_NOT_CONTENT = ("format", "problem_set", "member", "tests")
+# A reference's provenance (where it came from: a solutions file, a calibration attempt, …)
+# is the database's bookkeeping, not the release's content: the release carries its own.
+_NOT_CONTENT = ("format", "problem_set", "member", "tests", "reference_provenance")
 TEST_CONTENT_FIELDS = ("tier", "ordinal", "hidden", "input", "output")
 
 

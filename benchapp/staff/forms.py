@@ -155,6 +155,13 @@ class SeedImportForm(forms.Form):
         help_text="JSON lines of {question_id, solution}: the reference solutions "
         "LiveCodeBench does not publish.",
     )
+    replace_references = forms.BooleanField(
+        required=False,
+        label="Replace reference solutions",
+        help_text="off: a problem keeps the reference it has (from a solutions file, its "
+        "record or a calibration attempt). On: the file's references replace them, and a "
+        "problem the file gives none loses its own; each is listed on the import's page.",
+    )
     set_name = forms.CharField(
         required=False,
         max_length=200,

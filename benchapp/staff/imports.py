@@ -1,6 +1,7 @@
 """Seed imports from the admin page: the upload is stored with the job, a Celery worker runs
 ``evolution.importers.import_seeds`` on it (one transaction, as every import) and reports its
-progress as it reads, then the counts or the line-numbered error."""
+progress as it reads, then the counts (with what became of each reference the import refused,
+replaced, dropped or did not use) or the line-numbered error."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from django.db import connections, transaction
 from django.utils import timezone
 
 from benchapp.models import SeedImportJob
-from evolution.importers import SeedImportError, import_seeds
+from evolution.importers import SeedImportError, import_seeds, reference_summary
 from releases import jobs
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,14 @@ def _suffix(name: str) -> str:
     if lowered.endswith(".gz"):
         return ".jsonl.gz"
     return ".jsonl"
+
+
+def _solutions_file_name(uploaded: str) -> str:
+    """The uploaded solutions file's own name, when it can name a file here."""
+    name = Path(uploaded).name
+    if name in ("", ".", "..") or len(name.encode("utf-8")) > 200:
+        return "solutions.jsonl"
+    return name
 
 
 def count_rows(content: bytes | None, file_name: str) -> int | None:
@@ -77,6 +86,7 @@ def import_job_create(
     set_name: str = "",
     upload=None,
     solutions_upload=None,
+    replace_references: bool = False,
     user=None,
 ) -> SeedImportJob:
     """Store the upload as a queued job and enqueue its import after commit."""
@@ -91,6 +101,7 @@ def import_job_create(
         size_bytes=len(content or b""),
         solutions_name=(solutions_upload.name if solutions_upload is not None else "")[:255],
         solutions=solutions,
+        replace_references=replace_references,
         lines_total=count_rows(content, file_name),
         created_by=user if getattr(user, "is_authenticated", False) else None,
     )
@@ -189,7 +200,11 @@ def _import(job_id: int) -> dict:
             path = Path(folder) / f"upload{_suffix(job.file_name)}"
             path.write_bytes(content)
         if solutions is not None:
-            solutions_path = Path(folder) / "solutions.jsonl"
+            # Named as uploaded (a reference's provenance names its solutions file), in a
+            # folder of its own so that no name can meet the upload's.
+            solutions_path = Path(folder) / "solutions"
+            solutions_path.mkdir()
+            solutions_path /= _solutions_file_name(job.solutions_name)
             solutions_path.write_bytes(solutions)
         try:
             with _ProgressWriter(job.pk) as progress:
@@ -198,6 +213,7 @@ def _import(job_id: int) -> dict:
                     path=str(path) if path else None,
                     set_name=job.set_name or None,
                     solutions_path=str(solutions_path) if solutions_path else None,
+                    replace_references=job.replace_references,
                     progress=progress,
                 )
         except SeedImportError as exc:
@@ -230,6 +246,7 @@ def _import(job_id: int) -> dict:
                     "with_reference": report.with_reference,
                     "skipped": report.skipped,
                     "skipped_reasons": [list(pair) for pair in report.skipped_reasons],
+                    **reference_summary(report),
                 },
             }
     return outcome

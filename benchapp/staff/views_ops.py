@@ -32,6 +32,7 @@ def import_new(request):
             set_name=data.get("set_name") or "",
             upload=data.get("file"),
             solutions_upload=data.get("solutions"),
+            replace_references=bool(data.get("replace_references")),
             user=request.user,
         )
         messages.success(request, f"{job.file_name or job.source} uploaded as import {job.pk}.")

@@ -18,6 +18,7 @@ PROBLEM_FIELDS = (
     "title",
     "statement",
     "reference_solution",
+    "reference_provenance",
     "harness",
     "entry_point",
     "starter_code",

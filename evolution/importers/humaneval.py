@@ -51,6 +51,7 @@ def humaneval_record(obj: dict, *, line: int | None) -> dict:
         "title": entry_point,
         "statement": prompt_to_markdown(prompt, entry_point, line=line),
         "reference_solution": prompt + solution,
+        "reference_provenance": {"source": "record", "dataset": DATASET},
         "harness": "assert",
         "entry_point": entry_point,
         "starter_code": prompt,

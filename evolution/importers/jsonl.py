@@ -39,6 +39,7 @@ def jsonl_record(obj: dict, *, line: int | None) -> dict:
         "title": fields.required_text("title"),
         "statement": fields.required_text("statement"),
         "reference_solution": fields.text("reference_solution"),
+        "reference_provenance": _object(fields, "reference_provenance"),
         "harness": fields.choice("harness", Harness.values),
         "entry_point": fields.text("entry_point"),
         "starter_code": fields.text("starter_code"),
@@ -57,6 +58,12 @@ def jsonl_record(obj: dict, *, line: int | None) -> dict:
         "lineage_root": fields.optional_text("lineage_root"),
         "tests": _tests(fields),
     }
+    # Files exported before the provenance had a field of its own carry it in metadata.
+    if "reference_provenance" in record["metadata"]:
+        record["metadata"] = dict(record["metadata"])
+        older = record["metadata"].pop("reference_provenance")
+        if not record["reference_provenance"] and isinstance(older, dict):
+            record["reference_provenance"] = older
     if record["public_id"] is None and not record["origin_id"]:
         fields.fail(
             "public_id", "a problem needs a public_id or an origin_id, or re-imports duplicate it"

@@ -7,8 +7,10 @@ Accepted forms, each seen in published files:
 - ``metadata``: a JSON string or an object.
 A test is ``{"input", "output", "testtype": "stdin"|"functional"}``; ``metadata.func_name``
 or any functional test makes the problem call-based (harness "function").
-An optional ``reference_solution`` string is kept as the seed's reference (LiveCodeBench
-ships none; ``import_seeds(solutions_path=...)`` attaches them from a solutions file).
+An optional ``reference_solution`` string is the seed's reference, provenance
+``{"source": "record", "dataset": "livecodebench"}`` (LiveCodeBench ships none;
+``import_seeds(solutions_path=...)`` attaches them from a solutions file). Either is run on the
+record's tests before it is stored (``references.py``).
 """
 
 from __future__ import annotations
@@ -82,12 +84,13 @@ def lcb_record(obj: dict, *, line: int | None) -> dict:
         "contest_id": fields.text("contest_id"),
         "lcb_metadata": lcb_metadata,
     }
-    if reference.strip():
-        metadata["reference_provenance"] = {"source": "record"}
     return {
         "title": title,
         "statement": statement,
         "reference_solution": reference,
+        "reference_provenance": {"source": "record", "dataset": DATASET}
+        if reference.strip()
+        else {},
         "harness": harness,
         "entry_point": func_name or "",
         "starter_code": fields.text("starter_code"),

@@ -108,6 +108,9 @@ def seed_record(
         "title": title[:300],
         "statement": statement,
         "reference_solution": reference,
+        "reference_provenance": {"source": "record", "dataset": dataset}
+        if reference.strip()
+        else {},
         "harness": harness,
         "entry_point": entry_point,
         "starter_code": starter_code,

@@ -52,17 +52,19 @@ def read_solutions(*, path: str | None = None, content: str | None = None) -> di
 
 
 def attach_solutions(records: list[tuple[int, dict]], solutions: dict[str, dict], *, name: str):
-    """Give each record its solution from the file (provenance recorded in its metadata);
-    refuse a solution whose id no record carries."""
+    """Give each record its solution from the file, with its provenance (the file's name and
+    line); refuse a solution whose id no record carries. The import runs each on the record's
+    tests before storing it (``references.py``)."""
     by_id = {record["origin_id"]: record for _, record in records}
     for question_id, entry in solutions.items():
         record = by_id.get(question_id)
         if record is None:
             _fail(entry["line"], "question_id", f"{question_id!r} is not in the imported records")
         record["reference_solution"] = entry["solution"]
-        record["metadata"] = {
-            **record["metadata"],
-            "reference_provenance": {"source": "solutions-file", "file": name},
+        record["reference_provenance"] = {
+            "source": "solutions-file",
+            "file": name,
+            "line": entry["line"],
         }
 
 

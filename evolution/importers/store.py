@@ -8,7 +8,9 @@ project's JSONL only, ``public_id`` and ``problem_set``.
 Identity: the record's ``public_id`` when it names an existing problem, else
 (``origin_dataset``, ``origin_id``) when ``origin_id`` is set. A problem found by identity is
 "unchanged" when its exported form equals the record (the public id aside), else its
-columns are overwritten and its tests replaced: "updated".
+columns are overwritten and its tests replaced: "updated". Which reference a record carries
+by then (the stored one kept, or the import's once it passed its tests) is decided before it
+gets here (``references.py``).
 """
 
 from __future__ import annotations
@@ -54,13 +56,32 @@ class RecordWriter:
         self.counts = {"created": 0, "updated": 0, "unchanged": 0}
         self._member_ids: list[int] = []
         self._seen: dict[object, int] = {}
+        self.last_problem: Problem | None = None
+        self._found: dict[int, Problem | None] = {}
+        self._written: set[int] = set()
+
+    def check(self, line: int, record: dict) -> None:
+        """Refuse an oversized record as soon as it is read (before its reference is run)."""
+        _check_sizes(line, record)
+
+    def stored_problem(self, line: int, record: dict) -> Problem | None:
+        """The problem the record would update (None: it creates one); ``add`` uses it
+        unless a record written since changed that problem."""
+        self._ensure_set(line, record.get("problem_set"))
+        found = self._find(record)
+        self._found[id(record)] = found
+        return found
 
     def add(self, line: int, record: dict) -> str:
-        """Store one record; return "created", "updated" or "unchanged"."""
-        _check_sizes(line, record)
+        """Store one record (checked with ``check``); return "created", "updated" or
+        "unchanged". ``last_problem`` is then its problem."""
         self._ensure_set(line, record.get("problem_set"))
         self._reject_repeat(line, record)
-        problem = self._find(record)
+        # Found when its reference was settled; found again only if a record written since
+        # changed that problem (a record matching a problem created since is a repeat).
+        problem = self._found.pop(id(record), False)
+        if problem is False or (problem is not None and problem.pk in self._written):
+            problem = self._find(record)
         if problem is None:
             outcome = "created"
             problem = (
@@ -72,9 +93,11 @@ class RecordWriter:
             outcome = "updated"
         if outcome != "unchanged":
             self._write(line, problem, record)
+            self._written.add(problem.pk)
         # An ancestor carried only for its descendants' links stays out of the set.
         if record.get("member", True):
             self._member_ids.append(problem.pk)
+        self.last_problem = problem
         self.counts[outcome] += 1
         return outcome
 

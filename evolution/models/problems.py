@@ -46,6 +46,9 @@ class Problem(models.Model):
     title = models.CharField(max_length=300)
     statement = models.TextField(help_text="Markdown")
     reference_solution = models.TextField(blank=True)
+    # Where the reference came from, e.g. {"source": "solutions-file", "file": "sols.jsonl",
+    # "line": 3, "tests_passed": "5/5"}; described by ``describe_reference_provenance``.
+    reference_provenance = models.JSONField(default=dict, blank=True)
     harness = models.CharField(max_length=16, choices=Harness.choices)
     entry_point = models.CharField(max_length=200, blank=True)
     starter_code = models.TextField(blank=True)
@@ -106,6 +109,49 @@ class Problem(models.Model):
     @property
     def root(self) -> Problem:
         return self.lineage_root or self
+
+    @property
+    def reference_origin(self) -> str:
+        """Where the reference solution came from, in words ("" without a reference)."""
+        if not self.reference_solution.strip():
+            return ""
+        return describe_reference_provenance(self.reference_provenance)
+
+
+def describe_reference_provenance(provenance: dict | None) -> str:
+    """A reference's provenance in words: "solutions file sols.jsonl, line 3; passed 5/5 of
+    the record's tests at import", "calibration attempt 0 by model m (…)", …"""
+    p = provenance or {}
+    source = p.get("source")
+    if not source:
+        return "not recorded"
+    if source == "record":
+        dataset = p.get("dataset")
+        text = f"the {dataset} record itself" if dataset else "the imported record itself"
+    elif source == "solutions-file":
+        text = f"solutions file {p.get('file', '?')}"
+        if p.get("line"):
+            text += f", line {p['line']}"
+    elif source == "calibration":
+        text = (
+            f"calibration attempt {p.get('attempt')} by model {p.get('model') or p.get('endpoint')}"
+            f" (endpoint {p.get('endpoint')}, campaign {p.get('campaign')}, "
+            f"{p.get('tests_passed', '?')} tests passed)"
+        )
+    elif source == "benchevolver":
+        text = f"the accepted candidate {p.get('candidate')} of BenchEvolver campaign {p.get('campaign')}"
+    elif source == "xcoder":
+        text = f"the golden solution of X-Coder campaign {p.get('campaign')}"
+    elif source == "evosyn":
+        text = f"the strongest solution of EvoSyn campaign {p.get('campaign')}"
+    elif source == "frontiersmith":
+        text = f"the baseline of candidate {p.get('candidate')} of FrontierSmith campaign {p.get('campaign')}"
+    else:
+        details = ", ".join(f"{k} {v}" for k, v in p.items() if k != "source")
+        text = source + (f" ({details})" if details else "")
+    if p.get("tests_passed") and source in ("record", "solutions-file"):
+        text += f"; passed {p['tests_passed']} of the record's tests at import"
+    return text
 
 
 class TestTier(models.TextChoices):

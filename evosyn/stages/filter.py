@@ -122,6 +122,12 @@ def _kept_problem(ctx: Ctx, inst: Instance, strongest: Solution, selected: list)
         title=inst.title or inst.entry_point,
         statement=inst.statement,
         reference_solution=strongest.code,
+        reference_provenance={
+            "source": "evosyn",
+            "campaign": ctx.campaign.pk,
+            "instance": inst.pk,
+            "solution": strongest.index,
+        },
         harness=inst.harness,
         entry_point=inst.entry_point,
         time_limit_s=ctx.settings.execution_time_s,

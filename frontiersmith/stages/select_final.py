@@ -72,6 +72,12 @@ def _accepted_problem(ctx: Ctx, c: FrontierCandidate) -> Problem:
         title=c.title,
         statement=statement,
         reference_solution=c.baseline,
+        reference_provenance={
+            "source": "frontiersmith",
+            "campaign": ctx.fc.pk,
+            "candidate": c.pk,
+            "baseline": True,
+        },
         harness=Harness.STDIO,
         time_limit_s=ctx.settings.execution_timeout,
         memory_mb=ctx.settings.memory_mb,

@@ -382,7 +382,8 @@ def test_parquet_uploads_and_lcb_solutions_are_imported():
 
     sample = HUB.parent / "lcb_sample.jsonl"
     first = json.loads(sample.read_text().splitlines()[0])
-    solution = json.dumps({"question_id": first["question_id"], "solution": "print(1)\n"})
+    right = "for _ in range(int(input())):\n    print('YES' if input().strip() in ('abc', 'acb', 'bac', 'cba') else 'NO')\n"
+    solution = json.dumps({"question_id": first["question_id"], "solution": right})
     with_solutions = imports.import_job_create(
         source="lcb",
         set_name="lcb-page",
@@ -393,6 +394,55 @@ def test_parquet_uploads_and_lcb_solutions_are_imported():
     with_solutions.refresh_from_db()
     assert with_solutions.report["with_reference"] == 1
     assert with_solutions.report["problem_set"] == "lcb-page"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_import_page_refuses_a_wrong_reference_and_replaces_references_when_asked(personas):
+    sample = HUB.parent / "lcb_sample.jsonl"
+    wrong = json.dumps({"question_id": "1873_A", "solution": 'print("YES")\n'}).encode()
+    page = personas.admin.client.get(reverse("staff:import_new")).content.decode()
+    assert 'name="replace_references"' in page
+
+    personas.admin.client.post(
+        reverse("staff:import_new"),
+        {
+            "source": "lcb",
+            "file": _upload("lcb.jsonl", sample.read_bytes()),
+            "solutions": _upload("wrong.jsonl", wrong),
+        },
+    )
+    job = SeedImportJob.objects.get()
+    assert imports.import_job_run(job.pk) == "done"
+    job.refresh_from_db()
+    assert (job.report["with_reference"], job.report["references_refused"]) == (0, 1)
+    (note,) = job.report["references"]
+    assert (note["origin_id"], note["action"], note["test"]) == (
+        "1873_A",
+        "refused",
+        "public test #0",
+    )
+    html = personas.admin.client.get(reverse("staff:import_detail", args=[job.pk])).content
+    html = html.decode()
+    assert 'id="reference-notes"' in html and "public test #0" in html
+    assert "solutions file wrong.jsonl, line 1" in html
+
+    Problem.objects.filter(origin_id="1873_A").update(
+        reference_solution="print('kept')\n", reference_provenance={"source": "record"}
+    )
+    personas.admin.client.post(
+        reverse("staff:import_new"),
+        {
+            "source": "lcb",
+            "file": _upload("lcb.jsonl", sample.read_bytes()),
+            "replace_references": "on",
+        },
+    )
+    replacing = SeedImportJob.objects.order_by("-pk").first()
+    assert replacing.replace_references is True
+    assert imports.import_job_run(replacing.pk) == "done"
+    replacing.refresh_from_db()
+    assert replacing.report["references_dropped"] == 1
+    assert Problem.objects.get(origin_id="1873_A").reference_solution == ""
 
 
 @pytest.mark.django_db

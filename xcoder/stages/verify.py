@@ -210,6 +210,12 @@ def _accepted_problem(ctx: Ctx, task: SynthTask, golden: CandidateSolution, ver)
         title=task.title or f"X-Coder task {task.index}",
         statement=task.statement,
         reference_solution=golden.code,
+        reference_provenance={
+            "source": "xcoder",
+            "campaign": ctx.campaign.pk,
+            "golden_candidate": golden.pk,
+            "endpoint": golden.endpoint.name,
+        },
         harness=task.harness,
         entry_point=task.entry_point,
         starter_code=task.starter_code,

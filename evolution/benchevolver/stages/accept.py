@@ -147,6 +147,12 @@ def _accepted_problem(ctx: Ctx, cand: Candidate) -> Problem:
         title=cand.title or f"{root.title} (evolved, round {cand.round})",
         statement=cand.statement,
         reference_solution=cand.code,
+        reference_provenance={
+            "source": "benchevolver",
+            "campaign": ctx.campaign.pk,
+            "candidate": cand.pk,
+            "round": cand.round,
+        },
         harness=cand.harness,
         entry_point=cand.entry_point,
         starter_code=_candidate_starter(ctx, cand),

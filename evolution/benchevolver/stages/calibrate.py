@@ -117,13 +117,15 @@ def _adopt_calibration_reference(ctx: Ctx, attempts: list[SolverAttempt]) -> boo
         "solver_attempt": chosen.pk,
         "tests_passed": f"{chosen.passed_tests}/{chosen.total_tests}",
     }
-    # Conditional: a reference given meanwhile (another campaign, a re-import) is kept.
+    # Conditional: a reference given meanwhile (another campaign, a solutions file) is kept.
+    # Once adopted, a re-import keeps it too unless told to replace references
+    # (evolution/importers/references.py).
     with transaction.atomic():
         locked = Problem.objects.select_for_update().get(pk=seed.pk)
         if not locked.reference_solution.strip():
             locked.reference_solution = chosen.code
-            locked.metadata = {**(locked.metadata or {}), "reference_provenance": provenance}
-            locked.save(update_fields=["reference_solution", "metadata", "updated_at"])
+            locked.reference_provenance = provenance
+            locked.save(update_fields=["reference_solution", "reference_provenance", "updated_at"])
     seed.refresh_from_db()
     return bool(seed.reference_solution.strip())
 

@@ -4,10 +4,12 @@ and a seed with no way to get one is skipped before any model is called."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.test import Client
 
 from evolution.benchevolver.services import campaign_create, lineage_advance
@@ -95,9 +97,11 @@ def test_a_solutions_file_gives_lcb_seeds_their_references_and_both_evolve(fake_
     sort_seed = Problem.objects.get(origin_id=w.SHORT_SORT_ID)
     acronym = Problem.objects.get(origin_id=w.ACRONYM_ID)
     assert sort_seed.reference_solution == w.SHORT_SORT_OK
-    assert sort_seed.metadata["reference_provenance"] == {
+    assert sort_seed.reference_provenance == {
         "source": "solutions-file",
         "file": "uploaded",
+        "line": 1,
+        "tests_passed": "5/5",
     }
     assert (acronym.harness, acronym.entry_point) == ("function", "isAcronym")
     assert acronym.starter_code == w.ACRONYM_STARTER
@@ -145,7 +149,7 @@ def test_without_solutions_a_calibration_attempt_that_passed_every_test_becomes_
     # The first passing attempt in (model, attempt) order: "good" attempt 0, never the wrong one.
     assert sort_seed.reference_solution.strip() == w.SHORT_SORT_OK.strip()
     assert acronym.reference_solution.strip() == w.ACRONYM_OK.strip()
-    provenance = acronym.metadata["reference_provenance"]
+    provenance = acronym.reference_provenance
     assert provenance["source"] == "calibration"
     assert (provenance["endpoint"], provenance["attempt"], provenance["tests_passed"]) == (
         "good",
@@ -167,6 +171,36 @@ def test_without_solutions_a_calibration_attempt_that_passed_every_test_becomes_
     page = client.get(f"/lineages/{lineage.pk}/").content.decode()
     assert "a calibration attempt that passed every test (<code>good</code>, attempt 0" in page
     assert "<code>good</code>, attempt 0" in page
+
+
+def test_a_reference_adopted_from_calibration_survives_a_reimport_of_the_records(
+    fake_server, lcb_panel, tmp_path
+):
+    """The engine adopts a passing attempt; importing the same records again (into the same
+    set or another, without a solutions file) keeps it and its provenance, and says so."""
+    seed_set, evolver, panel = _world(fake_server)
+    campaign = running(
+        campaign_create(name="lcb-keep", seed_set=seed_set, evolver=evolver, panel=panel)
+    )
+    for lineage in campaign.lineages.all():
+        _advance_to_first_candidate(lineage)
+    adopted = {p.origin_id: p.reference_solution for p in Problem.objects.all()}
+    assert all(code.strip() for code in adopted.values())
+
+    out = io.StringIO()
+    path = tmp_path / "lcb.jsonl"
+    path.write_text(w.records_text(), encoding="utf-8")
+    call_command("import_seeds", "lcb", str(path), "--set", "lcb-v6", stdout=out)
+    call_command("import_seeds", "lcb", str(path), "--set", "lcb-again", stdout=out)
+
+    assert {p.origin_id: p.reference_solution for p in Problem.objects.all()} == adopted
+    acronym = Problem.objects.get(origin_id=w.ACRONYM_ID)
+    assert acronym.reference_provenance["source"] == "calibration"
+    assert acronym.reference_provenance["attempt"] == 0
+    text = out.getvalue()
+    assert "lcb-v6: 0 created, 0 updated, 2 unchanged" in text
+    assert "2 with a reference solution (2 kept)" in text
+    assert "0 with a reference solution" not in text
 
 
 def test_a_seed_no_calibration_attempt_solves_is_skipped_with_the_reason(fake_server):
@@ -236,7 +270,11 @@ def test_a_reference_inside_the_record_line_is_kept_with_its_provenance():
     import_seeds(source="lcb", content=json.dumps(record))
     seed = Problem.objects.get()
     assert seed.reference_solution == w.SHORT_SORT_OK
-    assert seed.metadata["reference_provenance"] == {"source": "record"}
+    assert seed.reference_provenance == {
+        "source": "record",
+        "dataset": "livecodebench",
+        "tests_passed": "5/5",
+    }
 
 
 def test_in_one_campaign_each_lineage_runs_with_its_harness_column_of_table_5(fake_server):

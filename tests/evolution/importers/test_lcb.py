@@ -266,9 +266,11 @@ def test_the_command_reads_a_solutions_file_keyed_by_question_id(lcb_sample_path
     problem = Problem.objects.get(origin_id="1873_A")
     expected = json.loads(solutions.read_text(encoding="utf-8"))["solution"]
     assert problem.reference_solution == expected
-    assert problem.metadata["reference_provenance"] == {
+    assert problem.reference_provenance == {
         "source": "solutions-file",
         "file": "lcb_sample_solutions.jsonl",
+        "line": 1,
+        "tests_passed": "5/5",
     }
 
 

@@ -31,6 +31,11 @@ def test_an_admin_imports_a_livecodebench_file_and_gets_the_counts(personas, lcb
         "with_reference": 0,
         "skipped": 0,
         "skipped_reasons": [],
+        "references_kept": 0,
+        "references_replaced": 0,
+        "references_dropped": 0,
+        "references_refused": 0,
+        "references": [],
     }
     assert second.json()["unchanged"] == 1
     assert Problem.objects.count() == 1
@@ -126,3 +131,39 @@ def test_reviewers_and_visitors_cannot_list_sets(personas, persona, status):
     response = personas.all()[persona].client.get("/api/problem-sets")
     assert response.status_code == status
     assert "secret-set" not in response.content.decode()
+
+
+def test_the_api_refuses_a_wrong_reference_keeps_references_and_replaces_them_when_asked(
+    personas, lcb_sample
+):
+    from tests.evolution.engine import lcb_world as w
+
+    content = json.dumps(lcb_sample) + "\n" + w.acronym_line() + "\n"
+    wrong = (
+        json.dumps({"question_id": w.SHORT_SORT_ID, "solution": 'print("YES")\n'})
+        + "\n"
+        + json.dumps({"question_id": w.ACRONYM_ID, "solution": w.ACRONYM_OK})
+    )
+    first = _post(
+        personas.admin.client, {"source": "lcb", "content": content, "solutions": wrong}
+    ).json()
+    assert (first["created"], first["with_reference"], first["references_refused"]) == (2, 1, 1)
+    (refused,) = first["references"]
+    assert refused["origin_id"] == w.SHORT_SORT_ID and refused["action"] == "refused"
+    assert refused["test"] == "public test #0"
+    assert refused["offered"] == {"source": "solutions-file", "file": "uploaded", "line": 1}
+    assert "wrong answer" in refused["detail"]
+
+    # Again without solutions: the accepted reference is kept.
+    again = _post(personas.admin.client, {"source": "lcb", "content": content}).json()
+    assert (again["unchanged"], again["with_reference"], again["references_kept"]) == (2, 1, 1)
+    assert Problem.objects.get(origin_id=w.ACRONYM_ID).reference_solution == w.ACRONYM_OK
+
+    # replace_references: the import's (no reference) wins, and the API names the problem.
+    body = {"source": "lcb", "content": content, "replace_references": True}
+    replaced = _post(personas.admin.client, body).json()
+    assert (replaced["with_reference"], replaced["references_dropped"]) == (0, 1)
+    (dropped,) = replaced["references"]
+    assert (dropped["origin_id"], dropped["action"]) == (w.ACRONYM_ID, "dropped")
+    assert dropped["previous"]["source"] == "solutions-file"
+    assert Problem.objects.get(origin_id=w.ACRONYM_ID).reference_solution == ""

@@ -30,8 +30,8 @@ def solver_messages(*, statement: str, harness: str, entry_point: str, starter_c
     template = prompts.load("solver")
     return template.messages(
         statement=statement,
-        code_contract=prompts.code_contract(harness, entry_point),
-        starter_block=prompts.starter_block(starter_code, entry_point),
+        code_contract=prompts.code_contract(harness, entry_point, starter_code),
+        starter_block=prompts.starter_block(starter_code, harness),
     ), template
 
 

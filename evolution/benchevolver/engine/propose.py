@@ -23,16 +23,21 @@ def mutator_messages(
     global_memory: str,
     starter_code: str = "",
 ) -> tuple[list[dict], prompts.PromptTemplate]:
+    """The mutator's prompt: the parent's reference and memory, and the parent's harness, which
+    the evolved task keeps (one calling convention, stated as the harness runs it)."""
     template = prompts.load("mutator")
     messages = template.messages(
-        harness_description=prompts.harness_description(harness, entry_point),
+        harness_description=prompts.harness_description(
+            harness, entry_point, starter_code, parent_code
+        ),
+        harness_rule=prompts.harness_rule(harness, entry_point),
         parent_level=parent_level,
         seed_level=seed_level,
         parent_code=parent_code.rstrip(),
         lineage_memory=lineage_memory or "(empty: this is the first proposal)",
         global_memory=global_memory or "(none yet)",
-        code_contract=prompts.code_contract(harness, entry_point),
-        starter_block=prompts.starter_block(starter_code, entry_point),
+        code_contract=prompts.code_contract(harness, entry_point, starter_code, parent_code),
+        starter_block=prompts.starter_block(starter_code, harness, parent_code, parent=True),
         family_vocabulary=", ".join(families.vocabulary_names()) or "(free text)",
     )
     return messages, template
@@ -61,12 +66,27 @@ def normalize_family(name: str) -> str:
     return families.canonical_family(name)
 
 
+def check_calling_convention(
+    code: str, *, harness: str, entry_point: str, starter_code: str, parent_code: str
+) -> None:
+    """Raise StageError when the evolved ``code`` cannot be called the way the parent's harness
+    calls it (Algorithm 1 keeps E: the harness, the entry point, the convention)."""
+    if harness != "stdio" and not entry_point:
+        raise StageError(f"the parent's {harness} harness names no entry point to call")
+    style = prompts.convention(harness, starter_code, parent_code)
+    problem = prompts.calling_convention_problem(code, entry_point, style)
+    if problem:
+        raise StageError(problem)
+
+
 def writer_messages(
-    *, code: str, harness: str, entry_point: str, time_limit: float
+    *, code: str, harness: str, entry_point: str, time_limit: float, starter_code: str = ""
 ) -> tuple[list[dict], prompts.PromptTemplate]:
     template = prompts.load("writer")
     messages = template.messages(
-        harness_description=prompts.harness_description(harness, entry_point),
+        harness_description=prompts.harness_description(harness, entry_point, starter_code, code),
+        statement_rule=prompts.statement_rule(harness, entry_point),
+        contract_options=prompts.contract_options(harness),
         code=code.rstrip(),
         time_limit=time_limit,
         example_format=prompts.EXAMPLE_FORMATS[harness],
@@ -90,9 +110,6 @@ def parse_written(text: str) -> Written:
         or not all(isinstance(e, str) for e in examples)
     ):
         raise StageError("writer answer needs 'examples': a non-empty list of input strings")
-    entry_point = str(meta.get("entry_point", "")).strip()
-    if entry_point and not entry_point.isidentifier():
-        raise StageError(f"writer answer names an invalid entry point {entry_point!r}")
     try:
         contract = contracts.parse_contract(meta.get("output_contract"))
     except contracts.ContractError as exc:
@@ -101,7 +118,6 @@ def parse_written(text: str) -> Written:
         title=title[:300],
         statement=statement,
         examples=[_with_newline(e) for e in examples],
-        entry_point=entry_point,
         contract=contract,
     )
 
@@ -122,7 +138,8 @@ def code_diff(parent_code: str, child_code: str) -> str:
 
 
 def render_statement(body: str, examples: list[tuple[str, str]]) -> str:
-    """The full statement: the writer's body plus examples whose outputs came from executing C'."""
+    """The full statement: the writer's body plus examples whose outputs came from executing C'
+    (for a function-level task, the call's JSON arguments and the JSON value returned)."""
     parts = [body.rstrip(), ""]
     for index, (given, expected) in enumerate(examples, start=1):
         parts += [

@@ -18,7 +18,6 @@ class Written:
     title: str
     statement: str
     examples: list[str]
-    entry_point: str = ""
     # How answers are checked (evolution/sandbox/contracts.py); exact when the writer gives none.
     contract: dict = field(default_factory=lambda: {"kind": "exact"})
 

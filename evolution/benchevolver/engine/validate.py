@@ -135,17 +135,25 @@ def hidden_check(tests: list[dict], brute_outcomes: list, same: Callable) -> Hid
     return HiddenCheck(agree=True, checked=checked, infeasible=infeasible, counterexample=None)
 
 
-def brute_force_messages(*, statement: str, harness: str, entry_point: str):
+def brute_force_messages(*, statement: str, harness: str, entry_point: str, starter_code: str = ""):
     template = prompts.load("brute_force")
     return template.messages(
-        statement=statement, code_contract=prompts.code_contract(harness, entry_point)
+        statement=statement,
+        code_contract=prompts.code_contract(harness, entry_point, starter_code),
+        starter_block=prompts.starter_block(starter_code, harness),
     ), template
 
 
-def oracle_messages(*, statement: str, examples: list[str]):
+def oracle_messages(
+    *, statement: str, examples: list[str], harness: str = "stdio", entry_point: str = ""
+):
     template = prompts.load("oracle")
     listing = "\n".join(f"{i}.\n```\n{e.rstrip()}\n```" for i, e in enumerate(examples, start=1))
-    return template.messages(statement=statement, examples=listing), template
+    return template.messages(
+        statement=statement,
+        examples=listing,
+        output_format=prompts.output_format(harness, entry_point),
+    ), template
 
 
 def parse_brute_force(text: str) -> str:
@@ -167,11 +175,20 @@ def parse_oracle(text: str, count: int) -> list[str | None]:
 
 
 def repair_messages(
-    *, target: str, statement: str, reference: str, brute_force: str, evidence: str
+    *,
+    target: str,
+    statement: str,
+    reference: str,
+    brute_force: str,
+    evidence: str,
+    harness: str = "stdio",
+    entry_point: str = "",
+    starter_code: str = "",
 ):
     template = prompts.load("repair")
     return (
         template.messages(
+            code_contract=prompts.code_contract(harness, entry_point, starter_code, reference),
             target=target,
             target_hint=TARGET_HINTS[target],
             statement=statement,

@@ -174,8 +174,10 @@ def _comparison(cand: Candidate) -> dict:
 
 
 def _candidate_starter(ctx: Ctx, cand: Candidate) -> str:
-    """Call-based seeds that ship starter code (LeetCode-style) keep the convention in their
-    evolved tasks: ``class Solution`` with the evolved reference's method signature."""
-    if cand.harness == "stdio" or not ctx.seed.starter_code.strip():
-        return ""
-    return prompts.starter_from_solution(cand.code, cand.entry_point)
+    """A candidate whose parent ships starter code gets one in the same convention, from the
+    evolved reference's signature: ``class Solution`` and the method (LiveCodeBench's
+    call-based tasks), or the module-level function (HumanEval, SciCode)."""
+    parent = cand.parent or ctx.seed
+    return prompts.starter_from_solution(
+        cand.code, cand.entry_point, cand.harness, parent.starter_code
+    )

@@ -96,8 +96,6 @@ def act_propose(ctx: Ctx, action: Action) -> None:
         if cand is not None:
             _decide(ctx, cand, Decision.ERROR, reason)
         return
-    if harness != "stdio" and written.entry_point:
-        entry_point = written.entry_point
     record.update(
         title=written.title,
         statement=written.statement,

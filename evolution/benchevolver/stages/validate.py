@@ -63,7 +63,10 @@ def act_validate_witnesses(ctx: Ctx, action: Action) -> None:
     try:
         if "brute_force" not in gen:
             messages, template = validate.brute_force_messages(
-                statement=cand.statement, harness=cand.harness, entry_point=cand.entry_point
+                statement=cand.statement,
+                harness=cand.harness,
+                entry_point=cand.entry_point,
+                starter_code=_candidate_starter(ctx, cand),
             )
             answer = ctx.chat(
                 "brute_force",
@@ -75,7 +78,10 @@ def act_validate_witnesses(ctx: Ctx, action: Action) -> None:
             gen["brute_force"] = validate.parse_brute_force(answer.content)
         if "oracle_outputs" not in gen:
             messages, template = validate.oracle_messages(
-                statement=body, examples=[t["input"] for t in public]
+                statement=body,
+                examples=[t["input"] for t in public],
+                harness=cand.harness,
+                entry_point=cand.entry_point,
             )
             answer = ctx.chat(
                 "oracle",
@@ -336,6 +342,9 @@ def act_repair(ctx: Ctx, action: Action) -> None:
         reference=cand.code,
         brute_force=gen.get("brute_force", ""),
         evidence=pending["evidence"],
+        harness=cand.harness,
+        entry_point=cand.entry_point,
+        starter_code=_candidate_starter(ctx, cand),
     )
     try:
         answer = ctx.chat(

@@ -88,7 +88,9 @@ def action_for(ctx: Ctx) -> Action:
         gen = cand.generators
         if gen.get("pending_repair"):
             return Action("repair", DEFAULT, c)
-        if cand.harness == "stdio":
+        # Validation follows the lineage's Table 5 column: triangulation (LiveCodeBench) or
+        # statement faithfulness (SciCode), whatever the harness.
+        if ctx.triangulates:
             if "brute_force" not in gen or "oracle_outputs" not in gen:
                 return Action("validate_witnesses", DEFAULT, c)
             return Action("validate_execute", SANDBOX, c)

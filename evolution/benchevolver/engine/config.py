@@ -1,5 +1,6 @@
-"""Algorithm settings of a BenchEvolver campaign (Table 5 of the BenchEvolver paper, LCB column,
-with the SciCode-specific faithfulness settings), validated, plus the difficulty map phi.
+"""Algorithm settings of a BenchEvolver campaign (Table 5 of the BenchEvolver paper: both its
+LiveCodeBench and SciCode columns), validated, plus the difficulty map phi and the column each
+benchmark's lineages run with.
 
 Every field is a campaign setting with the paper's default; ``EvolutionSettings.from_dict``
 rejects unknown keys and out-of-range values with a message naming the key.
@@ -29,6 +30,43 @@ def phi(
     return len(thresholds) + 1
 
 
+# Table 5's two columns. The column is the benchmark's, not the harness's: the paper evolves
+# LiveCodeBench (competitive programming, stdin and call-based alike) with one column and SciCode
+# (scientific function-level tasks, assertion tests) with the other.
+LIVECODEBENCH = "livecodebench"
+SCICODE = "scicode"
+COLUMNS = (LIVECODEBENCH, SCICODE)
+
+# The column of each benchmark a seed comes from (``Problem.origin_dataset``; an evolved problem
+# carries its root's, so a lineage seeded from one keeps the column).
+BENCHMARK_COLUMNS = {
+    "livecodebench": LIVECODEBENCH,
+    # Competitive programming, like LiveCodeBench.
+    "codecontests": LIVECODEBENCH,
+    "apps": LIVECODEBENCH,
+    "taco": LIVECODEBENCH,
+    "scicode": SCICODE,
+    # HumanEval is not in the paper, so its column is declared here: SciCode's. A HumanEval task
+    # is a function specified by a docstring and graded by assertion programs (its
+    # check(candidate)), like a SciCode step; the paper validates such tasks by statement
+    # faithfulness on assertion tests with 2/2/2 generated inputs, while its brute-force
+    # triangulation is written for competition statements, with an input format and constraints
+    # an exhaustive search can work within.
+    "humaneval": SCICODE,
+}
+
+
+def column_for(origin_dataset: str, harness: str) -> str:
+    """The Table 5 column a seed's lineage runs with: its benchmark's (``BENCHMARK_COLUMNS``);
+    for a source the table does not name, SciCode's when its tests are assertion programs
+    (function-level tasks graded like SciCode's), else LiveCodeBench's (stdin or call-based
+    programming problems)."""
+    declared = BENCHMARK_COLUMNS.get(origin_dataset or "")
+    if declared:
+        return declared
+    return SCICODE if harness == "assert" else LIVECODEBENCH
+
+
 @dataclass(frozen=True)
 class EvolutionSettings(AlgorithmSettings):
     UNKNOWN_MESSAGE = "unknown setting"
@@ -53,11 +91,11 @@ class EvolutionSettings(AlgorithmSettings):
     spec_retry_attempts: int = 2
     enable_test_repair: bool = True
     test_repair_attempts: int = 2
-    # Function-level (SciCode-style) faithfulness checks
+    # Statement-faithfulness checks (the SciCode column's validation)
     faithfulness_check_N: int = 3
     faithfulness_min_pass_rate: float = 0.5
     faithfulness_max_repair: int = 2
-    # Test generation and execution
+    # Test generation and execution (program_gen_*: the LiveCodeBench column's tiers)
     program_gen_small_inputs: int = 5
     program_gen_medium_inputs: int = 5
     program_gen_large_inputs: int = 5
@@ -90,8 +128,8 @@ class EvolutionSettings(AlgorithmSettings):
     validate_inputs: bool = True
     # A tier asking for several inputs must get at least this many distinct ones.
     min_distinct_inputs_per_tier: int = 2
-    # Table 5's SciCode column, for function-level lineages of the same campaign (the fields
-    # above are its LiveCodeBench column, for stdin/stdout lineages).
+    # Table 5's SciCode column, for the lineages of the campaign whose benchmark takes it
+    # (``column_for``); the fields above are its LiveCodeBench column.
     function_execution_timeout: float = 30.0
     function_memory_raw_window: int = 5
     function_global_memory_max_entries: int = 20
@@ -153,12 +191,14 @@ class EvolutionSettings(AlgorithmSettings):
         ):
             errors["level_thresholds"] = ["must be 4 strictly decreasing pass rates in (0, 1]"]
 
-    def for_harness(self, harness: str) -> EvolutionSettings:
-        """The settings a lineage of this harness runs with: stdin/stdout lineages use the
-        LiveCodeBench column as is; function-level ones (function / assert seeds) take the
-        SciCode column's execution time-out, raw memory window and global-memory size."""
-        if harness == "stdio":
+    def for_column(self, column: str) -> EvolutionSettings:
+        """The settings a lineage of this Table 5 column runs with (``column_for``): the
+        LiveCodeBench column as set; the SciCode column takes its execution time-out, raw
+        memory window and global-memory size from the ``function_*`` settings."""
+        if column == LIVECODEBENCH:
             return self
+        if column != SCICODE:
+            raise ValueError(f"unknown Table 5 column {column!r}")
         return replace(
             self,
             execution_timeout=self.function_execution_timeout,
@@ -169,9 +209,10 @@ class EvolutionSettings(AlgorithmSettings):
     def level(self, pass_rate: float) -> int:
         return phi(pass_rate, self.level_thresholds)
 
-    def tier_counts(self, harness: str) -> dict[str, int]:
-        """How many generated inputs per tier (5/5/5/3 for stdio; 2/2/2 for function-level)."""
-        if harness == "stdio":
+    def tier_counts(self, column: str) -> dict[str, int]:
+        """Generated inputs per tier: small/medium/large/stress 5/5/5/3 in the LiveCodeBench
+        column, 2/2/2 (no stress tier) in the SciCode column."""
+        if column == LIVECODEBENCH:
             return {
                 "small": self.program_gen_small_inputs,
                 "medium": self.program_gen_medium_inputs,
@@ -224,15 +265,15 @@ SETTING_HELP = {
     "spec_retry_attempts": "Statement/spec revision attempts.",
     "enable_test_repair": "Allow regenerating weak or malformed tests.",
     "test_repair_attempts": "Test repair attempts.",
-    "faithfulness_check_N": "Alt-solver attempts for the statement-faithfulness check.",
+    "faithfulness_check_N": "Alt-solver attempts for the statement-faithfulness check (SciCode column).",
     "faithfulness_min_pass_rate": "Best-of-N pass-rate floor for a faithful statement.",
     "faithfulness_max_repair": "Statement revisions on faithfulness failure.",
-    "program_gen_small_inputs": "Generated small inputs (stdio).",
-    "program_gen_medium_inputs": "Generated medium inputs (stdio).",
-    "program_gen_large_inputs": "Generated large inputs (stdio).",
-    "program_gen_stress_inputs": "Generated stress inputs (stdio).",
-    "function_gen_inputs_per_tier": "Generated inputs per tier for function-level tasks.",
-    "execution_timeout": "Per-test reference/target execution timeout (s).",
+    "program_gen_small_inputs": "Generated small inputs (LiveCodeBench column).",
+    "program_gen_medium_inputs": "Generated medium inputs (LiveCodeBench column).",
+    "program_gen_large_inputs": "Generated large inputs (LiveCodeBench column).",
+    "program_gen_stress_inputs": "Generated stress inputs (LiveCodeBench column).",
+    "function_gen_inputs_per_tier": "Generated inputs per tier (small, medium, large) in the SciCode column.",
+    "execution_timeout": "Per-test reference/target execution timeout (s), LiveCodeBench column.",
     "max_output_bytes": "Maximum captured stdout bytes.",
     "memory_mb": "Memory limit per execution (MB).",
     "memory_raw_window": "Raw recent iteration records kept in lineage memory.",
@@ -247,9 +288,9 @@ SETTING_HELP = {
     "require_parent_insufficient": "BenchForge: the parent's reference is run on every candidate's new tests (recorded as now wrong / too slow / still right); on, a candidate the parent still solves is not_harder.",
     "validate_inputs": "BenchForge: an input validator written from the statement alone checks every generated stdin input; refused inputs are dropped and the generator is repaired (counts in the ledger).",
     "min_distinct_inputs_per_tier": "BenchForge: a generator giving fewer distinct inputs than this in a tier (it ignores its seed) is repaired like a failing one.",
-    "function_execution_timeout": "Table 5, SciCode column: per-test time-out (s) for function-level lineages (execution_timeout is the LiveCodeBench column, for stdin/stdout ones).",
-    "function_memory_raw_window": "Table 5, SciCode column: memory_raw_window for function-level lineages.",
-    "function_global_memory_max_entries": "Table 5, SciCode column: global_memory_max_entries for function-level lineages.",
+    "function_execution_timeout": "Table 5, SciCode column: per-test time-out (s) for lineages of SciCode-column benchmarks (SciCode, HumanEval; execution_timeout is the LiveCodeBench column's, for LiveCodeBench seeds of either harness).",
+    "function_memory_raw_window": "Table 5, SciCode column: memory_raw_window for lineages of SciCode-column benchmarks.",
+    "function_global_memory_max_entries": "Table 5, SciCode column: global_memory_max_entries for lineages of SciCode-column benchmarks.",
     "infra_retry_limit": "BenchForge: failed model calls (transport or provider errors) allowed for one panel attempt before the campaign pauses naming the endpoint; such attempts never count in a pass rate.",
 }
 

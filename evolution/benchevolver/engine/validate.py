@@ -1,14 +1,15 @@
 """Validation (Section 3.3, Appendix C).
 
-stdio tasks: brute-force triangulation. A statement-only brute-force solver and a statement-only
-output oracle vote with the reference on the public examples; agreement passes, each
-disagreement pattern names the artefact to repair. The vetted brute force then runs on hidden
-tests where feasible (its time-outs mean infeasible, never wrong); a concrete disagreement is a
+The LiveCodeBench column (stdin and call-based tasks alike): brute-force triangulation. A
+statement-only brute-force solver (run through the task's harness) and a statement-only output
+oracle vote with the reference on the public examples; agreement passes, each disagreement
+pattern names the artefact to repair. The vetted brute force then runs on hidden tests where
+feasible (its time-outs mean infeasible, never wrong); a concrete disagreement is a
 counterexample for repair. All repairs share one budget (max_candidate_repairs).
 
-function-level tasks: best-of-N statement faithfulness. N independent solutions written from the
-statement run against the candidate's tests; the best pass rate must reach the floor, else the
-statement is revised (bounded), against the same tests.
+The SciCode column (SciCode, HumanEval): best-of-N statement faithfulness. N independent
+solutions written from the statement run against the candidate's tests; the best pass rate must
+reach the floor, else the statement is revised (bounded), against the same tests.
 """
 
 from __future__ import annotations

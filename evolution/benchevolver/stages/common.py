@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from evolution import sandbox
 from evolution.benchevolver.engine import prompts
-from evolution.benchevolver.engine.config import EvolutionSettings
+from evolution.benchevolver.engine.config import LIVECODEBENCH, EvolutionSettings, column_for
 from evolution.llm import CallContext, LLMClient, sampling
 from evolution.llm.errors import LLMTransportError
 from evolution.models import Campaign, Candidate, Lineage, ModelEndpoint, Problem
@@ -60,10 +60,23 @@ class Ctx:
     campaign: Campaign
     lineage: Lineage
     settings: EvolutionSettings
+    # The lineage's column of Table 5: its seed's benchmark's (``config.column_for``).
+    column: str = ""
 
     def __post_init__(self):
-        # One campaign, two columns of Table 5: function-level lineages run with SciCode's.
-        self.settings = self.settings.for_harness(self.lineage.seed.harness)
+        # One campaign, two columns of Table 5: each lineage runs with its benchmark's.
+        seed = self.lineage.seed
+        self.column = column_for(seed.origin_dataset, seed.harness)
+        self.settings = self.settings.for_column(self.column)
+
+    @property
+    def triangulates(self) -> bool:
+        """Whether candidates are validated by brute-force triangulation (the LiveCodeBench
+        column), else by statement faithfulness (the SciCode column)."""
+        return self.column == LIVECODEBENCH
+
+    def tier_counts(self) -> dict[str, int]:
+        return self.settings.tier_counts(self.column)
 
     @property
     def seed(self) -> Problem:

@@ -18,7 +18,7 @@ from .common import Action, Ctx, _candidate_or_none, _ledger, move_candidate
 
 def act_write_tests(ctx: Ctx, action: Action) -> None:
     cand = _candidate_or_none(action)
-    tiers = list(ctx.settings.tier_counts(cand.harness))
+    tiers = list(ctx.tier_counts())
     messages, template = materialize.generator_messages(
         statement=cand.generators.get("statement_body", cand.statement),
         code=cand.code,
@@ -114,7 +114,7 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
             examples=gen.get("examples", []),
             harness=cand.harness,
             entry_point=cand.entry_point,
-            tier_counts=ctx.settings.tier_counts(cand.harness),
+            tier_counts=ctx.tier_counts(),
             limits=ctx.limits(),
             run_batch=execution.run_batch,
             validate_inputs=check_inputs,

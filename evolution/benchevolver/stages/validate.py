@@ -1,7 +1,9 @@
 """Validation (stages ``validate_witnesses``, ``validate_execute``, ``repair``,
-``faithfulness_solve``, ``faithfulness_execute``; pure logic in ``engine/validate.py``): the
-brute force and oracle vote on the public examples, the brute force checks the hidden tests,
-function-level statements are checked for faithfulness, and a disagreement asks for a repair."""
+``faithfulness_solve``, ``faithfulness_execute``; pure logic in ``engine/validate.py``), by the
+lineage's Table 5 column: in the LiveCodeBench column the brute force and oracle vote on the
+public examples and the brute force checks the hidden tests, both run through the task's own
+harness (stdin or call-based); in the SciCode column statements are checked for faithfulness; a
+disagreement asks for a repair."""
 
 from __future__ import annotations
 
@@ -131,7 +133,7 @@ def _same_under_contract(cand: Candidate, limits):
     contract = _contract(cand)
     if contract["kind"] != "checker":
         return lambda actual, expected, given: bool(
-            contracts.same_output(expected, actual, contract)
+            contracts.same_output(expected, actual, contract, harness=cand.harness)
         )
 
     def same(actual, expected, given):
@@ -242,9 +244,9 @@ def act_validate_execute(ctx: Ctx, action: Action) -> None:
     public = [t for t in cand.tests if not t["hidden"]]
     hidden = [t for t in cand.tests if t["hidden"]]
     same = _same_under_contract(cand, limits)
-    outcomes = execution.run_batch(
-        gen["brute_force"], [t["input"] for t in public], harness="stdio", limits=limits
-    )
+    # The brute force is run as the task's harness runs code (stdin, or the call).
+    run = {"harness": cand.harness, "entry_point": cand.entry_point, "limits": limits}
+    outcomes = execution.run_batch(gen["brute_force"], [t["input"] for t in public], **run)
     if any(o.status == "SE" for o in outcomes):
         raise SandboxFailure("sandbox failure while running the brute force")
     brute = [o.stdout if o.status == "OK" else None for o in outcomes]
@@ -280,9 +282,7 @@ def act_validate_execute(ctx: Ctx, action: Action) -> None:
             f"public-example vote disagrees ({result.target} suspected)",
         )
         return
-    outcomes = execution.run_batch(
-        gen["brute_force"], [t["input"] for t in hidden], harness="stdio", limits=limits
-    )
+    outcomes = execution.run_batch(gen["brute_force"], [t["input"] for t in hidden], **run)
     if any(o.status == "SE" for o in outcomes):
         raise SandboxFailure("sandbox failure while running the brute force on hidden tests")
     check = validate.hidden_check(
@@ -394,7 +394,7 @@ def act_repair(ctx: Ctx, action: Action) -> None:
             # The validator checks the stated constraints: the old statement's are gone.
             gen.pop("input_validator", None)
             back = True  # re-render the statement with its examples
-    elif cand.harness != "stdio":
+    elif not ctx.triangulates:
         gen.pop("faithfulness", None)
     cand.generators = gen
     if back:

@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from evolution.benchevolver.engine import accept, judge, memory, propose, validate
-from evolution.benchevolver.engine.config import EvolutionSettings, phi
+from evolution.benchevolver.engine.config import EvolutionSettings, column_for, phi
 from evolution.benchevolver.engine.types import StageError
 
 
@@ -47,8 +47,8 @@ class TestPhiAndSettings:
         assert (s.max_iters_per_seed, s.max_accepted_per_seed, s.no_improve_patience) == (10, 3, 4)
         assert (s.max_candidate_repairs, s.spec_retry_attempts, s.test_repair_attempts) == (3, 2, 2)
         assert (s.faithfulness_check_N, s.faithfulness_min_pass_rate) == (3, 0.5)
-        assert s.tier_counts("stdio") == {"small": 5, "medium": 5, "large": 5, "stress": 3}
-        assert s.tier_counts("function") == {"small": 2, "medium": 2, "large": 2}
+        assert s.tier_counts("livecodebench") == {"small": 5, "medium": 5, "large": 5, "stress": 3}
+        assert s.tier_counts("scicode") == {"small": 2, "medium": 2, "large": 2}
         assert (s.execution_timeout, s.max_output_bytes) == (6.0, 1_000_000)
         assert (s.memory_raw_window, s.memory_digest_recent_k) == (10, 3)
         assert (s.global_memory_max_entries, s.global_memory_max_chars) == (50, 6000)
@@ -340,23 +340,43 @@ class TestFamilies:
         ]
 
 
-class TestPerHarnessDefaults:
-    def test_function_level_lineages_take_table_5s_scicode_column(self):
+class TestPerColumnDefaults:
+    def test_the_scicode_column_takes_its_own_time_out_and_memory_sizes(self):
         s = EvolutionSettings()
-        function = s.for_harness("function")
+        scicode = s.for_column("scicode")
         assert (
-            function.execution_timeout,
-            function.memory_raw_window,
-            function.global_memory_max_entries,
+            scicode.execution_timeout,
+            scicode.memory_raw_window,
+            scicode.global_memory_max_entries,
         ) == (30.0, 5, 20)
-        assert s.for_harness("assert").execution_timeout == 30.0
-        stdio = s.for_harness("stdio")
-        assert (stdio.execution_timeout, stdio.memory_raw_window) == (6.0, 10)
-        assert stdio.global_memory_max_entries == 50
+        lcb = s.for_column("livecodebench")
+        assert (lcb.execution_timeout, lcb.memory_raw_window) == (6.0, 10)
+        assert lcb.global_memory_max_entries == 50
+        with pytest.raises(ValueError, match="unknown Table 5 column"):
+            s.for_column("stdio")
 
     def test_each_column_is_its_own_setting(self):
         s = EvolutionSettings.from_dict(
             {"execution_timeout": 2.0, "function_execution_timeout": 45.0}
         )
-        assert s.for_harness("stdio").execution_timeout == 2.0
-        assert s.for_harness("function").execution_timeout == 45.0
+        assert s.for_column("livecodebench").execution_timeout == 2.0
+        assert s.for_column("scicode").execution_timeout == 45.0
+
+    @pytest.mark.parametrize(
+        "dataset, harness, column",
+        [
+            # The column follows the benchmark, whatever the harness.
+            ("livecodebench", "stdio", "livecodebench"),
+            ("livecodebench", "function", "livecodebench"),
+            ("scicode", "assert", "scicode"),
+            # Declared: HumanEval takes the SciCode column.
+            ("humaneval", "assert", "scicode"),
+            ("codecontests", "stdio", "livecodebench"),
+            # A source the table does not name: assertion programs are SciCode's kind of task.
+            ("my-jsonl", "assert", "scicode"),
+            ("my-jsonl", "function", "livecodebench"),
+            ("", "stdio", "livecodebench"),
+        ],
+    )
+    def test_each_benchmark_has_its_column(self, dataset, harness, column):
+        assert column_for(dataset, harness) == column

@@ -1,6 +1,12 @@
 """Test materialization (Section 3.2): the test generator writes one input-generator program;
 it runs sandboxed per (tier, seed), and every expected output (public examples included) comes
-from executing C' in the sandbox, never from a model. C' must finish every test within limits."""
+from executing C' in the sandbox, never from a model. C' must finish every test within limits.
+
+The tests take the form the task's harness runs (its harness E is its seed's): stdin text and
+printed output (stdio), a call's JSON arguments and JSON return value (function), or, for the
+assert harness (HumanEval, SciCode), an assertion program per generated call whose
+``check(candidate)`` compares the entry point's return value with the one C' returned, under
+the task's output contract (``assertion_program``); C' must pass each of them."""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from evolution.judging.programs import ProgramMissing, parse_program
+from evolution.sandbox import contracts
 
 from . import prompts
 from .types import GeneratedTest, StageError
@@ -58,6 +65,96 @@ def validator_verdicts(outcomes) -> list[tuple[bool, str]]:
     return verdicts
 
 
+ASSERTION_PROGRAM = """\
+# A generated test: {entry}(*arguments) must return the value the task's reference returned
+# ({rule}). The assert harness runs this program beside the solution, then calls
+# check({entry}).
+import json as _bf_json
+import math as _bf_math
+from collections import Counter as _bf_Counter
+
+_BF_ARGUMENTS = {arguments!r}
+_BF_EXPECTED = {expected!r}
+_BF_MODE = {mode!r}
+_BF_REL_TOL = {rel_tol!r}
+_BF_ABS_TOL = {abs_tol!r}
+
+
+def _bf_plain(value):
+    if isinstance(value, tuple | list):
+        return [_bf_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {{k: _bf_plain(v) for k, v in value.items()}}
+    return value
+
+
+def _bf_close(a, b):
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return _bf_math.isclose(a, b, rel_tol=_BF_REL_TOL, abs_tol=_BF_ABS_TOL)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_bf_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_bf_close(a[k], b[k]) for k in a)
+    return a == b
+
+
+def _bf_same(actual, expected):
+    if _BF_MODE == "float":
+        return _bf_close(actual, expected)
+    if _BF_MODE == "unordered" and isinstance(actual, list) and isinstance(expected, list):
+        def canon(values):
+            return _bf_Counter(_bf_json.dumps(v, sort_keys=True) for v in values)
+
+        return canon(actual) == canon(expected)
+    return actual == expected
+
+
+def check(candidate):
+    arguments = [_bf_json.loads(line) for line in _BF_ARGUMENTS.split("\\n") if line.strip()]
+    expected = _bf_json.loads(_BF_EXPECTED)
+    actual = _bf_json.loads(_bf_json.dumps(_bf_plain(candidate(*arguments))))
+    assert _bf_same(actual, expected), (
+        "{entry} returned " + _bf_json.dumps(actual)[:300] + ", expected " + _BF_EXPECTED[:300]
+    )
+"""
+
+RULES = {
+    "exact": "compared as JSON values",
+    "float": "numbers compared within the stated tolerance",
+    "unordered": "a list compared in any order",
+}
+
+
+def assertion_program(arguments: str, expected: str, *, entry_point: str, comparison: dict) -> str:
+    """The assert harness's test for one call: ``arguments`` one JSON value per line (as the
+    function harness reads them), ``expected`` the JSON value C' returned, compared as the
+    function harness compares return values under ``comparison`` (the contract's)."""
+    mode = (comparison or {}).get("mode") or "exact"
+    if mode not in RULES:
+        mode = "exact"
+    return ASSERTION_PROGRAM.format(
+        entry=entry_point,
+        rule=RULES[mode],
+        arguments=arguments,
+        expected=expected,
+        mode=mode,
+        rel_tol=float((comparison or {}).get("rel_tol", contracts.DEFAULT_TOLERANCE)),
+        abs_tol=float((comparison or {}).get("abs_tol", contracts.DEFAULT_TOLERANCE)),
+    )
+
+
+def example_pair(test: GeneratedTest | dict) -> tuple[str, str]:
+    """(input, output) of a test as a statement shows it: for an assertion program, the call's
+    arguments and the value C' returned."""
+    data = test.to_dict() if isinstance(test, GeneratedTest) else test
+    call = (data.get("provenance") or {}).get("call")
+    if call:
+        return call["arguments"], call["returns"]
+    return data["input"], data.get("output", "")
+
+
 @dataclass
 class Materialized:
     public: list[GeneratedTest]
@@ -84,6 +181,7 @@ def materialize(
     run_batch: Callable,
     validate_inputs: Callable[[list[str]], list[tuple[bool, str]]] | None = None,
     min_distinct_per_tier: int = 0,
+    comparison: dict | None = None,
 ) -> Materialized:
     """Generate hidden inputs, then run C' on public and hidden inputs to get every output.
 
@@ -92,8 +190,12 @@ def materialize(
     statement's input validator) judges every generated input; refused ones are dropped and
     reported in ``invalid_inputs``.
 
+    For the assert harness the outputs come from calling C' as the function harness does, and
+    each test becomes an assertion program comparing under ``comparison`` (the contract's), run
+    once more on C' under the assert harness.
+
     Raises StageError (candidate invalid) when the generator fails, produces nothing, or C'
-    does not finish a test within the limits.
+    does not finish a test within the limits (or fails its own assertion program).
     """
     generator_sha = hashlib.sha256(generator.encode()).hexdigest()[:16]
     notes: list[str] = []
@@ -156,18 +258,59 @@ def materialize(
         for e in examples
     ]
     tests = public + hidden
+    # An assertion task's outputs are the values C' returns for each call.
+    calls = "function" if harness == "assert" else harness
     outcomes = run_batch(
-        code, [t.input for t in tests], harness=harness, limits=limits, entry_point=entry_point
+        code, [t.input for t in tests], harness=calls, limits=limits, entry_point=entry_point
     )
     for test, outcome in zip(tests, outcomes, strict=True):
         if outcome.status != "OK":
-            where = f"{test.tier} test" + (
-                f" seed {test.provenance.get('seed')}" if test.hidden else ""
-            )
             raise StageError(
-                f"reference solution {outcome.status} on {where}: {outcome.stderr[-300:]}".strip()
+                f"reference solution {outcome.status} on {_where(test)}: {outcome.stderr[-300:]}".strip()
             )
         test.output = outcome.stdout
+    if harness == "assert":
+        _as_assertion_programs(
+            tests,
+            code=code,
+            entry_point=entry_point,
+            comparison=comparison or {},
+            limits=limits,
+            run_batch=run_batch,
+        )
     return Materialized(
         public=public, hidden=hidden, notes=notes, invalid_inputs=invalid, generated=generated
     )
+
+
+def _where(test: GeneratedTest) -> str:
+    return f"{test.tier} test" + (f" seed {test.provenance.get('seed')}" if test.hidden else "")
+
+
+def _as_assertion_programs(tests, *, code, entry_point, comparison, limits, run_batch) -> None:
+    """Turn each (arguments, returned value) test into the assert harness's assertion program,
+    keeping the call in its provenance, and check that C' passes every one of them under that
+    harness (its own namespace: no LiveCodeBench prelude there)."""
+    for test in tests:
+        if test.output.startswith('{"__unserializable__"'):
+            raise StageError(
+                f"reference solution returns a value that is not JSON on {_where(test)}: "
+                f"{test.output[:300]}"
+            )
+        test.provenance = {
+            **test.provenance,
+            "call": {"arguments": test.input, "returns": test.output},
+        }
+        test.input = assertion_program(
+            test.input, test.output, entry_point=entry_point, comparison=comparison
+        )
+        test.output = ""
+    outcomes = run_batch(
+        code, [t.input for t in tests], harness="assert", limits=limits, entry_point=entry_point
+    )
+    for test, outcome in zip(tests, outcomes, strict=True):
+        if outcome.status != "OK":
+            raise StageError(
+                f"reference solution {outcome.status} on its own assertion program "
+                f"({_where(test)}): {outcome.stderr[-300:]}".strip()
+            )

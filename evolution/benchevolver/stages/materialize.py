@@ -13,7 +13,7 @@ from evolution.services import execution
 from evolution.streams.errors import SandboxFailure
 
 from .accept import _decide
-from .common import Action, Ctx, _candidate_or_none, _ledger, move_candidate
+from .common import Action, Ctx, _candidate_or_none, _comparison, _ledger, move_candidate
 
 
 def act_write_tests(ctx: Ctx, action: Action) -> None:
@@ -119,6 +119,7 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
             run_batch=execution.run_batch,
             validate_inputs=check_inputs,
             min_distinct_per_tier=ctx.settings.min_distinct_inputs_per_tier,
+            comparison=_comparison(cand),
         )
     except StageError as exc:
         generator_fault = exc.reason.startswith("test generator")
@@ -174,7 +175,9 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
             return
     body = gen.get("statement_body", cand.statement)
     cand.tests = [t.to_dict() for t in result.all]
-    cand.statement = propose.render_statement(body, [(t.input, t.output) for t in result.public])
+    cand.statement = propose.render_statement(
+        body, [materialize.example_pair(t) for t in result.public]
+    )
     _ledger(
         cand,
         {

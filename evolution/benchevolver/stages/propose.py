@@ -1,5 +1,9 @@
 """Proposal (stage ``propose``; pure logic in ``engine/propose.py``): the mutator evolves the
-parent's reference, the writer states the new problem, and the candidate row is created."""
+parent's reference, the writer states the new problem, and the candidate row is created.
+
+The candidate keeps its parent's harness E (Algorithm 1: I' = (S', C', T', E)): the same harness
+(stdio, function or assert), entry point and calling convention; a mutation that cannot be called
+that way is an error, recorded, and the lineage goes on."""
 
 from __future__ import annotations
 
@@ -58,8 +62,8 @@ def act_propose(ctx: Ctx, action: Action) -> None:
         return
     parent = lineage.parent or ctx.seed
     round_no = lineage.candidates.count() + 1
-    harness = "stdio" if ctx.seed.harness == "stdio" else "function"
-    entry_point = "" if harness == "stdio" else ctx.seed.entry_point
+    harness = parent.harness
+    entry_point = "" if harness == "stdio" else parent.entry_point
     local, glob = _memory_texts(ctx)
     record = {
         "round": round_no,
@@ -80,11 +84,19 @@ def act_propose(ctx: Ctx, action: Action) -> None:
         answer = ctx.chat("mutator", messages, template, key=f"round={round_no}")
         mutation = propose.parse_mutation(answer.content)
         record.update(code=mutation.code, idea=mutation.idea, family=mutation.family)
+        propose.check_calling_convention(
+            mutation.code,
+            harness=harness,
+            entry_point=entry_point,
+            starter_code=parent.starter_code,
+            parent_code=parent.reference_solution,
+        )
         messages, template = propose.writer_messages(
             code=mutation.code,
             harness=harness,
             entry_point=entry_point,
             time_limit=ctx.settings.execution_timeout,
+            starter_code=parent.starter_code,
         )
         answer = ctx.chat("writer", messages, template, key=f"round={round_no}")
         written = propose.parse_written(answer.content)

@@ -7,7 +7,7 @@ disagreement asks for a repair."""
 
 from __future__ import annotations
 
-from evolution.benchevolver.engine import propose, validate
+from evolution.benchevolver.engine import materialize, propose, validate
 from evolution.benchevolver.engine.types import StageError
 from evolution.judging import difficulty
 from evolution.llm import BudgetExhausted, LLMError
@@ -56,11 +56,26 @@ def _judge_code(
     return result
 
 
+def _calls(cand: Candidate) -> str:
+    """The harness the witnesses run through: the task's, except that an assertion task's
+    witnesses are called as the function harness calls them (arguments in, value out)."""
+    return "function" if cand.harness == "assert" else cand.harness
+
+
+def _pairs(tests: list[dict]) -> list[dict]:
+    """Tests as (input, output) the witnesses see: an assertion program's call and value."""
+    out = []
+    for test in tests:
+        given, expected = materialize.example_pair(test)
+        out.append({**test, "input": given, "output": expected})
+    return out
+
+
 def act_validate_witnesses(ctx: Ctx, action: Action) -> None:
     cand = _candidate_or_none(action)
     gen = dict(cand.generators)
     body = gen.get("statement_body", cand.statement)
-    public = [t for t in cand.tests if not t["hidden"]]
+    public = _pairs([t for t in cand.tests if not t["hidden"]])
     version = cand.repairs_used
     try:
         if "brute_force" not in gen:
@@ -132,8 +147,9 @@ def _same_under_contract(cand: Candidate, limits):
     the writer's checker, sandboxed, once per pair."""
     contract = _contract(cand)
     if contract["kind"] != "checker":
+        harness = _calls(cand)
         return lambda actual, expected, given: bool(
-            contracts.same_output(expected, actual, contract, harness=cand.harness)
+            contracts.same_output(expected, actual, contract, harness=harness)
         )
 
     def same(actual, expected, given):
@@ -241,11 +257,11 @@ def act_validate_execute(ctx: Ctx, action: Action) -> None:
     if not _checker_accepts_the_reference(ctx, cand, limits):
         return
     gen = cand.generators
-    public = [t for t in cand.tests if not t["hidden"]]
-    hidden = [t for t in cand.tests if t["hidden"]]
+    public = _pairs([t for t in cand.tests if not t["hidden"]])
+    hidden = _pairs([t for t in cand.tests if t["hidden"]])
     same = _same_under_contract(cand, limits)
     # The brute force is run as the task's harness runs code (stdin, or the call).
-    run = {"harness": cand.harness, "entry_point": cand.entry_point, "limits": limits}
+    run = {"harness": _calls(cand), "entry_point": cand.entry_point, "limits": limits}
     outcomes = execution.run_batch(gen["brute_force"], [t["input"] for t in public], **run)
     if any(o.status == "SE" for o in outcomes):
         raise SandboxFailure("sandbox failure while running the brute force")

@@ -139,7 +139,9 @@ def test_it_rejects_a_valid_candidate_that_is_not_harder(run):
 def test_function_level_candidates_are_validated_by_statement_faithfulness(run):
     lineage = lineage_of(run["campaign"], "HumanEval/0")
     cand = lineage.candidates.get(round=1)
-    assert cand.harness == "function" and cand.entry_point == "count_close_pairs"
+    # The evolved task keeps HumanEval's harness: the entry point and assertion-program tests.
+    assert cand.harness == "assert" and cand.entry_point == "has_close_elements"
+    assert all("def check(candidate)" in t["input"] for t in cand.tests)
     faith = [e for e in cand.validation_ledger if e["step"] == "faithfulness"]
     assert faith and faith[-1]["best"] == 1.0
     assert cand.decision == "accepted" and cand.level == 5

@@ -37,7 +37,8 @@ def _check(schedule, max_age: float) -> subprocess.CompletedProcess:
 def test_the_compose_beat_service_checks_the_heartbeat_of_its_own_schedule():
     service = compose_config()["services"]["beat"]
     assert service["restart"] == "unless-stopped"
-    command = shlex.split(service["command"])
+    command = service["command"]  # Compose v2 reads a command as a list of words
+    command = shlex.split(command) if isinstance(command, str) else command
     schedule = command[command.index("--schedule") + 1]
     test = service["healthcheck"]["test"]
     assert test[:4] == ["CMD", "python", "-m", "benchapp.beat"]

@@ -154,7 +154,7 @@ def run_gate(request, release_id: int):
 class EvaluationPanelIn(Schema):
     endpoint_ids: list[int]
     samples: int = 4
-    exclude_selection_models: bool = True
+    exclude_selection_models: bool = False
 
 
 class EvaluationPanelOut(Schema):

@@ -40,6 +40,13 @@ def releases_demo(*, world, stdout, admin) -> Release | None:
         description="Evolved problems from the demo campaign, synthesized ones from the "
         "X-Coder, EvoSyn and FrontierSmith demos, plus hard original seeds, selected by the "
         "LiveCodeBench-Plus gate (replayed model responses).",
+        # The demo runs no independent evaluation: its gate reads the selection-time pass@1,
+        # which every difficulty rule then labels with this reason.
+        default_rules={
+            "require_independent": False,
+            "selection_time_reason": "demo: replayed responses and no independent "
+            "evaluation; the campaign panels' figures are read as they are",
+        },
     )
     release = Release.objects.filter(benchmark=bench, major=1, minor=0, patch=0).first()
     if release is None:

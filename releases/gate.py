@@ -10,8 +10,10 @@ Two difficulty figures can exist for a candidate: the selection-time pass@1 (the
 panel's measurement that accepted it) and an independent pass@1 (fresh samples of the release's
 evaluation panel, ``releases.independent``). Selection keeps the candidates whose panel happened
 to fail them, so the selection-time figure is biased low among the kept ones (the winner's
-curse); the difficulty rules read the independent figure whenever the candidate has one, say
-which figure they used, and ``require_independent`` makes a candidate without one fail.
+curse); the difficulty rules read the independent figure and, by default
+(``require_independent``), fail a candidate without one. A curator may let them read the
+selection-time figure only by turning that off and giving ``selection_time_reason``, which every
+rule that reads it shows.
 
 ``GateRules.from_dict`` validates a rule set and names the bad key; ``evaluate`` returns, for
 every candidate, each rule with passed/failed and why.
@@ -52,9 +54,13 @@ class GateRules:
     # the panel fails them: releases.calibration), the signature of artificial difficulty.
     exclude_model_only_hardness: bool = False
     # The difficulty rules need the independent pass@1 (an evaluation of the release
-    # candidates by the release's evaluation panel); False falls back to the selection-time
-    # figure for candidates the evaluation does not cover.
-    require_independent: bool = False
+    # candidates by the release's evaluation panel): the selection-time figure is biased low
+    # among the candidates selection kept (the winner's curse), so it is not what a release
+    # publishes. A curator may let the rules read it where no independent figure exists, by
+    # turning this off AND saying why (``selection_time_reason``, shown on every rule that
+    # reads it).
+    require_independent: bool = True
+    selection_time_reason: str | None = None
 
     _RANGES = {
         "min_quality": (1.0, 5.0),
@@ -82,8 +88,14 @@ class GateRules:
                 if not isinstance(value, bool):
                     raise RulesError(name, f"must be true or false, got {value!r}")
             elif value is None:
-                if name not in ("min_novelty", "min_score_spread"):
+                if name not in ("min_novelty", "min_score_spread", "selection_time_reason"):
                     raise RulesError(name, "must not be empty")
+            elif name == "selection_time_reason":
+                if not isinstance(value, str):
+                    raise RulesError(name, f"must be text, got {value!r}")
+                value = value.strip() or None
+                if value is not None and len(value) > 500:
+                    raise RulesError(name, "must be at most 500 characters")
             elif isinstance(value, bool) or not isinstance(value, int | float):
                 raise RulesError(name, f"must be a number, got {value!r}")
             elif name == "min_reviews" and value != int(value):
@@ -94,6 +106,12 @@ class GateRules:
                     raise RulesError(name, f"must be between {low} and {high}, got {value}")
             values[name] = int(value) if name == "min_reviews" else value
         rules = cls(**values)
+        if rules.selection_time_reason and rules.require_independent:
+            raise RulesError(
+                "selection_time_reason",
+                "only with require_independent off: it says why the rules may read the "
+                "selection-time pass@1",
+            )
         if rules.min_pass_at_1 > rules.max_pass_at_1:
             raise RulesError("min_pass_at_1", "must not exceed max_pass_at_1")
         return rules
@@ -225,9 +243,13 @@ def _validity_rule(facts: CandidateFacts, rules: GateRules) -> RuleResult:
 
 
 def _panel(facts: CandidateFacts) -> str:
-    """Both figures, the one the rule reads first."""
+    """Both figures, the one the rule reads first, each named (the selection-time one is
+    biased low by selection: never shown as a plain pass@1)."""
     if facts.panel_attempts:
-        selection = f"pass@1 {facts.pass_at_1:.3f} ({facts.panel_passes}/{facts.panel_attempts})"
+        selection = (
+            f"pass@1 {facts.pass_at_1:.3f} ({facts.panel_passes}/{facts.panel_attempts}), "
+            "biased low by selection"
+        )
     else:
         selection = "no panel measurement"
     if facts.has_independent:
@@ -238,7 +260,7 @@ def _panel(facts: CandidateFacts) -> str:
         )
     if facts.independent_note:
         return f"selection-time {selection} ({facts.independent_note})"
-    return selection
+    return f"selection-time {selection}" if facts.panel_attempts else selection
 
 
 def _score_spread_rule(facts: CandidateFacts, rules: GateRules) -> RuleResult:
@@ -255,28 +277,42 @@ def _score_spread_rule(facts: CandidateFacts, rules: GateRules) -> RuleResult:
 def _difficulty_rule(facts: CandidateFacts, rules: GateRules) -> RuleResult:
     if facts.open_ended:
         return _score_spread_rule(facts, rules)
-    if rules.require_independent and not facts.has_independent:
-        return RuleResult(
-            "difficulty",
-            False,
-            f"{_panel(facts)}; this release requires the independent pass@1 "
-            "(run the independent evaluation)",
-        )
+    if not facts.has_independent and facts.pass_at_1 is not None:
+        if rules.require_independent:
+            return RuleResult(
+                "difficulty",
+                False,
+                f"{_panel(facts)}; this release requires the independent pass@1 (run the "
+                "independent evaluation, or turn require_independent off with a "
+                "selection_time_reason)",
+            )
+        if not rules.selection_time_reason:
+            return RuleResult(
+                "difficulty",
+                False,
+                f"{_panel(facts)}; reading the selection-time figure needs the curator's "
+                "reason (selection_time_reason)",
+            )
     value = facts.gate_pass_at_1
     if value is None:
         return RuleResult("difficulty", False, "no panel measurement")
+    chosen = (
+        f"; selection-time figure read by the curator's choice: {rules.selection_time_reason}"
+        if not facts.has_independent
+        else ""
+    )
     if facts.origin == "original":
         ceiling = rules.original_max_pass_at_1
         return RuleResult(
             "difficulty",
             value <= ceiling,
-            f"{_panel(facts)}; originals need at most {ceiling}",
+            f"{_panel(facts)}; originals need at most {ceiling}{chosen}",
         )
     low, high = rules.min_pass_at_1, rules.max_pass_at_1
     return RuleResult(
         "difficulty",
         low <= value <= high,
-        f"{_panel(facts)}; must lie within [{low}, {high}]",
+        f"{_panel(facts)}; must lie within [{low}, {high}]{chosen}",
     )
 
 

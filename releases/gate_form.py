@@ -73,6 +73,17 @@ HELP: dict[str, tuple[str, str]] = {
         "Hold back model-only hardness",
         "Leave out problems experts rate easy but the panel fails (artificial difficulty).",
     ),
+    "require_independent": (
+        "Require the independent pass@1",
+        "The difficulty rules read fresh samples of the evaluation panel (the independent "
+        "evaluation). The selection-time pass@1 is biased low among the problems selection "
+        "kept (the winner's curse): turning this off needs a reason below.",
+    ),
+    "selection_time_reason": (
+        "Why the selection-time pass@1 may be read",
+        "With the rule above off: the curator's reason, shown on every difficulty rule that "
+        "reads a selection-time figure. Empty: such problems fail the difficulty rule.",
+    ),
 }
 
 

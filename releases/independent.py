@@ -71,7 +71,8 @@ def require_draft(release: Release) -> None:
 def panel_settings(*, release: Release) -> dict:
     """The draft's evaluation panel: {"endpoints": [...], "samples", "exclude_selection_models",
     "configured": bool}. Unconfigured, it is the benchmark's living evaluation panel (its
-    seats' endpoints, the largest seat sample count), models used for selection left out."""
+    seats' endpoints, the largest seat sample count), models used for selection included, as
+    in the paper's evaluation suite (fresh samples are what removes the winner's curse)."""
     panel = GatePanel.objects.filter(release=release).first()
     if panel is not None:
         return {
@@ -84,7 +85,7 @@ def panel_settings(*, release: Release) -> dict:
     return {
         "endpoints": sorted((s.endpoint for s in seats), key=lambda e: e.name),
         "samples": max((s.samples for s in seats), default=4),
-        "exclude_selection_models": True,
+        "exclude_selection_models": False,
         "configured": False,
     }
 

@@ -26,8 +26,10 @@ class GatePanel(models.Model):
     )
     endpoints = models.ManyToManyField("evolution.ModelEndpoint", related_name="+", blank=True)
     samples = models.PositiveSmallIntegerField(default=4, help_text="fresh samples per problem")
+    # Off by default: the paper's evaluation suite includes the models used for selection (on
+    # fresh samples, which is what removes the winner's curse). On leaves them out.
     exclude_selection_models = models.BooleanField(
-        default=True,
+        default=False,
         help_text="leave out models that measured the candidates during selection",
     )
     updated_at = models.DateTimeField(auto_now=True)
@@ -63,7 +65,7 @@ class GateEvaluation(SupervisedJob):
     )
     endpoints = models.ManyToManyField("evolution.ModelEndpoint", related_name="+", blank=True)
     samples = models.PositiveSmallIntegerField(default=4)
-    exclude_selection_models = models.BooleanField(default=True)
+    exclude_selection_models = models.BooleanField(default=False)
     # [{"endpoint", "model", "why"}]: panel endpoints not used, with the reason.
     excluded = models.JSONField(default=list, blank=True)
     # {problem id (str): {"public_id", "title", "origin", "hash", "selection": {"passes",

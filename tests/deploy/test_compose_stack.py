@@ -257,7 +257,9 @@ def _api(stack: Stack, token: str) -> httpx.Client:
 def _campaign(stack: Stack, api: httpx.Client, server: FakeOpenAI, name: str) -> dict:
     campaign_id = campaign_flow.launch_campaign(api, model_base_url=server.base_url, name=name)
     state = campaign_flow.wait_for_end(api, campaign_id)
-    assert state.get("state") == "completed", (state, _logs(stack))
+    assert state.get("state") == "completed", (
+        f"{state.get('state')}: {state.get('state_reason')}\n{_logs(stack)}"
+    )
     rows = stack.sql(campaign_flow.DECISIONS_SQL.format(campaign=int(campaign_id)))
     return campaign_flow.decided(rows)
 
@@ -546,7 +548,11 @@ def test_two_machines_the_sandbox_worker_apart_reaches_only_the_database_and_the
 
         server.responder = KeyedResponder(campaign_flow.pack.responses())
         api = _api(stack, stack.token)
-        decisions = _campaign(stack, api, server, "two-machines")
+        try:
+            decisions = _campaign(stack, api, server, "two-machines")
+        except AssertionError as failed:
+            b_log = machine_b("logs", "--no-color", "sandbox-worker", check=False).stdout
+            raise AssertionError(f"{failed}\nmachine B:\n{b_log[-6000:]}") from None
     campaign_flow.assert_expected_decisions(decisions)
     log = machine_b("logs", "--no-color", "sandbox-worker").stdout
     assert re.search(r"Task \S+\[[0-9a-f-]+\] succeeded", log), log[-4000:]

@@ -12,6 +12,7 @@ from evosyn.models import InstanceStatus
 from releases import services as release_services
 from review import services as review_services
 from tests.review.blinding import crawl_reviewer_surface, find_leaks, provenance_values
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, fenced, respond, script
 
@@ -68,7 +69,9 @@ def test_a_kept_problem_enters_a_review_round_with_its_method_hidden_from_review
 
 def test_the_gate_takes_kept_problems_of_a_released_evosyn_campaign(personas, kept):
     campaign, problem = kept
-    benchmark = release_services.benchmark_create(name="EvoSyn bench")
+    benchmark = release_services.benchmark_create(
+        default_rules=SELECTION_TIME_OK, name="EvoSyn bench"
+    )
     release = release_services.release_create(benchmark=benchmark, campaigns=[campaign])
     run = release_services.gate_run_create(release=release, by=personas.curator.user)
     entries = {e["public_id"]: e for e in run.report}

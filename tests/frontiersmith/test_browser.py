@@ -19,6 +19,7 @@ from releases.models import LeaderboardSample
 from tests.frontiersmith.conftest import make_campaign
 from tests.frontiersmith.scripted import BASELINE, STRATEGIES, WEAK
 from tests.support.browser import chromium_page, log_in
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 
 @pytest.mark.browser
@@ -32,7 +33,7 @@ def test_an_open_ended_release_is_built_and_scored_on_the_leaderboard(
     assert campaign.state == "completed", campaign.state_reason
     [problem] = campaign.frontier.output_set.problems.all()
 
-    bench = release_services.benchmark_create(name="Open Knapsack")
+    bench = release_services.benchmark_create(default_rules=SELECTION_TIME_OK, name="Open Knapsack")
     draft = release_services.release_create(
         benchmark=bench, campaigns=[campaign], rules={"min_score_spread": 0.01}
     )

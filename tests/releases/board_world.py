@@ -16,6 +16,7 @@ from datetime import UTC, date, datetime
 from evolution.models import Problem
 from releases import leaderboard, services
 from releases.models import LeaderboardRun, LeaderboardSample, Release, RunSource, RunState
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .builders import crafted_world
 
@@ -53,7 +54,7 @@ def _dated_problems() -> None:
 def board_world() -> BoardWorld:
     world = crafted_world()
     _dated_problems()
-    bench = services.benchmark_create(name="LiveCodeBench-Plus")
+    bench = services.benchmark_create(default_rules=SELECTION_TIME_OK, name="LiveCodeBench-Plus")
     release = services.release_create(benchmark=bench, campaigns=[world.campaign])
     services.gate_run_create(release=release)
     release = services.release_publish(release=services.release_freeze(release=release))

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from releases import services
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .builders import crafted_world
 
@@ -10,7 +11,9 @@ from .builders import crafted_world
 def frozen_release(*, publish: bool = False, name: str = "LiveCodeBench-Plus"):
     """The crafted world gated and frozen (3 items: E-OK, E-OVERRIDE, S2)."""
     world = crafted_world(tag="" if name == "LiveCodeBench-Plus" else f"-{name}")
-    bench = services.benchmark_create(name=name, description="Harder problems, verified.")
+    bench = services.benchmark_create(
+        default_rules=SELECTION_TIME_OK, name=name, description="Harder problems, verified."
+    )
     release = services.release_create(
         benchmark=bench, campaigns=[world.campaign], notes="First cut."
     )

@@ -14,6 +14,7 @@ from django.conf import settings
 from releases import independent, services
 from releases.independent_models import GateEvaluation
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.gate_rules import SELECTION_TIME_OK
 from tests.support.workers import kill_group, start_worker, wait_for, wait_until_consuming
 
 from .builders import SUM_CODE, WRONG_CODE, crafted_world
@@ -30,7 +31,7 @@ def _settled(evaluation_id: int) -> GateEvaluation | None:
 def test_the_worker_runs_the_independent_evaluation_and_the_gate_reads_it():
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
     world = crafted_world()
-    bench = services.benchmark_create(name="LiveCodeBench-Plus")
+    bench = services.benchmark_create(default_rules=SELECTION_TIME_OK, name="LiveCodeBench-Plus")
     release = services.release_create(benchmark=bench, campaigns=[world.campaign])
     ok = world.problem("E-OK")
 

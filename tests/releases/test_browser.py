@@ -12,6 +12,7 @@ from playwright.sync_api import expect, sync_playwright
 from benchapp.services import user_create
 from releases import leaderboard, services
 from releases.models import Release, ReleaseState
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .builders import HIDDEN_DIGITS, SUM_CODE, WRONG_CODE, crafted_world
 
@@ -28,7 +29,7 @@ def test_curator_gates_freezes_publishes_and_a_visitor_reads_the_leaderboard(
 ):
     world = crafted_world()
     user_create(username="cora", password="cora-password-1", role="curator")
-    bench = services.benchmark_create(name="LiveCodeBench-Plus")
+    bench = services.benchmark_create(default_rules=SELECTION_TIME_OK, name="LiveCodeBench-Plus")
     draft = services.release_create(benchmark=bench, campaigns=[world.campaign])
     base = live_server.url
     lowq = world.problem("E-LOWQ").public_id

@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 from benchapp.services import user_create
 from releases import services
 from releases.models import Release
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .builders import crafted_world
 
@@ -41,7 +42,7 @@ def test_a_curator_edits_rules_in_the_form_and_as_json(live_server):
 
     world = crafted_world()
     user_create(username="cora", password="cora-password-1", role="curator")
-    bench = services.benchmark_create(name="LiveCodeBench-Plus")
+    bench = services.benchmark_create(default_rules=SELECTION_TIME_OK, name="LiveCodeBench-Plus")
     draft = services.release_create(benchmark=bench, campaigns=[world.campaign])
     url = f"/curate/releases/{draft.pk}/"
     with chromium_page() as page:
@@ -105,7 +106,7 @@ def test_freeze_and_publish_ask_first_and_say_what_becomes_immutable(live_server
 
     world = crafted_world()
     user_create(username="cora", password="cora-password-1", role="curator")
-    bench = services.benchmark_create(name="LiveCodeBench-Plus")
+    bench = services.benchmark_create(default_rules=SELECTION_TIME_OK, name="LiveCodeBench-Plus")
     draft = services.release_create(benchmark=bench, campaigns=[world.campaign])
     services.gate_run_create(release=draft)
     url = f"/curate/releases/{draft.pk}/"

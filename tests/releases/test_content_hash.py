@@ -11,6 +11,7 @@ from django.db import DatabaseError, transaction
 
 from releases import content, exporters, services
 from releases.models import Release
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .builders import crafted_world
 
@@ -56,7 +57,9 @@ def test_changing_anything_the_card_or_an_export_shows_changes_the_hash(frozen, 
 
 def test_the_previous_version_and_the_source_lists_are_in_the_hash(db):
     world = crafted_world()
-    bench = services.benchmark_create(name="Sources", description="d")
+    bench = services.benchmark_create(
+        default_rules=SELECTION_TIME_OK, name="Sources", description="d"
+    )
     draft = services.release_create(benchmark=bench, campaigns=[world.campaign], notes="n")
     with_campaign = content.compute_release_hash(draft)
     draft.campaigns.clear()

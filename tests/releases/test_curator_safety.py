@@ -15,6 +15,7 @@ from releases import difficulty, exporters, gate_form, selectors, services
 from releases.gate import GateRules
 from releases.gate_form import GateRulesForm, RulesJSONError, parse_rules_json
 from releases.models import Release
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .builders import crafted_world
 
@@ -103,7 +104,7 @@ def test_json_errors_name_the_line_and_column():
 
 def _draft(personas):
     world = crafted_world()
-    bench = services.benchmark_create(name="LiveCodeBench-Plus")
+    bench = services.benchmark_create(default_rules=SELECTION_TIME_OK, name="LiveCodeBench-Plus")
     release = services.release_create(benchmark=bench, campaigns=[world.campaign])
     return world, release, personas.curator.client
 
@@ -173,8 +174,8 @@ def test_freeze_and_publish_need_the_confirmation_and_say_what_becomes_immutable
 
 def test_the_next_version_defaults_to_the_next_free_number(personas):
     client = personas.curator.client
-    bench = services.benchmark_create(name="Bench A")
-    other = services.benchmark_create(name="Bench B")
+    bench = services.benchmark_create(default_rules=SELECTION_TIME_OK, name="Bench A")
+    other = services.benchmark_create(default_rules=SELECTION_TIME_OK, name="Bench B")
     assert selectors.next_free_version(benchmark=bench) == "1.0.0"
     client.post(reverse("releases:release_new"), {"benchmark": bench.pk})
     assert Release.objects.get(benchmark=bench).version == "1.0.0"

@@ -15,6 +15,7 @@ from evolution.importers import import_seeds
 from evolution.models import Problem, TestCase
 from releases import content, exporters, services
 from releases.selectors import release_changelog
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 
 def test_the_hash_is_reproducible_across_two_exports(frozen):
@@ -98,7 +99,7 @@ def test_the_livecodebench_export_carries_call_based_problems_and_skips_assert_o
     asserted = world.problem("E-OVERRIDE")
     asserted.harness, asserted.entry_point = "assert", "add"
     asserted.save()
-    bench = services.benchmark_create(name="Mixed")
+    bench = services.benchmark_create(default_rules=SELECTION_TIME_OK, name="Mixed")
     release = services.release_create(benchmark=bench, campaigns=[world.campaign])
     services.gate_run_create(release=release)
     release = services.release_freeze(release=release)
@@ -183,7 +184,7 @@ def test_the_livecodebench_export_leaves_out_what_its_grader_would_misgrade(pers
     TestCase.objects.create(
         problem=not_json, tier="public", ordinal=0, hidden=False, input_text="1 2", output_text="3"
     )
-    bench = services.benchmark_create(name="Misgraded")
+    bench = services.benchmark_create(default_rules=SELECTION_TIME_OK, name="Misgraded")
     release = services.release_create(benchmark=bench, campaigns=[world.campaign])
     services.gate_run_create(release=release)
     release = services.release_freeze(release=release)

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from releases import services
 from releases.gate import GateRules, RulesError
 from releases.models import ReleaseState
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .builders import crafted_world
 
@@ -15,7 +16,7 @@ from .builders import crafted_world
 @pytest.fixture
 def draft(db):
     world = crafted_world()
-    bench = services.benchmark_create(name="LiveCodeBench-Plus")
+    bench = services.benchmark_create(default_rules=SELECTION_TIME_OK, name="LiveCodeBench-Plus")
     release = services.release_create(benchmark=bench, campaigns=[world.campaign])
     return world, release
 

@@ -10,10 +10,11 @@ from django.urls import reverse
 
 from evolution.models import PanelMember
 from releases import independent, services
-from releases.gate import GateRules
+from releases.gate import GateRules, RulesError
 from releases.independent_models import GateEvaluationSample
 from tests.factories import ProblemSetFactory, SolverAttemptFactory
 from tests.support.fake_openai import FakeOpenAI, Fault, by_model, intermittent
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .builders import SUM_CODE, WRONG_CODE, crafted_world
 from .living_support import endpoint, fenced
@@ -50,7 +51,9 @@ def server():
 @pytest.fixture
 def draft(transactional_db):
     world = crafted_world()
-    bench = services.benchmark_create(name="LiveCodeBench-Plus")
+    # The curator lets the gate read selection-time figures where no independent one exists,
+    # so that the tests below can compare the two.
+    bench = services.benchmark_create(name="LiveCodeBench-Plus", default_rules=SELECTION_TIME_OK)
     release = services.release_create(benchmark=bench, campaigns=[world.campaign])
     return world, release
 
@@ -91,7 +94,8 @@ def test_the_gate_follows_the_independent_pass_at_1_not_the_selection_time_one(d
     assert rule["passed"] is False
     assert rule["detail"].startswith(
         f"independent pass@1 1.000 (2/2 fresh samples, evaluation {evaluation.pk}: 1 model(s) "
-        "× 2 fresh sample(s)); selection-time pass@1 0.375 (3/8); must lie within [0.05, 0.75]"
+        "× 2 fresh sample(s)); selection-time pass@1 0.375 (3/8), biased low by selection; "
+        "must lie within [0.05, 0.75]"
     )
     facts = after[ok]["facts"]
     assert facts["difficulty_source"] == "independent"
@@ -118,14 +122,60 @@ def test_the_gate_follows_the_independent_pass_at_1_not_the_selection_time_one(d
 def test_a_required_independent_figure_fails_candidates_without_one(draft, server):
     world, release = draft
     services.release_update(
-        release=release, rules={**release.gate_rules, "require_independent": True}
+        release=release,
+        rules={**release.gate_rules, "require_independent": True, "selection_time_reason": None},
     )
     report = _report(services.gate_run_create(release=release))
     rule = _rule(report[world.problem("E-OK").public_id])
     assert rule["passed"] is False
     assert "requires the independent pass@1" in rule["detail"]
-    assert "pass@1 0.375 (3/8)" in rule["detail"]
-    assert GateRules.from_dict({"require_independent": True}).require_independent is True
+    assert "pass@1 0.375 (3/8), biased low by selection" in rule["detail"]
+
+
+def test_by_default_the_gate_requires_the_independent_figure(transactional_db):
+    """The gate read the winner's-curse figure by default, shown as a plain "pass@1 0.375
+    (3/8)": a release could be frozen on it without anyone choosing to."""
+    assert GateRules().require_independent is True
+    world = crafted_world()
+    bench = services.benchmark_create(name="Default rules")
+    release = services.release_create(benchmark=bench, campaigns=[world.campaign])
+    report = _report(services.gate_run_create(release=release))
+    evolved = [e for e in report.values() if e["origin"] == "evolved"]
+    assert evolved and not any(e["passed"] for e in evolved)
+    rule = _rule(report[world.problem("E-OK").public_id])
+    assert "requires the independent pass@1" in rule["detail"]
+    with pytest.raises(ValidationError, match="Nothing passed the gate"):
+        services.release_freeze(release=release)
+
+
+def test_reading_the_selection_time_figure_needs_the_curators_reason(draft):
+    world, release = draft
+    services.release_update(
+        release=release,
+        rules={**release.gate_rules, "require_independent": False, "selection_time_reason": None},
+    )
+    rule = _rule(
+        _report(services.gate_run_create(release=release))[world.problem("E-OK").public_id]
+    )
+    assert rule["passed"] is False and "needs the curator's reason" in rule["detail"]
+    reason = "pilot: evaluation panel not ready"
+    services.release_update(
+        release=release, rules={**release.gate_rules, "selection_time_reason": reason}
+    )
+    rule = _rule(
+        _report(services.gate_run_create(release=release))[world.problem("E-OK").public_id]
+    )
+    assert rule["passed"] is True
+    assert rule["detail"].endswith(f"selection-time figure read by the curator's choice: {reason}")
+    with pytest.raises(RulesError, match="only with require_independent off"):
+        GateRules.from_dict({"selection_time_reason": reason})
+
+
+def test_the_evaluation_panel_includes_the_selection_models_by_default(draft):
+    """The paper's evaluation suite includes the models used for selection (fresh samples
+    remove the winner's curse); they were left out by default."""
+    _, release = draft
+    assert independent.panel_settings(release=release)["exclude_selection_models"] is False
 
 
 def test_models_used_for_selection_are_left_out_when_configured(draft, server):

@@ -18,6 +18,7 @@ from releases.living_models import Remeasurement, RemeasurementTrigger
 from releases.models import LeaderboardRun, RunState
 from releases.question_models import QuestionRun
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .builders import SUM_CODE, crafted_world
 from .living_support import endpoint, fenced
@@ -150,7 +151,7 @@ def test_a_stuck_independent_evaluation_no_longer_blocks_the_next_one(
     supervisor takes it back, and once it has failed a new evaluation may start."""
     settings.JOB_MAX_LOST_WORKERS = 1
     world = crafted_world()
-    bench = services.benchmark_create(name="LiveCodeBench-Plus")
+    bench = services.benchmark_create(default_rules=SELECTION_TIME_OK, name="LiveCodeBench-Plus")
     release = services.release_create(benchmark=bench, campaigns=[world.campaign])
     with FakeOpenAI() as server:
         server.responder = lambda body, headers: fenced(SUM_CODE)

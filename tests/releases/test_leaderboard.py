@@ -13,6 +13,7 @@ from evolution.models import ModelEndpoint
 from releases import leaderboard
 from releases.models import LeaderboardSample, RunState
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .builders import SUM_CODE, WRONG_CODE
 
@@ -163,7 +164,7 @@ def test_it_rejects_malformed_uploads_with_the_line(frozen, content, message):
 def test_it_refuses_to_evaluate_a_draft(db, server):
     from releases import services
 
-    bench = services.benchmark_create(name="Empty")
+    bench = services.benchmark_create(default_rules=SELECTION_TIME_OK, name="Empty")
     draft = services.release_create(benchmark=bench)
     with pytest.raises(ValidationError, match="Freeze"):
         leaderboard.run_create(release=draft, endpoint=_endpoint(server))

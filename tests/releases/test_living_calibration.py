@@ -13,6 +13,7 @@ from scipy.stats import norm, spearmanr
 from evolution.models import Candidate
 from releases import calibration, services
 from review.models import Adjudication, Review
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .builders import crafted_world
 
@@ -112,7 +113,9 @@ def test_the_gate_can_hold_back_model_only_hardness(db):
     _author(world)
     Review.objects.filter(item__problem=world.problem("E-OK")).update(difficulty=1)
     Candidate.objects.filter(accepted_problem=world.problem("E-OK")).update(passes=1)
-    bench = services.benchmark_create(name="Calibrated", description="d")
+    bench = services.benchmark_create(
+        default_rules=SELECTION_TIME_OK, name="Calibrated", description="d"
+    )
     default = services.release_create(benchmark=bench, campaigns=[world.campaign])
     strict = services.release_create(
         benchmark=bench,

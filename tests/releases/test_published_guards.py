@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from releases import leaderboard, services
 from releases.models import Benchmark, LeaderboardRun, LeaderboardSample, RunState
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 DB_ERRORS = (IntegrityError, InternalError)
 
@@ -44,7 +45,9 @@ def test_a_benchmark_keeps_its_public_identity_once_a_release_is_frozen(frozen):
 
 
 def test_a_benchmark_with_only_drafts_stays_editable(db):
-    bench = services.benchmark_create(name="Draft Only", description="d")
+    bench = services.benchmark_create(
+        default_rules=SELECTION_TIME_OK, name="Draft Only", description="d"
+    )
     services.release_create(benchmark=bench, campaigns=[], notes="")
     Benchmark.objects.filter(pk=bench.pk).update(slug="draft-only-2", license="mit")
     bench.refresh_from_db()

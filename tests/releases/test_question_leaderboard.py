@@ -17,6 +17,7 @@ from releases import services
 from releases.question_models import QuestionRun, QuestionSample
 from tests.reasoning.judged import judged_reasoning
 from tests.support.fake_openai import FakeOpenAI, Fault
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -76,7 +77,7 @@ def published(fake_server, personas):
     item_override_score(
         item_id=confirmed.pk, score=1.0, reason="checked by hand", user=personas.curator.user
     )
-    bench = services.benchmark_create(name="Reasoning-Bench")
+    bench = services.benchmark_create(default_rules=SELECTION_TIME_OK, name="Reasoning-Bench")
     release = services.release_create(benchmark=bench)
     services.release_questions_add(release=release, items=items)
     release = services.release_publish(release=services.release_freeze(release=release))
@@ -177,7 +178,7 @@ def test_a_failed_answer_call_is_asked_again_never_scored_and_a_judge_outage_res
 
 def test_a_draft_or_a_release_without_questions_cannot_be_scored(published):
     release, _, answerer, judge = published
-    bench = services.benchmark_create(name="Empty")
+    bench = services.benchmark_create(default_rules=SELECTION_TIME_OK, name="Empty")
     empty = services.release_create(benchmark=bench)
     with pytest.raises(Exception, match="Freeze the release"):
         ql.question_run_create(release=empty, endpoint=answerer, judges=[judge])

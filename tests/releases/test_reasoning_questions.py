@@ -15,6 +15,7 @@ from releases import content, exporters, selectors, services
 from releases.models import FrozenReleaseError, ReleaseQuestion
 from tests.reasoning.judged import judged_reasoning
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .builders import crafted_world
 
@@ -39,7 +40,7 @@ def correct_items(reasoning) -> list[ReasoningItem]:
 
 
 def draft(name: str = "Reasoning-Bench", **kwargs):
-    bench = services.benchmark_create(name=name)
+    bench = services.benchmark_create(default_rules=SELECTION_TIME_OK, name=name)
     return services.release_create(benchmark=bench, **kwargs)
 
 

@@ -53,10 +53,24 @@ def test_a_curator_builds_a_draft_and_gets_clear_errors(personas):
     )
     assert "Run the gate before freezing" in early.content.decode()
 
+    # By default the gate reads only independent figures (the selection-time pass@1 is biased
+    # low by selection): with no independent evaluation, no evolved problem passes.
+    api = client.post(f"/api/releases/{release.pk}/gate")
+    assert api.status_code == 200 and api.json()["passed"] == 0
+    page = client.get(reverse("releases:curate_detail", args=[release.pk])).content.decode()
+    assert "this release requires the independent pass@1" in page
+    # The curator lets it read the selection-time figure, saying why; the report shows why.
+    reason = "pilot release: independent evaluation scheduled for v1.1"
+    rules = f'{{"require_independent": false, "selection_time_reason": "{reason}"}}'
+    ok = client.post(
+        reverse("releases:release_rules", args=[release.pk]), {"mode": "json", "rules": rules}
+    )
+    assert ok.status_code in (200, 302), ok.content.decode()[:2000]
     api = client.post(f"/api/releases/{release.pk}/gate")
     assert api.status_code == 200 and api.json()["passed"] == 3
     page = client.get(reverse("releases:curate_detail", args=[release.pk])).content.decode()
     assert "3 of 12 candidates pass" in page
+    assert f"selection-time figure read by the curator&#x27;s choice: {reason}" in page
     lowq = world.problem("E-LOWQ")
     unjustified = client.post(
         reverse("releases:release_decide", args=[release.pk]),

@@ -27,6 +27,7 @@ from review.models import GroupItem
 from tests.factories import ModelEndpointFactory
 from tests.reasoning.judged import judged_reasoning
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .blinding import (
     FORBIDDEN_KEYS,
@@ -259,7 +260,9 @@ def _published_release_under_review(personas):
     tag = Tag.objects.create(name="sweep-line-SECRET", status="approved")
     for review in Review.objects.all():
         review.tags.add(tag)
-    bench = release_services.benchmark_create(name="Public Bench", description="Harder problems.")
+    bench = release_services.benchmark_create(
+        default_rules=SELECTION_TIME_OK, name="Public Bench", description="Harder problems."
+    )
     release = release_services.release_create(benchmark=bench, campaigns=[world.campaign])
     release_services.gate_run_create(release=release)
     release = release_services.release_freeze(release=release)

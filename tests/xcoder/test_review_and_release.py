@@ -12,6 +12,7 @@ from evolution.models.campaigns import CampaignState
 from releases import services as release_services
 from review import services as review_services
 from tests.review.blinding import crawl_reviewer_surface, find_leaks, provenance_values
+from tests.support.gate_rules import SELECTION_TIME_OK
 from xcoder import services
 
 from .conftest import SCRIPTED_SETTINGS, Responder, base_table, endpoint, seed_set
@@ -58,7 +59,7 @@ def test_a_review_group_of_a_synthesized_problem_hides_the_method(personas, acce
 
 def test_the_gate_takes_synthesized_problems_from_the_campaign_problem_set(personas, accepted):
     xc_set = Campaign.objects.get(kind="xcoder").xcoder.problem_set
-    benchmark = release_services.benchmark_create(name="Synthetic")
+    benchmark = release_services.benchmark_create(default_rules=SELECTION_TIME_OK, name="Synthetic")
     release = release_services.release_create(
         benchmark=benchmark, problem_sets=[xc_set], rules={"min_reviews": 0, "min_quality": 1.0}
     )

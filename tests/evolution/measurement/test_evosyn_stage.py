@@ -22,6 +22,7 @@ from tests.evosyn.conftest import (
     world,  # noqa: F401 - the EvoSyn world fixture
 )
 from tests.evosyn.conftest import fenced as evosyn_fenced
+from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .conftest import PanelAnswers, fenced, make_panel
 
@@ -67,7 +68,9 @@ def test_an_evosyn_campaign_measures_its_kept_problems(world, fake_server, perso
         assert (m.passes, m.attempts) == (3, 6)
         assert m.per_model["weak"]["verdicts"] == {"WA": 3}
 
-    benchmark = release_services.benchmark_create(name="Measured EvoSyn")
+    benchmark = release_services.benchmark_create(
+        default_rules=SELECTION_TIME_OK, name="Measured EvoSyn"
+    )
     release = release_services.release_create(benchmark=benchmark, campaigns=[campaign])
     run = release_services.gate_run_create(release=release, by=personas.curator.user)
     for problem in kept:

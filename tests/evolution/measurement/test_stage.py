@@ -16,6 +16,7 @@ from evolution.models.campaigns import CampaignState
 from evolution.services import campaigns as campaign_services
 from releases import services as release_services
 from tests.support.fake_openai import Fault
+from tests.support.gate_rules import SELECTION_TIME_OK
 from tests.xcoder.conftest import (
     CORRECT,
     SCRIPTED_SETTINGS,
@@ -82,7 +83,9 @@ def test_an_xcoder_campaign_measures_its_accepted_problem_with_its_panel(fake_se
     ]
 
     # The gate reads the measurement: the difficulty rule passes on the measured pass@1.
-    benchmark = release_services.benchmark_create(name="Measured X-Coder")
+    benchmark = release_services.benchmark_create(
+        default_rules=SELECTION_TIME_OK, name="Measured X-Coder"
+    )
     release = release_services.release_create(benchmark=benchmark, campaigns=[campaign])
     run_ = release_services.gate_run_create(release=release, by=personas.curator.user)
     [entry] = [e for e in run_.report if e["problem_id"] == problem.pk]

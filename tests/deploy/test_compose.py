@@ -67,6 +67,9 @@ def test_the_sandbox_worker_may_make_namespaces_and_nothing_more():
     }
     assert worker["cap_drop"] == ["ALL"]
     assert not worker.get("privileged") and not worker.get("cap_add")
+    # No cgroups for the sandboxes in the container: its pids limit keeps a fork bomb off the
+    # host (one without it exhausted the machine's processes for the bomb's time limit).
+    assert 0 < worker["pids_limit"] <= 4096
     for name in ("web", "worker", "beat"):
         assert "security_opt" not in compose_config()["services"][name], name
 
@@ -78,7 +81,16 @@ def test_the_sandbox_machine_runs_the_same_sandbox_worker():
     theirs = compose_config("docker-compose.sandbox.yml")["services"]
     assert set(theirs) == {"sandbox-worker"}
     theirs = theirs["sandbox-worker"]
-    for key in ("image", "command", "healthcheck", "security_opt", "cap_drop", "restart", "init"):
+    for key in (
+        "image",
+        "command",
+        "healthcheck",
+        "security_opt",
+        "cap_drop",
+        "restart",
+        "init",
+        "pids_limit",
+    ):
         assert theirs[key] == ours[key], key
     assert (
         theirs["environment"]["DATABASE_URL"] == "postgres://placeholder@machine-a:5432/benchforge"

@@ -2213,6 +2213,20 @@ class _Prepared:
         return os.waitstatus_to_exitcode(status)
 
 
+def _warm_server():
+    """Warm a process that serves many submissions (a factory, a pool container's runner):
+    what test processes import to report an error, the modules and prelude of multi-test
+    submissions, the fast mode's kernel check; then keep what exists out of the collector's
+    reach in everything forked from here."""
+    try:
+        __import__("traceback")
+        warm()
+        _STATE["counters"] = _descriptor_counter()
+    except Exception:
+        pass
+    __import__("gc").freeze()
+
+
 def factory(in_fd, out_fd, libc):
     """Serve submissions one after another, each in its own user, PID, mount and IPC namespace
     with its own scratch tmpfs: a fresh sandbox per submission, created by fork (~ms) instead
@@ -2254,13 +2268,7 @@ def factory(in_fd, out_fd, libc):
         # prelude every submission with several tests needs, and the fast mode's kernel check,
         # once here instead of once per submission's runner. A pool starts its factories
         # ahead of their first job (BwrapBackend.prewarm), so this is done before one comes.
-        try:
-            __import__("traceback")
-            warm()
-            _STATE["counters"] = _descriptor_counter()
-        except Exception:
-            pass
-        __import__("gc").freeze()
+        _warm_server()
     current = _Prepared(libc, in_fd, out_fd, ())
     current.start()
     fast = False  # whether the last submission ran in fast mode: workloads tend to repeat
@@ -2368,13 +2376,7 @@ def pool(in_fd, out_fd, libc):
         go = _recv(in_fd)
         if go.get("warm", True):
             # What factory() warms, once per container: every job is then served warm.
-            try:
-                __import__("traceback")
-                warm()
-                _STATE["counters"] = _descriptor_counter()
-            except Exception:
-                pass
-            __import__("gc").freeze()
+            _warm_server()
         while True:
             mode, _ = serve_job(in_fd, out_fd, seccomp, True)
             reset_for_next(libc)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -124,13 +125,71 @@ def required_level(
     return max(parent_level, seed_level + gain)
 
 
+# The most pooled attempts ``attempts_to_prove`` looks through: far beyond any panel's budget,
+# reached only by level thresholds so close together that a level's band is a sliver.
+MAX_PROOF_ATTEMPTS = 100_000
+
+
+def attempts_to_prove(level: int, confidence: float, thresholds) -> int:
+    """The fewest pooled panel attempts from which on ``level`` can always be proven at
+    ``confidence``: at this count and at every larger one, some pass count has its point
+    estimate in the level's band of phi and its Wilson upper bound mapping to that level. At
+    95% with the default phi: levels 2-5 need 14, 14, 14 and 35 attempts (0/35 proves level 5;
+    0/16 proves only level 4). Below it a count may happen to work (7/10 proves level 2, while
+    no pass count of 11, 12 or 13 does): the cap must not depend on such luck.
+
+    At each count the smallest pass count in the band is tried (it has the lowest upper bound).
+    The scan ends once a pass count one above the band's lower edge would be proven too: from
+    there on the band is wider than the interval and every count works.
+
+    Raises ValueError when that takes more than ``MAX_PROOF_ATTEMPTS`` attempts."""
+    thresholds = list(thresholds)
+    if not 1 <= level <= len(thresholds) + 1:
+        raise ValueError(f"no level {level}")
+    if level == 1:
+        return 1
+    lower = thresholds[level - 1] if level <= len(thresholds) else 0.0
+    upper_limit = thresholds[level - 2]
+    first = None
+    for n in range(1, MAX_PROOF_ATTEMPTS + 1):
+        x = math.ceil(lower * n - 1e-12)
+        proven = x / n < upper_limit and wilson_interval(x, n, confidence)[1] < upper_limit
+        if not proven:
+            first = None
+            continue
+        first = first or n
+        edge = min(lower * n + 1, n) if level <= len(thresholds) else 0
+        if wilson_interval(edge, n, confidence)[1] < upper_limit:
+            return first
+    raise ValueError(
+        f"level {level} cannot be proven at {confidence:.1%} confidence within "
+        f"{MAX_PROOF_ATTEMPTS} attempts: its band of level_thresholds is too narrow"
+    )
+
+
+def attempt_cap(*, needed: int, panel_size: int, settings: EvolutionSettings) -> int:
+    """Attempts per panel model a candidate may reach while its gain is unproven: the level's own
+    cap (``max_panel_attempts`` 0, the default: ``attempts_to_prove`` shared over the panel), or
+    the campaign's fixed ``max_panel_attempts``."""
+    if settings.max_panel_attempts > 0:
+        return settings.max_panel_attempts
+    pooled = attempts_to_prove(needed, settings.level_confidence, settings.level_thresholds)
+    return math.ceil(pooled / max(panel_size, 1))
+
+
 def evidence_verdict(
-    *, evidence: Evidence | None, needed: int, attempts_per_model: int, settings: EvolutionSettings
+    *,
+    evidence: Evidence | None,
+    needed: int,
+    attempts_per_model: int,
+    panel_size: int,
+    settings: EvolutionSettings,
 ) -> str:
     """ "enough" (the interval clears the level needed), "more" (ask the panel again: the point
-    estimate gains but the interval does not, and the cap allows) or "insufficient"."""
+    estimate gains but the interval does not, and the level's attempt cap allows) or
+    "insufficient"."""
     if evidence is None or evidence.level >= needed:
         return "enough"
-    if attempts_per_model < settings.max_panel_attempts:
+    if attempts_per_model < attempt_cap(needed=needed, panel_size=panel_size, settings=settings):
         return "more"
     return "insufficient"

@@ -116,11 +116,14 @@ class EvolutionSettings(AlgorithmSettings):
     reference_from_calibration: bool = True
     # Failed model calls (transport/provider) for one panel attempt before the campaign pauses.
     infra_retry_limit: int = 3
-    # A level gain needs evidence: the Wilson upper bound of the pass rate at this confidence
-    # must map to the level needed (0: the paper's point estimate alone). The paper gives none.
-    level_confidence: float = 0.95
-    # Attempts per panel model a candidate may get when its gain is not yet proven.
-    max_panel_attempts: int = 8
+    # Off by default (0: Algorithm 1, line 22, on the point estimate over K attempts per model,
+    # as the paper runs it). Above 0, a level gain needs evidence: the Wilson upper bound of the
+    # pass rate at this confidence must map to the level needed. The paper gives none.
+    level_confidence: float = 0.0
+    # With evidence on: attempts per panel model a candidate may reach while its gain is
+    # unproven. 0: each level's own cap (``accept.attempts_to_prove``), so every level can be
+    # reached; a positive number is one fixed cap for every level.
+    max_panel_attempts: int = 0
     # The parent's reference runs on the new tests; on: one that still passes them all is
     # not_harder (its approach was not made insufficient).
     require_parent_insufficient: bool = False
@@ -166,7 +169,7 @@ class EvolutionSettings(AlgorithmSettings):
         "global_memory_max_chars": (0, 1_000_000),
         "infra_retry_limit": (1, 100),
         "level_confidence": (0.0, 0.999),
-        "max_panel_attempts": (1, 256),
+        "max_panel_attempts": (0, 256),
         "min_distinct_inputs_per_tier": (0, 100),
         "function_execution_timeout": (0.1, 600.0),
         "function_memory_raw_window": (1, 1000),
@@ -190,6 +193,15 @@ class EvolutionSettings(AlgorithmSettings):
             or any(a <= b for a, b in zip(thresholds, thresholds[1:], strict=False))
         ):
             errors["level_thresholds"] = ["must be 4 strictly decreasing pass rates in (0, 1]"]
+        if self.level_confidence > 0 and not {"level_confidence", "level_thresholds"} & set(errors):
+            from .accept import attempts_to_prove
+
+            for level in range(2, len(thresholds) + 2):
+                try:
+                    attempts_to_prove(level, self.level_confidence, thresholds)
+                except ValueError as exc:
+                    errors["level_confidence"] = [str(exc)]
+                    break
 
     def for_column(self, column: str) -> EvolutionSettings:
         """The settings a lineage of this Table 5 column runs with (``column_for``): the
@@ -283,8 +295,8 @@ SETTING_HELP = {
     "global_memory_max_entries": "Max global accepted entries shown to the mutator.",
     "global_memory_max_chars": "Character cap for the global memory block.",
     "reference_from_calibration": "BenchForge: a seed without a reference solution takes the first calibration attempt that passes every public and private test.",
-    "level_confidence": "BenchForge (the project's own threshold; the paper gives none): a level gain is declared only when the pass rate's Wilson upper bound at this confidence maps to the level needed; 0 uses the point estimate alone.",
-    "max_panel_attempts": "BenchForge (the project's own cap): attempts per panel model a candidate may reach when its gain is not yet proven; past it the candidate is not_harder with the interval in the reason.",
+    "level_confidence": "BenchForge option, off by default (0: Algorithm 1, line 22, on the point estimate, as the paper runs it). Above 0 (the paper gives no threshold), a level gain is declared only when the pass rate's Wilson upper bound at this confidence maps to the level needed; an unproven gain gets K more attempts per model up to its attempt cap.",
+    "max_panel_attempts": "BenchForge option, with level_confidence above 0: attempts per panel model a candidate may reach while its gain is unproven. 0 (default): each level's own cap, the fewest attempts that can prove it (95%: levels 2-5 need 14, 14, 14 and 35 over the panel), so every level is reachable; a positive number is one fixed cap for every level.",
     "require_parent_insufficient": "BenchForge: the parent's reference is run on every candidate's new tests (recorded as now wrong / too slow / still right); on, a candidate the parent still solves is not_harder.",
     "validate_inputs": "BenchForge: an input validator written from the statement alone checks every generated stdin input; refused inputs are dropped and the generator is repaired (counts in the ledger).",
     "min_distinct_inputs_per_tier": "BenchForge: a generator giving fewer distinct inputs than this in a tier (it ignores its seed) is repaired like a failing one.",

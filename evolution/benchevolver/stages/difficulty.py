@@ -30,13 +30,16 @@ def planned_attempts(ctx: Ctx, candidate: Candidate | None = None) -> int:
 
 def panel_plan(ctx: Ctx, candidate: Candidate | None = None) -> list[tuple[ModelEndpoint, int]]:
     """(endpoint, K) per panel member: the member's own ``attempts``, else ``target_eval_k``,
-    plus the candidate's ``panel_extra`` attempts, never past ``max_panel_attempts``."""
+    plus the candidate's ``panel_extra`` attempts, never past the attempt cap the judge set with
+    them (``panel_cap``: the level's own, or ``max_panel_attempts``)."""
     k = ctx.settings.target_eval_k
-    extra = (candidate.generators or {}).get("panel_extra", 0) if candidate else 0
+    gen = (candidate.generators or {}) if candidate else {}
+    extra = gen.get("panel_extra", 0)
+    cap = gen.get("panel_cap") or ctx.settings.max_panel_attempts
     plan = []
     for m in ctx.campaign.panel.members.select_related("endpoint"):
         own = m.k(k)
-        plan.append((m.endpoint, max(own, min(own + extra, ctx.settings.max_panel_attempts))))
+        plan.append((m.endpoint, max(own, min(own + extra, cap) if cap else own + extra)))
     return plan
 
 

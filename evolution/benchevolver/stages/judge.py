@@ -48,9 +48,14 @@ def act_judge(ctx: Ctx, action: Action) -> None:
         settings=ctx.settings,
         family_used_elsewhere=reused,
     )
-    per_model = max((k for _, k in panel_plan(ctx, cand)), default=0)
+    plan = panel_plan(ctx, cand)
+    per_model = max((k for _, k in plan), default=0)
     verdict = accept.evidence_verdict(
-        evidence=evidence, needed=needed, attempts_per_model=per_model, settings=ctx.settings
+        evidence=evidence,
+        needed=needed,
+        attempts_per_model=per_model,
+        panel_size=len(plan),
+        settings=ctx.settings,
     )
     if evidence is not None:
         _ledger(
@@ -65,18 +70,26 @@ def act_judge(ctx: Ctx, action: Action) -> None:
         cand.save(update_fields=["validation_ledger"])
     if verdict == "more":
         # The point estimate gains a level but the interval does not yet: ask the panel again
-        # (K more per model, up to max_panel_attempts) rather than call a level on noise.
+        # (K more per model, up to the level's attempt cap) rather than call a level on noise.
         gen = dict(cand.generators)
         gen["panel_extra"] = gen.get("panel_extra", 0) + ctx.settings.target_eval_k
+        gen["panel_cap"] = accept.attempt_cap(
+            needed=needed, panel_size=len(plan), settings=ctx.settings
+        )
         move_candidate(cand, Stage.VALIDATED, generators=gen)
         return
     if verdict == "insufficient":
+        cap_name = (
+            "max_panel_attempts"
+            if ctx.settings.max_panel_attempts
+            else f"level {needed}'s own attempt cap"
+        )
         _decide(
             ctx,
             cand,
             Decision.NOT_HARDER,
             f"level {cand.level} by point estimate, but {evidence.describe()}, below the level "
-            f"{needed} needed, after {per_model} attempts per model (max_panel_attempts)",
+            f"{needed} needed, after {per_model} attempts per model ({cap_name})",
         )
         return
     earlier = {"seed": ctx.seed.statement}

@@ -290,23 +290,88 @@ class TestLevelEvidence:
         assert high == 1.0 and round(low, 3) == 0.676
 
     def test_one_failure_in_eight_supports_only_level_one(self):
-        ev = accept.level_evidence(passes=7, attempts=8, settings=EvolutionSettings())
+        with_evidence = EvolutionSettings(level_confidence=0.95)
+        ev = accept.level_evidence(passes=7, attempts=8, settings=with_evidence)
         assert ev.level == 1
         verdict = accept.evidence_verdict(
-            evidence=ev, needed=2, attempts_per_model=4, settings=EvolutionSettings()
+            evidence=ev, needed=2, attempts_per_model=4, panel_size=2, settings=with_evidence
         )
         assert verdict == "more"
-        capped = EvolutionSettings(max_panel_attempts=4)
+        capped = EvolutionSettings(level_confidence=0.95, max_panel_attempts=4)
         assert (
-            accept.evidence_verdict(evidence=ev, needed=2, attempts_per_model=4, settings=capped)
+            accept.evidence_verdict(
+                evidence=ev, needed=2, attempts_per_model=4, panel_size=2, settings=capped
+            )
             == "insufficient"
         )
+
+    def test_the_default_is_algorithm_one_on_the_point_estimate(self):
+        s = EvolutionSettings()
+        assert (s.target_eval_k, s.level_confidence) == (4, 0.0)
+        assert accept.level_evidence(passes=7, attempts=8, settings=s) is None
+        assert (
+            accept.evidence_verdict(
+                evidence=None, needed=2, attempts_per_model=4, panel_size=2, settings=s
+            )
+            == "enough"
+        )
+
+    def test_a_fixed_cap_of_eight_per_model_cannot_prove_level_five(self):
+        """The finding: 0/16 proves only level 4 and 6/8 or 7/8 only level 1 at 95%."""
+        s = EvolutionSettings(level_confidence=0.95)
+        assert accept.level_evidence(passes=0, attempts=16, settings=s).level == 4
+        assert accept.level_evidence(passes=6, attempts=8, settings=s).level == 1
+        assert [accept.attempts_to_prove(lv, 0.95, s.level_thresholds) for lv in range(1, 6)] == [
+            1,
+            14,
+            14,
+            14,
+            35,
+        ]
+
+    @pytest.mark.parametrize("confidence", [0.5, 0.8, 0.9, 0.95, 0.99])
+    @pytest.mark.parametrize("panel_size", [1, 2, 3, 5])
+    def test_every_level_is_reachable_within_its_own_cap(self, confidence, panel_size):
+        s = EvolutionSettings(level_confidence=confidence)
+        for level in range(2, 6):
+            per_model = accept.attempt_cap(needed=level, panel_size=panel_size, settings=s)
+            pooled = per_model * panel_size
+            proven = {
+                accept.level_evidence(passes=x, attempts=pooled, settings=s).level
+                for x in range(pooled + 1)
+                if s.level(x / pooled) == level
+            }
+            assert level in proven, (level, pooled)
+
+    @pytest.mark.parametrize("confidence", [0.5, 0.8, 0.9, 0.95, 0.99])
+    def test_from_its_cap_on_a_level_is_provable_at_every_count(self, confidence):
+        s = EvolutionSettings(level_confidence=confidence)
+
+        def provable(level, n):
+            return any(
+                s.level(x / n) == level
+                and accept.level_evidence(passes=x, attempts=n, settings=s).level == level
+                for x in range(n + 1)
+            )
+
+        for level in range(2, 6):
+            first = accept.attempts_to_prove(level, confidence, s.level_thresholds)
+            assert not provable(level, first - 1)
+            assert all(provable(level, n) for n in range(first, first + 300))
+
+    def test_thresholds_too_close_to_prove_a_level_are_refused(self):
+        with pytest.raises(Exception, match="level_confidence"):
+            EvolutionSettings.from_dict(
+                {"level_confidence": 0.99, "level_thresholds": [0.9, 0.89999, 0.4, 0.1]}
+            )
 
     def test_level_confidence_zero_turns_evidence_off(self):
         s = EvolutionSettings(level_confidence=0.0)
         assert accept.level_evidence(passes=7, attempts=8, settings=s) is None
         assert (
-            accept.evidence_verdict(evidence=None, needed=2, attempts_per_model=4, settings=s)
+            accept.evidence_verdict(
+                evidence=None, needed=2, attempts_per_model=4, panel_size=2, settings=s
+            )
             == "enough"
         )
 

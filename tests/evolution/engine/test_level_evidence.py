@@ -104,3 +104,44 @@ def test_with_level_confidence_zero_the_point_estimate_decides_as_in_the_paper(f
     _one_wrong_in_eight(table)
     cand = _run(fake_server, table, level_confidence=0.0)
     assert (cand.passes, cand.attempts, cand.decision) == (7, 8, "accepted")
+
+
+def test_by_default_the_paper_s_rule_decides_on_k_attempts_per_model(fake_server):
+    """Algorithm 1, line 22, with Table 5's K = 4: one failure in eight is level 2 over a
+    level-1 seed, accepted without more attempts and without an interval."""
+    table = pack.responses()
+    _one_wrong_in_eight(table)
+    fake_server.responder = KeyedResponder(table)
+    seed_set, evolver, panel = build_world(fake_server, seeds=(SEED,))
+    settings = {
+        k: v for k, v in SETTINGS.items() if k not in ("level_confidence", "max_panel_attempts")
+    }
+    campaign = running(
+        campaign_create(
+            name="paper-rule", seed_set=seed_set, evolver=evolver, panel=panel, settings=settings
+        )
+    )
+    lineage = advance_until_done(campaign.lineages.get())
+    cand = lineage.candidates.get(round=1)
+    assert (cand.passes, cand.attempts, cand.level, cand.decision) == (7, 8, 2, "accepted")
+    assert not [e for e in cand.validation_ledger if e["step"] == "difficulty evidence"]
+    assert "Wilson" not in cand.judge_report["acceptance"]
+
+
+def test_level_five_is_reached_within_its_own_attempt_cap(fake_server):
+    """A gain of four levels over a level-1 seed needs level 5: 0/8 and 0/16 prove only level 4
+    at 95%, so the panel is asked again until the level's own cap (35 attempts over the panel:
+    18 per model here) proves it."""
+    table = pack.responses()
+    sort_seed_evolves_with_family(table, "deduplication", passes_per_model=0)
+    _solver_answers(table, [WRONG_DESC] * 16, first_index=4)
+    cand = _run(fake_server, table, accept_min_level_gain=4, max_panel_attempts=0)
+    steps = [e for e in cand.validation_ledger if e["step"] == "difficulty evidence"]
+    assert [e["outcome"] for e in steps] == ["more", "more", "more", "more", "enough"]
+    assert "0/8 pass" in steps[0]["evidence"] and "supports level 4" in steps[0]["evidence"]
+    assert (cand.passes, cand.attempts, cand.level) == (0, 36, 5)
+    assert cand.decision == "accepted"
+    assert (
+        "0/36 pass, 95% Wilson interval [0.00, 0.10] supports level 5"
+        in (cand.judge_report["acceptance"])
+    )

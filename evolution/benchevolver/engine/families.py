@@ -56,6 +56,10 @@ def _singular(phrase: str) -> str:
     return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in phrase.split())
 
 
+def _without_filler(key: str) -> str:
+    return " ".join(w for w in key.split() if w not in FILLER) or key
+
+
 def _index() -> dict[str, str]:
     global _index_cache
     vocabulary = _source() if _source else {}
@@ -65,8 +69,11 @@ def _index() -> dict[str, str]:
     for canonical, synonyms in vocabulary.items():
         for phrase in (canonical, *synonyms):
             key = _normalize(phrase)
-            index.setdefault(key, canonical)
-            index.setdefault(_singular(key), canonical)
+            # A family is matched with its filler words dropped, so its phrases are indexed
+            # the same way too ("meet in the middle search" holds "meet in middle").
+            for form in (key, _without_filler(key)):
+                index.setdefault(form, canonical)
+                index.setdefault(_singular(form), canonical)
     _index_cache = (id(vocabulary), index)
     return index
 
@@ -82,7 +89,7 @@ def canonical_family(name: str) -> str:
     phrase the family contains as whole words ("offline queries with BIT" -> "fenwick tree").
     """
     key = _normalize(name)
-    cleaned = " ".join(w for w in key.split() if w not in FILLER) or key
+    cleaned = _without_filler(key)
     index = _index()
     for candidate in (cleaned, _singular(cleaned), key):
         if candidate in index:

@@ -387,6 +387,17 @@ class TestFamilies:
             ("Offline queries with BIT", "fenwick tree"),
             ("counting with hash maps", "hash tables"),
             ("input format twist", "input format twist"),
+            # Found folding into the wrong family: "search" was backtracking's synonym, "dag"
+            # topological sort's, and filler words were dropped from the family but not from
+            # the vocabulary's phrases.
+            ("graph search", "graphs"),
+            ("DP on DAG", "dynamic programming"),
+            ("memoized recursion", "dynamic programming"),
+            ("DP with bitmask", "bitmask dp"),
+            ("meet in the middle search", "meet in the middle"),
+            ("binary search on the answer", "binary search"),
+            ("recursive backtracking search", "backtracking"),
+            ("shortest path on DAG", "shortest paths"),
         ],
     )
     def test_families_fold_into_the_review_vocabulary(self, given, canonical):

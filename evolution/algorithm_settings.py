@@ -6,6 +6,11 @@ dict (unknown keys refused, values coerced to the default's type, inclusive boun
 then the kind's own cross-field rules in ``validate``), one ``ValidationError`` naming every
 bad key at once, ``to_dict`` for storage, and the table the campaign page shows.
 
+Every setting also declares where its default comes from (``SOURCES``): a place in the kind's
+source document (its paper's table or section), or the project's own choice (``PROJECT``). A
+default is the document's only where the document gives that value; the creation form, the
+campaign pages and the docs mark each one so.
+
 Message wording is part of each kind's contract with its users (forms and the API show it),
 so the wording is a class attribute a kind may set.
 """
@@ -21,6 +26,9 @@ from django.core.exceptions import ValidationError
 TRUE_WORDS = ("true", "1", "on", "yes")
 FALSE_WORDS = ("false", "0", "off", "no")
 
+#: the source of a default the kind's document does not give: the project's own choice
+PROJECT = "BenchForge"
+
 
 class AlgorithmSettings:
     """Mixin for a ``@dataclass(frozen=True)`` of settings (see the module docstring)."""
@@ -29,6 +37,11 @@ class AlgorithmSettings:
     LABEL: ClassVar[str] = ""
     #: what each setting means, shown next to it on forms and the campaign page
     HELP: ClassVar[Mapping[str, str]] = {}
+    #: what the kind's source document is ("paper", "design document"), in source marks
+    SOURCE_NAME: ClassVar[str] = "paper"
+    #: where each setting's default comes from: the place in the source document that gives
+    #: the value ("Table 5, LCB column", "§4.2"), or PROJECT where the document gives none
+    SOURCES: ClassVar[Mapping[str, str]] = {}
     UNKNOWN_MESSAGE: ClassVar[str] = "unknown {label} setting {key!r}"
     BOUNDS_MESSAGE: ClassVar[str] = "{name} must be in [{low}, {high}]"
     # {name: (low, high)} inclusive, for numeric settings; subclasses set it.
@@ -123,8 +136,23 @@ class AlgorithmSettings:
         return value
 
     @classmethod
+    def from_paper(cls, name: str) -> bool:
+        """Whether the default of ``name`` is the source document's (a setting without a
+        declared source counts as the project's)."""
+        return cls.SOURCES.get(name, PROJECT) != PROJECT
+
+    @classmethod
+    def source(cls, name: str) -> str:
+        """How forms, pages and docs mark the default of ``name``: "paper (Table 5)" (the
+        document's name and where it gives the value) or "BenchForge" (the project's own)."""
+        if not cls.from_paper(name):
+            return PROJECT
+        return f"{cls.SOURCE_NAME} ({cls.SOURCES[name]})"
+
+    @classmethod
     def table(cls, raw: Mapping | None) -> list[dict]:
-        """Rows for the campaign page: name, value, default, changed, help."""
+        """Rows for the campaign page: name, value, default, changed, help, and the default's
+        source (``source``; ``from_paper`` whether it is the document's)."""
         current, defaults = cls.from_dict(raw), cls()
         rows = []
         for name in cls.names():
@@ -137,6 +165,8 @@ class AlgorithmSettings:
                     "default": default,
                     "changed": value != default,
                     "help": cls.HELP.get(name, ""),
+                    "source": cls.source(name),
+                    "from_paper": cls.from_paper(name),
                 }
             )
         return rows

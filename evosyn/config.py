@@ -1,10 +1,11 @@
 """Settings of an EvoSyn campaign (seed 001, EvoSyn), validated.
 
-Defaults are the document's where it gives one: M = N = 16 solutions and tests per problem, 20
-evolutionary iterations, solutions sampled at temperature 1.0 (section 4.2, 4.3); 3 islands,
-exploitation ratio 0.7 and strategist temperature 0.7 are the configuration the document's
-code release uses. The rest (migration, feature bins) follow the MAP-Elites-with-islands search
-the document adopts (docs/evosyn.md, "Fidelity to the paper"). ``EvoSynSettings.from_dict`` rejects unknown keys and bad values with a ValidationError
+Defaults are the document's where it gives one (``SETTING_SOURCES``): M = N = 16 solutions and
+tests per problem, 20 evolutionary iterations, solutions sampled at temperature 1.0, one final
+testing (sections 4.2, 4.3). The rest are the project's: 3 islands, exploitation ratio 0.7 and
+strategist temperature 0.7 as the document's code release configures them (the document gives
+no number), migration and feature bins for the MAP-Elites-with-islands search the document
+adopts (docs/evosyn.md, "Fidelity to the paper"). ``EvoSynSettings.from_dict`` rejects unknown keys and bad values with a ValidationError
 naming the key; evolution's ``EvolutionSettings`` is never used for this kind.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evolution.algorithm_settings import AlgorithmSettings
+from evolution.algorithm_settings import PROJECT, AlgorithmSettings
 
 SETTING_HELP = {
     "solutions_per_problem": "M: candidate solutions generated per problem",
@@ -44,10 +45,38 @@ SETTING_HELP = {
 }
 
 
+# Where each default comes from: the section of the EvoSyn paper (seed document 001) that gives
+# the value, or PROJECT.
+SETTING_SOURCES = {
+    "solutions_per_problem": "§4.2: M = 16",
+    "tests_per_problem": "§4.2: N = 16",
+    "test_calls": PROJECT,
+    "max_iterations": "§4.2",
+    "num_islands": PROJECT,
+    "migration_interval": PROJECT,
+    "exploitation_ratio": PROJECT,
+    "feature_bins": PROJECT,
+    "synth_problems": PROJECT,
+    "selected_tests": "§4.3: one final testing",
+    "solution_temperature": "§4.3",
+    "test_temperature": PROJECT,
+    "strategist_temperature": PROJECT,
+    "synth_temperature": PROJECT,
+    "execution_time_s": PROJECT,
+    "strategy_time_s": PROJECT,
+    "memory_mb": PROJECT,
+    "max_sandbox_executions": PROJECT,
+    "duplicate_threshold": PROJECT,
+    "measure_kept": PROJECT,
+    "measure_k": PROJECT,
+}
+
+
 @dataclass(frozen=True)
 class EvoSynSettings(AlgorithmSettings):
     LABEL = "EvoSyn"
     HELP = SETTING_HELP
+    SOURCES = SETTING_SOURCES
 
     solutions_per_problem: int = 16
     tests_per_problem: int = 16

@@ -1,8 +1,9 @@
 """Settings of a FrontierSmith campaign, validated.
 
-Defaults are the paper's: 4 synthesis rounds, B = 1000 candidates per round, N_div = 100 kept
-after the model-judged idea divergence, N_final = 50 kept after execution re-ranking, n = 10
-sampled solutions per candidate. ``FrontierSettings.from_dict`` rejects unknown keys and bad
+The paper's defaults (as seed document 002 reports them) are 4 synthesis rounds, B = 1000
+candidates per round, N_div = 100 kept after the model-judged idea divergence, N_final = 50 kept
+after execution re-ranking and n = 10 sampled solutions per candidate; every other default is
+the project's (``SETTING_SOURCES``). ``FrontierSettings.from_dict`` rejects unknown keys and bad
 values with a ValidationError naming the key. BenchEvolver's settings never apply here.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evolution.algorithm_settings import AlgorithmSettings
+from evolution.algorithm_settings import PROJECT, AlgorithmSettings
 
 SETTING_HELP = {
     "rounds": "synthesis rounds; accepted problems join the seed pool for the next round",
@@ -32,10 +33,32 @@ SETTING_HELP = {
 }
 
 
+# Where each default comes from: the place in seed document 002 (a reading of the FrontierSmith
+# paper) that gives the value, or PROJECT. It gives no number of tests, build attempts, spread,
+# limits or temperatures.
+SETTING_SOURCES = {
+    "rounds": "experiment design, Synthesis",
+    "budget_candidates": "experiment design, Synthesis",
+    "n_div": "experiment design, Synthesis",
+    "n_final": "experiment design, Synthesis",
+    "solutions_per_candidate": "method, step 4",
+    "tests_per_candidate": PROJECT,
+    "max_build_attempts": PROJECT,
+    "min_objective_spread": PROJECT,
+    "execution_timeout": PROJECT,
+    "memory_mb": PROJECT,
+    "mutation_temperature": PROJECT,
+    "solver_temperature": PROJECT,
+    "judge_temperature": PROJECT,
+    "bundled_calibration": PROJECT,
+}
+
+
 @dataclass(frozen=True)
 class FrontierSettings(AlgorithmSettings):
     LABEL = "FrontierSmith"
     HELP = SETTING_HELP
+    SOURCES = SETTING_SOURCES
 
     rounds: int = 4
     budget_candidates: int = 1000

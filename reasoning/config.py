@@ -1,6 +1,7 @@
 """Settings of a reasoning campaign (design document 004), validated.
 
-Every field is a campaign setting with the document's default; ``ReasoningSettings.from_dict``
+Every field is a campaign setting; its default is the document's where the document gives the
+value, the project's own otherwise (``SETTING_SOURCES``). ``ReasoningSettings.from_dict``
 rejects unknown keys and bad values with a ValidationError naming the key. The evolution
 engine's ``EvolutionSettings`` is never used for this kind.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from evolution.algorithm_settings import AlgorithmSettings
+from evolution.algorithm_settings import PROJECT, AlgorithmSettings
 
 # Section 10: the default reasoning types and what each one covers.
 DEFAULT_REASONING_TYPES: tuple[tuple[str, str], ...] = (
@@ -89,10 +90,45 @@ SETTING_HELP = {
 }
 
 
+# Where each default comes from: the section of the design document (seed document 004) that
+# gives the value, or PROJECT. Section 12 names the extensions (off: section 11's loop has none
+# of them) but none of their parameters; the document gives no novelty threshold, regeneration
+# bound, ensemble rule or number of runs.
+EXTENSION = "§12: an extension, not in §11's loop"
+SETTING_SOURCES = {
+    "reasoning_types": "§10",
+    "difficulty_start": "§4.3, §7",
+    "difficulty_end": "§4.3, §7",
+    "num_questions": "§7",
+    "runs": PROJECT,
+    "alpha": "§4.1",
+    "generation_temperature": "§5",
+    "generation_max_tokens": "§5",
+    "answering_temperature": "§5",
+    "answering_max_tokens": "§5",
+    "evaluation_temperature": "§5",
+    "evaluation_max_tokens": "§5",
+    "history_window": "§4.2",
+    "similarity_threshold": PROJECT,
+    "max_regenerations": PROJECT,
+    "judge_aggregation": PROJECT,
+    "quality_filter": EXTENSION,
+    "adaptive_difficulty": EXTENSION,
+    "adaptive_mastery": PROJECT,
+    "adaptive_floor": PROJECT,
+    "adaptive_patience": PROJECT,
+    "weak_area_focus": EXTENSION,
+    "weak_area_types": PROJECT,
+    "weak_area_extra": PROJECT,
+}
+
+
 @dataclass(frozen=True)
 class ReasoningSettings(AlgorithmSettings):
     LABEL = "reasoning"
     HELP = SETTING_HELP
+    SOURCE_NAME = "design document"
+    SOURCES = SETTING_SOURCES
 
     reasoning_types: list[dict] = field(default_factory=default_reasoning_types)
     difficulty_start: int = 1

@@ -1,6 +1,7 @@
 """Settings of an X-Coder campaign (seed document 003), validated.
 
-Every field is a campaign setting with the document's default where it names one;
+Every field is a campaign setting; its default is the document's where the document gives the
+value, the project's own otherwise (``SETTING_SOURCES``);
 ``XcoderSettings.from_dict`` rejects unknown keys and bad values with a ValidationError naming the
 key. BenchEvolver's ``EvolutionSettings`` is never used for this kind.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from evolution.algorithm_settings import AlgorithmSettings
+from evolution.algorithm_settings import PROJECT, AlgorithmSettings
 
 STYLES = ("codeforces", "atcoder", "leetcode")
 TEST_MODES = ("prompt", "generator", "both")
@@ -22,7 +23,8 @@ GENERATOR_OUTPUT_MAX_MB = 1024
 
 
 def default_style_mix() -> dict:
-    # Section 2 (i) / B.2: Codeforces, AtCoder and LeetCode styles; the issue's default mix.
+    # Section 2 (i) / B.2: Codeforces, AtCoder and LeetCode styles. The shares are the
+    # project's: the document gives none (section 4, Q3: Codeforces style predominant).
     return {"codeforces": 70, "atcoder": 15, "leetcode": 15}
 
 
@@ -75,10 +77,50 @@ SETTING_HELP = {
 }
 
 
+# Where each default comes from: the section, appendix or table of the X-Coder paper (seed
+# document 003) that gives the value, or PROJECT. The document gives no number of rounds, tasks
+# or sampled features, no style shares (only "Codeforces-style as the predominant format"), no
+# temperatures, limits or seeds besides the generator's; it compares both test methods (its
+# Table 5) and both weightings (E.2) without making one the default.
+SETTING_SOURCES = {
+    "evolution_rounds": PROJECT,
+    "evolution_scope": "Figure 2, B.1: evolve, then merge",
+    "num_tasks": PROJECT,
+    "subtree_leaves": PROJECT,
+    "subtree_categories": PROJECT,
+    "min_selected_features": PROJECT,
+    "style_mix": PROJECT,
+    "min_statement_tokens": "C.1",
+    "min_samples": "B.2.2 prompt",
+    "test_mode": PROJECT,
+    "prompt_test_count": "D.1",
+    "generator_seed": "D.2",
+    "candidates": "E.3, E.4: n = 8",
+    "candidates_per_endpoint": PROJECT,
+    "think_tags": "C.1 (i)",
+    "min_candidates": PROJECT,
+    "max_solution_tokens": "C.1 (iv)",
+    "weighting": PROJECT,
+    "holdout_fraction": "§2 (iv), step 2",
+    "split_seed": PROJECT,
+    "near_duplicate_threshold": PROJECT,
+    "temperature": PROJECT,
+    "solver_temperature": PROJECT,
+    "execution_timeout": PROJECT,
+    "max_test_mb": PROJECT,
+    "generator_output_mb": PROJECT,
+    "memory_mb": PROJECT,
+    "sample_seed": PROJECT,
+    "measure_kept": PROJECT,
+    "measure_k": PROJECT,
+}
+
+
 @dataclass(frozen=True)
 class XcoderSettings(AlgorithmSettings):
     UNKNOWN_MESSAGE = "unknown setting {key!r}"
     HELP = SETTING_HELP
+    SOURCES = SETTING_SOURCES
 
     evolution_rounds: int = 1
     evolution_scope: str = "seed"

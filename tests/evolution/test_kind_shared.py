@@ -31,6 +31,7 @@ SETTINGS = [EvolutionSettings, ReasoningSettings, XcoderSettings, EvoSynSettings
 class Toy(AlgorithmSettings):
     LABEL = "toy"
     HELP = {"rounds": "how many rounds"}
+    SOURCES = {"rounds": "Table 1"}
     rounds: int = 3
     rate: float = 0.5
     verbose: bool = False
@@ -66,8 +67,12 @@ def test_the_base_coerces_to_the_defaults_types_and_builds_the_page_table():
         "default": 3,
         "changed": True,
         "help": "how many rounds",
+        "source": "paper (Table 1)",
+        "from_paper": True,
     }
     assert rows["rate"]["changed"] is False
+    # A setting without a declared source is not claimed for the paper.
+    assert (rows["rate"]["source"], rows["rate"]["from_paper"]) == ("BenchForge", False)
 
 
 @pytest.mark.parametrize("settings_class", SETTINGS, ids=lambda c: c.__name__)

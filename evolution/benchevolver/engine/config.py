@@ -2,19 +2,21 @@
 LiveCodeBench and SciCode columns), validated, plus the difficulty map phi and the column each
 benchmark's lineages run with.
 
-Every field is a campaign setting with the paper's default; ``EvolutionSettings.from_dict``
-rejects unknown keys and out-of-range values with a message naming the key.
+Every field is a campaign setting; its default is Table 5's where the paper gives the value and
+the project's own otherwise (``SETTING_SOURCES``). ``EvolutionSettings.from_dict`` rejects
+unknown keys and out-of-range values with a message naming the key.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from evolution.algorithm_settings import AlgorithmSettings
+from evolution.algorithm_settings import PROJECT, AlgorithmSettings
 
 # phi: pass rate -> difficulty level 1..5. A pass rate at or above THRESHOLDS[i] maps to level
 # i + 1; below the last threshold is level 5. Level 1 is saturated (almost always solved),
-# level 5 is almost never solved. Configurable per campaign (``level_thresholds``).
+# level 5 is almost never solved. Configurable per campaign (``level_thresholds``). The paper
+# defines phi (Appendix B) but gives no thresholds: these are the project's.
 DEFAULT_LEVEL_THRESHOLDS = (0.9, 0.7, 0.4, 0.1)
 
 
@@ -307,3 +309,56 @@ SETTING_HELP = {
 }
 
 EvolutionSettings.HELP = SETTING_HELP
+
+# Where each default comes from. Table 5 gives both columns (LCB: LiveCodeBench); a setting equal
+# in both is "Table 5". The paper defines phi (Appendix B) and says a reused mutation family must
+# gain more (section 3.4) without giving numbers; it gives no memory limit or similarity threshold;
+# the rest of PROJECT are BenchForge's additions ("What BenchForge adds").
+TABLE_5, LCB, SCICODE_COLUMN = "Table 5", "Table 5, LCB column", "Table 5, SciCode column"
+SETTING_SOURCES = {
+    "target_eval_k": TABLE_5,
+    "temperature": TABLE_5,
+    "timeout": TABLE_5,
+    "allowed_seed_levels": TABLE_5,
+    "accept_min_level_gain": TABLE_5,
+    "accept_target_level": TABLE_5,
+    "max_iters_per_seed": TABLE_5,
+    "max_accepted_per_seed": TABLE_5,
+    "no_improve_patience": TABLE_5,
+    "reused_family_extra_gain": PROJECT,
+    "level_thresholds": PROJECT,
+    "max_candidate_repairs": TABLE_5,
+    "spec_retry_attempts": TABLE_5,
+    "enable_test_repair": TABLE_5,
+    "test_repair_attempts": TABLE_5,
+    "faithfulness_check_N": SCICODE_COLUMN,
+    "faithfulness_min_pass_rate": SCICODE_COLUMN,
+    "faithfulness_max_repair": SCICODE_COLUMN,
+    "program_gen_small_inputs": LCB,
+    "program_gen_medium_inputs": LCB,
+    "program_gen_large_inputs": LCB,
+    "program_gen_stress_inputs": LCB,
+    # The SciCode column's program_gen_small/medium/large_inputs (2 each, no stress tier).
+    "function_gen_inputs_per_tier": SCICODE_COLUMN,
+    "execution_timeout": LCB,
+    "max_output_bytes": TABLE_5,
+    "memory_mb": PROJECT,
+    "memory_raw_window": LCB,
+    "memory_digest_recent_k": TABLE_5,
+    "judge_near_duplicate_check": TABLE_5,
+    "near_duplicate_threshold": PROJECT,
+    "global_memory_max_entries": LCB,
+    "global_memory_max_chars": TABLE_5,
+    "reference_from_calibration": PROJECT,
+    "infra_retry_limit": PROJECT,
+    "level_confidence": PROJECT,
+    "max_panel_attempts": PROJECT,
+    "require_parent_insufficient": PROJECT,
+    "validate_inputs": PROJECT,
+    "min_distinct_inputs_per_tier": PROJECT,
+    "function_execution_timeout": SCICODE_COLUMN,
+    "function_memory_raw_window": SCICODE_COLUMN,
+    "function_global_memory_max_entries": SCICODE_COLUMN,
+}
+
+EvolutionSettings.SOURCES = SETTING_SOURCES

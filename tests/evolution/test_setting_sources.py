@@ -1,0 +1,124 @@
+"""Where every kind's setting defaults come from: each setting names the place in its kind's
+source document that gives the value, or is the project's own choice (``PROJECT``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from evolution.algorithm_settings import PROJECT
+from evolution.benchevolver.engine.config import EvolutionSettings
+from evosyn.config import EvoSynSettings
+from frontiersmith.config import FrontierSettings
+from reasoning.config import ReasoningSettings
+from xcoder.config import XcoderSettings
+
+SETTINGS = [EvolutionSettings, ReasoningSettings, XcoderSettings, EvoSynSettings, FrontierSettings]
+
+# The config names of the BenchEvolver paper's Table 5 (Appendix E), as printed there.
+TABLE_5_ROWS = {
+    "target_eval_k",
+    "temperature",
+    "timeout",
+    "allowed_seed_levels",
+    "accept_min_level_gain",
+    "accept_target_level",
+    "max_iters_per_seed",
+    "max_accepted_per_seed",
+    "no_improve_patience",
+    "max_candidate_repairs",
+    "spec_retry_attempts",
+    "enable_test_repair",
+    "test_repair_attempts",
+    "faithfulness_check_N",
+    "faithfulness_min_pass_rate",
+    "faithfulness_max_repair",
+    "program_gen_small_inputs",
+    "program_gen_medium_inputs",
+    "program_gen_large_inputs",
+    "program_gen_stress_inputs",
+    "execution_timeout",
+    "max_output_bytes",
+    "memory_raw_window",
+    "memory_digest_recent_k",
+    "judge_near_duplicate_check",
+    "global_memory_max_entries",
+    "global_memory_max_chars",
+}
+# The project's settings that take a Table 5 row's SciCode-column value.
+SCICODE_COLUMN_OF = {
+    "function_gen_inputs_per_tier": "program_gen_small_inputs",
+    "function_execution_timeout": "execution_timeout",
+    "function_memory_raw_window": "memory_raw_window",
+    "function_global_memory_max_entries": "global_memory_max_entries",
+}
+
+
+@pytest.mark.parametrize("settings_class", SETTINGS, ids=lambda c: c.__name__)
+def test_every_setting_declares_where_its_default_comes_from(settings_class):
+    sources = settings_class.SOURCES
+    # No setting without a source, no source naming a setting that does not exist.
+    assert set(sources) == set(settings_class.names())
+    assert all(isinstance(where, str) and where.strip() for where in sources.values())
+    for name in settings_class.names():
+        mark = settings_class.source(name)
+        if settings_class.from_paper(name):
+            assert mark == f"{settings_class.SOURCE_NAME} ({sources[name]})"
+        else:
+            assert mark == PROJECT == "BenchForge"
+
+
+def test_benchevolver_marks_table_5_and_only_table_5_as_the_papers():
+    from_paper = {n for n in EvolutionSettings.names() if EvolutionSettings.from_paper(n)}
+    assert from_paper == TABLE_5_ROWS | set(SCICODE_COLUMN_OF)
+    assert all(EvolutionSettings.SOURCES[n].startswith("Table 5") for n in from_paper)
+    for name in SCICODE_COLUMN_OF:
+        assert EvolutionSettings.source(name) == "paper (Table 5, SciCode column)"
+    # Values that differ between the columns name the column the default is taken from.
+    assert EvolutionSettings.source("execution_timeout") == "paper (Table 5, LCB column)"
+    assert EvolutionSettings.source("faithfulness_check_N") == "paper (Table 5, SciCode column)"
+    assert EvolutionSettings.source("target_eval_k") == "paper (Table 5)"
+    # phi's thresholds: the paper defines phi but gives no numbers; the reuse penalty, memory
+    # limit and similarity threshold have none either; the rest are BenchForge additions.
+    for name in (
+        "level_thresholds",
+        "reused_family_extra_gain",
+        "memory_mb",
+        "near_duplicate_threshold",
+        "reference_from_calibration",
+        "infra_retry_limit",
+        "level_confidence",
+        "max_panel_attempts",
+        "require_parent_insufficient",
+        "validate_inputs",
+        "min_distinct_inputs_per_tier",
+    ):
+        assert EvolutionSettings.source(name) == "BenchForge", name
+
+
+def test_frontiersmith_marks_only_the_synthesis_setup_and_n_as_the_papers():
+    from_paper = {n for n in FrontierSettings.names() if FrontierSettings.from_paper(n)}
+    assert from_paper == {
+        "rounds",
+        "budget_candidates",
+        "n_div",
+        "n_final",
+        "solutions_per_candidate",
+    }
+    for name in ("tests_per_candidate", "max_build_attempts", "min_objective_spread"):
+        assert FrontierSettings.source(name) == "BenchForge"
+
+
+def test_the_other_kinds_mark_what_their_documents_give():
+    assert XcoderSettings.source("min_statement_tokens") == "paper (C.1)"
+    assert XcoderSettings.source("style_mix") == "BenchForge"  # the document gives no shares
+    assert EvoSynSettings.source("max_iterations") == "paper (§4.2)"
+    assert EvoSynSettings.source("num_islands") == "BenchForge"  # not in the document's text
+    assert ReasoningSettings.source("alpha") == "design document (§4.1)"
+    assert ReasoningSettings.source("similarity_threshold") == "BenchForge"
+
+
+@pytest.mark.parametrize("settings_class", SETTINGS, ids=lambda c: c.__name__)
+def test_the_page_table_carries_each_defaults_source(settings_class):
+    for row in settings_class.table({}):
+        assert row["source"] == settings_class.source(row["name"])
+        assert row["from_paper"] is settings_class.from_paper(row["name"])

@@ -83,6 +83,19 @@ class CampaignForm(forms.Form):
     def setting_fields(self):
         return [self[name] for name in self.fields if name.startswith("setting_")]
 
+    def setting_rows(self) -> list[dict]:
+        """Each setting's field with where its default comes from: ``source`` ("paper (Table
+        5)" or "BenchForge") and ``from_paper`` (``AlgorithmSettings.source``)."""
+        settings = self.settings_class
+        return [
+            {
+                "field": self[f"setting_{name}"],
+                "source": settings.source(name),
+                "from_paper": settings.from_paper(name),
+            }
+            for name in self.setting_names()
+        ]
+
     def settings_dict(self) -> dict:
         """Only the settings filled in (an empty field takes the default), plus the kind's
         own (``extra_settings``)."""

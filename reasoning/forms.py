@@ -28,7 +28,8 @@ class ReasoningCampaignForm(CampaignForm):
     reasoning_types = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 9}),
         required=False,
-        help_text="one type per line: name: description (empty: the 8 default types)",
+        help_text="one type per line: name: description (empty: the 8 default types of "
+        "the design document (§10))",
     )
 
     settings_class = ReasoningSettings

@@ -40,8 +40,8 @@ SETTING_HELP = {
     "style_mix": "percentages of Codeforces / AtCoder / LeetCode tasks",
     "min_statement_tokens": "statements shorter than this are discarded (C.1: 200 tokens)",
     "min_samples": "sample I/O pairs, each with an explanation, a statement must show",
-    "test_mode": "generator (D.2, the default: Table 5 prefers the tool-based method; a CYaRon "
-    "program run sandboxed with --seed), prompt (D.1) or both",
+    "test_mode": "generator (D.2, BenchForge's default: the paper's Table 5 favours the tool-based "
+    "method; a CYaRon program run sandboxed with --seed), prompt (D.1) or both",
     "prompt_test_count": "test inputs the prompting-based method asks for (D.1: 15)",
     "generator_seed": "--seed passed to the generator program (D.2: default 42)",
     "candidates": "candidate solutions per task, spread over the solver endpoints (n = 8, "
@@ -54,7 +54,8 @@ SETTING_HELP = {
     "min_candidates": "candidates that must pass the static gates for voting to run",
     "max_solution_tokens": "answers longer than this are rejected (C.1: 25k tokens)",
     "weighting": "test weights: semantic (nominal 1 .. stress 4) or size quartiles (E.2)",
-    "holdout_fraction": "share of voted tests held out to confirm the golden solution (E.1: 50%)",
+    "holdout_fraction": "share of voted tests held out to confirm the golden solution (section 2 "
+    "(iv): 50%)",
     "split_seed": "seed of the random golden / hold-out partition",
     "near_duplicate_threshold": "word-shingle similarity above which a statement is a duplicate",
     "temperature": "sampling temperature of generation calls",

@@ -3,6 +3,8 @@ source document that gives the value, or is the project's own choice (``PROJECT`
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from evolution.algorithm_settings import PROJECT
@@ -122,3 +124,40 @@ def test_the_page_table_carries_each_defaults_source(settings_class):
     for row in settings_class.table({}):
         assert row["source"] == settings_class.source(row["name"])
         assert row["from_paper"] is settings_class.from_paper(row["name"])
+
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = {
+    "benchevolver.md": EvolutionSettings,
+    "xcoder.md": XcoderSettings,
+    "evosyn.md": EvoSynSettings,
+    "frontiersmith.md": FrontierSettings,
+    "reasoning.md": ReasoningSettings,
+}
+
+
+def documented_sources(text: str) -> dict[str, str]:
+    """{setting: source cell} of the rows of every markdown table whose header has a
+    "setting" and a "source" column (the setting's name in backticks)."""
+    found: dict[str, str] = {}
+    header: list[str] | None = None
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if header is None:
+            header = [c.lower() for c in cells]
+            continue
+        if "setting" not in header or "source" not in header or set(cells[0]) <= {"-", " "}:
+            continue
+        name = cells[header.index("setting")].strip("`")
+        assert name not in found, f"{name} has two rows"
+        found[name] = cells[header.index("source")]
+    return found
+
+
+@pytest.mark.parametrize("doc, settings_class", DOCS.items(), ids=list(DOCS))
+def test_the_docs_settings_table_marks_each_default_as_the_code_does(doc, settings_class):
+    documented = documented_sources((ROOT / "docs" / doc).read_text(encoding="utf-8"))
+    assert documented == {name: settings_class.source(name) for name in settings_class.names()}

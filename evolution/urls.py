@@ -48,6 +48,12 @@ urlpatterns = [
         views_analytics.campaign_chart_csv,
         name="campaign_chart_csv",
     ),
+    # The cartesian bundle first: its name would also match the whole bundle's pattern.
+    path(
+        "assets/plotly-cartesian-<str:version>.min.js",
+        views_analytics.plotly_cartesian_js,
+        name="plotly_cartesian_js",
+    ),
     path("assets/plotly-<str:version>.min.js", views_analytics.plotly_js, name="plotly_js"),
     path("campaigns/<int:pk>/<str:action>/", views.campaign_control, name="campaign_control"),
     path("lineages/<int:pk>/", views.lineage_detail, name="lineage_detail"),

@@ -7,11 +7,8 @@ without the chart being rebuilt or even read from the cache.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
-from functools import cache as memoize
-from pathlib import Path
 
 import plotly
 from django.core.cache import cache
@@ -24,7 +21,7 @@ from django.views.decorators.http import require_GET
 
 from benchapp.roles import ADMIN, CURATOR, role_required
 
-from .analytics import heatmap, selectors, tables
+from .analytics import heatmap, plotly_assets, selectors, tables
 from .models import Campaign
 
 PLOTLY_VERSION = plotly.__version__
@@ -83,10 +80,6 @@ def _url_template(name: str) -> str:
     return reverse(name, args=[_ID_PLACEHOLDER]).replace(str(_ID_PLACEHOLDER), "{id}")
 
 
-def _plotly_url() -> str:
-    return reverse("evolution:plotly_js", args=[PLOTLY_VERSION])
-
-
 # --------------------------------------------------------------------------- heatmap
 
 
@@ -141,7 +134,6 @@ def campaign_heatmap(request, pk: int):
         {
             "campaign": campaign,
             "config": config,
-            "plotly_url": _plotly_url(),
             "query": request.GET,
         },
     )
@@ -209,7 +201,6 @@ def campaign_analytics(request, pk: int):
             # so the headline numbers read without JavaScript.
             "yield_table": selectors.chart_data(campaign=campaign, name="yield"),
             "cost": selectors.chart_data(campaign=campaign, name="cost"),
-            "plotly_url": _plotly_url(),
             "config": {
                 "candidateUrl": _url_template("evolution:candidate_detail"),
                 "heatmapUrl": reverse("evolution:campaign_heatmap", args=[pk]),
@@ -250,29 +241,34 @@ def campaign_chart_csv(request, pk: int, chart: str):
 # --------------------------------------------------------------------------- plotly.js
 
 
-@memoize
-def _plotly_bytes() -> tuple[bytes, bytes, str]:
-    path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    raw = path.read_bytes()
-    return raw, gzip.compress(raw, compresslevel=6), hashlib.sha1(raw).hexdigest()[:16]
+def _bundle_response(request, name: str) -> HttpResponse:
+    bundle = plotly_assets.bundle(name)
+    if (response := _not_modified(request, bundle.etag)) is not None:
+        return response
+    if "gzip" in request.headers.get("Accept-Encoding", ""):
+        response = HttpResponse(bundle.gzipped, content_type="text/javascript; charset=utf-8")
+        response["Content-Encoding"] = "gzip"
+    else:
+        response = HttpResponse(bundle.raw, content_type="text/javascript; charset=utf-8")
+    patch_vary_headers(response, ["Accept-Encoding"])
+    response["ETag"] = bundle.etag
+    response["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response
 
 
 @require_GET
 def plotly_js(request, version: str):
-    """plotly.js from the installed plotly package (never a CDN). The URL carries the package
-    version, so the file may be cached for a year; gzip when the browser accepts it."""
+    """The whole plotly.js from the installed plotly package (never a CDN). The URL carries the
+    package version, so the file may be cached for a year; gzip when the browser accepts it."""
     if version != PLOTLY_VERSION:
         raise Http404("Unknown plotly version.")
-    raw, zipped, digest = _plotly_bytes()
-    etag = f'"plotly-{digest}"'
-    if (response := _not_modified(request, etag)) is not None:
-        return response
-    if "gzip" in request.headers.get("Accept-Encoding", ""):
-        response = HttpResponse(zipped, content_type="text/javascript; charset=utf-8")
-        response["Content-Encoding"] = "gzip"
-    else:
-        response = HttpResponse(raw, content_type="text/javascript; charset=utf-8")
-    patch_vary_headers(response, ["Accept-Encoding"])
-    response["ETag"] = etag
-    response["Cache-Control"] = "public, max-age=31536000, immutable"
-    return response
+    return _bundle_response(request, "full")
+
+
+@require_GET
+def plotly_cartesian_js(request, version: str):
+    """plotly.js's cartesian partial bundle (``evolution.analytics.plotly_assets``), what the
+    chart pages load: a third of the whole bundle's size. Cached and compressed as above."""
+    if version != plotly_assets.version("cartesian"):
+        raise Http404("Unknown plotly.js version.")
+    return _bundle_response(request, "cartesian")

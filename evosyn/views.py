@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import json
 
-import plotly
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
-from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
@@ -48,7 +46,6 @@ def campaign_detail(request, pk: int):
         "seeds": selectors.instance_rows(esc=esc, role=InstanceRole.SEED),
         "synthetic": selectors.instance_rows(esc=esc, role=InstanceRole.SYNTHETIC),
         "controls": esc.controls.all()[:10],
-        "plotly_url": reverse("evolution:plotly_js", args=[plotly.__version__]),
         "can_control": has_role(request.user, ADMIN),
         "measurement": platform_views.kept_measurement(
             esc.campaign, EvoSynSettings, kept_problems(esc.campaign)

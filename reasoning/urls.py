@@ -20,5 +20,4 @@ urlpatterns = [
         name="campaign_control",
     ),
     path("reasoning/items/<int:pk>/", views.item_detail, name="item_detail"),
-    path("reasoning/assets/plotly.min.js", views.plotly_js, name="plotly_js"),
 ]

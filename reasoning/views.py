@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import json
 
-import plotly
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET
 
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
@@ -23,14 +21,6 @@ from . import selectors, services
 from .config import settings_table
 from .forms import OverrideForm, ReasoningCampaignForm
 from .models import ItemStatus, ReasoningCampaign
-
-
-def _plotly_url() -> str:
-    # The analytics pages serve plotly.js from the installed package; reuse that route.
-    try:
-        return reverse("evolution:plotly_js", args=[plotly.__version__])
-    except NoReverseMatch:
-        return reverse("reasoning:plotly_js")
 
 
 def _get(pk: int) -> ReasoningCampaign:
@@ -67,7 +57,6 @@ def campaign_detail(request, pk: int):
             settings_table=settings_table(rc.campaign.settings),
             judges=selectors.judge_names(rc),
             can_control=has_role(request.user, ADMIN),
-            plotly_url=_plotly_url(),
             settings=selectors.settings_of(rc),
         )
     return platform_views.render_campaign_page(
@@ -196,15 +185,4 @@ def result_log(request, pk: int):
     ]
     response = HttpResponse("\n".join(lines) + "\n", content_type="application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="runs_campaign_{pk}.jsonl"'
-    return response
-
-
-@require_GET
-def plotly_js(request):
-    """Fallback when the analytics route is absent: plotly.js from the installed package."""
-    from pathlib import Path
-
-    path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    response = HttpResponse(path.read_bytes(), content_type="text/javascript; charset=utf-8")
-    response["Cache-Control"] = "public, max-age=86400"
     return response

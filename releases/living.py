@@ -426,7 +426,6 @@ def item_context(*, release: Release, public_id: str) -> dict:
     return {
         "history_plot": history_plot(points=points, bound=bound),
         "history_figure": living_plots.history_figure(points=points, bound=bound),
-        "plotly_url": living_plots.plotly_url(),
         "saturation_flag": SaturationFlag.objects.active()
         .filter(release=release, public_id=public_id)
         .first(),
@@ -657,7 +656,6 @@ def benchmark_living(*, benchmark: Benchmark) -> dict:
         "series": series,
         "saturation_plot": saturation_plot(series=series),
         "saturation_figure": living_plots.saturation_figure(series=series),
-        "plotly_url": living_plots.plotly_url(),
         "remeasurements": remeasurements,
         "seats": list(PanelSeat.objects.filter(benchmark=benchmark).select_related("endpoint")),
         "pending": pending,

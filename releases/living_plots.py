@@ -2,26 +2,20 @@
 saturated share over time, and the calibration scatter of expert against model difficulty.
 
 Each function returns a figure as plain data (``{"data": [...], "layout": {...}}``) that the
-page embeds with ``json_script`` and ``releases/living_plots.js`` draws with plotly.js, served
-from the installed plotly package (the analytics pages' route). The inline SVG of the same plot
-stays in the page as the fallback without JavaScript; the script hides it once plotly has
-drawn. Dates are ISO 8601 in UTC so the date axes read the same for every visitor.
+page embeds with ``json_script`` and ``releases/living_plots.js`` draws with plotly.js, loaded
+by ``{% plotly_script %}`` as on every chart page (evolution/templatetags/charts.py). The
+inline SVG of the same plot stays in the page as the fallback without JavaScript; the script
+hides it once plotly has drawn. Dates are ISO 8601 in UTC so the date axes read the same for
+every visitor.
 """
 
 from __future__ import annotations
 
 from datetime import UTC
 
-import plotly
-from django.urls import reverse
-
 BLUE, RED, GREY = "#2c6fbb", "#c0392b", "#7f8c8d"
 FONT = {"size": 13}
 CONFIG_HEIGHT = 320
-
-
-def plotly_url() -> str:
-    return reverse("evolution:plotly_js", args=[plotly.__version__])
 
 
 def _iso(moment) -> str:

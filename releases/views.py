@@ -7,13 +7,11 @@ from __future__ import annotations
 import json
 from datetime import date
 
-import plotly
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from benchapp.roles import ADMIN, CURATOR, role_required
@@ -95,11 +93,6 @@ def public_item(request, slug: str, version: str, public_id: str):
 LEADERBOARD_CONTROLS = ("after", "model", "sort", "dir")
 
 
-def _plotly_url() -> str:
-    """plotly.js from the one URL the analytics pages serve it from (cached for a year)."""
-    return reverse("evolution:plotly_js", args=[plotly.__version__])
-
-
 @require_GET
 @cached_public_page(controls=LEADERBOARD_CONTROLS)
 def public_leaderboard(request, slug: str, version: str):
@@ -142,7 +135,6 @@ def public_leaderboard(request, slug: str, version: str):
             else next(
                 (i + 1 for i, d in enumerate(board.dates) if d >= board.after), len(board.dates)
             ),
-            "plotly_url": _plotly_url(),
             "saturation": living.saturation_share(release=release),
         },
     )

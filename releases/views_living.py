@@ -133,7 +133,6 @@ def _calibration_page(request, *, title: str, back: str, cal, route_url: str):
             "cal": cal,
             "plot": cal.plot(),
             "figure": living_plots.calibration_figure(calibration=cal),
-            "plotly_url": living_plots.plotly_url(),
             "disagreements": cal.disagreements,
             "route_url": route_url,
         },

@@ -7,6 +7,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from benchapp.services import user_create
 from reasoning.services import reasoning_run_inline
+from tests.support.browser import assert_light_plotly
 
 from .conftest import World, make_campaign
 
@@ -45,6 +46,7 @@ def test_the_matrix_heatmap_and_ema_charts_render_in_chromium(live_server, fake_
             expect(heatmap).to_have_attribute("data-rendered", "1", timeout=15000)
             # Plotly drew the heatmap: its SVG, one row label per type, the cell texts.
             expect(heatmap.locator(".main-svg").first).to_be_visible()
+            assert_light_plotly(page)
             expect(heatmap.locator(".ytick text", has_text="logical_deduction")).to_have_count(1)
             expect(heatmap.locator(".ytick text", has_text="data_interpretation")).to_have_count(1)
             expect(heatmap.locator(".xtick text")).to_have_count(3)

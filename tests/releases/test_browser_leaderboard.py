@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import chromium_page
+from tests.support.browser import assert_light_plotly, chromium_page
 
 from .board_world import board_world
 
@@ -41,6 +41,7 @@ def test_a_visitor_windows_sorts_filters_and_reads_the_chart(live_server, settin
         assert _pass1(page, "model-b") == "66.7%" and _pass1(page, "model-a") == "50.0%"
         chart = page.locator("#leaderboard-chart")
         expect(chart.locator(".main-svg").first).to_be_visible()
+        assert_light_plotly(page)
         expect(chart.locator("g.point")).to_have_count(2)
         expect(chart.locator("g.errorbar")).to_have_count(2)
         expect(chart.locator(".xtitle")).to_have_text("pass@1 (%), 95% bootstrap interval")

@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from evolution.models import Campaign
-from releases import living_plots
+from evolution.templatetags import charts
 from releases.models import PanelSeat, ReEvolution, Remeasurement
 from tests.support.fake_openai import FakeOpenAI
 
@@ -36,7 +36,7 @@ def test_the_problem_page_plots_its_dated_difficulty_and_saturation(measured):
     figure = json.loads(re.search(r'id="history-figure"[^>]*>(.*?)</script>', html, re.S)[1])
     assert figure["data"][0]["y"] == [0.75, 0.875]
     assert 'data-figure="history-figure"' in html and 'class="plot-fallback"' in html
-    assert f'src="{living_plots.plotly_url()}"' in html and "releases/living_plots" in html
+    assert f'src="{charts.plotly_url()}"' in html and "releases/living_plots" in html
     s2 = world.problem("S2").public_id
     html = public_get(
         reverse("releases:public_item", args=[release.benchmark.slug, release.version, s2])

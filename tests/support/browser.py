@@ -34,3 +34,20 @@ def log_in(page, base_url: str, username: str, password: str, next_url: str = "/
     page.fill("input[name=password]", password)
     page.click("button[type=submit]")
     page.wait_for_url(re.compile(re.escape(next_url) + "$"))
+
+
+def plotly_bundles(page) -> list[str]:
+    """The plotly.js files the page downloaded (their paths), once it has drawn its charts:
+    the chart pages load the cartesian partial bundle (``{% plotly_script %}``), never the
+    whole plotly.js."""
+    return page.evaluate(
+        """() => performance.getEntriesByType("resource")
+            .map(e => new URL(e.name).pathname)
+            .filter(p => p.startsWith("/assets/plotly-"))"""
+    )
+
+
+def assert_light_plotly(page) -> None:
+    bundles = plotly_bundles(page)
+    assert len(bundles) == 1 and bundles[0].startswith("/assets/plotly-cartesian-"), bundles
+    assert page.evaluate("typeof window.Plotly.newPlot") == "function"

@@ -275,6 +275,10 @@
         }
         return response.json();
       })
+      // The data and plotly.js download side by side; drawing waits for both.
+      .then(function (data) {
+        return window.plotlyReady.then(function () { return data; });
+      })
       .then(function (data) {
         current = data;
         fillOptions(data.options);

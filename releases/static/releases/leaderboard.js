@@ -25,45 +25,49 @@
 
   var data = document.getElementById("leaderboard-chart-data");
   var target = document.getElementById("leaderboard-chart");
-  if (!data || !target || !window.Plotly) {
+  if (!data || !target || !window.plotlyReady) {
     return;
   }
-  var rows = JSON.parse(data.textContent);
-  // Top of the table at the top of the chart.
-  rows = rows.slice().reverse();
-  var pct = function (v) { return Math.round(v * 1000) / 10; };
-  var trace = {
-    type: "bar",
-    orientation: "h",
-    y: rows.map(function (r) { return r.model; }),
-    x: rows.map(function (r) { return pct(r.value); }),
-    error_x: {
-      type: "data",
-      symmetric: false,
-      array: rows.map(function (r) { return pct(r.high) - pct(r.value); }),
-      arrayminus: rows.map(function (r) { return pct(r.value) - pct(r.low); }),
-      color: "#1d232b",
-      thickness: 1.5,
-      width: 6
-    },
-    marker: {color: "#2457c5"},
-    text: rows.map(function (r) { return pct(r.value).toFixed(1) + "%"; }),
-    textposition: "auto",
-    insidetextanchor: "end",
-    insidetextfont: {color: "#ffffff"},
-    outsidetextfont: {color: "#1d232b"},
-    cliponaxis: false,
-    customdata: rows.map(function (r) { return [pct(r.low), pct(r.high), r.n]; }),
-    hovertemplate: "%{y}<br>pass@1 %{x:.1f}% [%{customdata[0]:.1f}%, %{customdata[1]:.1f}%]<br>%{customdata[2]} problems<extra></extra>"
-  };
-  var height = Math.max(220, 60 + rows.length * 36);
-  window.Plotly.newPlot(target, [trace], {
-    height: height,
-    margin: {l: 180, r: 24, t: 8, b: 48},
-    xaxis: {title: {text: "pass@1 (%), 95% bootstrap interval"}, range: [0, 100], dtick: 10, tickformat: "d", gridcolor: "#e5e7eb"},
-    yaxis: {automargin: true},
-    font: {family: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", size: 13, color: "#1d232b"},
-    plot_bgcolor: "#ffffff",
-    paper_bgcolor: "#ffffff"
-  }, {displaylogo: false, responsive: true, modeBarButtonsToRemove: ["lasso2d", "select2d"]});
+  window.plotlyReady.then(function (Plotly) { draw(Plotly); });
+
+  function draw(Plotly) {
+    var rows = JSON.parse(data.textContent);
+    // Top of the table at the top of the chart.
+    rows = rows.slice().reverse();
+    var pct = function (v) { return Math.round(v * 1000) / 10; };
+    var trace = {
+      type: "bar",
+      orientation: "h",
+      y: rows.map(function (r) { return r.model; }),
+      x: rows.map(function (r) { return pct(r.value); }),
+      error_x: {
+        type: "data",
+        symmetric: false,
+        array: rows.map(function (r) { return pct(r.high) - pct(r.value); }),
+        arrayminus: rows.map(function (r) { return pct(r.value) - pct(r.low); }),
+        color: "#1d232b",
+        thickness: 1.5,
+        width: 6
+      },
+      marker: {color: "#2457c5"},
+      text: rows.map(function (r) { return pct(r.value).toFixed(1) + "%"; }),
+      textposition: "auto",
+      insidetextanchor: "end",
+      insidetextfont: {color: "#ffffff"},
+      outsidetextfont: {color: "#1d232b"},
+      cliponaxis: false,
+      customdata: rows.map(function (r) { return [pct(r.low), pct(r.high), r.n]; }),
+      hovertemplate: "%{y}<br>pass@1 %{x:.1f}% [%{customdata[0]:.1f}%, %{customdata[1]:.1f}%]<br>%{customdata[2]} problems<extra></extra>"
+    };
+    var height = Math.max(220, 60 + rows.length * 36);
+    Plotly.newPlot(target, [trace], {
+      height: height,
+      margin: {l: 180, r: 24, t: 8, b: 48},
+      xaxis: {title: {text: "pass@1 (%), 95% bootstrap interval"}, range: [0, 100], dtick: 10, tickformat: "d", gridcolor: "#e5e7eb"},
+      yaxis: {automargin: true},
+      font: {family: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", size: 13, color: "#1d232b"},
+      plot_bgcolor: "#ffffff",
+      paper_bgcolor: "#ffffff"
+    }, {displaylogo: false, responsive: true, modeBarButtonsToRemove: ["lasso2d", "select2d"]});
+  }
 })();

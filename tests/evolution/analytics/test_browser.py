@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from benchapp.services import user_create
+from tests.support.browser import assert_light_plotly
 
 from .data import build_campaign
 
@@ -63,6 +64,7 @@ def test_curator_hovers_a_heatmap_cell_and_clicks_through_to_the_candidate(
         page.press("input[name=password]", "Enter")
         page.wait_for_url(re.compile(re.escape(heatmap_url) + "$"))
         page.wait_for_selector("#heatmap[data-ready='1']", timeout=20_000)
+        assert_light_plotly(page)
         expect(page.locator("#heatmap-status")).to_contain_text("Seeds 1–8 of 8")
         # One heatmap row per seed, with the seed's label on the axis.
         expect(page.locator("#heatmap g.ytick text").first).to_contain_text(
@@ -94,6 +96,9 @@ def test_curator_hovers_a_heatmap_cell_and_clicks_through_to_the_candidate(
             expect(page.locator(f"[data-chart='{name}'] .main-svg").first).to_be_visible(
                 timeout=20_000
             )
+        assert_light_plotly(page)
+        # The funnel is drawn as horizontal bars (the cartesian bundle has no funnel trace).
+        expect(page.locator("[data-chart='funnel'] .barlayer .point").first).to_be_visible()
         expect(page.locator("[data-chart='categories']")).to_contain_text("No reviewed tags yet")
         page.screenshot(path=str(ARTIFACTS / "analytics.png"), full_page=True)
         browser.close()

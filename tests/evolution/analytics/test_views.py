@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from evolution.analytics.selectors import CHARTS
 from evolution.models import Candidate, Lineage
+from evolution.templatetags import charts
 from evolution.views_analytics import PLOTLY_VERSION
 
 from .data import build_campaign
@@ -65,7 +66,7 @@ def test_heatmap_page_is_a_shell_loading_local_plotly_and_its_data(personas, bui
     page = personas.curator.client.get(
         reverse("evolution:campaign_heatmap", args=[built.campaign.pk])
     )
-    assert f"/assets/plotly-{PLOTLY_VERSION}.min.js" in page.text
+    assert charts.plotly_url() in page.text and "/assets/plotly-cartesian-" in page.text
     assert "cdn" not in page.text.lower()
     assert reverse("evolution:campaign_heatmap_json", args=[built.campaign.pk]) in page.text
     assert "/candidates/{id}/" in page.text

@@ -6,7 +6,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
 from .benchevolver.engine.config import EvolutionSettings
-from .models import Campaign, Candidate, Lineage, Problem, ProblemSet
+from .models import Campaign, Candidate, Lineage, LLMCall, Problem, ProblemSet
 from .models.campaigns import Decision, LineageState
 
 
@@ -92,6 +92,7 @@ def campaign_progress(campaign: Campaign) -> dict:
             "by_decision": decisions,
         },
         "calls": campaign.calls_made,
+        "calls_by_status": calls_by_status(campaign),
         "tokens_in": campaign.tokens_in,
         "tokens_out": campaign.tokens_out,
         "cost": float(campaign.cost),
@@ -102,6 +103,20 @@ def campaign_progress(campaign: Campaign) -> dict:
         if total_lineages
         else 0.0,
     }
+
+
+def calls_by_status(campaign: Campaign) -> dict[str, int]:
+    """The campaign's logged calls that did not end "ok", per status: "error" (no usable
+    answer after the endpoint's retries), "unparsable" (answered, but the answer could not be
+    read) and "sent" (no outcome recorded: in flight, or its worker died)."""
+    rows = (
+        LLMCall.objects.filter(campaign=campaign)
+        .exclude(status=LLMCall.Status.OK)
+        .order_by()
+        .values_list("status")
+        .annotate(n=Count("id"))
+    )
+    return dict(rows.values_list("status", "n"))
 
 
 def campaign_settings_table(campaign: Campaign) -> list[dict]:

@@ -232,6 +232,7 @@ def candidate_detail(request, pk: int):
             "attempts": candidate.solver_attempts.select_related("endpoint").order_by(
                 "endpoint__name", "attempt_index"
             ),
+            # Every call made for the candidate, its mutator's and writer's included.
             "calls": candidate.llm_calls.order_by("id"),
             "tests_by_tier": _tests_by_tier(candidate.tests),
         },

@@ -92,6 +92,10 @@ def _error_context(endpoint: ModelEndpoint) -> dict:
         "endpoint": endpoint,
         "last_errors": errors.order_by("-id")[:LAST_ERRORS],
         "error_count": errors.count(),
+        # Not the endpoint's failures (it answered), but answers its callers could not read.
+        "unparsable_count": LLMCall.objects.filter(
+            endpoint=endpoint, status=LLMCall.Status.UNPARSABLE
+        ).count(),
     }
 
 

@@ -263,7 +263,8 @@ def rejection_funnel(*, candidates: list[dict], top_reasons: int = 30) -> dict:
 def cost_summary(*, totals: dict, by_role: list[dict], accepted: int) -> dict:
     """Cost, calls and tokens in total and per accepted problem, and per model-call role.
     ``totals`` are the campaign's own counters (calls, tokens_in, tokens_out, cost); the role
-    breakdown comes from the call log."""
+    breakdown comes from the call log, with the calls of each role that failed (no usable
+    answer) and that were answered but could not be parsed ("unparsable")."""
     tokens = (totals.get("tokens_in") or 0) + (totals.get("tokens_out") or 0)
     cost = float(totals.get("cost") or 0)
     calls = totals.get("calls") or 0
@@ -275,6 +276,8 @@ def cost_summary(*, totals: dict, by_role: list[dict], accepted: int) -> dict:
             {
                 "role": row["role"],
                 "calls": row["calls"],
+                "failed": row.get("failed", 0),
+                "unparsable": row.get("unparsable", 0),
                 "tokens": role_tokens,
                 "cost": round(role_cost, 6),
                 "calls_per_accepted": _ratio(row["calls"], accepted, 2),
@@ -285,6 +288,8 @@ def cost_summary(*, totals: dict, by_role: list[dict], accepted: int) -> dict:
     return {
         "accepted": accepted,
         "calls": calls,
+        "failed": sum(r["failed"] for r in roles),
+        "unparsable": sum(r["unparsable"] for r in roles),
         "tokens": tokens,
         "cost": round(cost, 6),
         "calls_per_accepted": _ratio(calls, accepted, 2),

@@ -21,7 +21,9 @@ from evolution.models import Campaign, Candidate, Lineage, LLMCall, SolverAttemp
 from . import charts, heatmap
 from .reviews import problem_review_aggregates, review_fingerprint_annotations
 
-CACHE_VERSION = 2  # 2: funnel reasons carry their first example's own words ("label")
+# 2: funnel reasons carry their first example's own words ("label"); 3: the cost per role
+# counts failed and unparsable calls
+CACHE_VERSION = 3
 CACHE_SECONDS = 6 * 3600
 
 # --------------------------------------------------------------------------- fingerprint
@@ -260,6 +262,8 @@ def _cost(campaign: Campaign) -> dict:
         .values("role")
         .annotate(
             calls=Count("id"),
+            failed=Count("id", filter=Q(status=LLMCall.Status.ERROR)),
+            unparsable=Count("id", filter=Q(status=LLMCall.Status.UNPARSABLE)),
             cost=Sum("cost"),
             tokens_in=Sum("tokens_in"),
             tokens_out=Sum("tokens_out"),

@@ -19,7 +19,7 @@ from django.db import IntegrityError
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from evolution.llm import BudgetExhausted, LLMError
+from evolution.llm import BudgetExhausted, LLMError, mark_unparsable
 from evolution.llm.errors import LLMTransportError
 from evolution.llm.fanout import fanout_threads, parallel
 from evolution.services import execution
@@ -45,7 +45,8 @@ def ask_panel(store: AttemptRows, plan: list[tuple], chat: Callable) -> int:
     """Ask every (endpoint, K) of ``plan`` its K attempts through ``chat(endpoint, index)``;
     attempts already answered are skipped. A call that fails for transport or provider reasons
     is stored as an infrastructure error (verdict IE) and asked again next time; it never
-    counts in a pass rate. A call budget running out is raised once every call returned.
+    counts in a pass rate. An answer without a program is a failed attempt (NC), its call
+    ledgered ``unparsable``. A call budget running out is raised once every call returned.
     Returns how many calls were made."""
     model = store.model
     existing = {
@@ -72,6 +73,9 @@ def ask_panel(store: AttemptRows, plan: list[tuple], chat: Callable) -> int:
                 code, verdict, details = answered_attempt(
                     answer.content, answer.call_id, earlier.details if earlier else None
                 )
+                if "parse_error" in details:
+                    # A failed attempt (NC), and in the ledger an answer that could not be read.
+                    mark_unparsable(answer.call_id, details["parse_error"])
                 if earlier is not None:
                     model.objects.filter(pk=earlier.pk, verdict=INFRA_ERROR).update(
                         code=code, verdict=verdict, details=details

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 from django.db import models
 
 from .fields import decompress_text
@@ -59,3 +61,23 @@ class LLMCall(models.Model):
     @property
     def response_text(self) -> str:
         return decompress_text(self.response_z)
+
+    @property
+    def answer_text(self) -> str:
+        """What the model answered: the message content of the stored response (a chat
+        completion, or a cassette's recorded exchange), else the response as stored (an error
+        body, a response that holds no content)."""
+        text = self.response_text
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return text
+        if not isinstance(data, dict):
+            return text
+        content = data.get("content")
+        if content is None:
+            try:
+                content = data["choices"][0]["message"]["content"]
+            except (KeyError, IndexError, TypeError):
+                return text
+        return content if isinstance(content, str) else text

@@ -11,7 +11,8 @@ from django.utils import timezone
 from evolution import sandbox
 from evolution.benchevolver.engine import prompts
 from evolution.benchevolver.engine.config import LIVECODEBENCH, EvolutionSettings, column_for
-from evolution.llm import CallContext, LLMClient, sampling
+from evolution.benchevolver.engine.types import StageError
+from evolution.llm import CallContext, LLMClient, mark_unparsable, sampling
 from evolution.llm.errors import LLMTransportError
 from evolution.models import Campaign, Candidate, Lineage, ModelEndpoint, Problem
 from evolution.sandbox import contracts
@@ -136,6 +137,17 @@ class Ctx:
 
     def limits(self, time_s: float | None = None):
         return limits_for(self.settings, time_s=time_s)
+
+
+def parse_answer(answer, parse, *args):
+    """``parse(answer.content, *args)`` for a model answer ``ctx.chat`` returned. An answer the
+    parser cannot read (it raises StageError) is ledgered ``unparsable`` with the reason, not
+    left ``ok``, before the error goes on to the stage."""
+    try:
+        return parse(answer.content, *args)
+    except StageError as exc:
+        mark_unparsable(answer.call_id, exc.reason)
+        raise
 
 
 def move_candidate(cand: Candidate, target: str, *changed: str, **fields) -> bool:

@@ -5,7 +5,7 @@ near-duplicate and false-difficulty checks."""
 from __future__ import annotations
 
 from evolution.benchevolver.engine import accept, judge
-from evolution.llm import BudgetExhausted, LLMError
+from evolution.llm import BudgetExhausted, LLMError, mark_unparsable
 from evolution.models import Candidate, GlobalMemoryEntry
 from evolution.models.campaigns import Decision, Stage
 
@@ -126,6 +126,8 @@ def act_judge(ctx: Ctx, action: Action) -> None:
         _decide(ctx, cand, Decision.ERROR, f"judge call failed: {exc}")
         return
     verdict = judge.parse_judge(answer.content)
+    if not verdict.parsed:
+        mark_unparsable(answer.call_id, "judge answer " + "; ".join(verdict.reasons))
     report["model"] = {
         "artificial": verdict.artificial,
         "duplicate": verdict.duplicate,

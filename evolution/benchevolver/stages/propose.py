@@ -3,7 +3,12 @@ parent's reference, the writer states the new problem, and the candidate row is 
 
 The candidate keeps its parent's harness E (Algorithm 1: I' = (S', C', T', E)): the same harness
 (stdio, function or assert), entry point and calling convention; a mutation that cannot be called
-that way is an error, recorded, and the lineage goes on."""
+that way is an error, recorded, and the lineage goes on.
+
+The mutator and the writer answer before the candidate row exists: their calls are filed under
+the lineage alone, and the candidate is stored together with them attached (one transaction),
+so a worker killed in between leaves calls the round's rerun attaches. An answer that cannot
+be parsed is ledgered ``unparsable`` with the parse error."""
 
 from __future__ import annotations
 
@@ -12,12 +17,15 @@ from django.db import IntegrityError, transaction
 from evolution.benchevolver.engine import accept, memory, propose
 from evolution.benchevolver.engine.types import StageError
 from evolution.llm import BudgetExhausted, LLMError
-from evolution.models import Candidate, GlobalMemoryEntry, Lineage
+from evolution.models import Candidate, GlobalMemoryEntry, Lineage, LLMCall
 from evolution.models.campaigns import Decision, LineageState, Stage
 from evolution.streams.kinds import unit_created, unit_transition
 
 from .accept import _decide
-from .common import KIND_NAME, Action, Ctx
+from .common import KIND_NAME, Action, Ctx, parse_answer
+
+# The roles whose calls make a candidate before its row exists.
+PROPOSAL_ROLES = ("mutator", "writer")
 
 
 def _memory_texts(ctx: Ctx) -> tuple[str, str]:
@@ -70,6 +78,7 @@ def act_propose(ctx: Ctx, action: Action) -> None:
         "parent": parent.pk,
         "memory_context": f"## Lineage memory\n{local or '(empty)'}\n\n## Global memory\n{glob or '(empty)'}",
     }
+    calls: list[int] = []  # this step's proposal calls, attached to the candidate
     try:
         messages, template = propose.mutator_messages(
             parent_code=parent.reference_solution,
@@ -81,8 +90,8 @@ def act_propose(ctx: Ctx, action: Action) -> None:
             global_memory=glob,
             starter_code=parent.starter_code,
         )
-        answer = ctx.chat("mutator", messages, template, key=f"round={round_no}")
-        mutation = propose.parse_mutation(answer.content)
+        answer = _chat(ctx, calls, "mutator", messages, template, key=f"round={round_no}")
+        mutation = parse_answer(answer, propose.parse_mutation)
         record.update(code=mutation.code, idea=mutation.idea, family=mutation.family)
         propose.check_calling_convention(
             mutation.code,
@@ -98,13 +107,13 @@ def act_propose(ctx: Ctx, action: Action) -> None:
             time_limit=ctx.settings.execution_timeout,
             starter_code=parent.starter_code,
         )
-        answer = ctx.chat("writer", messages, template, key=f"round={round_no}")
-        written = propose.parse_written(answer.content)
+        answer = _chat(ctx, calls, "writer", messages, template, key=f"round={round_no}")
+        written = parse_answer(answer, propose.parse_written)
     except (StageError, LLMError) as exc:
         if isinstance(exc, BudgetExhausted):
             raise
         reason = exc.reason if isinstance(exc, StageError) else f"model call failed: {exc}"
-        cand = _create_candidate(ctx, round_no, parent, harness, entry_point, record)
+        cand = _create_candidate(ctx, round_no, parent, harness, entry_point, record, calls)
         if cand is not None:
             _decide(ctx, cand, Decision.ERROR, reason)
         return
@@ -122,13 +131,41 @@ def act_propose(ctx: Ctx, action: Action) -> None:
         parent_weakness=mutation.parent_weakness,
         code_diff=propose.code_diff(parent.reference_solution, mutation.code),
     )
-    _create_candidate(ctx, round_no, parent, harness, entry_point, record)
+    _create_candidate(ctx, round_no, parent, harness, entry_point, record, calls)
 
 
-def _create_candidate(ctx, round_no, parent, harness, entry_point, record) -> Candidate | None:
+def _chat(ctx: Ctx, calls: list[int], role: str, messages, template, *, key: str):
+    """``ctx.chat``, noting the call's ledger row (answered or failed) in ``calls``."""
+    try:
+        answer = ctx.chat(role, messages, template, key=key)
+    except LLMError as exc:
+        if exc.call_id is not None:
+            calls.append(exc.call_id)
+        raise
+    calls.append(answer.call_id)
+    return answer
+
+
+def _attach_calls(ctx: Ctx, cand: Candidate, calls: list[int]) -> None:
+    """File the round's proposal calls under ``cand``: this step's, and those an earlier,
+    interrupted try of the round left without a candidate (every earlier round's were attached
+    when its candidate was stored, so a lineage's unattached proposal calls up to this step's
+    last one are this round's)."""
+    orphans = LLMCall.objects.filter(
+        lineage=ctx.lineage, candidate__isnull=True, role__in=PROPOSAL_ROLES
+    )
+    if calls:
+        orphans = orphans.filter(pk__lte=max(calls))
+    LLMCall.objects.filter(pk__in=calls).update(candidate=cand)
+    orphans.update(candidate=cand)
+
+
+def _create_candidate(
+    ctx, round_no, parent, harness, entry_point, record, calls
+) -> Candidate | None:
     try:
         with transaction.atomic():
-            return Candidate.objects.create(
+            cand = Candidate.objects.create(
                 lineage=ctx.lineage,
                 round=round_no,
                 parent=parent,
@@ -145,5 +182,11 @@ def _create_candidate(ctx, round_no, parent, harness, entry_point, record) -> Ca
                 code_diff=record.get("code_diff", ""),
                 memory_context=record["memory_context"],
             )
+            _attach_calls(ctx, cand, calls)
+            return cand
     except IntegrityError:
-        return None  # this round exists already: a rerun after a crash
+        # This round exists already (a concurrent rerun stored it): its calls go with it.
+        existing = ctx.lineage.candidates.filter(round=round_no).first()
+        if existing is not None:
+            _attach_calls(ctx, existing, calls)
+        return None

@@ -163,6 +163,11 @@ def test_a_malformed_model_answer_is_a_recorded_error_and_the_lineage_goes_on(ru
     first = lineage.candidates.get(round=1)
     assert first.decision == "error"
     assert "mutator answer unparsable" in first.decision_reason
+    # The call that made it is the candidate's, ledgered as answered but unreadable.
+    call = first.llm_calls.get()
+    assert (call.role, call.status) == ("mutator", "unparsable")
+    assert call.error.startswith("mutator answer unparsable: no JSON object")
+    assert "longest palindrome" in call.answer_text
     assert lineage.candidates.count() == 2  # the next round still ran
     assert lineage.stop_reason.startswith("no_improve_patience")
 
@@ -181,7 +186,12 @@ def test_nothing_is_duplicated_and_every_exchange_is_logged(run):
     assert GlobalMemoryEntry.objects.filter(campaign=campaign, accepted=True).count() == 4
     calls = LLMCall.objects.filter(campaign=campaign)
     assert calls.count() == len(run["responder"].seen)
-    assert calls.filter(status="ok").count() == calls.count()
+    # Every exchange answered; the one malformed answer (HumanEval/12 R1's mutator) is
+    # ledgered as unparsable, not ok.
+    assert [c.role for c in calls.exclude(status="ok")] == ["mutator"]
+    assert calls.filter(status="unparsable").count() == 1
+    # Every call made for a candidate is filed under it, the proposal's included.
+    assert not calls.filter(role__in=("mutator", "writer"), candidate__isnull=True).exists()
     campaign.refresh_from_db()
     assert campaign.calls_made == calls.count()
 

@@ -106,11 +106,23 @@
 
     funnel: function (body, data) {
       if (!data.decided) return empty(body, "No candidate has been decided yet.");
+      // The funnel as horizontal bars, widest stage on top, each labelled with its count and
+      // its share of the first stage (what plotly's funnel trace shows, which the cartesian
+      // bundle does not have).
+      const first = data.stages.length ? data.stages[0].count : 0;
       plotInto(body, [{
-        type: "funnel", y: data.stages.map(function (s) { return s.label; }),
-        x: data.stages.map(function (s) { return s.count; }), textinfo: "value+percent initial",
+        type: "bar", orientation: "h", y: data.stages.map(function (s) { return s.label; }),
+        x: data.stages.map(function (s) { return s.count; }),
+        text: data.stages.map(function (s) {
+          return s.count + (first ? " (" + Math.round(100 * s.count / first) + "%)" : "");
+        }),
+        textposition: "auto", cliponaxis: false,
+        hovertemplate: "%{y}: %{x} candidates<extra></extra>",
         marker: { color: ["#1e3a8a", "#1d4ed8", "#2563eb", "#3b82f6", "#60a5fa", "#1f8a4c"] },
-      }], { margin: { l: 150, r: 10, t: 10, b: 20 }, height: 280 });
+      }], {
+        margin: { l: 150, r: 10, t: 10, b: 20 }, height: 280, showlegend: false,
+        yaxis: { autorange: "reversed" }, xaxis: { visible: false, rangemode: "tozero" },
+      });
       if (data.reasons.length) {
         const top = data.reasons.slice(0, 12).reverse();
         plotInto(body, [{
@@ -258,6 +270,10 @@
       .then(function (response) {
         if (!response.ok) throw new Error(response.status + " " + response.statusText);
         return response.json();
+      })
+      // The data and plotly.js download side by side; drawing waits for both.
+      .then(function (data) {
+        return window.plotlyReady.then(function () { return data; });
       })
       .then(function (data) {
         body.replaceChildren();

@@ -161,8 +161,11 @@ KIND = register(
             *zip(ORDER[:-2], ORDER[1:-1], strict=True),
             # The test generator failed or wrote invalid inputs: it is written again.
             (Stage.GENERATED, Stage.PROPOSED),
-            # The reference or the statement was repaired: the tests are materialized again.
+            # The reference was repaired: the tests are materialized again.
             (Stage.MATERIALIZED, Stage.GENERATED),
+            # The statement was repaired: the test generator (and the input validator) are
+            # written again from it, then the tests materialized again.
+            (Stage.MATERIALIZED, Stage.PROPOSED),
             # The level's interval does not yet clear the bar: the panel attempts it again.
             (Stage.MEASURED, Stage.VALIDATED),
             *((s, Stage.DECIDED) for s in ORDER[:-1]),

@@ -19,6 +19,10 @@ to provoke:
                      -> revised -> faithful, but not harder (R2); stop: no_improve_patience
 - HumanEval/13       the panel fails the seed too often: skipped (outside allowed_seed_levels)
 
+Every stdin/stdout candidate's generated inputs are checked by an input validator written from
+its statement (``validate_inputs``, on as everywhere); each one accepts every input its
+generator writes, so no story turns on it.
+
 ``python -m evolution.demo.pack`` rewrites the cassette from this file; a test checks that the
 committed cassette is exactly what this file produces.
 """
@@ -41,8 +45,6 @@ DEMO_SETTINGS = {
     # The recorded answers were authored for K = 4 per model and the paper's point-estimate
     # rule; with level evidence on, an unproven gain asks the panel for answers never recorded.
     "level_confidence": 0.0,
-    # Recorded before input validators existed: no validator answers to replay.
-    "validate_inputs": False,
     "execution_timeout": 1.0,
     "function_execution_timeout": 1.0,
     "program_gen_large_inputs": 2,
@@ -104,6 +106,87 @@ parser.add_argument("--seed", type=int, required=True)
 args = parser.parse_args()
 rng = random.Random(args.seed * 7919 + len(args.tier))
 """
+
+# --------------------------------------------------------------------------- input validators
+# Written from each statement alone (role input_validator): every generated stdin input is
+# checked against the stated constraints before any output is computed for it.
+
+VALIDATOR_HEAD = """
+import sys
+
+
+def bad(why):
+    print("BAD " + why)
+    sys.exit()
+
+
+lines = sys.stdin.read().split("\\n")
+if lines and lines[-1] == "":
+    lines.pop()
+if len(lines) != 2:
+    bad("expected exactly two lines")
+"""
+
+# n (1 ≤ n ≤ 2·10^5), then n integers of absolute value at most 10^9.
+ARRAY_VALIDATOR = (
+    VALIDATOR_HEAD
+    + """
+try:
+    n = int(lines[0])
+    a = [int(x) for x in lines[1].split()]
+except ValueError:
+    bad("a value is not an integer")
+if not 1 <= n <= 200000:
+    bad("n out of range")
+if len(a) != n:
+    bad("the second line does not hold n integers")
+if any(abs(v) > 10**9 for v in a):
+    bad("a value out of range")
+print("OK")
+"""
+)
+
+# n and k (1 ≤ n ≤ 2·10^5, 0 ≤ k ≤ 2·10^9), then n prices 1 ≤ a_i ≤ 10^9.
+PAIRS_VALIDATOR = (
+    VALIDATOR_HEAD
+    + """
+try:
+    n, k = (int(x) for x in lines[0].split())
+    a = [int(x) for x in lines[1].split()]
+except ValueError:
+    bad("the first line is not n and k, or a price is not an integer")
+if not 1 <= n <= 200000:
+    bad("n out of range")
+if not 0 <= k <= 2 * 10**9:
+    bad("k out of range")
+if len(a) != n:
+    bad("the second line does not hold n prices")
+if any(not 1 <= v <= 10**9 for v in a):
+    bad("a price out of range")
+print("OK")
+"""
+)
+
+# Comma-separated prices with no spaces (1 ≤ n ≤ 2·10^5, 1 ≤ price ≤ 10^9), then k.
+PAIRS_CSV_VALIDATOR = (
+    VALIDATOR_HEAD
+    + """
+try:
+    a = [int(x) for x in lines[0].split(",")]
+    k = int(lines[1])
+except ValueError:
+    bad("the prices are not comma-separated integers, or k is not an integer")
+if " " in lines[0]:
+    bad("spaces in the price list")
+if not 1 <= len(a) <= 200000:
+    bad("n out of range")
+if any(not 1 <= v <= 10**9 for v in a):
+    bad("a price out of range")
+if not 0 <= k <= 2 * 10**9:
+    bad("k out of range")
+print("OK")
+"""
+)
 
 # --------------------------------------------------------------------------- seed A: max subarray
 
@@ -342,7 +425,7 @@ There are n items with prices a_1, …, a_n. Count the pairs of distinct items (
 whose total price a_i + a_j is at most k.
 
 ## Input
-The first line contains two integers n and k (1 ≤ n ≤ 2·10^5, 1 ≤ k ≤ 2·10^9). The second line
+The first line contains two integers n and k (1 ≤ n ≤ 2·10^5, 0 ≤ k ≤ 2·10^9). The second line
 contains n integers a_1, …, a_n (1 ≤ a_i ≤ 10^9).
 
 ## Output
@@ -408,7 +491,7 @@ total price is at most k.
 
 ## Input
 Line 1: the n prices (1 ≤ n ≤ 2·10^5, 1 ≤ price ≤ 10^9), comma-separated, reversed.
-Line 2: the integer k (1 ≤ k ≤ 2·10^9).
+Line 2: the integer k (0 ≤ k ≤ 2·10^9).
 
 ## Output
 Print the number of pairs.
@@ -725,6 +808,7 @@ def responses() -> dict[tuple[str, str], str]:
     )
     put(s, "test_generator", "round=1;try=0", code(ARRAY_GENERATOR))
     put(s, "brute_force", "round=1;repair=0", code(SUBARRAY_NAIVE))
+    put(s, "input_validator", "round=1;repair=0", code(ARRAY_VALIDATOR))
     put(s, "oracle", "round=1;repair=0", oracle(["7", "-1"]))
     panel(
         s,
@@ -764,6 +848,7 @@ def responses() -> dict[tuple[str, str], str]:
     )
     put(s, "test_generator", "round=2;try=0", code(ARRAY_GENERATOR))
     put(s, "brute_force", "round=2;repair=0", code(ONE_DELETION_BRUTE))
+    put(s, "input_validator", "round=2;repair=0", code(ARRAY_VALIDATOR))
     put(s, "oracle", "round=2;repair=0", oracle(["7", "-1"]))
     panel(
         s,
@@ -800,6 +885,7 @@ def responses() -> dict[tuple[str, str], str]:
         written("Budget Pairs", PAIRS_STATEMENT, ["4 5\n1 4 2 3\n", "3 0\n1 2 3\n"]),
     )
     put(s, "test_generator", "round=1;try=0", code(PAIRS_GENERATOR))
+    put(s, "input_validator", "round=1;repair=0", code(PAIRS_VALIDATOR))
     put(s, "brute_force", "round=1;repair=0", code(PAIRS_BRUTE_BUGGY))
     put(s, "oracle", "round=1;repair=0", oracle(["4", "0"]))
     put(
@@ -842,6 +928,7 @@ def responses() -> dict[tuple[str, str], str]:
         ),
     )
     put(s, "test_generator", "round=2;try=0", code(PAIRS_CSV_GENERATOR))
+    put(s, "input_validator", "round=2;repair=0", code(PAIRS_CSV_VALIDATOR))
     put(s, "brute_force", "round=2;repair=0", code(PAIRS_CSV_BRUTE))
     put(s, "oracle", "round=2;repair=0", oracle(["4", "0"]))
     panel(
@@ -882,6 +969,7 @@ def responses() -> dict[tuple[str, str], str]:
         written("Budget Pairs II", PAIRS_STATEMENT, ["4 5\n1 4 2 3\n", "3 0\n1 2 3\n"]),
     )
     put(s, "test_generator", "round=3;try=0", code(PAIRS_GENERATOR))
+    put(s, "input_validator", "round=3;repair=0", code(PAIRS_VALIDATOR))
     put(s, "brute_force", "round=3;repair=0", code(PAIRS_LE_NAIVE))
     put(s, "oracle", "round=3;repair=0", oracle(["4", "0"]))
     panel(
@@ -914,6 +1002,7 @@ def responses() -> dict[tuple[str, str], str]:
     )
     put(s, "test_generator", "round=1;try=0", code(ARRAY_GENERATOR))
     put(s, "brute_force", "round=1;repair=0", code(PAIRWISE_DIFF_BRUTE))
+    put(s, "input_validator", "round=1;repair=0", code(ARRAY_VALIDATOR))
     put(s, "oracle", "round=1;repair=0", oracle(["6", "0"]))
     put(
         s,
@@ -959,6 +1048,7 @@ def responses() -> dict[tuple[str, str], str]:
     )
     put(s, "test_generator", "round=2;try=0", code(ARRAY_GENERATOR))
     put(s, "brute_force", "round=2;repair=0", code(DISTINCT_DESC_BRUTE))
+    put(s, "input_validator", "round=2;repair=0", code(ARRAY_VALIDATOR))
     put(s, "oracle", "round=2;repair=0", oracle(["3 2 1", "7"]))
     panel(
         s,
@@ -1050,6 +1140,8 @@ def responses() -> dict[tuple[str, str], str]:
             statement=LONGEST_REPEATED_V2.strip(),
         ),
     )
+    # The revised statement asks for the test generator again (the same program fits it).
+    put(s, "test_generator", "round=2;try=0;statement=1", code(LONGEST_REPEATED_GENERATOR))
     for index, program in enumerate([LONGEST_REPEATED, LONGEST_REPEATED_FIRST, LONGEST_REPEATED]):
         put(s, "faithfulness", f"round=2;repair=1;attempt={index}", code(program))
     panel(s, 2, {m: [LONGEST_REPEATED] * 4 for m in SOLVER_MODELS})

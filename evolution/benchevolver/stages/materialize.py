@@ -30,12 +30,15 @@ def act_write_tests(ctx: Ctx, action: Action) -> None:
         messages.append(
             {"role": "user", "content": f"The previous generator failed: {feedback}. Fix it."}
         )
+    # After a statement repair the generator is written again from the repaired statement:
+    # a key of its own (the keys of a candidate never repaired stay as they were).
+    revision = f";statement={cand.spec_repairs}" if cand.spec_repairs else ""
     try:
         answer = ctx.chat(
             "test_generator",
             messages,
             template,
-            key=f"round={cand.round};try={cand.test_repairs}",
+            key=f"round={cand.round};try={cand.test_repairs}{revision}",
             candidate=cand,
         )
         program = materialize.parse_generator(answer.content)

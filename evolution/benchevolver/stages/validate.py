@@ -347,6 +347,39 @@ REPAIRED_FIELDS = (
 )
 
 
+def _statement_revised(ctx: Ctx, cand: Candidate, gen: dict) -> dict:
+    """Drop from ``gen`` what was written from the statement a repair replaced, so that it is
+    written again from the repaired one; the ledger entry naming it. The witnesses (brute force
+    and oracle, or the faithfulness solutions), the input validator (it checks the stated
+    constraints) and the test generator (it writes inputs to them): the candidate goes back to
+    ``write_tests``, then its tests are materialized again and the statement re-rendered with
+    its examples."""
+    rewritten = []
+    if ctx.triangulates:
+        # Vetting the new statement with a brute force written for the old one would test the
+        # old one.
+        if gen.pop("brute_force", None) is not None:
+            gen["brute_force_regenerated"] = gen.get("brute_force_regenerated", 0) + 1
+        rewritten += ["brute force", "oracle"]
+    else:
+        rewritten.append("faithfulness solutions")
+    gen.pop("oracle_outputs", None)
+    gen.pop("faithfulness", None)
+    gen.pop("input_validator", None)
+    if ctx.settings.validate_inputs and cand.harness == "stdio":
+        rewritten.append("input validator")
+    gen.pop("program", None)
+    gen.pop("generator_feedback", None)
+    rewritten.append("test generator")
+    gen["tests_rewritten"] = gen.get("tests_rewritten", 0) + 1
+    return {
+        "step": "statement revised",
+        "outcome": "written again from the repaired statement: " + ", ".join(rewritten),
+        "rewritten": rewritten,
+        "revision": cand.spec_repairs,
+    }
+
+
 def act_repair(ctx: Ctx, action: Action) -> None:
     cand = _candidate_or_none(action)
     gen = dict(cand.generators)
@@ -391,30 +424,23 @@ def act_repair(ctx: Ctx, action: Action) -> None:
             "repair": cand.repairs_used,
         },
     )
-    back = False  # a repaired reference or statement is materialized again
+    back = None  # where a repaired reference or statement goes back to
     if fixed is not None:
         if target == validate.REFERENCE:
             cand.code = fixed
             cand.code_diff = propose.code_diff(cand.parent.reference_solution, fixed)
-            back = True  # outputs must be materialized again from the new C'
+            back = Stage.GENERATED  # outputs must be materialized again from the new C'
         elif target == validate.BRUTE_FORCE:
             gen["brute_force"] = fixed
         else:
             gen["statement_body"] = fixed
-            gen.pop("oracle_outputs", None)
-            gen.pop("faithfulness", None)
-            # The brute force was written from the old statement: vetting the new statement
-            # with it would test the old one. It is written again from the repaired statement.
-            if gen.pop("brute_force", None) is not None:
-                gen["brute_force_regenerated"] = gen.get("brute_force_regenerated", 0) + 1
-            # The validator checks the stated constraints: the old statement's are gone.
-            gen.pop("input_validator", None)
-            back = True  # re-render the statement with its examples
+            _ledger(cand, _statement_revised(ctx, cand, gen))
+            back = Stage.PROPOSED  # the tests are written again from the repaired statement
     elif not ctx.triangulates:
         gen.pop("faithfulness", None)
     cand.generators = gen
     if back:
-        move_candidate(cand, Stage.GENERATED, *REPAIRED_FIELDS)
+        move_candidate(cand, back, *REPAIRED_FIELDS)
     else:
         cand.save()
     if fixed is None and cand.repairs_used >= ctx.settings.max_candidate_repairs:

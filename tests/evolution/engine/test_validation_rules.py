@@ -43,6 +43,25 @@ The first line holds n (1 ≤ n ≤ 5·10^4), the second n integers of absolute 
 The n integers in non-decreasing order.
 """
 
+VALIDATOR = """
+import sys
+data = sys.stdin.read().split("\\n")
+try:
+    n = int(data[0])
+    values = list(map(int, data[1].split()))
+except (ValueError, IndexError):
+    print("BAD format")
+    sys.exit()
+if not 1 <= n <= 200000:
+    print("BAD n out of range")
+elif len(values) != n:
+    print("BAD wrong count")
+elif any(abs(v) > 10**9 for v in values):
+    print("BAD value out of range")
+else:
+    print("OK")
+"""
+
 
 def _run(fake_server, table, **settings):
     fake_server.responder = KeyedResponder(table)
@@ -95,6 +114,8 @@ def test_the_brute_force_is_written_again_after_a_statement_repair(fake_server):
     # Written again from the repaired statement: the right brute force and oracle.
     put(table, SEED, "brute_force", "round=1;repair=1", pack.code(pack.DISTINCT_DESC_BRUTE))
     put(table, SEED, "oracle", "round=1;repair=1", pack.oracle(["3 2 1", "7"]))
+    put(table, SEED, "test_generator", "round=1;try=0;statement=1", pack.code(pack.ARRAY_GENERATOR))
+    put(table, SEED, "input_validator", "round=1;repair=1", pack.code(pack.ARRAY_VALIDATOR))
     campaign, cand = _run(fake_server, table)
     brute_calls = LLMCall.objects.filter(campaign=campaign, role="brute_force")
     assert brute_calls.count() == 2
@@ -103,6 +124,95 @@ def test_the_brute_force_is_written_again_after_a_statement_repair(fake_server):
     votes = [e["outcome"] for e in cand.validation_ledger if e["step"] == "vote"]
     assert votes == ["disagree: repair statement", "agree"]
     assert cand.valid and cand.spec_repairs == 1
+
+
+# The repaired statement adds a sentence the first one lacked: the prompts show which statement
+# each program was written from.
+REPAIRED_SENTENCE = "A value that occurs several times is printed once."
+REPAIRED_STATEMENT = pack.DISTINCT_DESC_STATEMENT.replace(
+    "separated by\nspaces.", "separated by\nspaces. " + REPAIRED_SENTENCE
+)
+FIRST_VALIDATOR = "# written from the first statement\n" + VALIDATOR
+SECOND_VALIDATOR = "# written from the repaired statement\n" + VALIDATOR
+SECOND_GENERATOR = pack.ARRAY_GENERATOR.replace('"medium": rng.randint(50, 800)', '"medium": 60')
+
+
+class PromptRecorder(KeyedResponder):
+    """The keyed answers, keeping each request's prompt text by (role, key)."""
+
+    def __init__(self, table):
+        super().__init__(table)
+        self.prompts: dict[tuple[str, str], str] = {}
+
+    def __call__(self, body, headers):
+        role = headers.get("x-benchforge-role", "")
+        key = headers.get("x-benchforge-key", "")
+        self.prompts[(role, key)] = "\n".join(m["content"] for m in body["messages"])
+        return super().__call__(body, headers)
+
+
+def test_a_statement_repair_writes_the_input_validator_and_the_test_generator_again(
+    fake_server,
+):
+    table = pack.responses()
+    sort_seed_evolves_with_family(table, "deduplication", passes_per_model=1)
+    put(table, SEED, "input_validator", "round=1;repair=0", pack.code(FIRST_VALIDATOR))
+    # The witnesses differ on example 1 -> the statement is suspected and repaired.
+    put(table, SEED, "brute_force", "round=1;repair=0", pack.code(SORTED_ALL_BRUTE))
+    put(table, SEED, "oracle", "round=1;repair=0", pack.oracle(["1 2 3", "7"]))
+    put(
+        table,
+        SEED,
+        "repair",
+        "round=1;repair=0",
+        pack.repair("statement", "Say that values are printed once.", statement=REPAIRED_STATEMENT),
+    )
+    # Written again from the repaired statement: witnesses, validator and generator.
+    put(table, SEED, "brute_force", "round=1;repair=1", pack.code(pack.DISTINCT_DESC_BRUTE))
+    put(table, SEED, "oracle", "round=1;repair=1", pack.oracle(["3 2 1", "7"]))
+    put(table, SEED, "input_validator", "round=1;repair=1", pack.code(SECOND_VALIDATOR))
+    put(table, SEED, "test_generator", "round=1;try=0;statement=1", pack.code(SECOND_GENERATOR))
+    recorder = PromptRecorder(table)
+    fake_server.responder = recorder
+    seed_set, evolver, panel = build_world(fake_server, seeds=(SEED,))
+    campaign = running(
+        campaign_create(
+            name="rewrite",
+            seed_set=seed_set,
+            evolver=evolver,
+            panel=panel,
+            settings={**SETTINGS, "validate_inputs": True},
+        )
+    )
+    cand = advance_until_done(campaign.lineages.get()).candidates.get(round=1)
+
+    calls = LLMCall.objects.filter(campaign=campaign)
+    assert calls.filter(role="input_validator").count() == 2
+    assert calls.filter(role="test_generator").count() == 2
+    assert calls.filter(status="ok").count() == calls.count()
+    # Each was written from the statement of its time: the second ones from the repaired one.
+    for role, first, second in (
+        ("input_validator", "round=1;repair=0", "round=1;repair=1"),
+        ("test_generator", "round=1;try=0", "round=1;try=0;statement=1"),
+    ):
+        prompt = recorder.prompts[(role, f"seed={SEED};{first};role={role}")]
+        assert REPAIRED_SENTENCE not in prompt
+        prompt = recorder.prompts[(role, f"seed={SEED};{second};role={role}")]
+        assert REPAIRED_SENTENCE in prompt
+    # The new validator checked the new generator's inputs, which are the candidate's tests.
+    assert cand.generators["input_validator"].strip() == SECOND_VALIDATOR.strip()
+    assert cand.generators["program"].strip() == SECOND_GENERATOR.strip()
+    medium = [t for t in cand.tests if t["tier"] == "medium"]
+    assert medium and all(t["input"].startswith("60\n") for t in medium)
+    assert REPAIRED_SENTENCE in cand.statement
+    # The ledger says what the repair sent back to be written again.
+    steps = [e["step"] for e in cand.validation_ledger]
+    rewritten = next(e for e in cand.validation_ledger if e["step"] == "statement revised")
+    assert steps.index("statement revised") == steps.index("repair") + 1
+    assert rewritten["rewritten"] == ["brute force", "oracle", "input validator", "test generator"]
+    assert "input validator" in rewritten["outcome"] and "test generator" in rewritten["outcome"]
+    assert [e["step"] for e in cand.validation_ledger].count("materialize") == 2
+    assert cand.valid and cand.spec_repairs == 1 and cand.decision == "accepted"
 
 
 def test_the_parent_reference_is_run_on_the_new_tests_and_recorded(fake_server):
@@ -161,24 +271,6 @@ def test_require_parent_insufficient_makes_such_a_candidate_not_harder(fake_serv
     assert not LLMCall.objects.filter(campaign=campaign, role="solver", candidate=cand).exists()
 
 
-VALIDATOR = """
-import sys
-data = sys.stdin.read().split("\\n")
-try:
-    n = int(data[0])
-    values = list(map(int, data[1].split()))
-except (ValueError, IndexError):
-    print("BAD format")
-    sys.exit()
-if not 1 <= n <= 200000:
-    print("BAD n out of range")
-elif len(values) != n:
-    print("BAD wrong count")
-elif any(abs(v) > 10**9 for v in values):
-    print("BAD value out of range")
-else:
-    print("OK")
-"""
 # Tier "small" seed 1000 gets n = 0: the statement promises n >= 1.
 BREAKS_CONSTRAINTS = pack.ARRAY_GENERATOR.replace(
     "print(n)\n",

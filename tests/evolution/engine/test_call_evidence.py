@@ -1,7 +1,8 @@
-"""What the pages show of the model calls behind a candidate, through the real engine on the
-loopback server: the calls that made a candidate are listed on its page (the mutator's and the
-writer's too, made before the candidate existed), and an answer that could not be parsed is
-ledgered ``unparsable`` with the parse error."""
+"""What the pages show of the model calls behind a candidate and a pass rate, through the real
+engine on the loopback server: the calls that made a candidate are listed on its page (the
+mutator's and the writer's too, made before the candidate existed), an answer that could not be
+parsed is ledgered ``unparsable`` with the parse error, and the provider errors retried behind
+panel attempts are shown next to every pass rate they were left out of."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from evolution.benchevolver.services import campaign_create, lineage_advance
 from evolution.benchevolver.stages import common
 from evolution.demo import pack
 from evolution.models import LLMCall
+from tests.support.fake_openai import Fault, intermittent
 
 from .conftest import KeyedResponder, build_world
 from .test_scenarios import (
@@ -188,3 +190,93 @@ def test_calls_made_before_a_crash_are_attached_to_the_candidate_of_their_round(
     proposal = cand.llm_calls.filter(role__in=("mutator", "writer")).order_by("id")
     assert [c.role for c in proposal] == ["mutator", "writer", "mutator", "writer"]
     assert crashed[0] in {c.pk for c in proposal}
+
+
+FLAKY_MODEL = pack.SOLVER_MODELS[0]
+
+
+def _flaky_first_attempts(table: dict) -> object:
+    """solver-a's attempt 0, at calibration and at round 1: HTTP 500 three times, then the
+    scripted answer (the endpoint retries once: a failed call, then a call answered on its
+    second request)."""
+    keyed = KeyedResponder(table)
+    flaky = intermittent(keyed, [Fault.server_error(500)] * 3)
+    keys = {f"seed={SEED};round={r};model={FLAKY_MODEL};attempt=0;role=solver" for r in (0, 1)}
+
+    def respond(body, headers):
+        key = headers.get("x-benchforge-key", headers.get("X-BenchForge-Key", ""))
+        return flaky(body, headers) if key in keys else keyed(body, headers)
+
+    return respond
+
+
+def test_provider_errors_retried_behind_panel_attempts_are_shown_with_the_pass_rates(
+    fake_server, personas, settings
+):
+    settings.LLM_BACKOFF_BASE_S = 0.001
+    settings.LLM_BACKOFF_MAX_S = 0.01
+    table = pack.responses()
+    sort_seed_evolves_with_family(table, "deduplication", passes_per_model=1)
+    campaign, lineage = _campaign(fake_server, _flaky_first_attempts(table))
+
+    cand = lineage.candidates.get(round=1)
+    assert cand.attempts == 8  # the failed calls are not attempts
+    flaky = LLMCall.objects.filter(candidate=cand, endpoint_name=FLAKY_MODEL, role="solver")
+    assert sorted((c.status, c.tries) for c in flaky if c.tries > 1) == [("error", 2), ("ok", 2)]
+
+    page = _page(personas.admin.client, "candidate_detail", cand.pk)
+    panel = page[page.index('id="panel"') : page.index("</table>", page.index('id="panel"'))]
+    row = panel[panel.index(f"<td>{FLAKY_MODEL}</td>") :].split("</tr>")[0]
+    assert "3 provider errors retried" in row
+    other = panel[panel.index(f"<td>{pack.SOLVER_MODELS[1]}</td>") :].split("</tr>")[0]
+    assert "provider error" not in other
+    evidence = page[page.index('id="evidence"') :].split("</dd>")[0]
+    assert "3 provider errors retried" in evidence
+
+    page = _page(personas.admin.client, "lineage_detail", lineage.pk)
+    calibration = page[page.index('id="seed-calibration"') :].split("</dd>")[0]
+    assert "3 provider errors retried" in calibration
+    attempts = page[page.index('id="seed-attempts"') :].split("</section>")[0]
+    first = attempts[attempts.index(f"{FLAKY_MODEL}#0") :].split("</li>")[0]
+    assert "3 provider errors retried" in first
+    assert "provider error" not in attempts[attempts.index(f"{FLAKY_MODEL}#1") :].split("</li>")[0]
+    rounds = page[page.index('id="candidates"') :].split("</table>")[0]
+    assert "3 provider errors retried" in rounds
+
+    page = _page(personas.admin.client, "campaign_detail", campaign.pk)
+    lineages = page[page.index('id="lineages"') :].split("</table>")[0]
+    assert "3 provider errors retried" in lineages
+
+
+def test_failed_faithfulness_calls_are_shown_with_the_faithfulness_pass_rates(
+    fake_server, personas, settings
+):
+    settings.LLM_BACKOFF_BASE_S = 0.001
+    settings.LLM_BACKOFF_MAX_S = 0.01
+    keyed = KeyedResponder(pack.responses())
+    failing = intermittent(keyed, [Fault.server_error(500)] * 2)
+    key = "seed=HumanEval/0;round=1;repair=0;attempt=0;role=faithfulness"
+
+    def respond(body, headers):
+        return (
+            failing(body, headers)
+            if headers.get("x-benchforge-key") == key
+            else keyed(body, headers)
+        )
+
+    fake_server.responder = respond
+    seed_set, evolver, panel = build_world(fake_server, seeds=("HumanEval/0",))
+    campaign = running(
+        campaign_create(
+            name="faithful", seed_set=seed_set, evolver=evolver, panel=panel, settings=SETTINGS
+        )
+    )
+    cand = advance_until_done(campaign.lineages.get()).candidates.get(round=1)
+    faith = next(e for e in cand.validation_ledger if e["step"] == "faithfulness")
+    assert len(faith["pass_rates"]) == 2 and faith["infrastructure_errors"] == 1
+
+    page = _page(personas.admin.client, "candidate_detail", cand.pk)
+    ledger = page[page.index('id="ledger"') :].split("</ol>")[0]
+    line = ledger[ledger.index("<b>faithfulness</b>") :].split("</li>")[0]
+    assert "1 solver call failed, not counted" in line
+    assert "2 provider errors" in page[page.index('id="faithfulness-errors"') :].split("</p>")[0]

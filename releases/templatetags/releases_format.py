@@ -10,3 +10,11 @@ def pct(value) -> str:
         return f"{float(value) * 100:.1f}%"
     except (TypeError, ValueError):
         return "—"
+
+
+@register.filter
+def too_few_for_interval(estimate) -> bool:
+    """A mean over fewer than two problems: its bootstrap interval is the value itself
+    ("[0.0%, 0.0%]"), which says nothing, so the page says n is too small instead."""
+    n = estimate.get("n") if isinstance(estimate, dict) else None
+    return isinstance(n, int) and n < 2

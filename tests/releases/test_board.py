@@ -91,6 +91,21 @@ def test_the_page_filters_models_and_says_when_a_release_date_is_unknown(world, 
     assert 'id="leaderboard-chart-data"' in windowed
 
 
+def test_a_score_over_one_problem_says_n_is_too_small_instead_of_an_interval(world, settings):
+    """model-a's after-release score keeps E-OVERRIDE alone, and S2 is the only hard and the
+    only original problem: a bootstrap over one value is the value itself ("[0.0%, 0.0%]")."""
+    settings.PUBLIC_PAGE_CACHE_SECONDS = 0
+    page = Client().get(world.url).content.decode()
+    a_row = page[page.index('<tr data-model="model-a"') :].split("</tr>")[0]
+    clean = a_row[a_row.index('class="score clean"') :].split("</td>")[0]
+    assert "<b>0.0%</b>" in clean and "n=1, no interval" in clean and "[" not in clean
+    breakdown = page[page.index('<tr data-breakdown-model="model-a"') :].split("</tr>")[0]
+    assert breakdown.count("n=1, no interval") == 2  # hard, original
+    assert breakdown.count('class="muted ci"') == 2  # medium and evolved: two problems each
+    assert "[0.0%, 0.0%]" not in page and "[100.0%, 100.0%]" not in page
+    assert "[50.0%, 50.0%]" not in page
+
+
 def test_the_page_cache_keys_on_the_controls(world, settings):
     settings.PUBLIC_PAGE_CACHE_SECONDS = 600
     client = Client()

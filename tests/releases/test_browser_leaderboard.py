@@ -1,6 +1,8 @@
 """Real Chromium on the public leaderboard: the date slider changes the scores and the rows,
 a column header sorts, the model filter keeps the matching models, and the chart draws one
-bar with its interval per model shown."""
+bar with its interval per model shown (with plotly.js's cartesian bundle). At 1366 px every
+column fits without sideways scrolling, the chart's value labels stay clear of the interval
+lines, and a column over one problem shows no interval."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from playwright.sync_api import expect
 
 from tests.support.browser import assert_light_plotly, chromium_page
 
-from .board_world import board_world
+from .board_world import WIDE_MODELS, board_world, wide_board_world
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -92,3 +94,86 @@ def test_a_visitor_windows_sorts_filters_and_reads_the_chart(live_server, settin
         expect(page.locator('tr[data-model="model-b"] td.clean')).to_have_text(
             "needs the model's release date"
         )
+
+
+# Page boxes of the chart's interval lines and of its value labels and model names.
+CHART_BOXES = """() => {
+  const chart = document.getElementById("leaderboard-chart");
+  const boxes = sel => Array.from(chart.querySelectorAll(sel)).map(e => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, text: e.textContent};
+  });
+  return {
+    bars: boxes("g.errorbar path"),
+    labels: boxes(".annotation-text, .bartext, .textpoint text"),
+    names: boxes(".ytick text"),
+  };
+}"""
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return (
+        a["left"] < b["right"]
+        and b["left"] < a["right"]
+        and a["top"] < b["bottom"]
+        and b["top"] < a["bottom"]
+    )
+
+
+def test_the_board_fits_1366_px_and_its_chart_labels_stay_clear_of_the_intervals(
+    live_server, settings
+):
+    settings.PUBLIC_PAGE_CACHE_SECONDS = 0
+    world = wide_board_world()
+    with chromium_page(width=1366) as page:
+        page.goto(live_server.url + world.url)
+        chart = page.locator("#leaderboard-chart")
+        expect(chart.locator("g.point")).to_have_count(5)
+        assert_light_plotly(page)
+
+        # No sideways scrolling: not the page, not the table inside its card.
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1366
+        table = page.locator("#leaderboard")
+        width, room = table.evaluate("t => [t.scrollWidth, t.parentElement.clientWidth]")
+        assert width <= room, (width, room)
+        # The most important columns, all on screen: the rank, the model, every score with
+        # its interval (Avg@k and Best@k included) and the contamination check.
+        for key in ("model", "released", "pass1", "passk", "clean", "avgk", "bestk"):
+            box = table.locator(f'th[data-sort="{key}"]').bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= 1366, key
+        for text in ("#", "Samples", "Contamination"):
+            box = table.locator("th", has_text=text).first.bounding_box()
+            assert box and box["x"] + box["width"] <= 1366, text
+        # A long model name wraps inside its cell rather than widening the table.
+        row = table.locator(f'tr[data-model="{WIDE_MODELS[0]}"]')
+        expect(row.locator(".model-name")).to_have_text(WIDE_MODELS[0])
+        # The breakdowns by difficulty and origin: a table of their own, fitting as well.
+        breakdown = page.locator("#leaderboard-breakdown")
+        expect(breakdown.locator('th[data-sort="d:hard"]')).to_be_visible()
+        expect(breakdown.locator('th[data-sort="o:evolved"]')).to_be_visible()
+        width, room = breakdown.evaluate("t => [t.scrollWidth, t.parentElement.clientWidth]")
+        assert width <= room, (width, room)
+
+        # One problem in a column (S2 is the only hard and the only original problem): no
+        # interval, which would be [x%, x%], but a word that n is too small.
+        hard = breakdown.locator('tr[data-breakdown-model="model-a"] td.breakdown').nth(1)
+        expect(hard.locator("b")).to_have_text("50.0%")
+        expect(hard).to_contain_text("n=1")
+        expect(hard).not_to_contain_text("[")
+        assert "[50.0%, 50.0%]" not in page.content()
+        assert "[100.0%, 100.0%]" not in page.content()
+        # With three problems the interval is shown.
+        expect(table.locator('tr[data-model="model-a"] td.pass1 .ci')).to_have_text(
+            "[0.0%, 100.0%]"
+        )
+
+        # The chart: every model's value label is clear of every interval line and of the
+        # model names.
+        boxes = page.evaluate(CHART_BOXES)
+        assert len(boxes["labels"]) == 5 and len(boxes["bars"]) >= 5, boxes
+        assert sorted(b["text"] for b in boxes["labels"]) == sorted(
+            ["66.7%", "50.0%", "50.0%", "50.0%", "50.0%"]
+        )
+        for label in boxes["labels"]:
+            for line in boxes["bars"] + boxes["names"]:
+                assert not _overlap(label, line), (label, line)

@@ -15,14 +15,14 @@ LAUNCH = {
 
 
 @contextmanager
-def chromium_page():
+def chromium_page(width: int = 1280, height: int = 900):
     # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are
     # still synchronous, so Django's async-safety guard is lifted for the test's duration.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as pw:
         browser = pw.chromium.launch(**LAUNCH)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page = browser.new_page(viewport={"width": width, "height": height})
             yield page
         finally:
             browser.close()

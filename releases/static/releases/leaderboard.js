@@ -35,6 +35,9 @@
     // Top of the table at the top of the chart.
     rows = rows.slice().reverse();
     var pct = function (v) { return Math.round(v * 1000) / 10; };
+    // A mean over one problem has no interval worth drawing ([x, x]): no error bar, and the
+    // hover says why. NaN leaves that bar's error bar out.
+    var few = function (r) { return r.n != null && r.n < 2; };
     var trace = {
       type: "bar",
       orientation: "h",
@@ -43,28 +46,42 @@
       error_x: {
         type: "data",
         symmetric: false,
-        array: rows.map(function (r) { return pct(r.high) - pct(r.value); }),
-        arrayminus: rows.map(function (r) { return pct(r.value) - pct(r.low); }),
+        array: rows.map(function (r) { return few(r) ? NaN : pct(r.high) - pct(r.value); }),
+        arrayminus: rows.map(function (r) { return few(r) ? NaN : pct(r.value) - pct(r.low); }),
         color: "#1d232b",
         thickness: 1.5,
         width: 6
       },
       marker: {color: "#2457c5"},
-      text: rows.map(function (r) { return pct(r.value).toFixed(1) + "%"; }),
-      textposition: "auto",
-      insidetextanchor: "end",
-      insidetextfont: {color: "#ffffff"},
-      outsidetextfont: {color: "#1d232b"},
+      textposition: "none",
       cliponaxis: false,
-      customdata: rows.map(function (r) { return [pct(r.low), pct(r.high), r.n]; }),
-      hovertemplate: "%{y}<br>pass@1 %{x:.1f}% [%{customdata[0]:.1f}%, %{customdata[1]:.1f}%]<br>%{customdata[2]} problems<extra></extra>"
+      customdata: rows.map(function (r) {
+        return [few(r) ? "n=1, no interval" : "[" + pct(r.low).toFixed(1) + "%, " + pct(r.high).toFixed(1) + "%]", r.n];
+      }),
+      hovertemplate: "%{y}<br>pass@1 %{x:.1f}% %{customdata[0]}<br>%{customdata[1]} problems<extra></extra>"
     };
+    // Each value is written just past the end of its interval (or of its bar when it has
+    // none), never on the bar where the interval's line would cross it.
+    var annotations = rows.map(function (r) {
+      return {
+        x: few(r) ? pct(r.value) : Math.max(pct(r.value), pct(r.high)),
+        y: r.model,
+        xref: "x",
+        yref: "y",
+        text: pct(r.value).toFixed(1) + "%",
+        showarrow: false,
+        xanchor: "left",
+        xshift: 6,
+        font: {color: "#1d232b", size: 12}
+      };
+    });
     var height = Math.max(220, 60 + rows.length * 36);
     Plotly.newPlot(target, [trace], {
       height: height,
-      margin: {l: 180, r: 24, t: 8, b: 48},
+      margin: {l: 180, r: 60, t: 8, b: 48},
       xaxis: {title: {text: "pass@1 (%), 95% bootstrap interval"}, range: [0, 100], dtick: 10, tickformat: "d", gridcolor: "#e5e7eb"},
       yaxis: {automargin: true},
+      annotations: annotations,
       font: {family: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", size: 13, color: "#1d232b"},
       plot_bgcolor: "#ffffff",
       paper_bgcolor: "#ffffff"

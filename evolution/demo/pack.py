@@ -42,9 +42,10 @@ STDIO_SEEDS = ("demo/array-sum", "demo/pair-count", "demo/sort-numbers")
 
 # Campaign settings of the demo: Table 5 defaults except where a smaller demo needs less.
 DEMO_SETTINGS = {
-    # The recorded answers were authored for K = 4 per model and the paper's point-estimate
-    # rule; with level evidence on, an unproven gain asks the panel for answers never recorded.
-    "level_confidence": 0.0,
+    # The demo shows the judge's lexical near-duplicate check on a reskin of the parent; with
+    # the parent check on, that reskin (the parent's reference still solves it) would end
+    # not_harder at validation, before the judge. The demo says so where it shows the setting.
+    "require_parent_insufficient": False,
     "execution_timeout": 1.0,
     "function_execution_timeout": 1.0,
     "program_gen_large_inputs": 2,
@@ -75,11 +76,12 @@ def oracle(outputs: list[str]) -> str:
     return f"```json\n{json.dumps({'outputs': outputs})}\n```\n"
 
 
-def judge(artificial=False, duplicate=False, reasons=()) -> str:
-    verdict = "reject" if artificial or duplicate else "accept"
+def judge(artificial=False, duplicate=False, reasons=(), lift=True) -> str:
+    verdict = "reject" if artificial or duplicate or not lift else "accept"
     data = {
         "artificial": artificial,
         "duplicate": duplicate,
+        "lift": lift,
         "reasons": list(reasons),
         "verdict": verdict,
     }

@@ -3,6 +3,7 @@ source document that gives the value, or is the project's own choice (``PROJECT`
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -161,3 +162,53 @@ def documented_sources(text: str) -> dict[str, str]:
 def test_the_docs_settings_table_marks_each_default_as_the_code_does(doc, settings_class):
     documented = documented_sources((ROOT / "docs" / doc).read_text(encoding="utf-8"))
     assert documented == {name: settings_class.source(name) for name in settings_class.names()}
+
+
+def documented_defaults(text: str) -> dict[str, str]:
+    """{setting: default cell} of the rows of every markdown table whose header has a
+    "setting" and a "default" column."""
+    found: dict[str, str] = {}
+    header: list[str] | None = None
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if header is None:
+            header = [c.lower() for c in cells]
+            continue
+        if "setting" not in header or "default" not in header or set(cells[0]) <= {"-", " "}:
+            continue
+        found[cells[header.index("setting")].strip("`")] = cells[header.index("default")]
+    return found
+
+
+@pytest.mark.parametrize("doc, settings_class", DOCS.items(), ids=list(DOCS))
+def test_the_docs_settings_table_states_each_default_as_the_code_has_it(doc, settings_class):
+    import ast
+
+    defaults = settings_class()
+    documented = documented_defaults((ROOT / "docs" / doc).read_text(encoding="utf-8"))
+    assert documented, f"{doc} has no settings table with a default column"
+    wrong = {}
+    for name, cell in documented.items():
+        value = getattr(defaults, name)
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            value = ", ".join(item["name"] for item in value)  # named entries: their names
+        text = cell.strip("`")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            text = text.replace(",", "")  # 1,000,000
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            try:
+                parsed = ast.literal_eval(text)
+            except (ValueError, SyntaxError):
+                parsed = text
+        if isinstance(value, float | int) and not isinstance(value, bool):
+            ok = isinstance(parsed, int | float) and float(parsed) == float(value)
+        else:
+            ok = parsed == value or str(parsed) == str(value)
+        if not ok:
+            wrong[name] = (cell, value)
+    assert not wrong, wrong

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 
 from evolution.algorithm_settings import PROJECT, AlgorithmSettings
 
+from .evidence import attempts_to_prove
+
 # phi: pass rate -> difficulty level 1..5. A pass rate at or above THRESHOLDS[i] maps to level
 # i + 1; below the last threshold is level 5. Level 1 is saturated (almost always solved),
 # level 5 is almost never solved. Configurable per campaign (``level_thresholds``). The paper
@@ -123,12 +125,13 @@ class EvolutionSettings(AlgorithmSettings):
     # pass rate at this confidence must map to the level needed. The paper gives none.
     level_confidence: float = 0.0
     # With evidence on: attempts per panel model a candidate may reach while its gain is
-    # unproven. 0: each level's own cap (``accept.attempts_to_prove``), so every level can be
+    # unproven. 0: each level's own cap (``evidence.attempts_to_prove``), so every level can be
     # reached; a positive number is one fixed cap for every level.
     max_panel_attempts: int = 0
-    # The parent's reference runs on the new tests; on: one that still passes them all is
-    # not_harder (its approach was not made insufficient).
-    require_parent_insufficient: bool = False
+    # The parent's reference runs on the new tests, tier by tier; on (the paper's "each accepted
+    # mutation must make the parent algorithm insufficient"): one that still passes them all is
+    # not_harder. Whether a parent that is merely wrong was made insufficient is the judge's call.
+    require_parent_insufficient: bool = True
     # An input validator written from the statement checks every generated stdin input.
     validate_inputs: bool = True
     # A tier asking for several inputs must get at least this many distinct ones.
@@ -196,8 +199,6 @@ class EvolutionSettings(AlgorithmSettings):
         ):
             errors["level_thresholds"] = ["must be 4 strictly decreasing pass rates in (0, 1]"]
         if self.level_confidence > 0 and not {"level_confidence", "level_thresholds"} & set(errors):
-            from .accept import attempts_to_prove
-
             for level in range(2, len(thresholds) + 2):
                 try:
                     attempts_to_prove(level, self.level_confidence, thresholds)
@@ -299,7 +300,7 @@ SETTING_HELP = {
     "reference_from_calibration": "BenchForge: a seed without a reference solution takes the first calibration attempt that passes every public and private test.",
     "level_confidence": "BenchForge option, off by default (0: Algorithm 1, line 22, on the point estimate, as the paper runs it). Above 0 (the paper gives no threshold), a level gain is declared only when the pass rate's Wilson upper bound at this confidence maps to the level needed; an unproven gain gets K more attempts per model up to its attempt cap.",
     "max_panel_attempts": "BenchForge option, with level_confidence above 0: attempts per panel model a candidate may reach while its gain is unproven. 0 (default): each level's own cap, the fewest attempts that can prove it (95%: levels 2-5 need 14, 14, 14 and 35 over the panel), so every level is reachable; a positive number is one fixed cap for every level.",
-    "require_parent_insufficient": "BenchForge: the parent's reference is run on every candidate's new tests (recorded as now wrong / too slow / still right); on, a candidate the parent still solves is not_harder.",
+    "require_parent_insufficient": "BenchForge's executable check of the paper's rule that each accepted mutation makes the parent algorithm insufficient: the parent's reference runs on the new tests tier by tier (recorded as still right, too slow from some tier on, or wrong); on (default), a candidate the parent still solves is not_harder. The judge decides whether a parent that is merely wrong was made insufficient (its lift verdict).",
     "validate_inputs": "BenchForge: an input validator written from the statement alone checks every generated stdin input; refused inputs are dropped and the generator is repaired (counts in the ledger).",
     "min_distinct_inputs_per_tier": "BenchForge: a generator giving fewer distinct inputs than this in a tier (it ignores its seed) is repaired like a failing one.",
     "function_execution_timeout": "Table 5, SciCode column: per-test time-out (s) for lineages of SciCode-column benchmarks (SciCode, HumanEval; execution_timeout is the LiveCodeBench column's, for LiveCodeBench seeds of either harness).",

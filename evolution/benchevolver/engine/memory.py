@@ -62,8 +62,18 @@ def digest_text(memory: list[dict], *, recent_k: int) -> str:
             bits.append(f"family {r['family']}")
         if r.get("pass_rate") is not None:
             bits.append(f"pass rate {r['pass_rate']:.2f} (level {r.get('level')})")
-        if r.get("errors"):
+        if r.get("errors_by_model"):
+            bits.append(
+                "target errors "
+                + "; ".join(
+                    f"{model}: " + (", ".join(f"{k}={v}" for k, v in errs.items()) or "none")
+                    for model, errs in sorted(r["errors_by_model"].items())
+                )
+            )
+        elif r.get("errors"):
             bits.append("target errors " + ", ".join(f"{k}={v}" for k, v in r["errors"].items()))
+        if r.get("parent_check"):
+            bits.append(r["parent_check"][:200])
         if r.get("reason"):
             bits.append(f"reason: {r['reason'][:300]}")
         lines.append("- " + "; ".join(bits))

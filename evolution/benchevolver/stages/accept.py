@@ -34,6 +34,9 @@ def act_decide(ctx: Ctx, action: Action) -> None:
         decision, reason = Decision.DUPLICATE, f"judge: near-duplicate reskin — {reasons}"
     elif model.get("artificial"):
         decision, reason = Decision.JUDGE_REJECTED, f"judge: false difficulty — {reasons}"
+    elif model.get("lift") is False:
+        decision = Decision.JUDGE_REJECTED
+        reason = f"judge: no algorithmic lift over the parent — {reasons}"
     else:
         decision, reason = Decision.ACCEPTED, cand.judge_report.get("acceptance", "accepted")
     _decide(ctx, cand, decision, reason)
@@ -94,6 +97,12 @@ def _decide(ctx: Ctx, cand: Candidate, decision: str, reason: str) -> None:
         "level": cand.level,
         "pass_rate": cand.pass_rate,
         "errors": cand.error_pattern,
+        # Each target model's verdicts: which model fails, and how, guides the next mutation.
+        "errors_by_model": {
+            model: {k: v for k, v in (row.get("verdicts") or {}).items() if k != "AC"}
+            for model, row in (cand.panel_results or {}).items()
+        },
+        "parent_check": (cand.generators or {}).get("parent_outcome", ""),
         "repairs": cand.repairs_used,
     }
     lineage.memory = memory.remember(lineage.memory, record, window=ctx.settings.memory_raw_window)

@@ -116,7 +116,14 @@ def act_judge(ctx: Ctx, action: Action) -> None:
             )
             return
     messages, template = judge.judge_messages(
-        statement=cand.statement, idea=cand.idea, lineage_statements=list(earlier.values())
+        statement=cand.statement,
+        idea=cand.idea,
+        lineage_statements=list(earlier.values()),
+        parent_code=cand.parent.reference_solution if cand.parent_id else "",
+        code=cand.code,
+        parent_weakness=cand.parent_weakness,
+        parent_outcome=(cand.generators or {}).get("parent_outcome", ""),
+        panel_errors=judge.panel_error_text(cand.panel_results),
     )
     try:
         answer = ctx.chat("judge", messages, template, key=f"round={cand.round}", candidate=cand)
@@ -131,6 +138,7 @@ def act_judge(ctx: Ctx, action: Action) -> None:
     report["model"] = {
         "artificial": verdict.artificial,
         "duplicate": verdict.duplicate,
+        "lift": verdict.lift,
         "reasons": verdict.reasons,
         "parsed": verdict.parsed,
     }

@@ -201,46 +201,88 @@ def _checker_accepts_the_reference(ctx: Ctx, cand: Candidate, limits) -> bool:
     return True
 
 
+# The generated tiers, smallest first: how far up them the parent's reference holds says
+# whether the new task needs a faster algorithm or a different answer.
+TIER_ORDER = ("public", "small", "medium", "large", "stress")
+
+
+def _parent_by_tier(ctx: Ctx, cand: Candidate, parent_code: str) -> list[dict]:
+    """The parent's reference on the candidate's hidden tests, tier by tier (each tier stops at
+    its first failure): [{"tier", "verdict", "passed", "total", "first_failing_test"}]."""
+    hidden = [t for t in cand.tests if t["hidden"]] or list(cand.tests)
+    tiers: dict[str, list[dict]] = {}
+    for test in hidden:
+        tiers.setdefault(test.get("tier") or "tests", []).append(test)
+    order = sorted(tiers, key=lambda t: TIER_ORDER.index(t) if t in TIER_ORDER else len(TIER_ORDER))
+    rows = []
+    for tier in order:
+        result = _judge_code(
+            parent_code,
+            [(t["input"], t["output"]) for t in tiers[tier]],
+            harness=cand.harness,
+            entry_point=cand.entry_point,
+            limits=ctx.limits(),
+            comparison=_comparison(cand),
+        )
+        row = {
+            "tier": tier,
+            "verdict": result.verdict,
+            "passed": result.passed,
+            "total": len(tiers[tier]),
+        }
+        failing = next((i for i, t in enumerate(result.tests) if t.verdict != "AC"), None)
+        if failing is not None:
+            row["first_failing_test"] = failing + 1
+        rows.append(row)
+    return rows
+
+
+def parent_outcome(rows: list[dict]) -> tuple[str, str]:
+    """(verdict, outcome) of the parent check from its tiers: AC when every tier passes; too
+    slow (TLE/MLE) when it fails only by time or memory, naming the tiers it still solves (an
+    asymptotic lift); wrong otherwise, naming where it first goes wrong. A parent wrong from the
+    first tier on solves a task whose answer changed: that alone does not show its approach is
+    insufficient, which the judge decides (``lift``)."""
+    failed = [r for r in rows if r["verdict"] != "AC"]
+    if not failed:
+        return "AC", "parent still solves every new test"
+    held = [r["tier"] for r in rows if r["verdict"] == "AC"]
+    held_text = f"right on {', '.join(held)}; " if held else ""
+    failures = ", ".join(f"{r['verdict']} on {r['tier']}" for r in failed)
+    if all(r["verdict"] in ("TLE", "MLE") for r in failed):
+        return failed[0]["verdict"], f"parent too slow: {held_text}{failures}"
+    wrong = next(r for r in failed if r["verdict"] not in ("TLE", "MLE"))
+    if held:
+        return wrong["verdict"], f"parent now wrong: {held_text}{failures}"
+    return wrong["verdict"], (
+        f"parent now wrong from the first tier on ({failures}): the answer changed; whether "
+        "its approach is insufficient is the judge's call"
+    )
+
+
 def _parent_check(ctx: Ctx, cand: Candidate) -> bool:
-    """Run the parent's reference on the candidate's hidden tests (under its output contract)
-    and record whether it is now wrong, too slow, or still right. With
-    ``require_parent_insufficient`` a parent that still solves every test makes the candidate
-    not_harder (the mutation did not make the parent's approach insufficient). Returns whether
-    the candidate may go on."""
+    """Run the parent's reference on the candidate's hidden tests, tier by tier (under its output
+    contract), and record whether it is now wrong, too slow, or still right, and on which tiers.
+    With ``require_parent_insufficient`` (on by default) a parent that still solves every test
+    makes the candidate not_harder: the mutation did not make the parent's approach
+    insufficient. Returns whether the candidate may go on."""
     parent_code = cand.parent.reference_solution
     if not parent_code.strip():
         return True
-    hidden = [(t["input"], t["output"]) for t in cand.tests if t["hidden"]] or [
-        (t["input"], t["output"]) for t in cand.tests
-    ]
-    result = _judge_code(
-        parent_code,
-        hidden,
-        harness=cand.harness,
-        entry_point=cand.entry_point,
-        limits=ctx.limits(),
-        comparison=_comparison(cand),
-    )
-    if result.verdict == "AC":
-        outcome = "parent still solves every new test"
-    elif result.verdict in ("TLE", "MLE"):
-        outcome = f"parent too slow ({result.verdict})"
-    else:
-        outcome = f"parent now wrong ({result.verdict})"
-    failing = next((i for i, t in enumerate(result.tests) if t.verdict != "AC"), None)
+    rows = _parent_by_tier(ctx, cand, parent_code)
+    verdict, outcome = parent_outcome(rows)
     entry = {
         "step": "parent check",
         "outcome": outcome,
-        "verdict": result.verdict,
-        "passed": result.passed,
-        "total": result.total,
+        "verdict": verdict,
+        "passed": sum(r["passed"] for r in rows),
+        "total": sum(r["total"] for r in rows),
+        "tiers": rows,
     }
-    if failing is not None:
-        entry["first_failing_test"] = failing + 1
     _ledger(cand, entry)
-    cand.generators = {**cand.generators, "parent_check": result.verdict}
+    cand.generators = {**cand.generators, "parent_check": verdict, "parent_outcome": outcome}
     cand.save(update_fields=["validation_ledger", "generators"])
-    if result.verdict == "AC" and ctx.settings.require_parent_insufficient:
+    if verdict == "AC" and ctx.settings.require_parent_insufficient:
         _decide(
             ctx,
             cand,

@@ -232,6 +232,22 @@ class TestMemory:
         )
         assert "target errors TLE=2" in text
 
+    def test_the_mutator_sees_each_target_model_s_errors_not_one_pooled_histogram(self):
+        mem = memory.remember(
+            [],
+            {
+                "round": 1,
+                "decision": "not_harder",
+                "errors": {"WA": 3, "TLE": 4},
+                "errors_by_model": {"solver-b": {"TLE": 4}, "solver-a": {"WA": 3}},
+                "parent_check": "parent too slow: right on small; TLE on large",
+            },
+            window=10,
+        )
+        text = memory.digest_text(mem, recent_k=1)
+        assert "target errors solver-a: WA=3; solver-b: TLE=4" in text
+        assert "parent too slow: right on small; TLE on large" in text
+
     def test_global_memory_respects_entry_and_character_caps(self):
         entries = [(f"family {i}", "x" * 50, 1) for i in range(10)]
         text = memory.global_text(entries, max_entries=4, max_chars=10_000)

@@ -184,7 +184,9 @@ def test_a_call_based_livecodebench_seed_is_triangulated_with_the_livecodebench_
     assert steps["hidden check"]["outcome"] == "agree"
     assert steps["hidden check"]["infeasible"] == 3
     assert steps["hidden check"]["checked"] == 15
-    assert steps["parent check"]["outcome"] == "parent too slow (TLE)"
+    assert steps["parent check"]["outcome"] == (
+        "parent too slow: right on small, medium, large; TLE on stress"
+    )
     assert "faithfulness" not in steps
     roles = set(LLMCall.objects.filter(campaign=campaign).values_list("role", flat=True))
     assert {"brute_force", "oracle"} <= roles and "faithfulness" not in roles

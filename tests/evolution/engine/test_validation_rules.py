@@ -4,8 +4,11 @@ parent's reference is run on the new tests (a setting can require it to fail).""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from evolution.benchevolver.engine.config import EvolutionSettings
 from evolution.benchevolver.services import campaign_create
 from evolution.demo import pack
 from evolution.models import LLMCall
@@ -220,10 +223,70 @@ def test_the_parent_reference_is_run_on_the_new_tests_and_recorded(fake_server):
     sort_seed_evolves_with_family(table, "deduplication", passes_per_model=1)
     _, cand = _run(fake_server, table)
     check = next(e for e in cand.validation_ledger if e["step"] == "parent check")
-    # The seed's sort keeps duplicates and goes ascending: wrong on the evolved task.
-    assert check["outcome"] == "parent now wrong (WA)" and check["first_failing_test"] >= 1
+    # The seed's sort keeps duplicates and goes ascending: wrong on the evolved task from its
+    # first tier on, which alone says only that the answer changed. Every tier is run (each
+    # stops at its first failure), so the record says how far up the parent holds.
+    assert check["outcome"].startswith("parent now wrong from the first tier on (WA on small")
+    assert "the judge's call" in check["outcome"]
+    assert [(t["tier"], t["verdict"]) for t in check["tiers"]] == [
+        ("small", "WA"),
+        ("medium", "WA"),
+        ("large", "WA"),
+        ("stress", "WA"),
+    ]
+    assert all(t["first_failing_test"] >= 1 for t in check["tiers"])
     assert cand.generators["parent_check"] == "WA"
     assert cand.decision == "accepted"
+    # The judge saw the parent's reference, the mutator's claim, the check and each model's
+    # failures, and its verdict on the lift is in the report.
+    judge_prompt = _judge_prompt(fake_server)
+    assert pack.SORT_REF.strip().splitlines()[0] in judge_prompt
+    assert "Parent keeps duplicates." in judge_prompt
+    assert "parent now wrong from the first tier on" in judge_prompt
+    assert "solver-a: 1/4 pass; WA 3" in judge_prompt
+    assert "solver-b: 1/4 pass; WA 3" in judge_prompt
+    assert cand.judge_report["model"]["lift"] is True
+
+
+def _judge_prompt(fake_server) -> str:
+    bodies = [
+        r.body
+        for r in fake_server.requests
+        if {k.lower(): v for k, v in r.headers.items()}.get("x-benchforge-role") == "judge"
+    ]
+    assert len(bodies) == 1
+    return "\n".join(m["content"] for m in bodies[0]["messages"])
+
+
+def test_a_judge_that_sees_no_algorithmic_lift_rejects_the_candidate(fake_server):
+    """The paper's "each accepted mutation must make the parent algorithm insufficient": the
+    judge rules on the lift, with the parent's and the candidate's references in front of it."""
+    table = pack.responses()
+    sort_seed_evolves_with_family(table, "deduplication", passes_per_model=1)
+    put(
+        table,
+        SEED,
+        "judge",
+        "round=1",
+        "```json\n"
+        + json.dumps(
+            {
+                "artificial": False,
+                "duplicate": False,
+                "lift": False,
+                "reasons": ["the parent's sort with a set in front solves it"],
+                "verdict": "reject",
+            }
+        )
+        + "\n```",
+    )
+    _, cand = _run(fake_server, table)
+    assert cand.decision == "judge_rejected"
+    assert cand.decision_reason == (
+        "judge: no algorithmic lift over the parent — the parent's sort with a set in front "
+        "solves it"
+    )
+    assert cand.judge_report["model"]["lift"] is False
 
 
 def _parent_still_right(table: dict) -> None:
@@ -261,10 +324,14 @@ def test_a_parent_that_still_solves_the_new_tests_is_recorded(fake_server):
     assert check["passed"] == check["total"] > 0
 
 
-def test_require_parent_insufficient_makes_such_a_candidate_not_harder(fake_server):
+def test_by_default_a_candidate_the_parent_still_solves_is_not_harder(fake_server):
     table = pack.responses()
     _parent_still_right(table)
-    campaign, cand = _run(fake_server, table, require_parent_insufficient=True)
+    defaults = EvolutionSettings()
+    assert defaults.require_parent_insufficient is True
+    campaign, cand = _run(
+        fake_server, table, require_parent_insufficient=defaults.require_parent_insufficient
+    )
     assert cand.decision == "not_harder"
     assert "parent's reference still solves every new test" in cand.decision_reason
     # Decided before the panel was asked: no solver call for round 1.
@@ -332,3 +399,12 @@ def test_a_validator_refusing_the_statements_own_examples_is_not_used(fake_serve
     entry = next(e for e in cand.validation_ledger if e["step"] == "input validator")
     assert entry["outcome"] == "refuses the statement's own example(s) [1, 2]: not used"
     assert not any(e["step"] == "input validation" for e in cand.validation_ledger)
+
+
+def test_lineage_memory_keeps_each_model_s_errors_and_the_parent_check(fake_server):
+    table = pack.responses()
+    sort_seed_evolves_with_family(table, "deduplication", passes_per_model=1)
+    campaign, cand = _run(fake_server, table)
+    record = next(r for r in cand.lineage.memory if r.get("round") == 1)
+    assert record["errors_by_model"] == {"solver-a": {"WA": 3}, "solver-b": {"WA": 3}}
+    assert record["parent_check"].startswith("parent now wrong from the first tier on")

@@ -7,6 +7,7 @@ without the chart being rebuilt or even read from the cache.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 
@@ -48,21 +49,35 @@ def _not_modified(request, etag: str) -> HttpResponseNotModified | None:
     return None
 
 
+def _accepts_gzip(request) -> bool:
+    return "gzip" in request.headers.get("Accept-Encoding", "")
+
+
 def _json_body(campaign: Campaign, request, name: str, build) -> bytes:
     """The serialized JSON for this campaign state and query string, from the cache when the
     same request was answered since the campaign last advanced (no unpickling of the chart
-    data, no re-serializing)."""
+    data, no re-serializing). Gzipped when the browser accepts it (a heatmap page of 200 seeds
+    is about 0.5 MB of JSON, a tenth of that gzipped): both forms are cached."""
     digest = hashlib.sha1(request.META.get("QUERY_STRING", "").encode()).hexdigest()[:16]
     key = f"bf:analytics:body:{name}:{campaign.pk}:{selectors.fingerprint(campaign)}:{digest}"
+    zipped = _accepts_gzip(request)
+    if zipped and (body := cache.get(key + ":gz")) is not None:
+        return body
     body = cache.get(key)
     if body is None:
         body = json.dumps(build(), cls=DjangoJSONEncoder, separators=(",", ":")).encode()
         cache.set(key, body, selectors.CACHE_SECONDS)
+    if zipped:
+        body = gzip.compress(body, compresslevel=6, mtime=0)
+        cache.set(key + ":gz", body, selectors.CACHE_SECONDS)
     return body
 
 
-def _json(body: bytes, etag: str) -> HttpResponse:
+def _json(request, body: bytes, etag: str) -> HttpResponse:
     response = HttpResponse(body, content_type="application/json")
+    if _accepts_gzip(request):
+        response["Content-Encoding"] = "gzip"
+    patch_vary_headers(response, ["Accept-Encoding"])
     response["ETag"] = etag
     # Revalidate every time: the ETag makes that cheap, and a campaign may advance any second.
     response["Cache-Control"] = "private, no-cache"
@@ -156,7 +171,7 @@ def campaign_heatmap_json(request, pk: int):
         "heatmap",
         lambda: selectors.heatmap_page(campaign=campaign, query=query),
     )
-    return _json(body, etag)
+    return _json(request, body, etag)
 
 
 @role_required(ADMIN, CURATOR)
@@ -226,7 +241,7 @@ def campaign_chart_json(request, pk: int, chart: str):
     body = _json_body(
         campaign, request, name, lambda: selectors.chart_data(campaign=campaign, name=name)
     )
-    return _json(body, etag)
+    return _json(request, body, etag)
 
 
 @role_required(ADMIN, CURATOR)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import io
+import json
 
 import pytest
 from django.core.cache import cache
@@ -290,3 +292,26 @@ def test_heatmap_follows_engine_updates_that_bypass_updated_at(personas, built):
     assert client.get(url).json()["rows"][0]["seed"]["p"] == lineage.seed_passes
     Lineage.objects.filter(pk=lineage.pk).update(seed_passes=0, steps_done=F("steps_done") + 1)
     assert client.get(url).json()["rows"][0]["seed"]["p"] == 0
+
+
+def test_the_chart_data_is_gzipped_when_the_browser_accepts_it(personas, built):
+    """The heatmap and chart JSON go gzipped to a browser that accepts it (the heatmap page
+    fetches 0.5 MB of JSON for 200 seeds); the same data as sent plainly, from the cache the
+    second time."""
+    client = personas.curator.client
+    pk = built.campaign.pk
+    for url in (
+        reverse("evolution:campaign_heatmap_json", args=[pk]) + "?limit=0",
+        reverse("evolution:campaign_chart_json", args=[pk, "funnel"]),
+    ):
+        plain = client.get(url)
+        assert "Content-Encoding" not in plain and "Accept-Encoding" in plain["Vary"]
+        zipped = client.get(url, HTTP_ACCEPT_ENCODING="gzip, deflate, br")
+        assert zipped["Content-Encoding"] == "gzip" and "Accept-Encoding" in zipped["Vary"]
+        assert json.loads(gzip.decompress(zipped.content)) == plain.json()
+        assert zipped["ETag"] == plain["ETag"]
+        assert client.get(url, HTTP_ACCEPT_ENCODING="gzip").content == zipped.content
+    heatmap = reverse("evolution:campaign_heatmap_json", args=[pk]) + "?limit=0"
+    assert len(client.get(heatmap, HTTP_ACCEPT_ENCODING="gzip").content) * 4 < len(
+        client.get(heatmap).content
+    )

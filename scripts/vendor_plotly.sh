@@ -8,7 +8,8 @@
 #   scripts/vendor_plotly.sh 4.1.1
 #
 # then run the chart pages' tests (tests/evolution/analytics/test_plotly_bundle.py and the
-# browser tests its docstring names). docs/analytics.md#loading-the-chart-pages says more.
+# browser tests its docstring names) and `python -m bench chart_pages --quick`;
+# docs/analytics.md#loading-the-chart-pages says more.
 set -euo pipefail
 version=${1:?usage: scripts/vendor_plotly.sh VERSION}
 cd "$(dirname "$0")/.."

@@ -16,7 +16,7 @@ from ninja.errors import HttpError
 from benchapp.roles import ADMIN, CURATOR, user_roles
 from evolution.models import ModelEndpoint
 
-from . import board, exporters, independent, leaderboard, selectors, services
+from . import blinding, board, exporters, independent, leaderboard, selectors, services
 from .independent_models import GateEvaluation
 from .models import Release, ReleaseState
 from .tasks import enqueue_leaderboard_run
@@ -97,7 +97,9 @@ def _release_out(r: Release) -> ReleaseOut:
 
 @router.get("/releases", response=list[ReleaseOut], auth=None)
 def list_releases(request):
-    """Published releases for everyone; curators also see drafts and frozen ones."""
+    """Published releases for everyone; curators also see drafts and frozen ones. A user
+    rating problems blind right now gets 403 (``releases.blinding``)."""
+    blinding.refuse_api_while_rating_blind(request)
     if user_roles(request.user) & {ADMIN, CURATOR}:
         rows = selectors.release_list()
     else:
@@ -123,13 +125,18 @@ def release_leaderboard(
     """The public page's controls: ``after`` keeps problems released on or after the date
     (scores recomputed over them), ``model`` keeps models whose name contains the text,
     ``sort``/``dir`` order by any column (``pass1``, ``passk``, ``clean``, ``model``,
-    ``released``, ``avgk``, ``bestk``, ``d:<difficulty>``, ``o:<origin>``)."""
+    ``released``, ``avgk``, ``bestk``, ``d:<difficulty>``, ``o:<origin>``; the last two not
+    while a problem of the release is under blind review). A user rating problems blind right
+    now gets 403."""
+    blinding.refuse_api_while_rating_blind(request)
+    release = _published(release_id)
     table = board.build(
-        release=_published(release_id),
+        release=release,
         sort=sort,
         descending=dir == "desc",
         after=after,
         model=model,
+        breakdowns=not blinding.release_blind(release).counts_withheld,
     )
     return [
         LeaderboardRowOut(**{k: row[k] for k in LeaderboardRowOut.model_fields})

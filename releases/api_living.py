@@ -14,7 +14,7 @@ from ninja.errors import HttpError
 from benchapp.roles import ADMIN, CURATOR, user_roles
 from evolution.models import ModelEndpoint
 
-from . import calibration, living
+from . import blinding, calibration, living
 from .models import Benchmark, Release
 
 router = Router(tags=["living benchmarks"])
@@ -90,8 +90,11 @@ def _require_curator(request) -> None:
         raise HttpError(403, "Your role does not allow this operation.")
 
 
-def _living(benchmark: Benchmark) -> LivingOut:
+def _living(benchmark: Benchmark, *, curator: bool = False) -> LivingOut:
     data = living.benchmark_living(benchmark=benchmark)
+    if not curator:
+        # A saturation flag is a measured difficulty: none of problems under blind review.
+        data = blinding.withhold_living(data)
     return LivingOut(
         benchmark=benchmark.name,
         latest_version=data["latest"].version if data["latest"] else None,
@@ -141,7 +144,11 @@ def _living(benchmark: Benchmark) -> LivingOut:
 
 @router.get("/benchmarks/{slug}/living", response=LivingOut, auth=None)
 def benchmark_living(request, slug: str):
-    return _living(get_object_or_404(Benchmark, slug=slug))
+    """Saturation flags of problems under blind review are left out (curators get them);
+    a user rating problems blind right now gets 403."""
+    blinding.refuse_api_while_rating_blind(request)
+    curator = bool(user_roles(request.user) & {ADMIN, CURATOR})
+    return _living(get_object_or_404(Benchmark, slug=slug), curator=curator)
 
 
 @router.post("/benchmarks/{slug}/panel", response={201: RemeasurementOut})

@@ -164,8 +164,11 @@ def build(
     descending: bool = True,
     after: date | None = None,
     model: str = "",
+    breakdowns: bool = True,
 ) -> Board:
-    """The leaderboard of a published release under the given controls."""
+    """The leaderboard of a published release under the given controls. ``breakdowns=False``
+    (a problem of the release is under blind review, ``releases.blinding``) leaves out the
+    pass@1 by difficulty and by origin: no column, no sort key, nothing in the rows."""
     model = (model or "").strip()
     board = Board(rows=[], sort="pass1", descending=descending, after=after, model=model)
     if release.state != ReleaseState.PUBLISHED:
@@ -179,15 +182,18 @@ def build(
     board.problems = (
         len(items) if after is None else sum(1 for d in items.values() if d and d >= after)
     )
-    board.difficulties = _order_difficulties(
-        {d or "unlabelled" for d in release.items.values_list("difficulty", flat=True)}
-    )
-    board.origins = sorted(set(release.items.values_list("origin", flat=True)))
+    if breakdowns:
+        board.difficulties = _order_difficulties(
+            {d or "unlabelled" for d in release.items.values_list("difficulty", flat=True)}
+        )
+        board.origins = sorted(set(release.items.values_list("origin", flat=True)))
     runs = list(release.runs.filter(state=RunState.COMPLETED).order_by("pk"))
     board.models = sorted({r.label for r in runs}, key=str.lower)
     needle = model.lower()
     rows = [_row(run, items, after) for run in runs if needle in run.label.lower()]
     for row in rows:
+        if not breakdowns:
+            row["breakdown"] = {}
         breakdown = row.get("breakdown") or {}
         row["by_difficulty"] = [breakdown.get("difficulty", {}).get(d) for d in board.difficulties]
         row["by_origin"] = [breakdown.get("origin", {}).get(o) for o in board.origins]

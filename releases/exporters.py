@@ -44,7 +44,7 @@ from evolution.judging.difficulty import solver_messages
 from evolution.llm.parsing import ParseError, extract_code
 from evolution.sandbox import scoring
 
-from . import content
+from . import blinding, content
 from .content import canonical_json
 from .models import Release, ReleaseItem, ReleaseQuestion
 from .selectors import release_changelog, release_counts, release_errata
@@ -394,8 +394,12 @@ def _size_category(n: int) -> str:
     return "n<1K" if n < 1000 else "1K<n<10K" if n < 10000 else "10K<n<100K"
 
 
-def card_markdown(release: Release, *, yaml_header: bool = True) -> str:
-    """The dataset card: YAML metadata for the Hugging Face hub, then a readable summary."""
+def card_markdown(
+    release: Release, *, yaml_header: bool = True, withhold_origin: bool = False
+) -> str:
+    """The dataset card: YAML metadata for the Hugging Face hub, then a readable summary.
+    ``withhold_origin``: the public card while a problem of the release is under blind review
+    (``releases.blinding``) says so instead of counting evolved and original problems."""
     bench = release.benchmark
     counts = release_counts(release=release)
     log = release_changelog(release=release)
@@ -435,7 +439,9 @@ def card_markdown(release: Release, *, yaml_header: bool = True) -> str:
         "",
         release.notes or "",
         "",
-        f"- Problems: {counts['problems']} ({counts['evolved']} evolved, "
+        f"- Problems: {counts['problems']} ({blinding.COUNTS_WITHHELD})"
+        if withhold_origin
+        else f"- Problems: {counts['problems']} ({counts['evolved']} evolved, "
         f"{counts['original']} original)",
         f"- Tests: {counts['tests']}",
         *(

@@ -3,8 +3,10 @@
 A published release's items and tests never change (the content hash says so, the database
 enforces it), so their rendering can be reused; what can still change on those pages (errata
 and their fixes, completed leaderboard runs and re-measurements, newer published versions) is
-folded into the key by one cheap query each. Only anonymous visitors get cached pages: a
-signed-in user's page carries their name, role links and CSRF token. Settings: PUBLIC_PAGE_CACHE_SECONDS
+folded into the key by one cheap query each, and so is which of the release's items reviewers
+are rating blind right now (their facts are withheld meanwhile, ``releases.blinding``). Only
+anonymous visitors get cached pages: a signed-in user's page carries their name, role links and
+CSRF token (and a user rating blind gets no public page at all). Settings: PUBLIC_PAGE_CACHE_SECONDS
 (0 turns caching off) and CACHES.
 """
 
@@ -18,6 +20,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max, OuterRef, Q, Subquery
 from django.http import HttpResponse
 
+from . import blinding
 from .models import (
     Erratum,
     LeaderboardRun,
@@ -47,25 +50,31 @@ def page_version(release: Release) -> str:
     runs = LeaderboardRun.objects.filter(release=release).aggregate(
         n=Count("id", filter=Q(state=RunState.COMPLETED)), last=Max("finished_at")
     )
-    versions = Release.objects.filter(
-        benchmark_id=release.benchmark_id, state=ReleaseState.PUBLISHED
-    ).count()
-    # Re-measurements by the living panel (difficulty history, saturation flags raised and
-    # withdrawn; one may reuse every run, so the runs above do not show it) and the question
-    # leaderboard's runs: one query for both.
+    # Newer published versions; re-measurements by the living panel (difficulty history,
+    # saturation flags raised and withdrawn; one may reuse every run, so the runs above do not
+    # show it) and the question leaderboard's runs: one query for the three.
     completed = {"release": OuterRef("pk"), "state": RunState.COMPLETED}
+    published = (
+        Release.objects.filter(benchmark_id=OuterRef("benchmark_id"), state=ReleaseState.PUBLISHED)
+        .order_by()
+        .values("benchmark_id")
+    )
     later = (
         Release.objects.filter(pk=release.pk)
         .annotate(
+            versions=Subquery(published.annotate(c=Count("id")).values("c")[:1]),
             **_done(Remeasurement, "remeasured", completed),
             **_done(QuestionRun, "questions", completed),
         )
-        .values("remeasured_n", "remeasured_last", "questions_n", "questions_last")
+        .values("versions", "remeasured_n", "remeasured_last", "questions_n", "questions_last")
         .get()
     )
     remeasured = (later["remeasured_n"], later["remeasured_last"])
     questions = (later["questions_n"], later["questions_last"])
-    return f"{errata}|{runs}|{versions}|{remeasured}|{questions}"
+    # Which of its items reviewers are rating blind now: their facts are withheld while they
+    # are, so a page cached before a round opened (or was submitted) must not be served after.
+    blind = blinding.cache_key_part(release)
+    return f"{errata}|{runs}|{later['versions']}|{remeasured}|{questions}|{blind}"
 
 
 def _controls_key(request, controls: tuple[str, ...]) -> str:

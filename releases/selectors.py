@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet
 
 from evolution.models import TestCase
 from evolution.rendering import examples_to_show, render_statement
 from review.selectors import problems_under_blind_review
 
-from . import board, difficulty
+from . import blinding, board, difficulty
 from .gate import GateRules, RulesError
 from .models import (
     Benchmark,
@@ -189,16 +189,29 @@ def release_counts(*, release: Release) -> dict:
     }
 
 
+def public_release_counts(*, release: Release, withhold_origin: bool) -> dict:
+    """``release_counts`` as public pages show them: without the evolved / original split
+    while a problem of the release is under blind review (``origin_withheld``)."""
+    counts = release_counts(release=release)
+    if withhold_origin:
+        counts.update(evolved=None, original=None)
+    counts["origin_withheld"] = withhold_origin
+    return counts
+
+
 # --- public side ----------------------------------------------------------------------------
 
 
 def public_release_list() -> QuerySet[Release]:
+    """Published releases with their origin counts and ``origin_withheld``: True while one
+    of their problems is under blind review (the page then leaves the counts out)."""
     return (
         Release.objects.filter(state=ReleaseState.PUBLISHED)
         .select_related("benchmark")
         .annotate(
             n_evolved=Count("items", filter=Q(items__origin="evolved")),
             n_original=Count("items", filter=Q(items__origin="original")),
+            origin_withheld=blinding.release_has_blind_problem_q(OuterRef("pk")),
         )
         .order_by("benchmark__name", "-major", "-minor", "-patch")
     )
@@ -237,14 +250,16 @@ class PublicItem:
     harness: str
     entry_point: str
     starter_code: str
-    time_limit_s: float
-    memory_mb: int
+    time_limit_s: float | None
+    memory_mb: int | None
     examples: list[PublicExample]  # the public examples the statement does not already show
     hidden_tests: int
-    # True while reviewers rate this problem blind: origin and tags are then left out.
+    # True while reviewers rate this problem blind (releases.blinding): origin, tags,
+    # difficulty and its basis, and the limits are then left out (None / empty). The review
+    # page shows a group's problems with one set of limits and no origin; the real limits, a
+    # dataset's label or a measurement would each tell the seed from its evolutions.
     withheld: bool = False
-    # What the difficulty label rests on (a measurement or the dataset's label); withheld
-    # with the origin, which it would give away.
+    # What the difficulty label rests on (a measurement or the dataset's label).
     difficulty_basis: str = ""
 
 
@@ -255,7 +270,7 @@ def _public_item(item: ReleaseItem, *, with_examples: bool, withheld: bool) -> P
         public_id=item.public_id,
         title=item.title,
         origin="" if withheld else item.origin,
-        difficulty=item.difficulty,
+        difficulty="" if withheld else item.difficulty,
         tags=[] if withheld else list(item.tags or []),
         withheld=withheld,
         difficulty_basis=""
@@ -268,8 +283,8 @@ def _public_item(item: ReleaseItem, *, with_examples: bool, withheld: bool) -> P
         harness=record.get("harness", ""),
         entry_point=record.get("entry_point", ""),
         starter_code=record.get("starter_code", ""),
-        time_limit_s=float(record.get("time_limit_s", 0)),
-        memory_mb=int(record.get("memory_mb", 0)),
+        time_limit_s=None if withheld else float(record.get("time_limit_s", 0)),
+        memory_mb=None if withheld else int(record.get("memory_mb", 0)),
         examples=examples_to_show(
             record.get("statement", ""),
             [
@@ -289,19 +304,23 @@ class PublicQuestion:
 
     public_id: str
     reasoning_type: str
-    difficulty: int
+    difficulty: int | None
     question: str
+    # True while reviewers rate this question blind: its type and difficulty are left out.
+    withheld: bool = False
 
 
-def public_release_questions(*, release: Release) -> list[PublicQuestion]:
+def public_release_questions(*, release: Release, blind=frozenset()) -> list[PublicQuestion]:
+    """``blind``: public ids under blind review (``blinding.Blind``, or a set of them)."""
     if release.state != ReleaseState.PUBLISHED:
         return []
     return [
         PublicQuestion(
             public_id=q.public_id,
-            reasoning_type=q.reasoning_type,
-            difficulty=q.difficulty,
+            reasoning_type="" if q.public_id in blind else q.reasoning_type,
+            difficulty=None if q.public_id in blind else q.difficulty,
             question=q.question,
+            withheld=q.public_id in blind,
         )
         for q in release.questions.order_by("position").only(
             "public_id", "reasoning_type", "difficulty", "question"

@@ -17,8 +17,9 @@ from django.views.decorators.http import require_GET, require_POST
 from benchapp.roles import ADMIN, CURATOR, role_required
 from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
 
+from . import blinding, exporters, independent, jobs, leaderboard, living, selectors, services
 from . import board as leaderboard_board
-from . import exporters, independent, jobs, leaderboard, living, selectors, services
+from .blinding import COUNTS_WITHHELD, closed_while_rating_blind
 from .gate_form import GateRulesForm, RulesJSONError, parse_rules_json
 from .models import Benchmark, ErratumKind, LeaderboardRun, Release, ReleaseItem
 from .page_cache import cached_public_page
@@ -36,9 +37,12 @@ def _errors(request, exc: ValidationError) -> None:
 
 
 @require_GET
+@closed_while_rating_blind
 def public_list(request):
     return render(
-        request, "releases/public_list.html", {"releases": selectors.public_release_list()}
+        request,
+        "releases/public_list.html",
+        {"releases": selectors.public_release_list(), "counts_withheld": COUNTS_WITHHELD},
     )
 
 
@@ -50,28 +54,39 @@ def _published(slug: str, version: str) -> Release:
 
 
 @require_GET
+@closed_while_rating_blind
 @cached_public_page
 def public_detail(request, slug: str, version: str):
     release = _published(slug, version)
+    blind = blinding.release_blind(release)
     changelog = selectors.release_changelog(release=release)
+    reasons = living.changelog_reasons(release=release, changelog=changelog)
     return render(
         request,
         "releases/public_detail.html",
         {
             "release": release,
-            "counts": selectors.release_counts(release=release),
+            "counts": selectors.public_release_counts(
+                release=release, withhold_origin=blind.counts_withheld
+            ),
+            "counts_withheld": COUNTS_WITHHELD,
             "changelog": changelog,
-            "changelog_reasons": living.changelog_reasons(release=release, changelog=changelog),
+            "changelog_reasons": blinding.withhold_changelog_reasons(
+                reasons, changelog=changelog, blind=blind
+            ),
             "errata": selectors.release_errata(release=release),
             "items": selectors.public_release_items(release=release),
-            "questions": selectors.public_release_questions(release=release),
-            "card": exporters.card_markdown(release, yaml_header=False),
+            "questions": selectors.public_release_questions(release=release, blind=blind),
+            "card": exporters.card_markdown(
+                release, yaml_header=False, withhold_origin=blind.counts_withheld
+            ),
             "saturation": living.saturation_share(release=release),
         },
     )
 
 
 @require_GET
+@closed_while_rating_blind
 @cached_public_page
 def public_item(request, slug: str, version: str, public_id: str):
     release = _published(slug, version)
@@ -79,14 +94,16 @@ def public_item(request, slug: str, version: str, public_id: str):
         item = selectors.public_release_item(release=release, public_id=public_id)
     except ReleaseItem.DoesNotExist:
         raise Http404("No such problem in this release.")
+    # A measured pass@1 over time is a difficulty: withheld with the label.
+    history = (
+        {"history_withheld": True}
+        if item.withheld
+        else living.item_context(release=release, public_id=public_id)
+    )
     return render(
         request,
         "releases/public_item.html",
-        {
-            "release": release,
-            "item": item,
-            **living.item_context(release=release, public_id=public_id),
-        },
+        {"release": release, "item": item, **history},
     )
 
 
@@ -94,15 +111,20 @@ LEADERBOARD_CONTROLS = ("after", "model", "sort", "dir")
 
 
 @require_GET
+@closed_while_rating_blind
 @cached_public_page(controls=LEADERBOARD_CONTROLS)
 def public_leaderboard(request, slug: str, version: str):
     release = _published(slug, version)
+    # While a problem is rated blind, pass@1 by difficulty and by origin would split the
+    # release by both (and give the counts with each estimate's n).
+    breakdowns = not blinding.release_blind(release).counts_withheld
     board = leaderboard_board.build(
         release=release,
         sort=request.GET.get("sort", "pass1"),
         descending=request.GET.get("dir", "desc") != "asc",
         after=leaderboard_board.parse_after(request.GET.get("after")),
         model=request.GET.get("model", "")[:200],
+        breakdowns=breakdowns,
     )
     chart = [
         {
@@ -136,16 +158,20 @@ def public_leaderboard(request, slug: str, version: str):
                 (i + 1 for i, d in enumerate(board.dates) if d >= board.after), len(board.dates)
             ),
             "saturation": living.saturation_share(release=release),
+            "breakdown_withheld": not breakdowns,
         },
     )
 
 
 @require_GET
+@closed_while_rating_blind
 @cached_public_page
 def public_card(request, slug: str, version: str):
     release = _published(slug, version)
+    withhold = blinding.release_blind(release).counts_withheld
     return HttpResponse(
-        exporters.card_markdown(release), content_type="text/markdown; charset=utf-8"
+        exporters.card_markdown(release, withhold_origin=withhold),
+        content_type="text/markdown; charset=utf-8",
     )
 
 

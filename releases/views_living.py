@@ -15,16 +15,19 @@ from django.views.decorators.http import require_GET, require_POST
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
 from evolution.models import Campaign, ModelEndpoint
 
-from . import calibration, living, living_plots
+from . import blinding, calibration, living, living_plots
+from .blinding import closed_while_rating_blind
 from .models import Benchmark, Release, RemeasurementTrigger
 
 CURATORS = (ADMIN, CURATOR)
 
 
 @require_GET
+@closed_while_rating_blind
 def living_page(request, slug: str):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     curator = any(has_role(request.user, role) for role in CURATORS)
+    data = living.benchmark_living(benchmark=benchmark)
     return render(
         request,
         "releases/living.html",
@@ -33,7 +36,9 @@ def living_page(request, slug: str):
             "curator": curator,
             "endpoints": ModelEndpoint.objects.order_by("name") if curator else [],
             "schedule_hours": settings.LIVING_REMEASURE_HOURS,
-            **living.benchmark_living(benchmark=benchmark),
+            # Curators see every flag; the public page leaves out those of problems under
+            # blind review (a saturation flag is a measured difficulty).
+            **(data if curator else blinding.withhold_living(data)),
         },
     )
 

@@ -11,7 +11,8 @@ from django.views.decorators.http import require_GET, require_POST
 from benchapp.roles import ADMIN, CURATOR, role_required
 from evolution.models import ModelEndpoint
 
-from . import question_leaderboard
+from . import blinding, question_leaderboard
+from .blinding import closed_while_rating_blind
 from .models import Release
 from .page_cache import cached_public_page
 from .tasks import enqueue_question_run
@@ -40,15 +41,22 @@ def question_run_new(request, pk: int):
 
 
 @require_GET
+@closed_while_rating_blind
 @cached_public_page
 def public_question_leaderboard(request, slug: str, version: str):
     release = _published(slug, version)
+    board = question_leaderboard.public_question_leaderboard(release=release)
+    # Scores by type and by level would split the questions reviewers rate blind by both.
+    withheld = bool(blinding.release_blind(release).questions)
+    if withheld:
+        board = {**board, "types": [], "levels": []}
     return render(
         request,
         "releases/question_leaderboard.html",
         {
             "release": release,
             "questions": release.questions.count(),
-            **question_leaderboard.public_question_leaderboard(release=release),
+            "breakdown_withheld": withheld,
+            **board,
         },
     )

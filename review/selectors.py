@@ -437,6 +437,28 @@ def problems_under_blind_review() -> set[int]:
     )
 
 
+def items_under_blind_review() -> QuerySet[GroupItem]:
+    """The group items (problems and reasoning items) reviewers are rating blind right now, as
+    an unevaluated query: callers filter by its ``problem_id`` or ``reasoning_item_id``
+    values inside their own query (one SQL statement)."""
+    return GroupItem.objects.filter(
+        group__round__status=RoundStatus.OPEN,
+        group__assignments__submitted_at__isnull=True,
+    )
+
+
+def rates_blind_now(*, user) -> bool:
+    """True while ``user`` has an assignment of an open round not yet submitted: they are
+    rating problems blind, so public pages about released problems are off limits to them."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return Assignment.objects.filter(
+        reviewer=user,
+        submitted_at__isnull=True,
+        group__round__status=RoundStatus.OPEN,
+    ).exists()
+
+
 # Releases sit above review: they register how to find the published releases that show given
 # problems (releases/apps.py), so review never imports them.
 _published_lookup = None

@@ -183,6 +183,7 @@ def test_the_public_pages_show_questions_but_never_reference_answers(personas, r
         "reasoning_type",
         "difficulty",
         "question",
+        "withheld",  # type and difficulty left out while the question is rated blind
     }
 
 

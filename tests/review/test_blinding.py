@@ -288,7 +288,12 @@ def _published_release_under_review(personas):
 def test_public_pages_hide_origin_and_reviewer_tags_of_problems_under_blind_review(personas):
     release, _, under_review = _published_release_under_review(personas)
     assert len(under_review) >= 2 and any(u.tags for u in under_review), "fixture changed"
-    fetched = crawl_public_surface(personas.reviewer_a.client)
+    # Reviewer A, rating these problems blind, gets no public release page at all (the
+    # crawl of tests/releases/test_blind_review_public.py checks every page); anyone else
+    # gets the pages without origin and tags.
+    off_limits = crawl_public_surface(personas.reviewer_a.client)
+    assert [(f.status, "off limits" in f.body) for f in off_limits] == [(403, True)]
+    fetched = crawl_public_surface(personas.anonymous.client)
     item_pages = [f for f in fetched if "/items/" in f.label and f.status == 200]
     assert len(item_pages) >= len(under_review)
     assert public_page_leaks(fetched, under_review) == []

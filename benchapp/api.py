@@ -1,4 +1,5 @@
-"""The HTTP API: one NinjaAPI mounting each app's Router. OpenAPI at /api/docs."""
+"""The HTTP API: one NinjaAPI mounting each app's Router. OpenAPI at /api/openapi.json and
+/api/docs, for admins and curators (``access.schema_for_staff``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.utils import timezone
 from ninja import Field, NinjaAPI, Router, Schema
 from ninja.security import HttpBearer, django_auth
 
+from .access import schema_for_staff
 from .models import APIToken
 
 logger = logging.getLogger(__name__)
@@ -82,6 +84,8 @@ api = BenchForgeAPI(
     version="1",
     docs_url="/docs",
     auth=[BearerToken(), django_auth],
+    # The schema and its docs page: admins and curators (session or API token), no one else.
+    docs_decorator=schema_for_staff,
 )
 
 

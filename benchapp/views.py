@@ -4,6 +4,7 @@ from django.db import connection
 from django.http import HttpResponse
 from django.shortcuts import render
 
+from .access import request_user, sees_operations
 from .health import broker_reachable, cached_report, workers_per_queue
 from .roles import ADMIN, CURATOR, user_roles
 
@@ -18,11 +19,19 @@ def home(request):
     return render(request, "benchapp/home.html", context)
 
 
+# What anyone else learns from the probe: the status, which its HTTP code says too.
+_STATUS_ONLY = {200: b'{"status": "ok"}'}
+_UNHEALTHY = b'{"status": "unhealthy"}'
+
+
 def healthz(request):
     """The probe: answered from the report ``health.cached_report`` keeps (``_healthz_checks``
     at most once per ``HEALTHZ_REPORT_SECONDS`` per process), so a busy probe costs almost
-    nothing."""
+    nothing. Admins (signed in, or with an admin's API token) get the whole report; anyone
+    else the status and the HTTP code only, never the checks, queues or worker host names."""
     status, content = cached_report(_healthz_checks)
+    if not sees_operations(request_user(request)):
+        content = _STATUS_ONLY.get(status, _UNHEALTHY)
     return HttpResponse(content, status=status, content_type="application/json")
 
 

@@ -439,6 +439,9 @@ def item_context(*, release: Release, public_id: str) -> dict:
 
 # --- re-evolution ----------------------------------------------------------------------------
 
+# Campaign states whose re-evolution gave nothing back (``CampaignState`` values).
+GIVEN_BACK_STATES = ("failed", "cancelled")
+
 
 def _retire_reason(flag: SaturationFlag) -> str:
     models_text = ", ".join(flag.saturating_models) or "the panel"
@@ -468,10 +471,14 @@ def reevolution_create(
     from evolution.services import campaigns as campaign_services
 
     flags = list(SaturationFlag.objects.active().filter(release=release).order_by("public_id"))
-    # A problem is re-evolved once: a second action takes only the newly saturated ones.
+    # A problem is re-evolved once: a second action takes only the newly saturated ones. A
+    # re-evolution whose campaign failed or was cancelled gave nothing back: its problems can be
+    # re-evolved again.
     taken_ids = {
         pid
-        for retired in ReEvolution.objects.filter(release=release).values_list("retired", flat=True)
+        for retired in ReEvolution.objects.filter(release=release)
+        .exclude(campaign__state__in=GIVEN_BACK_STATES)
+        .values_list("retired", flat=True)
         for pid in retired
     }
     flags = [f for f in flags if f.public_id not in taken_ids]

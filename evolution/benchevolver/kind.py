@@ -14,6 +14,8 @@ Each stage's database side is ``stages/<module>.py`` (named as the pure logic it
 
 from __future__ import annotations
 
+from collections import Counter
+
 from django.db.models import Q
 
 from evolution.judging.difficulty import INFRA_ERROR
@@ -132,6 +134,22 @@ def finished(campaign: Campaign) -> bool:
     ).exists()
 
 
+def failure(campaign: Campaign) -> str | None:
+    """A campaign whose every candidate ended in an error (the evolver refused every call, or
+    its every answer was unusable) made nothing: it fails with the commonest reason rather than
+    reading "every lineage finished". A campaign that made no candidate (every seed skipped by
+    calibration) did what it was asked and completes."""
+    candidates = Candidate.objects.filter(lineage__campaign_id=campaign.pk)
+    total = candidates.count()
+    if not total or candidates.exclude(decision=Decision.ERROR).exists():
+        return None
+    reasons = Counter(candidates.values_list("decision_reason", flat=True))
+    reason, times = reasons.most_common(1)[0]
+    return (
+        f"every candidate ended in an error ({total} of {total}; {times} of them: {reason[:160]})"
+    )
+
+
 KIND = register(
     Kind(
         name=KIND_NAME,
@@ -198,5 +216,6 @@ KIND = register(
         finished=finished,
         sequential=False,
         completed_reason="every lineage finished",
+        failure=failure,
     )
 )

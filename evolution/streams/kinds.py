@@ -102,6 +102,10 @@ class Kind:
     sequential: bool = True
     # Label of the campaign's completion ("every lineage finished", "all runs finished").
     completed_reason: str = "all work finished"
+    # When the kind has no work left: a reason when what it did amounts to a failure (every
+    # unit ended in an error, e.g. every model call was refused), so the campaign ends
+    # ``failed`` with it instead of ``completed``; None for a real completion.
+    failure: Callable[[Any], str | None] | None = None
     stream_state_field: str = ""
     stream_states: tuple[str, ...] = ()
     stream_edges: tuple[tuple[str, str], ...] = ()

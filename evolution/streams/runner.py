@@ -16,6 +16,7 @@ import logging
 import secrets
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from evolution.llm import BudgetExhausted
-from evolution.models import Campaign, StepFailure
+from evolution.models import Campaign, LLMCall, StepFailure
 from evolution.models.campaigns import CampaignState
 
 from . import errors
@@ -442,6 +443,37 @@ def start_ticking(campaign_id: int) -> None:
     transaction.on_commit(lambda: _send(TICK_TASK, (campaign_id, token)))
 
 
+# --------------------------------------------------------------------------- the end
+
+
+def every_call_failed(campaign: Campaign) -> str | None:
+    """The failure of any kind that declares none of its own: it asked models and not one call
+    got an answer. The reason names the commonest error."""
+    calls = LLMCall.objects.filter(campaign_id=campaign.pk)
+    total = calls.count()
+    if not total or calls.filter(status=LLMCall.Status.OK).exists():
+        return None
+    errors = Counter(calls.values_list("error", flat=True))
+    error, times = errors.most_common(1)[0]
+    return f"every model call failed ({total} of {total}; {times} of them: {error[:160]})"
+
+
+def finish(kind: Kind, campaign: Campaign) -> str:
+    """End a running campaign whose kind has no work left: ``completed`` with the kind's label,
+    or ``failed`` with the reason when the kind says what it did amounts to a failure (a
+    campaign whose every model call was refused is not "finished")."""
+    why = (kind.failure or every_call_failed)(campaign)
+    state = CampaignState.FAILED if why else CampaignState.COMPLETED
+    now = timezone.now()
+    Campaign.objects.filter(pk=campaign.pk, state=CampaignState.RUNNING).update(
+        state=state,
+        state_reason=(why or kind.completed_reason)[:300],
+        finished_at=now,
+        updated_at=now,
+    )
+    return state
+
+
 # --------------------------------------------------------------------------- the tick
 
 
@@ -467,13 +499,7 @@ def tick(*, campaign_id: int, token: str | None = None, reschedule: bool = True)
     if token:  # the chain is alive: its heartbeat for the supervisor
         Campaign.objects.filter(pk=campaign_id, tick_token=token).update(ticked_at=now)
     if dispatch(campaign):
-        Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
-            state=CampaignState.COMPLETED,
-            state_reason="all work finished",
-            finished_at=now,
-            updated_at=now,
-        )
-        return CampaignState.COMPLETED
+        return finish(kind_for(campaign.kind), campaign)
     if reschedule and token:  # only a chain (a token) comes back; a one-off tick does not
         _send(TICK_TASK, (campaign_id, token), countdown=tick_seconds())
     return CampaignState.RUNNING
@@ -515,11 +541,7 @@ def run_inline(
             if campaign.state != CampaignState.RUNNING:
                 return campaign
             if kind.finished(campaign):
-                Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
-                    state=CampaignState.COMPLETED,
-                    state_reason=kind.completed_reason,
-                    finished_at=timezone.now(),
-                )
+                finish(kind, campaign)
                 return Campaign.objects.get(pk=campaign_id)
             ids = active_stream_ids(kind, campaign_id)
             if max_steps is not None:

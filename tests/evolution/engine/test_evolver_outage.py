@@ -77,6 +77,9 @@ def test_an_evolver_endpoint_that_stays_down_pauses_the_campaign_naming_it(fake_
     campaign_resume(campaign_id=campaign.pk)
     type(campaign).objects.filter(pk=campaign.pk).update(state=CampaignState.RUNNING)
     lineage = _advance(lineage, 1)
-    assert LLMCall.objects.filter(endpoint__name="evolver", role="mutator", status="ok").exists()
+    # It answered (prose, no JSON: ledgered unparsable, the candidate an error), so it is up.
+    assert LLMCall.objects.filter(
+        endpoint__name="evolver", role="mutator", status="unparsable"
+    ).exists()
     # Its answer reached the engine again: the round has its candidate.
     assert Candidate.objects.filter(lineage=lineage).exists()

@@ -240,24 +240,35 @@ def _execute(remeasurement_id: int, token: str) -> None:
             run = leaderboard.run_execute(run_id=run.pk)
         if run.state != RunState.COMPLETED:
             failed.append(f"{run.label}: {run.error or run.state}")
-    if failed:
+    measured = [r for r in remeasurement.runs.all() if r.state == RunState.COMPLETED]
+    if not measured:
         jobs.finish(
             Remeasurement, remeasurement_id, token, state="failed", error="; ".join(failed)[:2000]
         )
         return
-    summary = _record(remeasurement, list(remeasurement.runs.all()))
+    # One model that could not be measured does not discard the others' results: what was
+    # measured is recorded, and what was not is named.
+    summary = _record(remeasurement, measured, whole_panel=not failed)
+    if failed:
+        summary["not_measured"] = failed
     jobs.finish(
         Remeasurement,
         remeasurement_id,
         token,
         state="completed",
         summary=summary,
+        error=("not measured: " + "; ".join(failed))[:2000] if failed else "",
         finished_at=timezone.now(),
     )
 
 
 @transaction.atomic
-def _record(remeasurement: Remeasurement, runs: list[LeaderboardRun]) -> dict:
+def _record(
+    remeasurement: Remeasurement, runs: list[LeaderboardRun], *, whole_panel: bool = True
+) -> dict:
+    """Difficulty points and saturation flags from the completed ``runs``. Without the whole
+    panel (a model could not be measured) a flag is raised but never withdrawn: the missing
+    model may be the one above the bound."""
     release = remeasurement.release
     bound = saturation_bound(release)
     now = timezone.now()
@@ -308,7 +319,7 @@ def _record(remeasurement: Remeasurement, runs: list[LeaderboardRun]) -> dict:
                 remeasurement=remeasurement,
             )
             newly.append(item.public_id)
-        elif flag is not None and p <= bound and not above:
+        elif flag is not None and whole_panel and p <= bound and not above:
             flag.withdrawn_at = now
             flag.withdrawn_pass_at_1 = p
             flag.withdrawn_by = remeasurement

@@ -10,7 +10,7 @@ from django.core.cache import cache
 from evolution.models import ModelEndpoint
 from releases import living
 from releases.models import DifficultyPoint, PanelSeat, SaturationFlag
-from tests.support.fake_openai import Fault, FakeOpenAI
+from tests.support.fake_openai import FakeOpenAI, Fault
 
 from .living_support import Panel, endpoint, remeasured_release
 

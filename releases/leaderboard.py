@@ -28,10 +28,11 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from evolution.benchevolver.engine.difficulty import solver_code, solver_messages
+from evolution.judging import attempts
 from evolution.llm import CallContext, LLMClient, LLMError
 from evolution.sandbox import scoring
 
-from . import jobs
+from . import jobs, public_record
 from .models import (
     LeaderboardRun,
     LeaderboardSample,
@@ -264,10 +265,9 @@ def still_failing(failing: dict[str, list[dict]], *, what: str) -> str:
     parts = []
     for name, details in sorted(failing.items()):
         last = ((details[-1] if details else {}).get("infra_errors") or [{}])[-1]
-        status = f"HTTP {last['status']}" if last.get("status") else "no HTTP answer"
         parts.append(
             f"{what} {name!r} keeps failing ({len(details)} sample(s) still unanswered after "
-            f"{INFRA_TRIES} rounds; last: {status}: {last.get('message', '')})"
+            f"{INFRA_TRIES} rounds; last: {attempts.infra_error_text(last)})"
         )
     return "; ".join(parts)
 

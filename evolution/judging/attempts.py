@@ -127,6 +127,17 @@ def _store_infra_error(store: AttemptRows, endpoint, index, earlier, exc: LLMErr
         )
 
 
+def infra_error_text(error: dict) -> str:
+    """One stored infrastructure error (``{"status", "message"}``) as one phrase, its status
+    said once: "HTTP 400: the provider refused the parameter 'temperature'" (a client message
+    already starts with its status), "no HTTP answer: timed out"."""
+    message = str(error.get("message", "")).strip()
+    status = f"HTTP {error['status']}" if error.get("status") else "no HTTP answer"
+    if message.startswith(status):
+        return message
+    return f"{status}: {message}" if message else status
+
+
 def failing_endpoints(store: AttemptRows, limit: int) -> tuple[list[str], str]:
     """The endpoints whose call for one attempt failed ``limit`` times in a row (down or
     misconfigured), and what the last failure said ("3 failed calls for one attempt; last:
@@ -140,14 +151,13 @@ def failing_endpoints(store: AttemptRows, limit: int) -> tuple[list[str], str]:
     if not failing:
         return [], ""
     last = (failing[0].details.get("infra_errors") or [{}])[-1]
-    status = f"HTTP {last['status']}" if last.get("status") else "no HTTP answer"
     for attempt in failing:
         store.model.objects.filter(pk=attempt.pk).update(
             details={**attempt.details, "infra_failures": 0}
         )
     return (
         sorted({a.endpoint.name for a in failing}),
-        f"{limit} failed calls for one attempt; last: {status}: {last.get('message', '')}",
+        f"{limit} failed calls for one attempt; last: {infra_error_text(last)}",
     )
 
 

@@ -49,6 +49,9 @@ def test_a_model_that_cannot_be_measured_keeps_the_others_results():
     assert done.state == "completed", done.error
     assert done.summary["not_measured"] and done.summary["not_measured"][0].startswith("broken")
     assert done.error.startswith("not measured: broken")
+    # The provider's status is said once (it read "HTTP 401: HTTP 401: …").
+    assert "last: HTTP 401: the provider refused the key" in done.error
+    assert "HTTP 401: HTTP 401" not in done.error
     assert done.summary["models"] == ["weak"]
     points = DifficultyPoint.objects.filter(remeasurement=done)
     assert points.count() == release.items.count() == 3

@@ -148,3 +148,14 @@ def test_it_never_retries_when_max_retries_is_zero(endpoint, fake):
         LLMClient(endpoint).chat(MESSAGES, role="solver")
 
     assert fake.request_count == 1
+
+
+def test_a_stored_infra_error_says_its_status_once():
+    from evolution.judging.attempts import infra_error_text
+
+    assert infra_error_text({"status": 400, "message": "HTTP 400: the provider refused"}) == (
+        "HTTP 400: the provider refused"
+    )
+    assert infra_error_text({"status": 503, "message": "busy"}) == "HTTP 503: busy"
+    assert infra_error_text({"message": "timed out"}) == "no HTTP answer: timed out"
+    assert infra_error_text({}) == "no HTTP answer"

@@ -93,7 +93,13 @@ class Command(BaseCommand):
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
             verb = "ALTER" if cursor.fetchone() else "CREATE"
-            attrs = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
+            # Only a superuser may change the superuser-class attributes (SUPERUSER,
+            # REPLICATION, BYPASSRLS), even to switch them off: a re-run by an owner with
+            # CREATEROLE leaves them as they are, and the check below refuses a role that has
+            # any of them.
+            attrs = "LOGIN NOCREATEDB NOCREATEROLE"
+            if verb == "CREATE":
+                attrs += " NOSUPERUSER NOREPLICATION NOBYPASSRLS"
             if password:
                 cursor.execute(f'{verb} ROLE "{role}" {attrs} PASSWORD %s', [password])
             else:

@@ -268,7 +268,9 @@ elif BROKER_KIND == "filesystem":
     _spool = DATA_DIR / "broker"
     for _sub in ("out", "processed", "control"):
         (_spool / _sub).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_URL = "filesystem://"
+    # A host name the transport ignores; without one kombu warns "No hostname was supplied" on
+    # every connection (each `run_campaign` printed it).
+    CELERY_BROKER_URL = "filesystem://localhost/"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_spool / "out"),
         "data_folder_out": str(_spool / "out"),
@@ -278,7 +280,7 @@ elif BROKER_KIND == "filesystem":
         "store_processed": False,
     }
 else:
-    CELERY_BROKER_URL = "memory://"
+    CELERY_BROKER_URL = "memory://localhost/"
     CELERY_BROKER_TRANSPORT_OPTIONS = {}
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 # Surviving a broker outage (docs/deployment.md#outages): a worker keeps trying to reconnect for

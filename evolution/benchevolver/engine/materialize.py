@@ -156,6 +156,25 @@ def example_pair(test: GeneratedTest | dict) -> tuple[str, str]:
 
 
 @dataclass
+class GeneratorRun:
+    """One run of the test generator (``--tier T --seed N``): how it ended and, when it ended
+    OK, the input it wrote (streamed to a file, bounded by the test-size limit, then read back)."""
+
+    status: str
+    text: str = ""
+    stderr: str = ""
+
+
+class MaterializeError(StageError):
+    """Materialization failed; ``counts`` says how far it got (the statement's public examples
+    and the hidden inputs kept before it stopped), for the ledger."""
+
+    def __init__(self, reason: str, *, public: int, hidden: int, generated: int):
+        super().__init__(reason)
+        self.counts = {"public": public, "hidden": hidden, "generated": generated}
+
+
+@dataclass
 class Materialized:
     public: list[GeneratedTest]
     hidden: list[GeneratedTest]
@@ -179,53 +198,65 @@ def materialize(
     tier_counts: dict[str, int],
     limits,
     run_batch: Callable,
+    generate: Callable[[str, int], GeneratorRun],
+    max_test_bytes: int,
     validate_inputs: Callable[[list[str]], list[tuple[bool, str]]] | None = None,
     min_distinct_per_tier: int = 0,
     comparison: dict | None = None,
 ) -> Materialized:
     """Generate hidden inputs, then run C' on public and hidden inputs to get every output.
 
-    A generator that ignores its seed (fewer than ``min_distinct_per_tier`` distinct inputs
-    in a tier that asked for that many) fails like a crashing one. ``validate_inputs`` (the
-    statement's input validator) judges every generated input; refused ones are dropped and
-    reported in ``invalid_inputs``.
+    ``generate(tier, seed)`` runs the generator once; what it writes is a test input, bounded
+    by the test-size limit ``max_test_bytes`` (``MAX_TEST_BYTES``), never by the captured
+    output of a program run (``max_output_bytes``). A generator that ignores its seed (fewer
+    than ``min_distinct_per_tier`` distinct inputs in a tier that asked for that many) fails
+    like a crashing one. ``validate_inputs`` (the statement's input validator) judges every
+    generated input; refused ones are dropped and reported in ``invalid_inputs``.
 
     For the assert harness the outputs come from calling C' as the function harness does, and
     each test becomes an assertion program comparing under ``comparison`` (the contract's), run
     once more on C' under the assert harness.
 
-    Raises StageError (candidate invalid) when the generator fails, produces nothing, or C'
-    does not finish a test within the limits (or fails its own assertion program).
+    Raises MaterializeError (candidate invalid; its counts say how far it got) when the
+    generator fails, writes more than ``max_test_bytes``, produces nothing, or C' does not
+    finish a test within the limits (or fails its own assertion program).
     """
     generator_sha = hashlib.sha256(generator.encode()).hexdigest()[:16]
     notes: list[str] = []
     hidden: list[GeneratedTest] = []
-    seen: set[str] = set(examples)
+    # Inputs are told apart by digest: a large one is held once, in its test.
+    seen: set[str] = {_digest(e) for e in examples}
     generated = 0
+
+    def failed(reason: str) -> MaterializeError:
+        return MaterializeError(
+            reason, public=len(examples), hidden=len(hidden), generated=generated
+        )
+
     for tier, count in tier_counts.items():
         tier_texts: set[str] = set()
         for index in range(count):
             seed = BASE_SEED + index
-            outcome = run_batch(
-                generator,
-                [""],
-                harness="stdio",
-                limits=limits,
-                argv=["--tier", tier, "--seed", str(seed)],
-            )[0]
-            if outcome.status != "OK":
-                raise StageError(
-                    f"test generator failed on tier {tier} seed {seed}: {outcome.status} {outcome.stderr[-300:]}".strip()
+            run = generate(tier, seed)
+            if run.status == "OLE":
+                raise failed(
+                    f"test generator wrote more than MAX_TEST_BYTES ({max_test_bytes} bytes) "
+                    f"on tier {tier} seed {seed}"
                 )
-            text = outcome.stdout if outcome.stdout.endswith("\n") else outcome.stdout + "\n"
+            if run.status != "OK":
+                raise failed(
+                    f"test generator failed on tier {tier} seed {seed}: {run.status} {run.stderr[-300:]}".strip()
+                )
+            text = run.text if run.text.endswith("\n") else run.text + "\n"
             if not text.strip():
-                raise StageError(f"test generator printed nothing for tier {tier} seed {seed}")
+                raise failed(f"test generator printed nothing for tier {tier} seed {seed}")
             generated += 1
-            tier_texts.add(text)
-            if text in seen:
+            digest = _digest(text)
+            tier_texts.add(digest)
+            if digest in seen:
                 notes.append(f"duplicate input dropped (tier {tier}, seed {seed})")
                 continue
-            seen.add(text)
+            seen.add(digest)
             hidden.append(
                 GeneratedTest(
                     tier=tier,
@@ -236,7 +267,7 @@ def materialize(
             )
         wanted = min(count, min_distinct_per_tier)
         if wanted >= 2 and len(tier_texts) < wanted:
-            raise StageError(
+            raise failed(
                 f"test generator ignores its seed: tier {tier} gave {len(tier_texts)} distinct "
                 f"input(s) for {count} seeds (at least {wanted} required)"
             )
@@ -252,7 +283,7 @@ def materialize(
                 )
         hidden = kept
     if not hidden:
-        raise StageError("test generator produced no usable hidden test")
+        raise failed("test generator produced no usable hidden test")
     public = [
         GeneratedTest(tier="public", input=e, hidden=False, provenance={"source": "writer example"})
         for e in examples
@@ -264,23 +295,37 @@ def materialize(
         code, [t.input for t in tests], harness=calls, limits=limits, entry_point=entry_point
     )
     for test, outcome in zip(tests, outcomes, strict=True):
+        if outcome.status == "OLE":
+            # Every program judged on the test is held to the same cap: an expected output
+            # longer than it could never be matched.
+            raise failed(
+                f"reference solution printed more than max_output_bytes "
+                f"({limits.max_output_bytes} bytes) on {_where(test)}"
+            )
         if outcome.status != "OK":
-            raise StageError(
+            raise failed(
                 f"reference solution {outcome.status} on {_where(test)}: {outcome.stderr[-300:]}".strip()
             )
         test.output = outcome.stdout
     if harness == "assert":
-        _as_assertion_programs(
-            tests,
-            code=code,
-            entry_point=entry_point,
-            comparison=comparison or {},
-            limits=limits,
-            run_batch=run_batch,
-        )
+        try:
+            _as_assertion_programs(
+                tests,
+                code=code,
+                entry_point=entry_point,
+                comparison=comparison or {},
+                limits=limits,
+                run_batch=run_batch,
+            )
+        except StageError as exc:
+            raise failed(exc.reason) from None
     return Materialized(
         public=public, hidden=hidden, notes=notes, invalid_inputs=invalid, generated=generated
     )
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _where(test: GeneratedTest) -> str:

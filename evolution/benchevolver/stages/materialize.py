@@ -4,6 +4,13 @@ candidate's public and hidden tests are stored."""
 
 from __future__ import annotations
 
+import os
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
+
+from evolution import sandbox
 from evolution.benchevolver.engine import materialize, propose
 from evolution.benchevolver.engine.types import StageError
 from evolution.llm import BudgetExhausted, LLMError
@@ -106,6 +113,56 @@ def _input_checker(ctx: Ctx, cand: Candidate, examples: list[str]):
     return check
 
 
+MIB = 1024 * 1024
+
+
+def _generator_runs(ctx: Ctx, cand: Candidate, program: str):
+    """``generate(tier, seed)`` for ``materialize``: one run of the generator with its output
+    streamed into a temporary file under the data directory (removed afterwards), bounded by
+    the test-size limit ``MAX_TEST_BYTES``, not by ``max_output_bytes`` (the cap on a judged
+    program's captured output); the input is read back from the file, one test at a time.
+    The run's memory gets room for that much output (the sandbox holds it in a memory file
+    until the run ends)."""
+    limit = settings.MAX_TEST_BYTES
+    base = ctx.limits()
+    limits = sandbox.Limits(
+        time_s=base.time_s,
+        memory_mb=base.memory_mb + -(-limit // MIB),
+        max_output_bytes=limit,
+    )
+    scratch = Path(settings.DATA_DIR) / "benchevolver" / "tmp"
+
+    def generate(tier: str, seed: int) -> materialize.GeneratorRun:
+        scratch.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(
+            prefix=f"generator-k{cand.pk}-{tier}-{seed}-", suffix=".in", dir=scratch
+        )
+        os.close(handle)
+        path = Path(name)
+        try:
+            outcome = sandbox.run_to_file(
+                program,
+                "",
+                path,
+                harness="stdio",
+                limits=limits,
+                argv=["--tier", tier, "--seed", str(seed)],
+            )
+            if outcome.status == "SE":
+                raise SandboxFailure(
+                    f"sandbox failure while running the test generator: {outcome.stderr[-300:]}"
+                )
+            if outcome.status != "OK":
+                return materialize.GeneratorRun(status=outcome.status, stderr=outcome.stderr)
+            # Decoded as a captured run's stdout is.
+            text = path.read_bytes().decode("utf-8", "replace")
+            return materialize.GeneratorRun(status="OK", text=text, stderr=outcome.stderr)
+        finally:
+            path.unlink(missing_ok=True)
+
+    return generate
+
+
 def act_materialize(ctx: Ctx, action: Action) -> None:
     cand = _candidate_or_none(action)
     gen = cand.generators
@@ -120,11 +177,15 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
             tier_counts=ctx.tier_counts(),
             limits=ctx.limits(),
             run_batch=execution.run_batch,
+            generate=_generator_runs(ctx, cand, gen["program"]),
+            max_test_bytes=settings.MAX_TEST_BYTES,
             validate_inputs=check_inputs,
             min_distinct_per_tier=ctx.settings.min_distinct_inputs_per_tier,
             comparison=_comparison(cand),
         )
     except StageError as exc:
+        # How far it got (public examples, hidden inputs kept), for the ledger line.
+        counts = getattr(exc, "counts", {})
         generator_fault = exc.reason.startswith("test generator")
         if (
             generator_fault
@@ -137,6 +198,7 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
                     "step": "materialize",
                     "outcome": "generator failed; regenerating",
                     "reason": exc.reason,
+                    **counts,
                 },
             )
             cand.generators = {**gen, "generator_feedback": exc.reason}
@@ -144,7 +206,7 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
             cand.test_repairs += 1
             move_candidate(cand, Stage.PROPOSED, "generators", "validation_ledger", "test_repairs")
             return
-        _ledger(cand, {"step": "materialize", "outcome": "invalid", "reason": exc.reason})
+        _ledger(cand, {"step": "materialize", "outcome": "invalid", "reason": exc.reason, **counts})
         cand.save(update_fields=["validation_ledger"])
         _decide(ctx, cand, Decision.INVALID, exc.reason)
         return

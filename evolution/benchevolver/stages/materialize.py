@@ -20,7 +20,15 @@ from evolution.services import execution
 from evolution.streams.errors import SandboxFailure
 
 from .accept import _decide
-from .common import Action, Ctx, _candidate_or_none, _comparison, _ledger, move_candidate
+from .common import (
+    Action,
+    Ctx,
+    _candidate_or_none,
+    _comparison,
+    _ledger,
+    move_candidate,
+    parse_answer,
+)
 
 
 def act_write_tests(ctx: Ctx, action: Action) -> None:
@@ -48,7 +56,7 @@ def act_write_tests(ctx: Ctx, action: Action) -> None:
             key=f"round={cand.round};try={cand.test_repairs}{revision}",
             candidate=cand,
         )
-        program = materialize.parse_generator(answer.content)
+        program = parse_answer(answer, materialize.parse_generator)
     except StageError as exc:
         _decide(ctx, cand, Decision.INVALID, exc.reason)
         return
@@ -77,7 +85,7 @@ def _write_input_validator(ctx: Ctx, cand: Candidate) -> str:
             key=f"round={cand.round};repair={cand.spec_repairs}",
             candidate=cand,
         )
-        return materialize.parse_validator(answer.content)
+        return parse_answer(answer, materialize.parse_validator)
     except BudgetExhausted:
         raise
     except (StageError, LLMError) as exc:

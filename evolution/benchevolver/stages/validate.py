@@ -10,7 +10,7 @@ from __future__ import annotations
 from evolution.benchevolver.engine import materialize, propose, validate
 from evolution.benchevolver.engine.types import StageError
 from evolution.judging import difficulty
-from evolution.llm import BudgetExhausted, LLMError
+from evolution.llm import BudgetExhausted, LLMError, mark_unparsable
 from evolution.llm.fanout import fanout_threads, parallel
 from evolution.models import Candidate
 from evolution.models.campaigns import Decision, Stage
@@ -28,6 +28,7 @@ from .common import (
     _contract,
     _ledger,
     move_candidate,
+    parse_answer,
 )
 
 
@@ -92,7 +93,7 @@ def act_validate_witnesses(ctx: Ctx, action: Action) -> None:
                 key=f"round={cand.round};repair={version}",
                 candidate=cand,
             )
-            gen["brute_force"] = validate.parse_brute_force(answer.content)
+            gen["brute_force"] = parse_answer(answer, validate.parse_brute_force)
         if "oracle_outputs" not in gen:
             messages, template = validate.oracle_messages(
                 statement=body,
@@ -107,7 +108,7 @@ def act_validate_witnesses(ctx: Ctx, action: Action) -> None:
                 key=f"round={cand.round};repair={version}",
                 candidate=cand,
             )
-            gen["oracle_outputs"] = validate.parse_oracle(answer.content, len(public))
+            gen["oracle_outputs"] = parse_answer(answer, validate.parse_oracle, len(public))
     except StageError as exc:
         _decide(ctx, cand, Decision.INVALID, exc.reason)
         return
@@ -445,7 +446,7 @@ def act_repair(ctx: Ctx, action: Action) -> None:
             key=f"round={cand.round};repair={cand.repairs_used}",
             candidate=cand,
         )
-        fixed = validate.parse_repair(answer.content, target)
+        fixed = parse_answer(answer, validate.parse_repair, target)
         outcome = "applied"
     except StageError as exc:
         fixed, outcome = None, f"unusable: {exc.reason}"
@@ -512,6 +513,8 @@ def act_faithfulness_solve(ctx: Ctx, action: Action) -> None:
                 candidate=cand,
             )
             code, problem = difficulty.solver_code(answer.content)
+            if problem:
+                mark_unparsable(answer.call_id, problem)
             answers[index] = {"code": code, "problem": problem}
         except BudgetExhausted as exc:
             budget.append(exc)

@@ -134,6 +134,24 @@ def test_a_panel_answer_without_a_program_is_a_failed_attempt_and_an_unparsable_
     assert others.count() == 7 and set(others.values_list("status", flat=True)) == {"ok"}
 
 
+@pytest.mark.parametrize(
+    ("role", "key"),
+    [("test_generator", "round=1;try=0"), ("brute_force", "round=1;repair=0")],
+)
+def test_unparsable_generator_and_witness_answers_are_ledgered_unparsable(fake_server, role, key):
+    """A test generator or brute force answering prose: its call is ledgered unparsable with
+    the parse error (it read ``ok``)."""
+    table = pack.responses()
+    sort_seed_evolves_with_family(table, "deduplication", passes_per_model=1)
+    put(table, SEED, role, key, "I would do it with a loop, really.")
+    _, lineage = _campaign(fake_server, KeyedResponder(table))
+
+    cand = lineage.candidates.get(round=1)
+    call = cand.llm_calls.filter(role=role).order_by("id").first()
+    assert call.status == "unparsable", (call.status, cand.decision_reason)
+    assert call.error
+
+
 def test_an_unparsable_judge_answer_is_ledgered_unparsable(fake_server):
     table = pack.responses()
     sort_seed_evolves_with_family(table, "deduplication", passes_per_model=1)

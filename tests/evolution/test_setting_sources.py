@@ -137,9 +137,9 @@ DOCS = {
 }
 
 
-def documented_sources(text: str) -> dict[str, str]:
-    """{setting: source cell} of the rows of every markdown table whose header has a
-    "setting" and a "source" column (the setting's name in backticks)."""
+def documented_column(text: str, column: str) -> dict[str, str]:
+    """{setting: cell of ``column``} of the rows of every markdown table whose header has a
+    "setting" column and that one (the setting's name in backticks)."""
     found: dict[str, str] = {}
     header: list[str] | None = None
     for line in text.splitlines():
@@ -150,12 +150,16 @@ def documented_sources(text: str) -> dict[str, str]:
         if header is None:
             header = [c.lower() for c in cells]
             continue
-        if "setting" not in header or "source" not in header or set(cells[0]) <= {"-", " "}:
+        if "setting" not in header or column not in header or set(cells[0]) <= {"-", " "}:
             continue
         name = cells[header.index("setting")].strip("`")
         assert name not in found, f"{name} has two rows"
-        found[name] = cells[header.index("source")]
+        found[name] = cells[header.index(column)]
     return found
+
+
+def documented_sources(text: str) -> dict[str, str]:
+    return documented_column(text, "source")
 
 
 @pytest.mark.parametrize("doc, settings_class", DOCS.items(), ids=list(DOCS))
@@ -164,31 +168,12 @@ def test_the_docs_settings_table_marks_each_default_as_the_code_does(doc, settin
     assert documented == {name: settings_class.source(name) for name in settings_class.names()}
 
 
-def documented_defaults(text: str) -> dict[str, str]:
-    """{setting: default cell} of the rows of every markdown table whose header has a
-    "setting" and a "default" column."""
-    found: dict[str, str] = {}
-    header: list[str] | None = None
-    for line in text.splitlines():
-        if not line.startswith("|"):
-            header = None
-            continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if header is None:
-            header = [c.lower() for c in cells]
-            continue
-        if "setting" not in header or "default" not in header or set(cells[0]) <= {"-", " "}:
-            continue
-        found[cells[header.index("setting")].strip("`")] = cells[header.index("default")]
-    return found
-
-
 @pytest.mark.parametrize("doc, settings_class", DOCS.items(), ids=list(DOCS))
 def test_the_docs_settings_table_states_each_default_as_the_code_has_it(doc, settings_class):
     import ast
 
     defaults = settings_class()
-    documented = documented_defaults((ROOT / "docs" / doc).read_text(encoding="utf-8"))
+    documented = documented_column((ROOT / "docs" / doc).read_text(encoding="utf-8"), "default")
     assert documented, f"{doc} has no settings table with a default column"
     wrong = {}
     for name, cell in documented.items():

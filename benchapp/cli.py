@@ -20,7 +20,16 @@ def main(argv: list[str] | None = None) -> None:
         # The judge needs the sandbox alone: no Django set-up (see evolution/sandbox/cli.py).
         judge_run(argv[1:])
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchapp.settings")
+    from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
+
+    try:
+        settings.INSTALLED_APPS  # noqa: B018 (reading it loads the settings module)
+    except ImproperlyConfigured as exc:
+        # A configuration error is the operator's to fix: one line naming it, no traceback.
+        sys.stderr.write(f"benchforge: configuration error: {exc}\n")
+        raise SystemExit(2) from None
 
     argv[0] = "benchforge"
     execute_from_command_line(argv)

@@ -13,7 +13,10 @@ TEST_ENV := DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/ben
 TEST_WORKERS ?= 2
 
 DEMO_DIR ?= $(CURDIR)/var/demo
-DEMO_ENV := DEBUG=1 BENCHFORGE_DATA_DIR=$(DEMO_DIR) BROKER_KIND=filesystem
+# The demo's endpoints replay cassettes; one an admin adds for a model server on this machine
+# (Ollama, vLLM on 127.0.0.1) is allowed explicitly, and nothing else private (docs/security.md).
+DEMO_ENV := DEBUG=1 BENCHFORGE_DATA_DIR=$(DEMO_DIR) BROKER_KIND=filesystem \
+	ENDPOINT_ALLOWED_PRIVATE_NETWORKS=127.0.0.0/8,::1/128
 DEMO_HOST ?= 127.0.0.1
 DEMO_PORT ?= 8000
 

@@ -6,6 +6,7 @@ malformed, so a bad deployment stops at start-up instead of misbehaving later.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -67,6 +68,22 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if value is None or value == "":
         return list(default)
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_networks(
+    name: str, default: list[str]
+) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """A comma-separated list of IP networks in CIDR form (``127.0.0.0/8,::1/128``); a bare
+    address is a network of one."""
+    networks = []
+    for item in env_list(name, default):
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name} must list IP networks such as 127.0.0.0/8 or 10.1.2.3/32, got {item!r}"
+            )
+    return networks
 
 
 def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:

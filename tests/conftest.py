@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+import os
 from dataclasses import dataclass
 
 import pytest
@@ -9,6 +11,11 @@ from django.conf import settings
 from django.test import Client
 
 from benchapp.services import user_create
+
+# The suite's model endpoints are the loopback fake server (tests/support/fake_openai.py):
+# loopback is allowed explicitly, here and in every process the tests start (workers, the
+# documented commands), and nothing else private (docs/security.md, "Model endpoints").
+LOOPBACK_NETWORKS = "127.0.0.0/8,::1/128"
 
 
 def pytest_configure(config):
@@ -19,6 +26,14 @@ def pytest_configure(config):
             "(make test does this)."
         )
     _flush_as_owner()
+    _allow_loopback_endpoints()
+
+
+def _allow_loopback_endpoints() -> None:
+    os.environ["ENDPOINT_ALLOWED_PRIVATE_NETWORKS"] = LOOPBACK_NETWORKS
+    settings.ENDPOINT_ALLOWED_PRIVATE_NETWORKS = [
+        ipaddress.ip_network(n) for n in LOOPBACK_NETWORKS.split(",")
+    ]
 
 
 def pytest_collection_modifyitems(config, items):

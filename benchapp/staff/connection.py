@@ -5,7 +5,13 @@ Sampling: what a campaign with the default settings sends, resolved by the one f
 engine uses (``evolution.llm.sampling.resolve_sampling``): the endpoint's own temperature, or
 none when it omits temperature, else Table 5's default temperature. An endpoint that refuses
 a temperature (as some reasoning models do) therefore fails the test as it would fail every
-campaign call, instead of connecting because the test sent none."""
+campaign call, instead of connecting because the test sent none.
+
+What the page is told: a status and a short classified reason ("HTTP 401: the provider
+refused the key", "connection refused", "timed out", "not an OpenAI-compatible reply",
+"refused by the endpoint URL policy: ..."), never the reply's body, so the test cannot serve
+as a window onto whatever answers at a URL. The destination is checked by the endpoint URL
+policy (``evolution.llm.urlpolicy``) like every campaign call's."""
 
 from __future__ import annotations
 
@@ -17,6 +23,7 @@ from evolution.benchevolver.engine.config import EvolutionSettings
 from evolution.llm import LLMClient, LLMError
 from evolution.llm import secrets as key_policy
 from evolution.llm.cassette import resolve_path
+from evolution.llm.remote import failure_reason
 from evolution.llm.sampling import resolve_sampling
 from evolution.models import LLMCall, ModelEndpoint
 
@@ -31,7 +38,7 @@ class ConnectionResult:
     ok: bool
     latency_ms: int
     http_status: int | None
-    detail: str  # the answer's start, or what went wrong
+    detail: str  # a short classified outcome; never the reply's body
     call_id: int | None
     sent: str = ""  # the sampling sent, as the campaign page describes it
 
@@ -71,7 +78,7 @@ def endpoint_test_connection(endpoint: ModelEndpoint) -> ConnectionResult:
             ok=False,
             latency_ms=round((time.perf_counter() - started) * 1000),
             http_status=getattr(exc, "status", None) or (call.http_status if call else None),
-            detail=str(exc),
+            detail=failure_reason(exc),
             call_id=call.pk if call else None,
             sent=sent,
         )
@@ -80,17 +87,18 @@ def endpoint_test_connection(endpoint: ModelEndpoint) -> ConnectionResult:
             ok=False,
             latency_ms=round((time.perf_counter() - started) * 1000),
             http_status=None,
-            detail=f"{exc.__class__.__name__}: {exc}",
+            detail=f"the request could not be made ({exc.__class__.__name__})",
             call_id=None,
             sent=sent,
         )
     call = LLMCall.objects.get(pk=result.call_id)
-    answer = result.content.strip()
+    asked = result.content.strip().strip(".!").lower() == "ready"
     return ConnectionResult(
         ok=True,
         latency_ms=round((time.perf_counter() - started) * 1000),
         http_status=call.http_status,
-        detail=(answer[:200] + "…") if len(answer) > 200 else answer or "(an empty answer)",
+        detail="an OpenAI-compatible reply"
+        + ("; the model answered as asked" if asked else "; the model did not answer as asked"),
         call_id=call.pk,
         sent=sent,
     )

@@ -104,9 +104,9 @@ class ModelEndpoint(models.Model):
         return self.provider == Provider.REPLAY
 
     def clean(self):
-        # Policy lives with the gateway (evolution.llm.secrets): which key variables and which
-        # cassette files a worker may be pointed at.
-        from evolution.llm import secrets
+        # Policy lives with the gateway (evolution.llm.secrets, evolution.llm.urlpolicy): which
+        # key variables, which cassette files and which destinations a worker may be pointed at.
+        from evolution.llm import secrets, urlpolicy
 
         errors = {}
         for field, (low, high) in ENDPOINT_BOUNDS.items():
@@ -118,6 +118,8 @@ class ModelEndpoint(models.Model):
             errors["api_key_env"] = problem
         if problem := secrets.cassette_problem(self.cassette):
             errors["cassette"] = problem
+        if problem := urlpolicy.url_problem(self.base_url):
+            errors["base_url"] = problem
         if errors:
             raise ValidationError(errors)
 

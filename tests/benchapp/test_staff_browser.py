@@ -87,7 +87,7 @@ def test_an_admin_sets_up_endpoints_panels_seeds_and_users(live_server, tmp_path
                 outcome = page.locator("#connection-outcome")
                 expect(outcome).to_have_attribute("data-ok", "true", timeout=30_000)
                 expect(outcome).to_contain_text("connected")
-                expect(outcome).to_contain_text("ready")
+                expect(outcome).to_contain_text("the model answered as asked")
                 expect(outcome).to_contain_text(re.compile(r"\d+ ms"))
                 expect(page.locator("#no-errors")).to_be_visible()
 

@@ -133,6 +133,9 @@ def _app_env(*, database: str, data_dir: Path) -> dict[str, str]:
         BENCHFORGE_DATA_DIR=str(data_dir),
         CAMPAIGN_TICK_SECONDS="1",
         LINEAGE_LEASE_SECONDS="120",
+        # The model server of this rehearsal listens on loopback: allowed explicitly, as a
+        # deployment with a model server on the same machine does (docs/security.md).
+        ENDPOINT_ALLOWED_PRIVATE_NETWORKS="127.0.0.0/8,::1/128",
     )
     return env
 

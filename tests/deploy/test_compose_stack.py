@@ -163,6 +163,7 @@ def stack(engine, tmp_path_factory):
                 stack.started = started
             _run(["bash", "-c", command], env=env, cwd=source, timeout=1800)
             stack.timings[command] = time.monotonic() - started
+        _allow_the_model_server(stack, env_file)
         yield stack
     finally:
         # Whatever a test left: both projects down, the machine-B network removed.
@@ -187,6 +188,18 @@ def stack(engine, tmp_path_factory):
             [shutil.which("docker") or "docker", "network", "rm", f"{project}-sandbox"],
             capture_output=True,
         )
+
+
+def _allow_the_model_server(stack: Stack, env_file: Path) -> None:
+    """The tests' model server listens on the stack network's gateway, a private address that
+    the endpoint URL policy refuses by default: allowed (that one address, no more) through
+    the documented env file, then `docker compose up -d` recreates the services it changed,
+    as a lab does for a model server of its own (docs/deployment.md)."""
+    started = time.monotonic()
+    with env_file.open("a") as out:
+        out.write(f"ENDPOINT_ALLOWED_PRIVATE_NETWORKS={_gateway(stack)}/32\n")
+    stack.compose("up", "-d", "--wait", timeout=900)
+    stack.timings["allow the model server"] = time.monotonic() - started
 
 
 def _machine_b_env(env: dict) -> dict:

@@ -474,7 +474,8 @@ def reevolution_create(
     """One action: the saturated problems of ``release`` become the seeds of a new BenchEvolver
     campaign whose target panel is the benchmark's current evaluation panel. The evolver is
     ``evolver`` or the one of the campaign the release came from; ``settings`` are the
-    campaign's algorithm settings (validated; the paper's defaults when None). Left in draft
+    campaign's algorithm settings (validated; when None, those of the BenchEvolver campaign the
+    release came from, else the defaults). Left in draft
     unless ``launch``, so the curator can adjust settings first."""
     from evolution.benchevolver import services as benchevolver_services
     from evolution.models import Panel, PanelMember, ProblemSet
@@ -500,9 +501,18 @@ def reevolution_create(
     seats = list(PanelSeat.objects.filter(benchmark=release.benchmark).select_related("endpoint"))
     if not seats:
         raise ValidationError({"release": "The benchmark has no evaluation panel."})
+    source = (
+        release.campaigns.filter(kind=CampaignKind.BENCHEVOLVER)
+        .exclude(evolver__isnull=True)
+        .order_by("id")
+        .first()
+    )
     if evolver is None:
-        source = release.campaigns.exclude(evolver__isnull=True).order_by("id").first()
         evolver = source.evolver if source else None
+    if settings is None and source is not None:
+        # The campaign the problems came from ran with these: re-evolving them under other
+        # settings (the defaults) would change the method midway.
+        settings = dict(source.settings)
     if evolver is None:
         raise ValidationError({"evolver": "Choose the model that evolves the seeds."})
     items = {

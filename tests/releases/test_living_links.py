@@ -37,3 +37,20 @@ def test_a_pending_reevolution_links_its_campaign_for_curators(personas):
     page = personas.curator.client.get(living).content.decode()
     assert f'<a href="{campaign_url}">{world.campaign.name}</a>' in page
     assert campaign_url not in Client().get(living).content.decode()
+
+
+def test_a_reevolution_draft_inherits_the_source_campaign_s_settings(transactional_db):
+    """(issue: it took the defaults, not the settings the problems were evolved with.)"""
+    from evolution.models import Campaign
+    from releases import living
+
+    from .living_support import remeasured_release
+
+    cache.clear()
+    world, release = remeasured_release()
+    source = {**world.campaign.settings, "max_iters_per_seed": 2, "execution_timeout": 3.0}
+    Campaign.objects.filter(pk=world.campaign.pk).update(settings=source)
+    reevolution = living.reevolution_create(release=release)
+    settings = reevolution.campaign.settings
+    assert (settings["max_iters_per_seed"], settings["execution_timeout"]) == (2, 3.0)
+    assert reevolution.campaign.state == "draft"

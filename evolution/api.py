@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
+from typing import Annotated
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404
-from ninja import Router, Schema
+from ninja import Field, Router, Schema
 
 from benchapp.roles import ADMIN, CURATOR
 
@@ -70,8 +71,8 @@ class EndpointOut(Schema):
 
 class PanelMemberIn(Schema):
     endpoint_id: int
-    # K for this model; None: the campaign's target_eval_k.
-    attempts: int | None = None
+    # K for this model (1-1000, as the admin page's form); None: the campaign's target_eval_k.
+    attempts: Annotated[int, Field(ge=1, le=1000)] | None = None
 
 
 class PanelIn(Schema):

@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
+from typing import Annotated
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.urls import reverse
-from ninja import Schema, Status
+from ninja import Field, Schema, Status
 from ninja.errors import HttpError
 
 from benchapp.roles import ADMIN, has_role
@@ -36,16 +37,26 @@ class ErrorOut(Schema):
     errors: dict = {}
 
 
+# The bounds of a campaign's own fields, as the creation forms have them and within what the
+# columns hold (``campaign_services.CAMPAIGN_BOUNDS``): a value past them is a 422 naming the
+# field (and documented in the OpenAPI schema), never a 500 from the database.
+CampaignName = Annotated[str, Field(min_length=1, max_length=200)]
+SeedLimit = Annotated[int, Field(ge=1, le=campaign_services.INT_MAX)]
+BudgetCalls = Annotated[int, Field(ge=1, le=campaign_services.INT_MAX)]
+BudgetTokens = Annotated[int, Field(ge=1, le=campaign_services.BIGINT_MAX)]
+BudgetCost = Annotated[Decimal, Field(ge=0, max_digits=12, decimal_places=4)]
+
+
 class KindCampaignIn(Schema):
     """The fields every kind's creation payload has (a kind's schema adds its references)."""
 
-    name: str
+    name: CampaignName
     seed_set: str
     settings: dict = {}
-    seed_limit: int | None = None
-    budget_max_calls: int | None = None
-    budget_max_tokens: int | None = None
-    budget_max_cost: Decimal | None = None
+    seed_limit: SeedLimit | None = None
+    budget_max_calls: BudgetCalls | None = None
+    budget_max_tokens: BudgetTokens | None = None
+    budget_max_cost: BudgetCost | None = None
     launch: bool = False
 
     def create_kwargs(self) -> dict:

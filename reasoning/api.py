@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
@@ -11,7 +10,14 @@ from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
 from benchapp.roles import ADMIN, CURATOR
-from evolution.campaign_api import get_or_404, require
+from evolution.campaign_api import (
+    BudgetCalls,
+    BudgetCost,
+    BudgetTokens,
+    CampaignName,
+    get_or_404,
+    require,
+)
 from evolution.models import ModelEndpoint
 
 from . import selectors, services
@@ -27,15 +33,15 @@ def _rc(campaign_id: int) -> ReasoningCampaign:
 
 
 class ReasoningCampaignIn(Schema):
-    name: str
+    name: CampaignName
     generation_endpoint_id: int
     answering_endpoint_id: int
     judge_endpoint_ids: list[int]
     quality_endpoint_id: int | None = None
     settings: dict = {}
-    budget_max_calls: int | None = None
-    budget_max_tokens: int | None = None
-    budget_max_cost: Decimal | None = None
+    budget_max_calls: BudgetCalls | None = None
+    budget_max_tokens: BudgetTokens | None = None
+    budget_max_cost: BudgetCost | None = None
 
 
 class RunStateOut(Schema):

@@ -6,6 +6,7 @@ conditional UPDATE so concurrent callers cannot both win."""
 from __future__ import annotations
 
 import contextlib
+from decimal import Decimal
 
 from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
@@ -49,6 +50,38 @@ def role_endpoints_resolve(role_endpoints: dict | None) -> list[ModelEndpoint]:
     return found
 
 
+INT_MAX = 2**31 - 1  # an integer column (PositiveIntegerField)
+BIGINT_MAX = 2**63 - 1  # a bigint column (PositiveBigIntegerField)
+COST_MAX = Decimal("99999999.9999")  # DecimalField(max_digits=12, decimal_places=4)
+# A campaign's own bounded fields: (least, greatest). The creation forms and APIs refuse what
+# lies outside before calling a create service; the service checks again for every caller.
+CAMPAIGN_BOUNDS = {
+    "seed_limit": (1, INT_MAX),
+    "budget_max_calls": (1, INT_MAX),
+    "budget_max_tokens": (1, BIGINT_MAX),
+    "budget_max_cost": (Decimal(0), COST_MAX),
+}
+
+
+def campaign_bounds_check(**values) -> None:
+    """``ValidationError`` keyed by each field of ``values`` (None is unset) outside
+    ``CAMPAIGN_BOUNDS``: a negative budget or seed limit reached the database's check
+    constraints as a 500 before."""
+    errors = {}
+    for field, value in values.items():
+        if value is None:
+            continue
+        least, greatest = CAMPAIGN_BOUNDS[field]
+        try:
+            inside = least <= value <= greatest
+        except (TypeError, ArithmeticError):  # not a number, or a NaN Decimal
+            inside = False
+        if not inside:
+            errors[field] = [f"must be between {least} and {greatest}, got {value}"]
+    if errors:
+        raise ValidationError(errors)
+
+
 def campaign_record_create(
     *,
     kind: str,
@@ -65,6 +98,12 @@ def campaign_record_create(
     service: its validated settings, its budget, and ``replayed`` when every endpoint it uses
     (``endpoints``) replays a cassette. ``fields``: the kind's other columns (seed set, seed
     limit, evolver, panel, role endpoints)."""
+    campaign_bounds_check(
+        seed_limit=fields.get("seed_limit"),
+        budget_max_calls=budget_max_calls,
+        budget_max_tokens=budget_max_tokens,
+        budget_max_cost=budget_max_cost,
+    )
     return Campaign.objects.create(
         name=name.strip(),
         kind=kind,

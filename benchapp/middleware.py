@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponseBadRequest, JsonResponse
 
 _JSON_NUL = (b"\\u0000", b"\\U0000")  # JSON escapes decode to NUL; case of the hex is free
+_JSON_NUL_ESCAPE = re.compile(rb"\\[uU]0000")
+# Uploads read as bytes by their readers (the seed import's Parquet and gzipped JSON lines);
+# every other upload is text (JSON lines: seed files, solutions files, leaderboard uploads).
+_BINARY_UPLOADS = (".parquet", ".gz")
 
 
 def _has_nul(value) -> bool:
@@ -29,11 +34,14 @@ def _error(request, message: str):
 
 
 class RejectNulMiddleware:
-    """Refuse NUL characters in the URL, the query string and form or JSON bodies with a 400.
+    """Refuse NUL characters in the URL, the query string, form or JSON bodies and uploaded
+    text files with a 400.
 
     PostgreSQL cannot store U+0000 in text and psycopg raises when one reaches a query, so
-    without this check a NUL anywhere (``/releases/…/items/p%00x/``) became a 500. Uploaded
-    files are left alone: their own readers decide what bytes they accept."""
+    without this check a NUL anywhere (``/releases/…/items/p%00x/``) became a 500. An uploaded
+    text file (anything but ``.parquet`` and ``.gz``, which their readers take as bytes) is
+    refused for a NUL byte, or a JSON line whose ``\\u0000`` escape decodes to one, naming the
+    file, the line and the field (a NUL in a leaderboard upload's code was a 500)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -64,6 +72,10 @@ class RejectNulMiddleware:
             for key, values in request.POST.lists():
                 if _has_nul(key) or any(_has_nul(v) for v in values):
                     return f"form field {key!r}"
+            for _, uploads in request.FILES.lists():
+                for upload in uploads:
+                    if problem := _upload_problem(upload):
+                        return problem
             return None
         body = request.body
         if b"\x00" in body:
@@ -76,6 +88,34 @@ class RejectNulMiddleware:
             if field is not None:
                 return f"field {field!r}"
         return None
+
+
+def _upload_problem(upload) -> str | None:
+    """Where an uploaded text file holds a NUL: "uploaded file 's.jsonl', line 3, field
+    'code_list[0]'", or None."""
+    name = upload.name or "(unnamed)"
+    if name.lower().endswith(_BINARY_UPLOADS):
+        return None
+    try:
+        data = upload.read()
+    finally:
+        upload.seek(0)
+    where = f"uploaded file {name!r}"
+    if (at := data.find(b"\x00")) >= 0:
+        line = data.count(b"\n", 0, at) + 1
+        return f"{where}, line {line}"
+    if not _JSON_NUL_ESCAPE.search(data):
+        return None
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if not _JSON_NUL_ESCAPE.search(line):
+            continue
+        try:
+            field = _first_nul_field(json.loads(line))
+        except ValueError:
+            continue  # not JSON: the file's reader says so, naming the line
+        if field is not None:
+            return f"{where}, line {number}, field {field!r}"
+    return None
 
 
 def _first_nul_field(value, path: str = "") -> str | None:

@@ -23,6 +23,7 @@ from .errors import SeedImportError, Skipped
 from .humaneval import read_humaneval
 from .jsonl import read_jsonl
 from .lcb import read_lcb
+from .reading import refuse_nul
 from .references import ACTIONS as REFERENCE_ACTIONS
 from .references import ReferenceLedger, ReferenceNote
 from .scicode import read_scicode
@@ -210,6 +211,9 @@ def import_seeds(
                 if len(reasons) < SKIPPED_REASONS_KEPT:
                     reasons.append((line, record.reason))
             else:
+                # Also what a reader decoded (LiveCodeBench's packed private tests): a NUL
+                # reaching the database would fail the whole import with a DataError.
+                refuse_nul(record, line=line)
                 writer.check(line, record)
                 batch.append((line, record))
                 batch_bytes += sum(len(t["input"]) + len(t["output"]) for t in record["tests"])

@@ -74,10 +74,42 @@ def _decoded(handle) -> Iterator[tuple[int, str]]:
             raise SeedImportError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", line=number)
 
 
+NUL_MESSAGE = "contains a NUL character (U+0000), which no text field accepts"
+
+
+def nul_field(value, path: str = "") -> str | None:
+    """The path (``tests[2].input``) of the first string or key in ``value`` that holds a NUL
+    character, which PostgreSQL cannot store in text; None when there is none. A NUL inside
+    a key is written ``\\x00`` in the path, so the path itself can be stored."""
+    if isinstance(value, str):
+        return (path or "(value)") if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            name = str(key).replace("\x00", "\\x00")
+            here = f"{path}.{name}" if path else name
+            if "\x00" in str(key):
+                return here
+            if (found := nul_field(item, here)) is not None:
+                return found
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            if (found := nul_field(item, f"{path}[{index}]")) is not None:
+                return found
+    return None
+
+
+def refuse_nul(value: dict, *, line: int | None) -> None:
+    """SeedImportError naming the line and the field when a record holds a NUL character."""
+    if (field := nul_field(value)) is not None:
+        raise SeedImportError(NUL_MESSAGE, line=line, field=field)
+
+
 def _parse_lines(lines) -> Iterator[tuple[int, dict]]:
     for number, text in lines:
         if not text.strip():
             continue
+        if "\x00" in text:
+            raise SeedImportError("contains a NUL byte, which no text field accepts", line=number)
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -86,6 +118,9 @@ def _parse_lines(lines) -> Iterator[tuple[int, dict]]:
             raise SeedImportError(
                 f"expected a JSON object, got {type(value).__name__}", line=number
             )
+        # Only a line holding an escape (\u0000, any case) can decode to a NUL.
+        if "0000" in text:
+            refuse_nul(value, line=number)
         yield number, value
 
 

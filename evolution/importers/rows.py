@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 
 from .errors import SeedImportError
-from .reading import Fields, iter_jsonl
+from .reading import Fields, iter_jsonl, refuse_nul
 
 # Rows are turned into Python objects a few at a time: CodeContests rows can hold megabytes of
 # generated tests each.
@@ -42,6 +42,7 @@ def _parquet_rows(path: str) -> Iterator[tuple[int, dict]]:
     for batch in handle.iter_batches(batch_size=_PARQUET_BATCH):
         for row in batch.to_pylist():
             number += 1
+            refuse_nul(row, line=number)
             yield number, row
 
 

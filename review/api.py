@@ -79,6 +79,7 @@ class ReviewerGroupOut(Schema):
     certified_no_ai: bool
     problems: list[ReviewerProblemOut]
     questions: list[ReviewerQuestionOut]
+    draft_version: int
 
 
 class ReviewerQueueEntryOut(Schema):
@@ -121,16 +122,21 @@ class ReviewItemIn(Schema):
 class GroupAnswersIn(Schema):
     items: list[ReviewItemIn]
     certify_no_ai: bool = False
+    # The draft version these answers are based on (``draft_version`` of the group): an older
+    # one than the server's is refused with 409 and nothing is stored. None: not checked.
+    draft_version: int | None = None
 
 
 class SavedOut(Schema):
     saved: int
+    draft_version: int
 
 
 class DraftRejectedOut(Schema):
     detail: str
     saved: int
     rejected: dict[str, list[str]]
+    draft_version: int
 
 
 class SubmitOut(Schema):
@@ -165,6 +171,8 @@ def _form_data(payload: GroupAnswersIn) -> dict[str, str]:
             data[f"{opaque}-{name}"] = "" if value is None else str(value)
     if payload.certify_no_ai:
         data["certify_no_ai"] = "on"
+    if payload.draft_version is not None:
+        data["draft_version"] = str(payload.draft_version)
     return data
 
 
@@ -210,9 +218,10 @@ def reviewer_save_draft(request, opaque_id: str, payload: GroupAnswersIn):
                 "detail": f"invalid values refused: {result.message}",
                 "saved": result.saved,
                 "rejected": result.rejected,
+                "draft_version": result.state.version,
             },
         )
-    return {"saved": result.saved}
+    return {"saved": result.saved, "draft_version": result.state.version}
 
 
 @router.post("/review/groups/{opaque_id}/submit", response={200: SubmitOut, 400: SubmitOut})

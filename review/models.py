@@ -214,6 +214,15 @@ class Assignment(models.Model):
     )
     opaque_id = models.CharField(max_length=24, unique=True, default=new_opaque_id)
     certified_no_ai = models.BooleanField(default=False)
+    # Bumped by every save that changes the group's draft. A save or submit names the version
+    # it was based on; one based on an older version is refused (two tabs or windows on one
+    # group never overwrite each other silently).
+    draft_version = models.PositiveIntegerField(default=0)
+    # The page (a random id per page load) whose saves made every version since
+    # ``draft_writer_since``: its own older base is no conflict (a save whose answer was lost,
+    # a submit sent while its last save was still on the way).
+    draft_writer = models.CharField(max_length=32, blank=True)
+    draft_writer_since = models.PositiveIntegerField(default=0)
     opened_at = models.DateTimeField(null=True, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

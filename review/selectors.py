@@ -319,6 +319,20 @@ class ReviewerGroup:
     problems: list[ReviewerProblem]
     # Reasoning items (a group holds problems or questions, never both).
     questions: list[ReviewerQuestion] = field(default_factory=list)
+    # The draft's version: a save based on an older one is refused (see reviewer_draft_state).
+    draft_version: int = 0
+
+
+@dataclass(frozen=True)
+class ReviewerDraftState:
+    """A group's draft as the review form names its inputs (``"<item>-clarity": "4"``, empty
+    text for no answer, ``"certify_no_ai": "on"``), with the version a page's next save must
+    be based on. The page compares it with its own inputs: equal means the server holds what
+    the reviewer sees, and the browser's copy can go."""
+
+    version: int
+    submitted: bool
+    fields: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -349,6 +363,7 @@ REVIEWER_FIELDS = frozenset().union(
             ReviewerProblem,
             ReviewerQuestion,
             ReviewerGroup,
+            ReviewerDraftState,
             ReviewerQueueEntry,
             ReviewerTag,
         )
@@ -404,6 +419,44 @@ def _draft(review: Review) -> ReviewerDraft:
         tags=review.tags_text,
         justification=review.justification,
         answer_verdict=review.answer_verdict,
+    )
+
+
+# The inputs of one item in the review form, by kind of item.
+CODING_DRAFT_FIELDS = (
+    "clarity",
+    "novelty",
+    "difficulty",
+    "quality",
+    "validity",
+    "validity_reason",
+    "cf_rating",
+    "tags",
+    "justification",
+)
+REASONING_DRAFT_FIELDS = ("clarity", "difficulty", "answer_verdict", "justification")
+
+
+def _form_value(review: Review, name: str) -> str:
+    value = review.tags_text if name == "tags" else getattr(review, name)
+    return "" if value is None else str(value)
+
+
+def reviewer_draft_state(*, assignment: Assignment) -> ReviewerDraftState:
+    """What the server holds of ``assignment``'s answers, named as the form names them."""
+    reviews = (
+        Review.objects.filter(assignment=assignment).select_related("item").order_by("position")
+    )
+    values: dict[str, str] = {}
+    for review in reviews:
+        names = REASONING_DRAFT_FIELDS if review.item.reasoning_item_id else CODING_DRAFT_FIELDS
+        for name in names:
+            values[f"{review.item.opaque_id}-{name}"] = _form_value(review, name)
+    values["certify_no_ai"] = "on" if assignment.certified_no_ai else ""
+    return ReviewerDraftState(
+        version=assignment.draft_version,
+        submitted=assignment.submitted_at is not None,
+        fields=values,
     )
 
 
@@ -538,6 +591,7 @@ def reviewer_group(*, reviewer, opaque_id: str) -> ReviewerGroup:
         certified_no_ai=assignment.certified_no_ai,
         problems=problems,
         questions=questions,
+        draft_version=assignment.draft_version,
     )
 
 

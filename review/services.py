@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -362,6 +362,46 @@ class AlreadySubmitted(ValidationError):
     pass
 
 
+class DraftConflict(ValidationError):
+    """A save or submit based on an older version of the group's draft than the server's
+    (another tab or window saved since): nothing of it was stored. ``state`` is what the
+    server holds now, for the page to show next to its own answers."""
+
+    def __init__(self, state: selectors.ReviewerDraftState):
+        super().__init__(
+            "Answers were saved from another tab or window after this page last saved; "
+            "nothing was overwritten."
+        )
+        self.state = state
+
+
+def _based_on(data: Mapping) -> int | None:
+    """The draft version a form was based on; None when it names none (the API, old pages)."""
+    raw = data.get("draft_version")
+    if raw is None or raw == "":
+        return None
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        return -1  # unreadable: never matches, so it is refused rather than applied
+
+
+def _writer(data: Mapping) -> str:
+    return str(data.get("draft_writer") or "")[:32]
+
+
+def _check_version(assignment: Assignment, data: Mapping) -> None:
+    """Refuse (DraftConflict) a form based on an older version than the server's, unless
+    every version since was saved by the same page: nothing in them is new to it."""
+    based_on = _based_on(data)
+    if based_on is None or based_on == assignment.draft_version:
+        return
+    writer = _writer(data)
+    if writer and writer == assignment.draft_writer and based_on >= assignment.draft_writer_since:
+        return
+    raise DraftConflict(selectors.reviewer_draft_state(assignment=assignment))
+
+
 def _item_forms(assignment: Assignment, data: Mapping) -> list[tuple[Review, ItemReviewForm]]:
     """Each review with its bound form: the coding form for a problem, the question-and-answer
     form for a reasoning item."""
@@ -417,6 +457,8 @@ class DraftResult:
 
     saved: int
     rejected: dict[str, list[str]]
+    # What the server holds after the save, with its version.
+    state: selectors.ReviewerDraftState | None = None
 
     @property
     def message(self) -> str:
@@ -433,13 +475,17 @@ def assignment_save_draft(*, assignment: Assignment, data: Mapping) -> DraftResu
 
     A value a field refuses (a rating out of range, an unknown choice) is not stored and is
     reported in ``rejected``, so the reviewer is told instead of reading "saved". Raises
-    AlreadySubmitted once the group is submitted.
+    AlreadySubmitted once the group is submitted, and DraftConflict (storing nothing) when
+    ``data["draft_version"]`` names an older version than the server's. A save that changes
+    what the server holds bumps the version; the result carries the new state.
     """
     assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
     if assignment.is_submitted:
         raise AlreadySubmitted("This group was already submitted.")
     if assignment.group.round.status != "open":
         raise ValidationError("This review round is closed.")
+    _check_version(assignment, data)
+    before = selectors.reviewer_draft_state(assignment=assignment).fields
     changed = 0
     rejected: dict[str, list[str]] = {}
     for review, form in _item_forms(assignment, data):
@@ -469,7 +515,19 @@ def assignment_save_draft(*, assignment: Assignment, data: Mapping) -> DraftResu
     if certify is not None:
         assignment.certified_no_ai = str(certify).lower() in ("on", "true", "1")
         assignment.save(update_fields=["certified_no_ai"])
-    return DraftResult(saved=changed, rejected=rejected)
+    state = selectors.reviewer_draft_state(assignment=assignment)
+    if state.fields != before:
+        writer = _writer(data)
+        if not writer or writer != assignment.draft_writer:
+            based_on = _based_on(data)
+            assignment.draft_writer = writer
+            assignment.draft_writer_since = (
+                assignment.draft_version if based_on is None else max(0, based_on)
+            )
+        assignment.draft_version += 1
+        assignment.save(update_fields=["draft_version", "draft_writer", "draft_writer_since"])
+        state = replace(state, version=assignment.draft_version)
+    return DraftResult(saved=changed, rejected=rejected, state=state)
 
 
 @dataclass
@@ -477,6 +535,34 @@ class SubmitResult:
     ok: bool
     forms: dict[str, ItemReviewForm]
     certify_error: str = ""
+    # The group had been submitted already, with these very answers (a second click, a
+    # second tab): nothing changed, and the submit counts as done.
+    already: bool = False
+    # After a refused submit: the draft the server keeps, with its version.
+    state: selectors.ReviewerDraftState | None = None
+
+
+def _text(value) -> str:
+    return str(value or "").replace("\r\n", "\n").strip()
+
+
+def _same_as_submitted(assignment: Assignment, data: Mapping) -> bool:
+    """Whether ``data`` is a valid, certified submit of exactly the answers submitted."""
+    if str(data.get("certify_no_ai", "")).lower() not in ("on", "true", "1"):
+        return False
+    for review, form in _item_forms(assignment, data):
+        if not form.is_valid():
+            return False
+        for name, given in form.cleaned_data.items():
+            if name == "elapsed":
+                continue
+            stored = review.tags_text if name == "tags" else getattr(review, name)
+            if name in _DRAFT_RAW_TEXT or isinstance(given, str):
+                if _text(given) != _text(stored):
+                    return False
+            elif given != stored:
+                return False
+    return True
 
 
 @transaction.atomic
@@ -484,21 +570,32 @@ def assignment_submit(*, assignment: Assignment, data: Mapping) -> SubmitResult:
     """Validate every problem of the group strictly and submit them together.
 
     On any error nothing is submitted, the valid parts are kept as a draft, and the result
-    carries the bound forms with their errors. Raises AlreadySubmitted on a second submit.
+    carries the bound forms with their errors. Submitting again the answers already submitted
+    is a success that changes nothing (``already``); other answers after the submit raise
+    AlreadySubmitted. A submit based on an older draft version than the server's raises
+    DraftConflict and stores nothing.
     """
     assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
     if assignment.is_submitted:
-        raise AlreadySubmitted("This group was already submitted.")
+        if _same_as_submitted(assignment, data):
+            return SubmitResult(ok=True, forms={}, already=True)
+        raise AlreadySubmitted(
+            "This group was already submitted, with answers that differ from these; "
+            "submitted answers cannot be changed."
+        )
     if assignment.group.round.status != "open":
         raise ValidationError("This review round is closed.")
+    _check_version(assignment, data)
     pairs = _item_forms(assignment, data)
     certified = str(data.get("certify_no_ai", "")).lower() in ("on", "true", "1")
     valid = all([form.is_valid() for _, form in pairs])
     certify_error = "" if certified else "Certify that no generative AI was used for this group."
     forms_by_item = {review.item.opaque_id: form for review, form in pairs}
     if not valid or not certified:
-        assignment_save_draft(assignment=assignment, data=data)
-        return SubmitResult(ok=False, forms=forms_by_item, certify_error=certify_error)
+        draft = assignment_save_draft(assignment=assignment, data=data)
+        return SubmitResult(
+            ok=False, forms=forms_by_item, certify_error=certify_error, state=draft.state
+        )
 
     now = timezone.now()
     for review, form in pairs:

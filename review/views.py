@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import csv
 import json
+from dataclasses import replace
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from benchapp.roles import ADMIN, CURATOR, REVIEWER, role_required
 from evolution.measurement.selectors import problem_difficulty
@@ -78,10 +79,94 @@ def _labelled_errors(form) -> list[tuple[str, str]]:
     return out
 
 
-def _group_context(request, opaque_id: str, *, forms=None, certify_error="") -> dict:
+FIELD_LABELS = {
+    "clarity": "Clarity",
+    "novelty": "Novelty",
+    "difficulty": "Difficulty",
+    "quality": "Quality",
+    "validity": "Validity",
+    "validity_reason": "Validity reason",
+    "cf_rating": "Codeforces rating estimate",
+    "tags": "Algorithms and data structures",
+    "justification": "Justification",
+    "answer_verdict": "Is the given answer correct?",
+}
+
+
+def _draft_labels(group: selectors.ReviewerGroup) -> dict[str, str]:
+    """What the reviewer calls each input of the form ("Problem B · Clarity")."""
+    labels = {}
+    for problem in group.problems:
+        for name in selectors.CODING_DRAFT_FIELDS:
+            labels[f"{problem.opaque_id}-{name}"] = (
+                f"Problem {problem.label} · {FIELD_LABELS[name]}"
+            )
+    for question in group.questions:
+        for name in selectors.REASONING_DRAFT_FIELDS:
+            labels[f"{question.opaque_id}-{name}"] = (
+                f"Question {question.label} · {FIELD_LABELS[name]}"
+            )
+    labels["certify_no_ai"] = "No generative AI certification"
+    return labels
+
+
+def _same_text(a: str, b: str) -> bool:
+    return str(a).replace("\r\n", "\n").strip() == str(b).replace("\r\n", "\n").strip()
+
+
+def _as_posted(group: selectors.ReviewerGroup, data) -> selectors.ReviewerGroup:
+    """``group`` showing the answers as ``data`` posted them instead of the stored draft."""
+
+    def text(opaque: str, name: str) -> str:
+        return str(data.get(f"{opaque}-{name}", ""))
+
+    def number(opaque: str, name: str) -> int | None:
+        try:
+            return int(data.get(f"{opaque}-{name}", ""))
+        except (TypeError, ValueError):
+            return None
+
+    def posted(item):
+        o = item.opaque_id
+        draft = replace(
+            item.draft,
+            **{n: number(o, n) for n in ("clarity", "novelty", "difficulty", "quality")},
+            cf_rating=number(o, "cf_rating"),
+            **{
+                n: text(o, n)
+                for n in ("validity", "validity_reason", "tags", "justification", "answer_verdict")
+            },
+        )
+        return replace(item, draft=draft)
+
+    return replace(
+        group,
+        certified_no_ai=bool(data.get("certify_no_ai")),
+        problems=[posted(p) for p in group.problems],
+        questions=[posted(q) for q in group.questions],
+    )
+
+
+def _group_context(
+    request, assignment: Assignment, *, forms=None, certify_error="", posted=None, conflict=None
+) -> dict:
     """Template rows per problem: the blinded problem, its scales with the current draft
-    value, and (after a failed submit) its field errors."""
-    group = selectors.reviewer_group(reviewer=request.user, opaque_id=opaque_id)
+    value, and (after a failed submit) its field errors. ``posted`` with ``conflict`` (a
+    submit based on an older draft version): the answers as posted, next to the saved ones
+    where they differ."""
+    group = selectors.reviewer_group(reviewer=request.user, opaque_id=assignment.opaque_id)
+    assignment.refresh_from_db()  # a refused submit has just saved a draft (a new version)
+    state = conflict or selectors.reviewer_draft_state(assignment=assignment)
+    labels = _draft_labels(group)
+    conflict_rows = []
+    if conflict is not None:
+        group = _as_posted(group, posted)
+        for name, theirs in conflict.fields.items():
+            mine = posted.get(name, "")
+            if not _same_text(mine, theirs):
+                if name == "certify_no_ai":
+                    mine, theirs = (("certified" if v else "not certified") for v in (mine, theirs))
+                conflict_rows.append((labels.get(name, name), mine, theirs))
     forms = forms or {}
     rows = []
     for problem in group.problems:
@@ -107,69 +192,138 @@ def _group_context(request, opaque_id: str, *, forms=None, certify_error="") -> 
         "question_rows": question_rows,
         "certify_error": certify_error,
         "cf_choices": list(range(CF_MIN, CF_MAX + 1, CF_STEP)),
+        "draft_version": state.version,
+        "draft_state": {"version": state.version, "fields": state.fields, "labels": labels},
+        "conflict_rows": conflict_rows,
     }
+
+
+def _wants_json(request) -> bool:
+    """The review page's script asks for JSON; a plain form post (no JavaScript) does not."""
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def _state_json(draft: selectors.ReviewerDraftState, **extra) -> dict:
+    return {"version": draft.version, "submitted": draft.submitted, "fields": draft.fields, **extra}
+
+
+def _after_submit(request, opaque_id: str) -> str:
+    """Where a submitted group leads: straight on to the next group to rate, as a queue tool
+    does; the queue when done. The message shows on that page."""
+    waiting = [
+        e
+        for e in selectors.reviewer_queue(reviewer=request.user)
+        if not e.submitted and e.opaque_id != opaque_id
+    ]
+    if waiting:
+        messages.success(
+            request, f"Submitted. Next group: {len(waiting)} still to rate in your queue."
+        )
+        return reverse("review:group", args=[waiting[0].opaque_id])
+    messages.success(request, "Thank you: your reviews of this group are submitted.")
+    return reverse("review:queue")
 
 
 @role_required(REVIEWER)
 def group(request, opaque_id: str):
-    """GET shows the group; POST is the plain (JavaScript-free) submit of the whole group."""
+    """GET shows the group; POST submits the whole group: the page's script asks for JSON
+    (and stays on the page whatever the answer), a plain form post gets pages."""
     assignment = _own_assignment(request, opaque_id)
     if request.method == "POST":
-        try:
-            result = services.assignment_submit(assignment=assignment, data=request.POST)
-        except services.AlreadySubmitted as exc:
-            messages.error(request, exc.message)
-            return redirect("review:group", opaque_id=opaque_id)
-        except ValidationError as exc:
-            messages.error(request, "; ".join(exc.messages))
-            return redirect("review:queue")
-        if result.ok:
-            # Straight on to the next group to rate, as a queue tool does; the queue when done.
-            waiting = [
-                e
-                for e in selectors.reviewer_queue(reviewer=request.user)
-                if not e.submitted and e.opaque_id != opaque_id
-            ]
-            if waiting:
-                messages.success(
-                    request,
-                    f"Submitted. Next group: {len(waiting)} still to rate in your queue.",
-                )
-                return redirect("review:group", opaque_id=waiting[0].opaque_id)
-            messages.success(request, "Thank you: your reviews of this group are submitted.")
-            return redirect("review:queue")
-        context = _group_context(
-            request, opaque_id, forms=result.forms, certify_error=result.certify_error
-        )
-        context["has_errors"] = True
-        return render(request, "review/group.html", context, status=400)
+        return _submit(request, assignment)
     services.assignment_open(assignment=assignment)
-    return render(request, "review/group.html", _group_context(request, opaque_id))
+    return render(request, "review/group.html", _group_context(request, assignment))
+
+
+def _submit(request, assignment: Assignment):
+    as_json = _wants_json(request)
+    try:
+        result = services.assignment_submit(assignment=assignment, data=request.POST)
+    except services.DraftConflict as exc:
+        if as_json:
+            return JsonResponse(
+                _state_json(exc.state, state="conflict", message=exc.message), status=409
+            )
+        context = _group_context(request, assignment, posted=request.POST, conflict=exc.state)
+        return render(request, "review/group.html", context, status=409)
+    except services.AlreadySubmitted as exc:
+        if as_json:
+            return JsonResponse({"state": "submitted", "message": exc.message}, status=409)
+        messages.error(request, exc.message)
+        return redirect("review:group", opaque_id=assignment.opaque_id)
+    except ValidationError as exc:
+        if as_json:
+            return JsonResponse({"state": "closed", "message": "; ".join(exc.messages)}, status=409)
+        messages.error(request, "; ".join(exc.messages))
+        return redirect("review:queue")
+    if result.ok:
+        url = _after_submit(request, assignment.opaque_id)
+        if as_json:
+            return JsonResponse({"state": "submitted", "next": url})
+        return redirect(url)
+    if as_json:
+        return JsonResponse(
+            _state_json(
+                result.state,
+                state="invalid",
+                message="Some answers need attention; they are marked below. "
+                "Nothing was submitted; your draft is kept.",
+                errors={
+                    item: _labelled_errors(form)
+                    for item, form in result.forms.items()
+                    if form.errors
+                },
+                certify_error=result.certify_error,
+            ),
+            status=400,
+        )
+    context = _group_context(
+        request, assignment, forms=result.forms, certify_error=result.certify_error
+    )
+    context["has_errors"] = True
+    return render(request, "review/group.html", context, status=400)
 
 
 @role_required(REVIEWER)
-@require_POST
+@require_http_methods(["GET", "POST"])
 def autosave(request, opaque_id: str):
-    """htmx: save the whole form as a draft on every pause in typing."""
+    """The review page's drafts. POST saves the whole form, based on the draft version the
+    page last saw (``draft_version``); GET answers what the server holds now, with its version
+    (JSON), so a page can catch up with another tab's saves.
+
+    The page's script asks for JSON: ``state`` (saved, refused, conflict, submitted, closed),
+    ``message``, and where known ``version`` and ``fields``. Other callers get the status
+    fragment."""
     assignment = _own_assignment(request, opaque_id)
+    if request.method == "GET":
+        state = selectors.reviewer_draft_state(assignment=assignment)
+        return JsonResponse(_state_json(state, state="current"))
+    as_json = _wants_json(request)
+
+    def answer(save_state: str, message: str, status: int, state=None, fragment=""):
+        if as_json:
+            body = _state_json(state) if state is not None else {}
+            return JsonResponse({**body, "state": save_state, "message": message}, status=status)
+        return render(
+            request,
+            "review/group.html#save-status",
+            {"save_state": "saved" if status == 200 else "error", "save_message": fragment},
+            status=status,
+        )
+
     try:
         result = services.assignment_save_draft(assignment=assignment, data=request.POST)
+    except services.DraftConflict as exc:
+        return answer("conflict", exc.message, 409, exc.state, exc.message)
+    except services.AlreadySubmitted as exc:
+        return answer("submitted", f"Not saved: {exc.message}", 409, fragment=exc.message)
     except ValidationError as exc:
-        return render(
-            request,
-            "review/group.html#save-status",
-            {"save_state": "error", "save_message": "; ".join(exc.messages)},
-            status=409,
-        )
+        text = "; ".join(exc.messages)
+        return answer("closed", f"Not saved: {text}", 409, fragment=text)
     if result.rejected:
-        # htmx swaps 4xx answers only when told to; the page's config accepts this one.
-        return render(
-            request,
-            "review/group.html#save-status",
-            {"save_state": "error", "save_message": f"invalid values refused: {result.message}"},
-            status=422,
-        )
-    return render(request, "review/group.html#save-status", {"save_state": "saved"})
+        text = f"invalid values refused: {result.message}"
+        return answer("refused", f"Not saved: {text}", 422, result.state, text)
+    return answer("saved", "Draft saved", 200, result.state)
 
 
 @role_required(REVIEWER)

@@ -184,7 +184,10 @@ def test_reviewer_api_serves_only_the_reviewers_own_group(personas, review_round
     body = {"items": [{"opaque_id": a.reviews.first().item.opaque_id, "justification": "x"}]}
     assert _api(rb, "put", f"/review/groups/{a.opaque_id}/draft", body).status_code == 404
     assert _api(rb, "post", f"/review/groups/{a.opaque_id}/submit", body).status_code == 404
-    assert _api(ra, "put", f"/review/groups/{a.opaque_id}/draft", body).json() == {"saved": 1}
+    assert _api(ra, "put", f"/review/groups/{a.opaque_id}/draft", body).json() == {
+        "saved": 1,
+        "draft_version": 1,
+    }
 
 
 def test_reviewer_api_submits_a_complete_group(personas, review_round):
@@ -215,12 +218,18 @@ def test_reviewer_api_submits_a_complete_group(personas, review_round):
     assert response.json()["submitted"] is True
     a.refresh_from_db()
     assert a.submitted_at is not None
+    # The same answers again are a success that changes nothing; other answers are refused.
+    again = _api(
+        ra, "post", f"/review/groups/{a.opaque_id}/submit", {"items": items, "certify_no_ai": True}
+    )
+    assert again.status_code == 200 and again.json()["submitted"] is True
+    changed = [{**item, "clarity": 2} for item in items]
     assert (
         _api(
             ra,
             "post",
             f"/review/groups/{a.opaque_id}/submit",
-            {"items": items, "certify_no_ai": True},
+            {"items": changed, "certify_no_ai": True},
         ).status_code
         == 409
     )

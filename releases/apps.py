@@ -8,8 +8,13 @@ class ReleasesConfig(AppConfig):
     def ready(self) -> None:
         # Review (below releases) warns a curator about problems a published release shows;
         # it asks through this lookup instead of importing releases.
+        from django.db.backends.signals import connection_created
+
         from review.selectors import register_published_lookup
 
+        from .public_record import register_sqlite_function
         from .selectors import published_items_for_problems
 
         register_published_lookup(published_items_for_problems)
+        # SQLite's public-record triggers ask this function whether the scoring service writes.
+        connection_created.connect(register_sqlite_function, dispatch_uid="releases-public-record")

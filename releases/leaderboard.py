@@ -161,13 +161,14 @@ def run_create_from_upload(
         bootstrap_seed=bootstrap_seed,
         created_by=by,
     )
-    LeaderboardSample.objects.bulk_create(
-        LeaderboardSample(
-            run=run, item_id=item_id, sample_index=i, code=code, verdict="" if code else "NC"
+    with public_record.writing():  # samples are the scoring service's (migration 0013)
+        LeaderboardSample.objects.bulk_create(
+            LeaderboardSample(
+                run=run, item_id=item_id, sample_index=i, code=code, verdict="" if code else "NC"
+            )
+            for item_id, item_codes in codes.items()
+            for i, code in enumerate(item_codes)
         )
-        for item_id, item_codes in codes.items()
-        for i, code in enumerate(item_codes)
-    )
     return run
 
 
@@ -282,9 +283,10 @@ def _generate(run: LeaderboardRun, item: ReleaseItem, index: int, earlier=None) 
     answer = solver_answer(endpoint, item.record, key=key)
     fields = sample_fields(answer, earlier.details if earlier is not None else None)
     if earlier is not None:
-        LeaderboardSample.objects.filter(pk=earlier.pk, verdict=INFRA_ERROR).update(**fields)
+        with public_record.writing():
+            LeaderboardSample.objects.filter(pk=earlier.pk, verdict=INFRA_ERROR).update(**fields)
         return
-    with contextlib.suppress(IntegrityError), transaction.atomic():
+    with contextlib.suppress(IntegrityError), public_record.writing():
         LeaderboardSample.objects.create(run=run, item=item, sample_index=index, **fields)
 
 
@@ -359,9 +361,10 @@ def _store_verdict(sample: LeaderboardSample, result) -> None:
         raise result
     if result.verdict == "SE":
         raise SandboxUnavailable(f"sandbox failure while judging sample {sample.pk}")
-    LeaderboardSample.objects.filter(pk=sample.pk, verdict="").update(
-        verdict=result.verdict, passed_tests=result.passed, total_tests=result.total
-    )
+    with public_record.writing():
+        LeaderboardSample.objects.filter(pk=sample.pk, verdict="").update(
+            verdict=result.verdict, passed_tests=result.passed, total_tests=result.total
+        )
 
 
 def _judge(sample: LeaderboardSample, tests_by_item: dict[int, list], items: dict) -> None:
@@ -432,12 +435,13 @@ def _score(sample: LeaderboardSample, record: dict, specs: list) -> None:
         "scores": [t.score for t in result.scores],
         "statuses": [t.status for t in result.scores],
     }
-    LeaderboardSample.objects.filter(pk=sample.pk, verdict="").update(
-        verdict=SCORED,
-        passed_tests=sum(1 for t in result.scores if t.score > 0),
-        total_tests=len(result.scores),
-        details=details,
-    )
+    with public_record.writing():
+        LeaderboardSample.objects.filter(pk=sample.pk, verdict="").update(
+            verdict=SCORED,
+            passed_tests=sum(1 for t in result.scores if t.score > 0),
+            total_tests=len(result.scores),
+            details=details,
+        )
 
 
 def parallel(jobs, width: int) -> None:
@@ -519,8 +523,17 @@ def execute_run(model, run_id: int, *, label, load, work, samples, what, summari
                 error=f"{exc.__class__.__name__}: {exc}"[:2000],
             )
             return model.objects.get(pk=run_id)
-        summary = summarise(run)
-        jobs.finish(
+        record_completion(model, run_id, token, summary=summarise(run))
+    return model.objects.get(pk=run_id)
+
+
+def record_completion(model, run_id: int, token: str, *, summary: dict) -> bool:
+    """The scoring service completes a run it holds (``token``) with the ``summary`` it
+    computed from the run's samples: the one write of a run's result. The database refuses
+    it from anywhere else, and for a run that is not running (migration 0013): a completed
+    run never changes, a failed one is run again, never edited."""
+    with public_record.writing():
+        return jobs.finish(
             model,
             run_id,
             token,
@@ -528,7 +541,6 @@ def execute_run(model, run_id: int, *, label, load, work, samples, what, summari
             summary=summary,
             finished_at=timezone.now(),
         )
-    return model.objects.get(pk=run_id)
 
 
 # --- summarising -----------------------------------------------------------------------------------

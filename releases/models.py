@@ -5,7 +5,9 @@ not links to the living ``evolution.Problem`` rows, so fixing a problem later ne
 a frozen release. Once a release leaves "draft", its snapshot rows refuse every INSERT,
 UPDATE and DELETE twice over: the ``save()`` / ``delete()`` guards below, and database
 triggers created by migration 0002 (PostgreSQL and SQLite) for code that bypasses models
-(``QuerySet.update``, raw SQL, admin bulk actions).
+(``QuerySet.update``, raw SQL, admin bulk actions). What a published release shows beyond
+its snapshot (leaderboard results, errata) is append-only the same way (migrations 0004 and
+0013, ``releases.public_record``).
 """
 
 from __future__ import annotations
@@ -366,7 +368,11 @@ class ErratumKind(models.TextChoices):
 
 class Erratum(models.Model):
     """A defect found in a frozen release's item. Fixed by a later version of the benchmark:
-    freezing that version records it in ``fixed_in`` (changed or removed item)."""
+    freezing that version records it in ``fixed_in`` (changed or removed item).
+
+    Append-only (migration 0013, ``releases.public_record``): recorded open and signed by the
+    curator (``signed_by``, ``created_by``, ``created_at``), never edited or deleted; a
+    correction is a new erratum. Only freezing the version that fixes it sets ``fixed_in``."""
 
     release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="errata")
     item_public_id = models.CharField(max_length=24)
@@ -378,6 +384,10 @@ class Erratum(models.Model):
     resolution = models.CharField(max_length=20, blank=True)  # "changed" | "removed"
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The signature: who recorded it (kept when the account goes), and when (created_at).
+    signed_by = models.CharField(
+        max_length=150, blank=True, help_text="the username of the curator who recorded it"
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -404,7 +414,11 @@ class RunSource(models.TextChoices):
 
 
 class LeaderboardRun(SupervisedJob):
-    """A model evaluated on a frozen release: n samples per item, judged on all its tests."""
+    """A model evaluated on a frozen release: n samples per item, judged on all its tests.
+
+    Part of the public record (migration 0013, ``releases.public_record``): created queued;
+    only the scoring service writes its samples and completes it (from running); a completed
+    run and its samples never change, and a failed one is run again, never edited."""
 
     release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="runs")
     endpoint = models.ForeignKey(

@@ -21,11 +21,12 @@ import contextlib
 from collections import defaultdict
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 
 from evolution.llm import LLMError
 from evolution.sources import ProblemSource, source_for_model
 
+from . import public_record
 from .leaderboard import (
     INFRA_ERROR,
     ask_missing_rounds,
@@ -112,9 +113,10 @@ def _answer(run: QuestionRun, question: ReleaseQuestion, index: int, earlier=Non
             "details": {"infra_errors": history} if history else {},
         }
     if earlier is not None:
-        QuestionSample.objects.filter(pk=earlier.pk, mode=INFRA_ERROR).update(**fields)
+        with public_record.writing():  # answers are the scoring service's (migration 0013)
+            QuestionSample.objects.filter(pk=earlier.pk, mode=INFRA_ERROR).update(**fields)
         return
-    with contextlib.suppress(IntegrityError), transaction.atomic():
+    with contextlib.suppress(IntegrityError), public_record.writing():
         QuestionSample.objects.create(run=run, question=question, sample_index=index, **fields)
 
 
@@ -143,11 +145,12 @@ def _grade(run: QuestionRun, sample: QuestionSample, judges: list) -> None:
         reference_answer=confirmed_reference(q),
         replay_key=_key(run, q, sample.sample_index),
     )
-    QuestionSample.objects.filter(pk=sample.pk, score__isnull=True).update(
-        score=graded["score"],
-        mode=graded["mode"],
-        details={**sample.details, **{k: v for k, v in graded.items() if k != "score"}},
-    )
+    with public_record.writing():
+        QuestionSample.objects.filter(pk=sample.pk, score__isnull=True).update(
+            score=graded["score"],
+            mode=graded["mode"],
+            details={**sample.details, **{k: v for k, v in graded.items() if k != "score"}},
+        )
 
 
 def question_run_execute(*, run_id: int) -> QuestionRun:

@@ -22,7 +22,7 @@ from evolution.measurement import selectors as measurement_selectors
 from evolution.models import Campaign, Candidate, Lineage, Problem, ProblemSet, SolverAttempt
 from evolution.sources import ProblemSource, source_for_model
 
-from . import content, difficulty, independent, living
+from . import content, difficulty, independent, living, public_record
 from .gate import CandidateFacts, GateRules, RulesError, evaluate
 from .models import (
     Benchmark,
@@ -700,7 +700,9 @@ def _mark_fixed_errata(release: Release, hashes: dict[str, str]) -> None:
         else:
             continue  # still the same content: the defect is not fixed yet
         erratum.fixed_in = release
-        erratum.save(update_fields=["fixed_in", "resolution"])
+        # The one change an erratum ever takes, made by freezing the fix (migration 0013).
+        with public_record.writing():
+            erratum.save(update_fields=["fixed_in", "resolution"])
 
 
 def release_publish(*, release: Release) -> Release:
@@ -727,7 +729,11 @@ def release_delete_draft(*, release: Release) -> None:
 def erratum_create(
     *, release: Release, item_public_id: str, kind: str, description: str, by=None
 ) -> Erratum:
-    """Record a defect in an item of a frozen or published release."""
+    """Record a defect in an item of a frozen or published release, signed by ``by`` (the
+    curator; the database refuses an unsigned erratum). Errata are append-only: a correction
+    of an earlier erratum is a new one."""
+    if by is None or not getattr(by, "is_authenticated", False):
+        raise ValidationError("An erratum is signed: say which curator records it.")
     if release.state == ReleaseState.DRAFT:
         raise ValidationError("A draft has no errata: fix the problem before freezing.")
     if (
@@ -747,6 +753,7 @@ def erratum_create(
         kind=kind,
         description=description.strip(),
         created_by=by,
+        signed_by=by.get_username()[:150],
     )
 
 

@@ -19,6 +19,7 @@ TRIGGER_MIGRATIONS = [
     "releases.migrations.0002_frozen_release_triggers",
     "releases.migrations.0003_release_questions",
     "releases.migrations.0004_published_identity_runs_truncate_guards",
+    "releases.migrations.0013_public_record_guards",
 ]
 
 
@@ -47,3 +48,31 @@ def test_every_migration_applies_to_a_fresh_sqlite_database_and_keeps_its_trigge
     }
     expected.add("evolution_campaign_started_at_kept")
     assert expected - triggers == set()
+
+    # The public record's rules hold on SQLite too, for a client other than the application:
+    # no run is born completed, no erratum unsigned, and samples need the scoring service's
+    # mark, a function only the application's connections have.
+    with sqlite3.connect(tmp_path / "benchforge.sqlite3") as db:
+        for sql, message in (
+            (
+                "INSERT INTO releases_leaderboardrun (release_id, source, label, "
+                "samples_per_problem, bootstrap_seed, state, error, summary, created_at, claim, "
+                "lost_workers, recovery) VALUES (1, 'upload', 'Forged-Model-X', 1, 0, "
+                "'completed', '', '{\"pass\": {}}', '2025-01-01', '', 0, '')",
+                "created queued",
+            ),
+            (
+                "INSERT INTO releases_erratum (release_id, item_public_id, kind, description, "
+                "resolution, signed_by, created_at) VALUES (1, 'x', 'tests', 'd', '', '', "
+                "'2025-01-01')",
+                "signed",
+            ),
+            (
+                "INSERT INTO releases_leaderboardsample (run_id, item_id, sample_index, code, "
+                "verdict, passed_tests, total_tests, details, created_at) VALUES "
+                "(1, 1, 0, '', 'AC', 1, 1, '{}', '2025-01-01')",
+                "benchforge_public_record",
+            ),
+        ):
+            with pytest.raises(sqlite3.DatabaseError, match=message):
+                db.execute(sql)

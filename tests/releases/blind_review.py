@@ -25,10 +25,11 @@ from evolution.models import Problem
 from releases import services as release_services
 from releases.difficulty import describe
 from releases.living_models import DifficultyPoint, Remeasurement, SaturationFlag
-from releases.models import LeaderboardRun, ReleaseItem, RunState
+from releases.models import ReleaseItem
 from review import services as review_services
 from review.models import Assignment, Review, Tag
 from tests.support.gate_rules import SELECTION_TIME_OK
+from tests.support.scoring import completed_run
 
 from .builders import crafted_world
 
@@ -202,12 +203,10 @@ def _evaluated(release) -> None:
     def estimate(value: float, n: int) -> dict:
         return {"value": value, "low": max(0.0, value - 0.2), "high": min(1.0, value + 0.2), "n": n}
 
-    LeaderboardRun.objects.create(
+    completed_run(
         release=release,
         source="upload",
         label="blind-bench-model",
-        state=RunState.COMPLETED,
-        finished_at=timezone.now(),
         summary={
             "k": [1],
             "pass": {"1": estimate(0.5, 3)},

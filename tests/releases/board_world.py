@@ -15,8 +15,9 @@ from datetime import UTC, date, datetime
 
 from evolution.models import Problem
 from releases import leaderboard, services
-from releases.models import LeaderboardRun, LeaderboardSample, Release, RunSource, RunState
+from releases.models import LeaderboardRun, LeaderboardSample, Release, RunSource
 from tests.support.gate_rules import SELECTION_TIME_OK
+from tests.support.scoring import as_scoring_service, complete, completed_run
 
 from .builders import crafted_world
 
@@ -68,22 +69,19 @@ def board_world() -> BoardWorld:
             model_release_date=MODEL_DATES[model],
             samples_per_problem=4,
         )
-        LeaderboardSample.objects.bulk_create(
-            LeaderboardSample(
-                run=run,
-                item=items[ids[key]],
-                sample_index=i,
-                code="print()",
-                verdict="AC" if i < n else "WA",
+        with as_scoring_service():
+            LeaderboardSample.objects.bulk_create(
+                LeaderboardSample(
+                    run=run,
+                    item=items[ids[key]],
+                    sample_index=i,
+                    code="print()",
+                    verdict="AC" if i < n else "WA",
+                )
+                for key, n in passes.items()
+                for i in range(4)
             )
-            for key, n in passes.items()
-            for i in range(4)
-        )
-        LeaderboardRun.objects.filter(pk=run.pk).update(
-            summary=leaderboard.run_summary(run=run),
-            state=RunState.COMPLETED,
-            finished_at=datetime.now(UTC),
-        )
+        complete(run, leaderboard.run_summary(run=run))
     return BoardWorld(release=release, ids=ids)
 
 
@@ -106,14 +104,12 @@ def wide_board_world() -> BoardWorld:
         if i == len(WIDE_MODELS) - 1:
             estimate = {"value": 0.42, "low": 0.21, "high": 0.63, "n": 3}
             summary["score"] = {"avg": {"1": estimate, "4": estimate}, "best": {"4": estimate}}
-        LeaderboardRun.objects.create(
+        completed_run(
             release=world.release,
             source=RunSource.UPLOAD,
             label=label,
             model_release_date=date(2024, 2, 1 + i),
             samples_per_problem=4,
-            state=RunState.COMPLETED,
             summary=summary,
-            finished_at=datetime.now(UTC),
         )
     return world

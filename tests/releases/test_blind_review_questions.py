@@ -18,6 +18,7 @@ from review.models import Assignment
 from tests.factories import ModelEndpointFactory
 from tests.reasoning.judged import judged_reasoning
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.scoring import complete
 
 from .blind_review import visible_text
 from .test_reasoning_questions import correct_items, draft
@@ -32,13 +33,14 @@ def released(personas):
             server, verdicts=[True, True, True, True], types=("deduction_secret_type",)
         )
     release = _published(reasoning)
-    QuestionRun.objects.create(
+    run = QuestionRun.objects.create(
         release=release,
         endpoint=ModelEndpointFactory(name="answerer", model="answerer-model"),
         label="answer-model-one",
-        state="completed",
-        finished_at=timezone.now(),
-        summary={
+    )
+    complete(  # as the scoring service completes it
+        run,
+        {
             "score": {"value": 0.5, "low": 0.2, "high": 0.8, "n": 2},
             "breakdown": {
                 "type": {"deduction_secret_type": {"value": 0.5, "low": 0.2, "high": 0.8, "n": 2}},

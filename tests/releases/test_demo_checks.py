@@ -9,9 +9,11 @@ from types import SimpleNamespace
 import pytest
 from django.core.management.base import CommandError
 
+from releases import jobs
 from releases.demo import _check_leaderboard
 from releases.models import LeaderboardRun, LeaderboardSample, RunState
 from tests.factories import ModelEndpointFactory
+from tests.support.scoring import as_scoring_service, complete
 
 from .board_world import board_world
 
@@ -29,15 +31,18 @@ def _panel(*endpoints):
 
 
 def _run(release, endpoint, *, state, items, verdict="AC"):
-    # Samples are written while the run runs (a completed run's are immutable), then it ends.
-    run = LeaderboardRun.objects.create(
-        release=release, endpoint=endpoint, samples_per_problem=1, state=RunState.RUNNING
-    )
-    LeaderboardSample.objects.bulk_create(
-        LeaderboardSample(run=run, item=item, sample_index=0, code="print()", verdict=verdict)
-        for item in items
-    )
-    LeaderboardRun.objects.filter(pk=run.pk).update(state=state)
+    # Samples are written by the scoring service (a completed run's are immutable), then the
+    # run ends.
+    run = LeaderboardRun.objects.create(release=release, endpoint=endpoint, samples_per_problem=1)
+    with as_scoring_service():
+        LeaderboardSample.objects.bulk_create(
+            LeaderboardSample(run=run, item=item, sample_index=0, code="print()", verdict=verdict)
+            for item in items
+        )
+    if state == RunState.COMPLETED:
+        return complete(run)
+    token = jobs.claim(LeaderboardRun, run.pk)
+    jobs.finish(LeaderboardRun, run.pk, token, state=state)
     return run
 
 

@@ -60,7 +60,10 @@ def test_one_execution_holds_a_job_at_a_time(run, settings):
     assert successor and successor != token
     # The old holder's outcome no longer lands; the successor's does.
     assert not jobs.finish(LeaderboardRun, run.pk, token, state=RunState.FAILED, error="old")
-    assert jobs.finish(LeaderboardRun, run.pk, successor, state=RunState.COMPLETED)
+    # (A leaderboard run is completed by the scoring service's own write of its result.)
+    assert leaderboard.record_completion(
+        LeaderboardRun, run.pk, successor, summary=leaderboard.run_summary(run=run)
+    )
     assert jobs.claim(LeaderboardRun, run.pk) is None  # completed: nothing to take
 
 
@@ -208,7 +211,7 @@ def test_a_question_run_is_supervised_like_the_others(run, settings, sent):
         release=run.release, endpoint=run.endpoint, label="answers"
     )
     _age(QuestionRun, question_run.pk, created_at=settings.JOB_RESEND_SECONDS + 1)
-    LeaderboardRun.objects.filter(pk=run.pk).update(state=RunState.COMPLETED)
+    LeaderboardRun.objects.filter(pk=run.pk).update(state=RunState.FAILED)  # not re-sent
     jobs.supervise()
     assert sent == [("releases.tasks.question_run", question_run.pk)]
     assert jobs.claim(QuestionRun, question_run.pk)

@@ -14,6 +14,7 @@ from releases import leaderboard
 from releases.models import LeaderboardSample, RunState
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.gate_rules import SELECTION_TIME_OK
+from tests.support.scoring import as_scoring_service
 
 from .builders import SUM_CODE, WRONG_CODE
 
@@ -101,9 +102,10 @@ def test_a_rerun_does_only_what_is_missing(frozen_tx, server):
     world, release = frozen_tx
     run = leaderboard.run_create(release=release, endpoint=_endpoint(server), samples=2)
     ok_item = release.items.get(public_id=_ids(world)["E-OK"])
-    LeaderboardSample.objects.create(
-        run=run, item=ok_item, sample_index=0, code=SUM_CODE, verdict=""
-    )
+    with as_scoring_service():
+        LeaderboardSample.objects.create(
+            run=run, item=ok_item, sample_index=0, code=SUM_CODE, verdict=""
+        )
     run = leaderboard.run_execute(run_id=run.pk)
     assert server.request_count == 5  # 3 items x 2 samples, one already answered
     assert LeaderboardSample.objects.filter(run=run).count() == 6

@@ -8,7 +8,8 @@ from django.core.cache import cache
 from django.test import Client
 
 from releases import services
-from releases.models import ErratumKind, LeaderboardRun, RunState
+from releases.models import ErratumKind
+from tests.support.scoring import complete
 
 
 @pytest.fixture(autouse=True)
@@ -64,6 +65,7 @@ def test_a_new_erratum_shows_at_once(published, personas):
         item_public_id=release.items.first().public_id,
         kind=ErratumKind.choices[0][0],
         description="Expected output of test 3 is wrong.",
+        by=personas.curator.user,
     )
     response = client.get(url)
     assert response["X-Page-Cache"] == "miss"
@@ -81,9 +83,6 @@ def test_a_completed_leaderboard_run_shows_at_once(published):
 
     content = json.dumps({"question_id": world.problem("E-OK").public_id, "code_list": ["x"]})
     run = leaderboard.run_create_from_upload(release=release, label="newcomer-7b", content=content)
-    LeaderboardRun.objects.filter(pk=run.pk).update(
-        state=RunState.COMPLETED,
-        summary={"pass": {"1": {"value": 0.5}}, "per_item": [], "missing": 0},
-    )
+    complete(run)  # as the scoring service completes it
     response = client.get(url)
     assert response["X-Page-Cache"] == "miss"

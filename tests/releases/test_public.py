@@ -12,7 +12,8 @@ from django.test import Client
 from django.urls import reverse
 
 from releases import services
-from releases.models import LeaderboardRun, RunState
+from releases.models import LeaderboardRun
+from tests.support.scoring import completed_run
 
 from .builders import HIDDEN_DIGITS, HIDDEN_MARKER
 from .conftest import frozen_release
@@ -58,11 +59,10 @@ def crawl(client: Client, start: str, limit: int = 200) -> dict[str, tuple[int, 
 def two_releases(db):
     world, published = frozen_release(publish=True)
     draft_world, frozen = frozen_release(name="Unpublished-Bench")
-    LeaderboardRun.objects.create(
+    completed_run(
         release=published,
         source="upload",
         label="shown-model",
-        state=RunState.COMPLETED,
         summary={
             "k": [1],
             "pass": {"1": {"value": 0.5, "low": 0.25, "high": 0.75, "n": 3}},
@@ -70,9 +70,7 @@ def two_releases(db):
             "contamination": {"flagged": 0, "clean_pass1": None},
         },
     )
-    LeaderboardRun.objects.create(
-        release=published, source="upload", label="queued-model", state=RunState.QUEUED
-    )
+    LeaderboardRun.objects.create(release=published, source="upload", label="queued-model")
     return world, published, frozen
 
 
@@ -149,11 +147,10 @@ def test_the_public_card_shows_counts_hash_and_changelog(two_releases):
 
 def test_the_leaderboard_sorts_by_the_chosen_column(two_releases):
     _, published, _ = two_releases
-    LeaderboardRun.objects.create(
+    completed_run(
         release=published,
         source="upload",
         label="aardvark-model",
-        state=RunState.COMPLETED,
         summary={"k": [1], "pass": {"1": {"value": 0.9, "low": 0.8, "high": 1.0, "n": 3}}},
     )
     url = reverse("releases:public_leaderboard", args=[published.benchmark.slug, published.version])
@@ -166,7 +163,7 @@ def test_the_leaderboard_sorts_by_the_chosen_column(two_releases):
     assert rows("?sort=model&dir=asc") == ["aardvark-model", "shown-model"]
 
 
-def test_errata_are_fixed_in_the_next_patch_version_with_a_changelog(db):
+def test_errata_are_fixed_in_the_next_patch_version_with_a_changelog(db, personas):
     world, release = frozen_release(publish=True)
     bad = world.problem("E-OK")
     services.erratum_create(
@@ -174,6 +171,7 @@ def test_errata_are_fixed_in_the_next_patch_version_with_a_changelog(db):
         item_public_id=bad.public_id,
         kind="tests",
         description="The large test expects the wrong sum.",
+        by=personas.curator.user,
     )
     test = bad.tests.get(tier="large")
     test.output = test.output.strip() + "0\n"

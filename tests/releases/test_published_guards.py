@@ -1,6 +1,7 @@
 """What a published release shows cannot change: the benchmark's identity, the release's
-source lists, published leaderboard runs, and TRUNCATE; the admin answers a refusal with a
-message; the application's database role cannot disable the guards."""
+source lists, completed leaderboard runs, and TRUNCATE; the admin answers a refusal with a
+message; the application's database role cannot disable the guards. (How a result is written
+at all, and errata: test_public_record.py.)"""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from django.urls import reverse
 
 from releases import leaderboard, services
 from releases.models import Benchmark, LeaderboardRun, LeaderboardSample, RunState
+from tests.factories import ModelEndpointFactory
 from tests.support.gate_rules import SELECTION_TIME_OK
+from tests.support.scoring import complete
 
 DB_ERRORS = (IntegrityError, InternalError)
 
@@ -74,20 +77,19 @@ def test_truncate_is_refused_while_a_frozen_release_exists(frozen_tx, table):
     assert release.items.count() == release.item_count
 
 
-def _published_run(release, world) -> LeaderboardRun:
+def _completed_run(release, world) -> LeaderboardRun:
     qid = world.problem("E-OK").public_id
     content = json.dumps({"question_id": qid, "code_list": ["print(1)"]})
     run = leaderboard.run_create_from_upload(release=release, label="m", content=content)
-    LeaderboardRun.objects.filter(pk=run.pk).update(state=RunState.COMPLETED)
-    return run
+    return complete(run)
 
 
 def test_a_completed_run_on_a_published_release_is_immutable(published):
     world, release = published
-    run = _published_run(release, world)
-    with pytest.raises(DB_ERRORS, match="published"), transaction.atomic():
+    run = _completed_run(release, world)
+    with pytest.raises(DB_ERRORS, match="public record"), transaction.atomic():
         LeaderboardRun.objects.filter(pk=run.pk).delete()
-    with pytest.raises(DB_ERRORS, match="published"):
+    with pytest.raises(DB_ERRORS, match="public record"):
         _raw("UPDATE releases_leaderboardrun SET label = 'better' WHERE id = %s", [run.pk])
     with pytest.raises(DB_ERRORS, match="immutable"):
         _raw("UPDATE releases_leaderboardsample SET verdict = 'AC' WHERE run_id = %s", [run.pk])
@@ -96,11 +98,28 @@ def test_a_completed_run_on_a_published_release_is_immutable(published):
     assert LeaderboardRun.objects.filter(pk=run.pk, label="m").exists()
 
 
-def test_a_run_still_in_progress_or_on_a_frozen_release_may_change(frozen):
+def test_a_completed_run_is_immutable_before_its_release_is_published_too(frozen):
+    # Publishing shows every completed run: one changed while the release was frozen would
+    # be published as changed.
     world, release = frozen
-    run = _published_run(release, world)  # completed, but the release is not published
-    LeaderboardRun.objects.filter(pk=run.pk).update(label="renamed")
-    LeaderboardRun.objects.filter(pk=run.pk).delete()
+    run = _completed_run(release, world)
+    with pytest.raises(DB_ERRORS, match="public record"), transaction.atomic():
+        LeaderboardRun.objects.filter(pk=run.pk).update(label="renamed")
+    with pytest.raises(DB_ERRORS, match="public record"), transaction.atomic():
+        LeaderboardRun.objects.filter(pk=run.pk).delete()
+
+
+def test_a_run_in_progress_moves_between_the_job_states_and_may_be_deleted(frozen):
+    _, release = frozen
+    run = leaderboard.run_create(release=release, endpoint=ModelEndpointFactory(), samples=1)
+    runs = LeaderboardRun.objects.filter(pk=run.pk)
+    runs.update(state=RunState.RUNNING, claim="t")
+    runs.update(state=RunState.FAILED, error="lost", claim="")
+    runs.update(state=RunState.QUEUED, error="", recovery="run again")
+    # What it evaluates is fixed when it is created.
+    with pytest.raises(DB_ERRORS, match="fixed when it is created"), transaction.atomic():
+        runs.update(label="renamed")
+    runs.delete()  # no result yet: nothing public is lost
 
 
 def test_the_admin_shows_a_message_not_a_500_when_a_frozen_edit_is_refused(frozen, personas):

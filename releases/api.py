@@ -62,6 +62,8 @@ class LeaderboardRowOut(Schema):
     passk: EstimateOut | None
     clean: EstimateOut | None
     flagged: int
+    # False when the run's stored scores cannot be read: no scores, never a 500.
+    available: bool = True
 
 
 class GateOut(Schema):

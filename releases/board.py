@@ -6,7 +6,8 @@ slider), ``model`` keeps models whose name contains the text, ``sort`` / ``dir``
 rows by any column. Every score is a mean over the problems in view with a seeded bootstrap
 interval (``stats.bootstrap_mean``, the run's own seed); with no date chosen they are the
 run's stored summary, with one they are recomputed from the run's per-problem results and
-kept in the cache (a completed run on a published release never changes).
+kept in the cache (a completed run on a published release never changes). A run whose stored
+summary is malformed (``summaries.readable``) keeps its row, shown as "result unavailable".
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from urllib.parse import urlencode
 
 from django.core.cache import cache
 
+from . import summaries
 from .difficulty import LABELS
 from .models import Release, ReleaseState, RunState
 from .stats import bootstrap_mean
@@ -103,22 +105,44 @@ def _windowed(run, summary: dict, keep: set[str], top_k: str) -> dict:
     return out
 
 
+def _unavailable(row: dict) -> dict:
+    """The row of a run whose stored summary cannot be read: its model, no scores."""
+    row.update(
+        {
+            "available": False,
+            "infra_errors": 0,
+            "k": "1",
+            "pass1": None,
+            "passk": None,
+            "clean": None,
+            "flagged": 0,
+            "breakdown": {},
+            "avg1": None,
+            "avgk": None,
+            "bestk": None,
+        }
+    )
+    return row
+
+
 def _row(run, items: dict[str, date | None], after: date | None) -> dict:
-    s = run.summary or {}
-    ks = s.get("k", [1])
-    top_k = str(ks[-1])
     row = {
         "run_id": run.pk,
         "model": run.label,
         "source": run.get_source_display(),
         "model_release_date": run.model_release_date,
         "samples": run.samples_per_problem,
-        # Failed model calls asked again: never counted as a sample (releases.leaderboard).
-        "infra_errors": s.get("infra_errors", 0),
-        "k": top_k,
         "finished_at": run.finished_at,
         "windowed": after is not None,
+        "available": True,
     }
+    s = summaries.readable(run.summary)
+    if s is None:
+        return _unavailable(row)
+    ks = s.get("k", [1])
+    top_k = str(ks[-1])
+    # Failed model calls asked again: never counted as a sample (releases.leaderboard).
+    row.update({"infra_errors": s.get("infra_errors", 0), "k": top_k})
     if after is None:
         score = s.get("score") or {}
         row.update(

@@ -26,7 +26,7 @@ from django.db import IntegrityError
 from evolution.llm import LLMError
 from evolution.sources import ProblemSource, source_for_model
 
-from . import public_record
+from . import public_record, summaries
 from .leaderboard import (
     INFRA_ERROR,
     ask_missing_rounds,
@@ -233,13 +233,21 @@ def question_run_summary(*, run: QuestionRun) -> dict:
 
 
 def public_question_leaderboard(*, release: Release) -> dict:
-    """Completed runs best first, with the types and levels their breakdowns cover."""
+    """Completed runs best first, with the types and levels their breakdowns cover. A run
+    whose stored summary cannot be read (``summaries.readable_question``) is listed last,
+    marked ``available = False``, without scores: never a 500."""
     runs = list(
         QuestionRun.objects.filter(release=release, state=RunState.COMPLETED).order_by(
             "-finished_at"
         )
     )
-    runs.sort(key=lambda r: -((r.summary.get("score") or {}).get("value") or 0.0))
+    for run in runs:
+        run.available = summaries.readable_question(run.summary) is not None
+        if not run.available:
+            run.summary = {}
+    runs.sort(
+        key=lambda r: (not r.available, -((r.summary.get("score") or {}).get("value") or 0.0))
+    )
     types = sorted({t for r in runs for t in r.summary.get("breakdown", {}).get("type", {})})
     levels = sorted(
         {lv for r in runs for lv in r.summary.get("breakdown", {}).get("level", {})}, key=int

@@ -11,6 +11,7 @@ Two families live here and must not mix:
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field, fields, replace
@@ -464,6 +465,51 @@ def _label(position: int) -> str:
     return LABELS[position] if position < len(LABELS) else str(position + 1)
 
 
+# Words in a title that say how a problem was made, not what it asks.
+_METHOD_WORDS = re.compile(
+    r"\b(evolved|evolution|variant|mutat(?:ed|ion)|seed|original|harder|round\s*\d+|v\d+)\b",
+    re.IGNORECASE,
+)
+# A parenthetical that names an operator or a method step ("(change_goal)", "(round 2)").
+_METHOD_PARENTHETICAL = re.compile(r"\s*[\(\[]([^\)\]]*)[\)\]]")
+
+
+def blind_title(title: str) -> str:
+    """A title as a blind reviewer sees it: without parentheticals that name an operator (a
+    snake_case identifier) or a method word, and without method words ("Knapsack value
+    (change_goal)" -> "Knapsack value", "Evolved: Pair Count" -> "Pair Count")."""
+
+    def drop(match: re.Match) -> str:
+        inner = match.group(1)
+        if re.search(r"[a-z]+_[a-z_]+", inner) or _METHOD_WORDS.search(inner):
+            return ""
+        return match.group(0)
+
+    cleaned = _METHOD_PARENTHETICAL.sub(drop, title)
+    cleaned = _METHOD_WORDS.sub("", cleaned)
+    cleaned = re.sub(r"^[\s:,-]+|[\s:,-]+$", "", re.sub(r"\s{2,}", " ", cleaned))
+    return cleaned or "Problem"
+
+
+def _blind_heading(statement: str) -> str:
+    """A statement whose first line is a heading other than the title (which the renderer
+    drops) keeps it as ``blind_title`` shows it: a heading names no operator either."""
+    lines = statement.lstrip("\n").split("\n", 1)
+    if not lines[0].lstrip().startswith("#"):
+        return statement
+    marks = lines[0].lstrip()[: len(lines[0].lstrip()) - len(lines[0].lstrip().lstrip("#"))]
+    heading = blind_title(lines[0].strip().lstrip("#").strip())
+    return f"{marks} {heading}" + (f"\n{lines[1]}" if len(lines) > 1 else "")
+
+
+def _same_presentation(problems: list[ReviewerProblem]) -> list[ReviewerProblem]:
+    """Every problem of a group shown the same way: starter code for all or for none (only a
+    seed imported with its prompt carries one, which would point at it)."""
+    if len(problems) < 2 or all(p.starter_code for p in problems):
+        return problems
+    return [replace(p, starter_code="") for p in problems]
+
+
 def _same_limits(problems: list[ReviewerProblem]) -> list[ReviewerProblem]:
     """Every problem of a group shown with the same limits: the group's most generous ones.
 
@@ -566,7 +612,7 @@ def reviewer_group(*, reviewer, opaque_id: str) -> ReviewerGroup:
             ReviewerProblem(
                 opaque_id=review.item.opaque_id,
                 label=_label(review.position),
-                statement_html=render_statement(p.statement, title=p.title),
+                statement_html=render_statement(_blind_heading(p.statement), title=p.title),
                 time_limit_s=p.time_limit_s,
                 memory_mb=p.memory_mb,
                 io_format=_IO_FORMATS.get(p.harness, ""),
@@ -583,7 +629,7 @@ def reviewer_group(*, reviewer, opaque_id: str) -> ReviewerGroup:
                 draft=_draft(review),
             )
         )
-    problems = _same_limits(problems)
+    problems = _same_presentation(_same_limits(problems))
     return ReviewerGroup(
         opaque_id=assignment.opaque_id,
         instructions=assignment.group.round.instructions,

@@ -43,6 +43,11 @@ from .models import Benchmark, LeaderboardRun, Release, ReleaseState, RunState
 Z95 = 1.959963984540054
 
 
+# A model flags a problem saturated on its own (pass@1 above the bound) only over at least this
+# many samples of that problem: a panel seat's default.
+SATURATION_MIN_MODEL_SAMPLES = 4
+
+
 def wilson_interval(passes: int, n: int, z: float = Z95) -> tuple[float, float]:
     """95% Wilson score interval of passes/n (see the module docstring); (0, 1) when n = 0."""
     if n <= 0:
@@ -307,8 +312,16 @@ def _record(
         if not n:
             continue  # no evidence either way: a flag stays as it is
         above = [r["label"] for r in rows if r["pass_at_1"] > bound]
+        # Per model as well as pooled: a strong model that solves a problem every time has
+        # saturated it, however the weaker models pull the pooled pass@1 down; it must have
+        # answered the seat's default number of samples, so one lucky answer flags nothing.
+        solved_by = [
+            r["label"]
+            for r in rows
+            if r["pass_at_1"] > bound and r["n"] >= SATURATION_MIN_MODEL_SAMPLES
+        ]
         flag = active.get(item.public_id)
-        if p > bound and flag is None:
+        if (p > bound or solved_by) and flag is None:
             active[item.public_id] = SaturationFlag.objects.create(
                 release=release,
                 public_id=item.public_id,
@@ -456,9 +469,14 @@ GIVEN_BACK_STATES = ("failed", "cancelled")
 
 def _retire_reason(flag: SaturationFlag) -> str:
     models_text = ", ".join(flag.saturating_models) or "the panel"
+    if flag.pass_at_1 > flag.bound:
+        return (
+            f"saturated on {flag.flagged_at:%Y-%m-%d}: pass@1 {flag.pass_at_1:.2f} over the "
+            f"panel > {flag.bound:g} (solved by {models_text})"
+        )
     return (
-        f"saturated on {flag.flagged_at:%Y-%m-%d}: pass@1 {flag.pass_at_1:.2f} over the panel "
-        f"> {flag.bound:g} (solved by {models_text})"
+        f"saturated on {flag.flagged_at:%Y-%m-%d}: solved by {models_text} above "
+        f"{flag.bound:g} (pass@1 {flag.pass_at_1:.2f} over the panel)"
     )
 
 

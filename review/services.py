@@ -670,8 +670,11 @@ def adjudication_resolve(
     if not resolution.strip():
         raise ValidationError("Write down how the disagreement was resolved.")
     value = value.strip()
+    # The dimension the value settles: a calibration disagreement (experts against the
+    # panel, opened by releases.calibration) is settled by the expert difficulty.
+    dimension = SETTLED_BY.get(adjudication.dimension, adjudication.dimension)
     if value:
-        _check_override_value(adjudication.dimension, value)
+        _check_override_value(dimension, value)
     adjudication.status = AdjudicationStatus.RESOLVED
     adjudication.resolution = resolution.strip()
     adjudication.resolved_value = value
@@ -681,7 +684,7 @@ def adjudication_resolve(
     if value:
         score_override_create(
             item=adjudication.item,
-            dimension=adjudication.dimension,
+            dimension=dimension,
             value=value,
             reason=f"adjudication: {resolution.strip()}",
             by=by,
@@ -690,6 +693,8 @@ def adjudication_resolve(
 
 
 OVERRIDABLE = (*RATING_DIMENSIONS, "cf_rating", "validity", "answer")
+# Adjudication dimensions whose value is an override of another dimension.
+SETTLED_BY = {"calibration": "difficulty"}
 ANSWER_OVERRIDE_SCORES = {"correct": 1.0, "incorrect": 0.0, "clear": None}
 
 

@@ -133,3 +133,30 @@ def test_the_gate_can_hold_back_model_only_hardness(db):
         "experts rate difficulty 1.0/5 but pass@1 is 0.12: hardness may be artificial, "
         "for curator review"
     )
+
+
+def test_a_calibration_disagreement_resolved_with_a_value_changes_the_plot(db):
+    """(issue: the queue asked for a 1-5 value, then refused it: "Unknown dimension
+    'calibration'".) The value is the settled expert difficulty: an override of difficulty."""
+    from review.services import adjudication_resolve
+    from tests.factories import UserFactory
+
+    world = crafted_world()
+    _author(world)
+    cal = calibration.for_campaign(campaign=world.campaign)
+    calibration.disagreements_route(calibration=cal)
+    unsolved = world.problem("E-UNSOLVED").public_id
+    adjudication = Adjudication.objects.get(
+        dimension="calibration", item__problem__public_id=unsolved
+    )
+    adjudication_resolve(
+        adjudication=adjudication,
+        by=UserFactory(),
+        resolution="The experts misread the constraint; it is hard.",
+        value="5",
+    )
+    adjudication.refresh_from_db()
+    assert (adjudication.status, adjudication.resolved_value) == ("resolved", "5")
+    after = {r.public_id: r for r in calibration.for_campaign(campaign=world.campaign).rows}
+    assert after[unsolved].expert_difficulty == 5.0
+    assert not after[unsolved].model_only

@@ -10,22 +10,11 @@ import functools
 from django.contrib.auth.views import redirect_to_login
 from django.http import JsonResponse
 
-from .models import APIToken
-from .roles import ADMIN, CURATOR, user_roles
+from .roles import ADMIN, CURATOR, request_user, user_roles
+
+__all__ = ["request_user", "reads_schema", "schema_for_staff", "sees_operations"]
 
 SCHEMA_ROLES = {ADMIN, CURATOR}
-
-
-def request_user(request):
-    """The user of a valid bearer token, else the session's user; None for anyone else. The
-    token is looked up only when one is sent (an anonymous probe costs no query)."""
-    header = request.META.get("HTTP_AUTHORIZATION", "")
-    if header[:7].lower() == "bearer ":
-        token = APIToken.find(header[7:].strip())
-        if token is not None and token.user.is_active:
-            return token.user
-    user = getattr(request, "user", None)
-    return user if user is not None and user.is_authenticated else None
 
 
 def sees_operations(user) -> bool:

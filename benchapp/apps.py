@@ -12,3 +12,8 @@ class BenchappConfig(AppConfig):
         from .staff.imports import SEED_IMPORT
 
         jobs.register(SEED_IMPORT)
+
+        from .models import APIToken
+        from .roles import register_token_lookup
+
+        register_token_lookup(APIToken.find)

@@ -37,22 +37,56 @@ ERROR_SCHEMA = {
 }
 # What every operation may answer besides its own responses, and when.
 _ERRORS = {
+    "400": "bad request: a NUL character in the URL, the query string or the body, a body "
+    "that cannot be parsed, or one larger than MAX_UPLOAD_BYTES",
     "401": "not authenticated: no session and no valid bearer token",
     "403": "authenticated, but the role does not allow this operation",
     "404": "no such object (or not visible to this user)",
     "422": "the input does not match the schema; detail lists each field and why",
 }
+_ERROR_REF = {"$ref": "#/components/schemas/ErrorDetail"}
+
+
+def _takes_generic(schema: dict, code: str, components: dict) -> bool:
+    """Whether a declared answer's schema already accepts the generic ``{"detail": …}`` of
+    ``code``: a string, or for 422 the framework's list of field errors."""
+    if "$ref" in schema:
+        schema = components.get(schema["$ref"].rsplit("/", 1)[-1], {})
+    if set(schema.get("required", [])) - {"detail"}:
+        return False
+    detail = schema.get("properties", {}).get("detail", {})
+    kinds = detail.get("type")
+    if kinds is None:
+        return not detail.get("anyOf") and not detail.get("$ref")
+    kinds = {kinds} if isinstance(kinds, str) else set(kinds)
+    return ("array" if code == "422" else "string") in kinds
+
+
+def _also_generic(response: dict, code: str, components: dict) -> None:
+    """A declared error answer whose own schema does not accept the generic ``{"detail": …}``
+    may still come as it (a NUL refused before the view, the framework's 422 list): its schema
+    becomes either one."""
+    content = response.setdefault("content", {}).setdefault("application/json", {})
+    schema = content.get("schema")
+    if schema is None:
+        content["schema"] = _ERROR_REF
+    elif not _takes_generic(schema, code, components):
+        content["schema"] = {"anyOf": [schema, _ERROR_REF]}
+        response["description"] = f"{response.get('description', '')}; or {_ERRORS[code]}"
 
 
 def document_errors(schema: dict) -> dict:
-    """Add the error answers the framework gives but does not declare: 401 and 403 where an
-    operation needs authentication, 404 where the path names an object, 422 where there is
-    input to validate. Declared responses (a 400 or 409 with its own schema) are kept."""
-    schema.setdefault("components", {}).setdefault("schemas", {})["ErrorDetail"] = ERROR_SCHEMA
-    ref = {"$ref": "#/components/schemas/ErrorDetail"}
+    """Add the error answers the framework and the edge give but do not declare: 400 on every
+    operation (``RejectNulMiddleware`` and the body parser answer before any view), 401 and
+    403 where an operation needs authentication, 404 where the path names an object, 422
+    where there is input to validate. A declared error answer (a 400 or 409 with its own
+    schema) keeps its schema, widened to also allow ``ErrorDetail`` where the framework may
+    answer that code too."""
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    components["ErrorDetail"] = ERROR_SCHEMA
     for path, methods in schema.get("paths", {}).items():
         for operation in methods.values():
-            wanted = []
+            wanted = ["400"]
             if operation.get("security"):
                 wanted += ["401", "403"]
             if "{" in path:
@@ -60,17 +94,15 @@ def document_errors(schema: dict) -> dict:
             if operation.get("parameters") or operation.get("requestBody"):
                 wanted.append("422")
             responses = operation.setdefault("responses", {})
-            declared = {str(code) for code in responses}
+            declared = {str(code): code for code in responses}
             for code in wanted:
                 if code in declared:
+                    _also_generic(responses[declared[code]], code, components)
                     continue
-                responses.setdefault(
-                    code,
-                    {
-                        "description": _ERRORS[code],
-                        "content": {"application/json": {"schema": ref}},
-                    },
-                )
+                responses[code] = {
+                    "description": _ERRORS[code],
+                    "content": {"application/json": {"schema": _ERROR_REF}},
+                }
     return schema
 
 

@@ -14,6 +14,7 @@ import re
 from django.db import DatabaseError, InterfaceError, OperationalError
 
 from evolution.llm.errors import LLMTransportError
+from evolution.llm.remote import POLICY
 from evolution.sandbox.types import SandboxError
 
 
@@ -33,8 +34,13 @@ class EndpointUnavailable(Exception):
     step's retries for an outage."""
 
     def __init__(self, *, role: str, endpoint: str, cause: BaseException, configuration: str = ""):
-        if configuration:
-            status = getattr(cause, "status", None)
+        status = getattr(cause, "status", None)
+        if configuration and status is None:  # refused before anything was sent
+            message = (
+                f"{role} endpoint {endpoint!r} was not called ({configuration}; fix the "
+                f"endpoint, then resume): {cause}"
+            )
+        elif configuration:
             message = (
                 f"{role} endpoint {endpoint!r} refused the request with HTTP {status} "
                 f"({configuration}; fix the endpoint, then resume): {cause}"
@@ -64,9 +70,12 @@ def configuration_problem(exc: BaseException) -> str:
     """What about the endpoint's configuration a model call's HTTP 4xx refuses ("" when it is
     not one): 401 and 403 (the key or the account), 404 (the model name or the URL), or a 400
     naming a request parameter other than the prompt (a sampling parameter the model does not
-    support, such as a temperature other than 1 on a reasoning model)."""
+    support, such as a temperature other than 1 on a reasoning model); or its URL, which the
+    endpoint URL policy refused before anything was sent."""
     if not isinstance(exc, LLMTransportError):
         return ""
+    if getattr(exc, "kind", "") == POLICY:
+        return "its URL is refused by the endpoint URL policy"
     status = exc.status
     if status in (401, 403):
         return "the API key or the account is refused"
@@ -85,11 +94,11 @@ def endpoint_unavailable(exc: BaseException, *, role: str, endpoint: str):
     ``configuration_problem``), else None (an answer about this request stays the item's)."""
     if not isinstance(exc, LLMTransportError):
         return None
-    if is_infrastructure(exc):
-        return EndpointUnavailable(role=role, endpoint=endpoint, cause=exc)
     problem = configuration_problem(exc)
     if problem:
         return EndpointUnavailable(role=role, endpoint=endpoint, cause=exc, configuration=problem)
+    if is_infrastructure(exc):
+        return EndpointUnavailable(role=role, endpoint=endpoint, cause=exc)
     return None
 
 

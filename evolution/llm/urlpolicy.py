@@ -209,7 +209,8 @@ class GuardedTransport(httpx.HTTPTransport):
     would make the connection's destination its own, out of the policy's sight."""
 
     def __init__(self, *, limits: httpx.Limits):
-        super().__init__(limits=limits)
+        # httpx.HTTPTransport keeps nothing but its pool: this one is built on the guarded
+        # backend (HTTPTransport.__init__ would build one on the default backend first).
         self._pool = httpcore.ConnectionPool(
             ssl_context=httpx.create_ssl_context(),
             max_connections=limits.max_connections,

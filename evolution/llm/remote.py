@@ -136,11 +136,22 @@ class RemoteFailure(LLMTransportError):
     """LLMTransportError carrying what the recorder needs (last body, time spent) and what
     went wrong (``kind``, one of the constants above). The message never holds the body."""
 
-    def __init__(self, message, *, status, tries, body: str, latency_s: float, kind: str = HTTP):
+    def __init__(
+        self,
+        message,
+        *,
+        status,
+        tries,
+        body: str,
+        latency_s: float,
+        kind: str = HTTP,
+        detail: str = "",
+    ):
         super().__init__(message, status=status, tries=tries)
         self.body = body
         self.latency_s = latency_s
         self.kind = kind
+        self.detail = detail  # a policy refusal's reason
 
 
 # What a provider's refusal means, by status.
@@ -179,7 +190,7 @@ def failure_reason(exc: BaseException) -> str:
         getattr(exc, "kind", ""),
         status=getattr(exc, "status", None),
         body=getattr(exc, "body", "") or "",
-        detail=getattr(exc, "reason", "") or str(exc),
+        detail=getattr(exc, "detail", "") or str(exc),
     )
 
 
@@ -299,6 +310,7 @@ def _attempt(client: httpx.Client, body_bytes: bytes, headers: dict, prompt_char
             body="",
             latency_s=0.0,
             kind=POLICY,
+            detail=exc.reason,
         )
     except httpx.TimeoutException as exc:
         raise _Retryable(
@@ -375,6 +387,7 @@ def post_chat(
             body="",
             latency_s=0.0,
             kind=POLICY,
+            detail=exc.reason,
         )
     client = http_client(base_url=endpoint.base_url, timeout_s=float(endpoint.timeout_s))
     body_bytes = json.dumps(body, ensure_ascii=False).encode("utf-8")

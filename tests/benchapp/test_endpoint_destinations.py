@@ -143,6 +143,7 @@ def test_test_connection_refuses_a_destination_outside_the_policy_without_connec
     html = _test_connection(personas, endpoint)
     assert 'data-ok="false"' in html
     assert "refused by the endpoint URL policy" in html and "link-local" in html
+    assert html.count("endpoint URL policy") == 1  # said once, not wrapped in itself
     assert connections == []
 
 

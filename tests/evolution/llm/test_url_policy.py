@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from evolution.llm import LLMClient, LLMTransportError, urlpolicy
+from evolution.llm.remote import failure_reason
 from evolution.models import LLMCall
 from tests.factories import ModelEndpointFactory
 from tests.support.fake_openai import FakeOpenAI
@@ -98,6 +99,9 @@ def test_a_row_written_past_the_save_check_is_refused_before_any_connection(conn
         _chat(endpoint)
     assert "endpoint URL policy" in str(refused.value) and why in str(refused.value)
     assert refused.value.tries == 0  # not retried: asking again is refused again
+    reason = failure_reason(refused.value)
+    assert reason.startswith("refused by the endpoint URL policy: ") and why in reason
+    assert reason.count("endpoint URL policy") == 1
     assert connections == []
     (call,) = LLMCall.objects.filter(endpoint=endpoint)
     assert call.status == "error" and "endpoint URL policy" in call.error

@@ -537,6 +537,10 @@ def reevolution_create(
         i.public_id: i for i in release.items.filter(public_id__in=[f.public_id for f in flags])
     }
     stamp = timezone.now().strftime("%Y-%m-%d %H:%M:%S")
+    # Names are unique: a second re-evolution within the same second is numbered.
+    earlier = ReEvolution.objects.filter(release=release).count()
+    if earlier:
+        stamp += f" #{earlier + 1}"
     label = f"{release.benchmark.name} v{release.version} saturated, {stamp}"
     seeds = ProblemSet.objects.create(
         name=label[:200],

@@ -48,3 +48,21 @@ def test_a_reevolution_whose_every_evolver_call_fails_ends_failed_and_gives_its_
     second = living.reevolution_create(release=release, settings=REEVOLUTION_SETTINGS)
     assert set(second.retired) == set(first.retired) and len(second.retired) == 2
     assert ReEvolution.objects.filter(release=release).count() == 2
+
+
+def test_two_reevolutions_in_the_same_second_get_their_own_names(monkeypatch):
+    """(A double click, or a failed campaign re-evolved at once: the names clashed.)"""
+    from datetime import UTC, datetime
+
+    from django.utils import timezone as django_timezone
+
+    cache.clear()
+    world, release = remeasured_release()
+    frozen = datetime(2026, 11, 28, 13, 35, 41, tzinfo=UTC)
+    monkeypatch.setattr(django_timezone, "now", lambda: frozen)
+    first = living.reevolution_create(release=release, settings=REEVOLUTION_SETTINGS)
+    first.campaign.state = "cancelled"
+    first.campaign.save(update_fields=["state"])
+    second = living.reevolution_create(release=release, settings=REEVOLUTION_SETTINGS)
+    assert first.campaign.name != second.campaign.name
+    assert second.campaign.name.endswith("#2")

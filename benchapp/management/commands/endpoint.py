@@ -16,6 +16,8 @@ from django.core.management.base import BaseCommand, CommandError
 from benchapp.staff.forms import EndpointForm
 from evolution.models import ModelEndpoint
 
+from ._forms import refusal
+
 # option -> form field; an option left out keeps the field's value (or its default).
 OPTIONS = {
     "provider": "provider",
@@ -97,11 +99,8 @@ class Command(BaseCommand):
             data["omit_temperature"] = "on"
         form = EndpointForm(data, instance=instance)
         if not form.is_valid():
-            problems = "; ".join(
-                f"{'--' + f.replace('_', '-') if f != '__all__' else 'endpoint'}: {' '.join(e)}"
-                for f, e in form.errors.items()
-            )
-            raise CommandError(problems)
+            fields = {field: option for option, field in OPTIONS.items()}
+            raise refusal(form, options=fields, whole="endpoint")
         endpoint = form.save()
         verb = "updated" if instance else "registered"
         self.stdout.write(f"endpoint {endpoint.name} {verb} (id {endpoint.pk})")

@@ -16,6 +16,8 @@ from django.db import transaction
 from benchapp.staff.forms import PanelForm
 from evolution.models import ModelEndpoint, Panel, PanelMember
 
+from ._forms import refusal
+
 
 class Command(BaseCommand):
     help = "Create a target panel from named endpoints (validated as the admin page does), or list them."
@@ -51,11 +53,7 @@ class Command(BaseCommand):
             data[f"attempts_{endpoint.pk}"] = k
         form = PanelForm(data, endpoints=endpoints)
         if not form.is_valid():
-            problems = "; ".join(
-                f"{'--' + f if f != '__all__' else 'panel'}: {' '.join(e)}"
-                for f, e in form.errors.items()
-            )
-            raise CommandError(problems)
+            raise refusal(form, options={}, whole="panel")
         with transaction.atomic():
             panel = Panel.objects.create(
                 name=form.cleaned_data["name"], description=form.cleaned_data["description"]

@@ -133,13 +133,18 @@ LOGOUT_REDIRECT_URL = "home"
 # attempts are refused for LOGIN_COOLOFF_MINUTES before any password is hashed.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    "benchapp.auth.ProgressiveDelayBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_float("LOGIN_COOLOFF_MINUTES", 15.0, minimum=0.1))
 # Two independent counters: one per username (guessing one account from many addresses) and
 # one per address (one client guessing many accounts).
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# A lock per (username, address) pair: a guesser locks only itself (benchapp/auth.py).
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# Past the limit, failures for one username (any address) or from one address (any username)
+# delay further tries 1, 2, 4 … seconds, at most this many; known addresses are never delayed.
+LOGIN_MAX_DELAY_SECONDS = env_float("LOGIN_MAX_DELAY_SECONDS", 60.0, minimum=1.0)
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "benchapp.auth.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "benchapp.auth.client_ip"

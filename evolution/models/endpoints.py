@@ -120,6 +120,16 @@ class ModelEndpoint(models.Model):
             errors["cassette"] = problem
         if problem := urlpolicy.url_problem(self.base_url):
             errors["base_url"] = problem
+        # The table's constraints said in words, on their fields (the database refuses the row
+        # anyway; a form would otherwise show the constraint's name).
+        if self.provider != Provider.REPLAY and not (self.base_url or "").strip():
+            errors.setdefault(
+                "base_url", "a remote endpoint needs its base URL (only a replayed one has none)"
+            )
+        for field in ("price_in_per_1k", "price_out_per_1k"):
+            value = getattr(self, field)
+            if value is not None and value < 0:
+                errors.setdefault(field, "a price cannot be negative")
         if errors:
             raise ValidationError(errors)
 

@@ -340,13 +340,13 @@ def evaluate(
     candidates: list[CandidateFacts],
     rules: GateRules,
     *,
-    seed_statements: dict[str, str] | None = None,
+    seed_statements: dict[str, tuple[int, str]] | None = None,
 ) -> list[CandidateReport]:
     """Apply ``rules`` to every candidate, in order (evolved ones first is the caller's job).
 
     Near-duplicates: an evolved candidate is compared with the seed set
-    (``seed_statements``: label -> statement, its own seed included: a reskin of its seed is
-    a duplicate too); every candidate with the earlier candidates that passed all their
+    (``seed_statements``: label -> (problem id, statement), its own seed included: a reskin of
+    its seed is a duplicate too; the candidate itself, when it is also a seed, is not); every candidate with the earlier candidates that passed all their
     other rules, so of two near-identical problems the first is kept and the second is
     reported as its duplicate.
     """
@@ -376,7 +376,15 @@ def evaluate(
 
         against = dict(kept)
         if facts.origin == "evolved":
-            against.update({f"seed {label}": text for label, text in seed_statements.items()})
+            # A problem is no duplicate of itself: a saturated problem re-evolved is both a seed
+            # of the new campaign and a candidate carried from the previous version.
+            against.update(
+                {
+                    f"seed {label}": text
+                    for label, (problem_id, text) in seed_statements.items()
+                    if problem_id != facts.problem_id
+                }
+            )
         dup = near_duplicate(facts.statement, against, rules.duplicate_threshold)
         report.rules.append(
             RuleResult(

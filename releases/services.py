@@ -259,12 +259,12 @@ def _candidate_pool(release: Release) -> tuple[list[Problem], dict[int, dict], d
     for pid, m in measurement_selectors.latest_completed(unmeasured).items():
         panel[pid] = {"passes": m.passes, "attempts": m.attempts, "measurement": m}
 
-    seed_statements: dict[str, str] = {}
+    seed_statements: dict[str, tuple[int, str]] = {}
     seed_sets = [c.seed_set_id for c in campaigns if c.seed_set_id]
     for p in Problem.objects.filter(
         Q(problem_sets__in=seed_sets) | Q(id__in=[p.id for p in problems if p.kind == "seed"])
     ).distinct():
-        seed_statements[p.origin_id or p.public_id] = p.statement
+        seed_statements[p.origin_id or p.public_id] = (p.id, p.statement)
     return problems, panel, seed_statements
 
 

@@ -38,8 +38,11 @@ def problem_list(*, problem_set: str | None = None) -> QuerySet[Problem]:
 
 
 def campaign_list() -> QuerySet[Campaign]:
+    """Every campaign with its seeds counted: a BenchEvolver campaign's lineages (one a seed),
+    another kind's seed set (X-Coder and the reasoning loop may have none)."""
     return Campaign.objects.select_related("seed_set", "evolver", "panel").annotate(
-        lineage_count=Count("lineages", distinct=True)
+        lineage_count=Count("lineages", distinct=True),
+        seed_set_size=Count("seed_set__problems", distinct=True),
     )
 
 

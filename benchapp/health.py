@@ -41,7 +41,33 @@ def _inspect_workers(timeout: float) -> dict:
     except Exception as exc:  # a probe reports, never raises
         live, error = {}, exc.__class__.__name__
     names = hosts_by_queue(live)
+    # A worker too busy to answer the broadcast in time (a loaded machine) still beats: a fresh
+    # heartbeat record counts it on its queues, so a busy worker is not reported missing.
+    for host, queues in _beating_workers().items():
+        for queue in queues:
+            hosts = names.setdefault(queue, [])
+            if host not in hosts:
+                hosts.append(host)
     return {"queues": {q: len(h) for q, h in names.items()}, "workers": names, "error": error}
+
+
+def _beating_workers() -> dict[str, list[str]]:
+    """{host name: queues} of the workers whose heartbeat record is fresh (``benchapp.workers``:
+    written on every worker heartbeat) and that did not stop."""
+    from .workers import STALE_AFTER_SECONDS, store
+
+    now = time.time()
+    try:
+        records = store.read()
+    except Exception:  # the broker is down: the broadcast's error already says so
+        return {}
+    return {
+        r["hostname"]: list(r.get("queues") or [])
+        for r in records
+        if r.get("hostname")
+        and not r.get("stopped")
+        and now - r.get("heartbeat", 0) <= STALE_AFTER_SECONDS
+    }
 
 
 def _refresh_workers() -> None:

@@ -231,3 +231,29 @@ def test_after_an_idle_spell_simultaneous_probes_all_get_the_last_report(setting
     for thread in probes:
         thread.join(10)
     assert answers == [200] * 24
+
+
+def test_a_worker_too_busy_to_answer_in_time_is_counted_by_its_heartbeat(monkeypatch):
+    """(issue: under load /healthz counted 0 workers on a queue that had one: the worker did
+    not answer the broadcast within its time-out.) A fresh heartbeat record counts it; a stale
+    or stopped one does not."""
+    import time
+
+    from benchapp import workers
+
+    monkeypatch.setattr(workers, "_broadcast", lambda **kwargs: {})
+    now = time.time()
+    records = {
+        "celery@busy": {"heartbeat": now - 1, "stopped": None},
+        "celery@gone": {"heartbeat": now - workers.STALE_AFTER_SECONDS - 30, "stopped": None},
+        "celery@stopped": {"heartbeat": now - 1, "stopped": now - 1},
+    }
+    try:
+        for host, fields in records.items():
+            workers.store.write({"hostname": host, "queues": ["sandbox"], **fields})
+        report = health._inspect_workers(0.1)
+    finally:
+        for host in records:
+            workers.store.forget(host)
+    assert report["workers"]["sandbox"] == ["celery@busy"]
+    assert report["queues"]["sandbox"] == 1

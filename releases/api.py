@@ -5,12 +5,12 @@ exports need the curator role."""
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Query, Router, Schema
+from ninja import Field, Query, Router, Schema
 from ninja.errors import HttpError
 
 from benchapp.roles import ADMIN, CURATOR, request_user, user_roles
@@ -280,6 +280,92 @@ def get_independent_evaluation(request, release_id: int, evaluation_id: int):
     _require_curator(request)
     evaluation = get_object_or_404(GateEvaluation, pk=evaluation_id, release_id=release_id)
     return _evaluation_out(evaluation)
+
+
+# A row's id as the database can hold it.
+RowId = Annotated[int, Field(ge=1, le=2_147_483_647)]
+
+
+class BenchmarkIn(Schema):
+    name: str = Field(..., min_length=1, max_length=120)
+    slug: str = Field("", max_length=120)
+    description: str = Field("", max_length=20_000)
+    license: str = Field("cc-by-4.0", max_length=60)
+
+
+class BenchmarkOut(Schema):
+    id: int
+    name: str
+    slug: str
+    license: str
+
+
+class ReleaseIn(Schema):
+    benchmark: str = Field(..., min_length=1, max_length=120, description="the benchmark's slug")
+    version: str = Field(
+        "1.0.0", pattern=r"^\d{1,6}\.\d{1,6}\.\d{1,6}$", description="MAJOR.MINOR.PATCH"
+    )
+    campaign_ids: list[RowId] = Field(default_factory=list, max_length=1000)
+    problem_set_ids: list[RowId] = Field(default_factory=list, max_length=1000)
+    notes: str = Field("", max_length=20_000)
+
+
+@router.post("/benchmarks", response={201: BenchmarkOut})
+def benchmark_new(request, payload: BenchmarkIn):
+    """A new benchmark (curators and admins), as the curator's page makes one."""
+    _require_curator(request)
+    try:
+        bench = services.benchmark_create(
+            name=payload.name,
+            slug=payload.slug,
+            description=payload.description,
+            license=payload.license,
+        )
+    except ValidationError as exc:
+        _bad(exc)
+    return 201, BenchmarkOut(id=bench.pk, name=bench.name, slug=bench.slug, license=bench.license)
+
+
+@router.post("/releases", response={201: ReleaseOut})
+def release_new(request, payload: ReleaseIn):
+    """A new release draft of a benchmark from campaigns and problem sets (curators and
+    admins), as the curator's page makes one; then gate, include, freeze and publish."""
+    from evolution.models import Campaign, ProblemSet
+
+    from .models import Benchmark
+
+    _require_curator(request)
+    bench = Benchmark.objects.filter(slug=payload.benchmark).first()
+    if bench is None:
+        raise HttpError(400, f"benchmark: no benchmark with the slug {payload.benchmark!r}")
+    campaigns = list(Campaign.objects.filter(pk__in=payload.campaign_ids))
+    sets = list(ProblemSet.objects.filter(pk__in=payload.problem_set_ids))
+    missing = sorted(set(payload.campaign_ids) - {c.pk for c in campaigns})
+    missing_sets = sorted(set(payload.problem_set_ids) - {p.pk for p in sets})
+    if missing or missing_sets:
+        raise HttpError(
+            400,
+            "; ".join(
+                part
+                for part in (
+                    f"campaign_ids: no campaign {missing}" if missing else "",
+                    f"problem_set_ids: no problem set {missing_sets}" if missing_sets else "",
+                )
+                if part
+            ),
+        )
+    try:
+        release = services.release_create(
+            benchmark=bench,
+            version=payload.version,
+            campaigns=campaigns,
+            problem_sets=sets,
+            notes=payload.notes,
+            created_by=request.user,
+        )
+    except ValidationError as exc:
+        _bad(exc)
+    return 201, _release_out(release)
 
 
 @router.post("/releases/{release_id}/freeze", response=ReleaseOut)

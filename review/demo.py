@@ -12,7 +12,7 @@ import random
 
 from django.db import transaction
 
-from evolution.models import Campaign, Problem
+from evolution.models import Campaign, Candidate, Problem
 from evolution.models.campaigns import CampaignKind, CampaignState
 
 from . import selectors, services
@@ -26,7 +26,22 @@ _DEMO_RATINGS = {
     2: [(4, 4, 4, 4, 2100), (4, 3, 2, 3, 1800)],
     3: [(4, 4, 5, 5, 2400), (4, 5, 4, 4, 2300)],
 }
-_DEMO_TAGS = ["implementation", "prefix sums, binary search", "segment tree, HLD", "dp, bitmask dp"]
+
+
+def _demo_tags(problem) -> str:
+    """Tags a reviewer would give: an evolved problem's mutation family (already a tag of the
+    vocabulary: ``evolution.benchevolver.engine.families``), else "implementation" (the demo's
+    seeds are direct computations). Not tags by position, which named segment trees on a
+    running sum."""
+    if problem is None:
+        return "implementation"
+    family = (
+        Candidate.objects.filter(accepted_problem=problem)
+        .exclude(family="")
+        .values_list("family", flat=True)
+        .first()
+    )
+    return family or "implementation"
 
 
 def _sources(limit: int) -> tuple[list, list[Problem]]:
@@ -94,7 +109,7 @@ def review_demo_round(*, curator, reviewers: list) -> ReviewRound | None:
 def _rate(group) -> None:
     for index, assignment in enumerate(group.assignments.order_by("reviewer__username")):
         data = {"certify_no_ai": "on"}
-        for review in assignment.reviews.select_related("item"):
+        for review in assignment.reviews.select_related("item__problem"):
             pos = review.item.lineage_position
             c, n, d, q, cf = _DEMO_RATINGS[pos][index % 2]
             prefix = review.item.opaque_id
@@ -106,7 +121,7 @@ def _rate(group) -> None:
                     f"{prefix}-quality": q,
                     f"{prefix}-validity": "valid",
                     f"{prefix}-cf_rating": cf,
-                    f"{prefix}-tags": _DEMO_TAGS[pos],
+                    f"{prefix}-tags": _demo_tags(review.item.problem),
                     f"{prefix}-justification": "Demo rating (illustrative).",
                     f"{prefix}-elapsed": 60 + 30 * pos,
                 }

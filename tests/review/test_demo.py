@@ -31,3 +31,25 @@ def test_demo_round_has_a_rated_group_and_a_waiting_one(personas):
 def test_demo_round_is_skipped_without_accepted_problems(personas, capsys):
     call_command("review_demo", curator="cory_curator", reviewers="rae_reviewer,rob_reviewer")
     assert "no demo review round" in capsys.readouterr().out
+
+
+def test_demo_ratings_tag_each_problem_with_its_own_family(personas):
+    """(issue: demo problems carried tags by position: "segment tree, HLD" on a running sum.)"""
+    from evolution.models import Candidate
+    from review.models import Review
+
+    for i in range(2):
+        lineage_with_problems(n_evolved=2, tag=f"tags{i}")
+    Candidate.objects.exclude(accepted_problem=None).update(family="two pointers")
+    call_command("review_demo", curator="cory_curator", reviewers="rae_reviewer,rob_reviewer")
+    rated = Review.objects.filter(assignment__submitted_at__isnull=False).select_related(
+        "item__problem"
+    )
+    evolved_rated = [
+        r for r in rated if Candidate.objects.filter(accepted_problem=r.item.problem).exists()
+    ]
+    assert evolved_rated and len(evolved_rated) < rated.count()  # evolved ones and seeds
+    for review in rated:
+        names = {t.name for t in review.tags.all()}
+        evolved = Candidate.objects.filter(accepted_problem=review.item.problem).exists()
+        assert names == ({"two pointers"} if evolved else {"implementation"}), names

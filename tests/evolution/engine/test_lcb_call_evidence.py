@@ -1,0 +1,47 @@
+"""Finding 10 of issue #32 on real LiveCodeBench records (a Codeforces stdin record and a
+LeetCode call-based one, ``lcb_world``): a mutator answer without code leaves a candidate
+decided on its own page, its call listed there and ledgered unparsable."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+from django.urls import reverse
+
+from evolution.benchevolver.services import campaign_create
+
+from .test_lcb_references import LCBPanel, _advance_to_first_candidate, _world
+from .test_scenarios import running
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PROSE = "I would count the mismatches against 'abc' with a simple loop over each test case."
+
+
+class ProseMutator(LCBPanel):
+    def __call__(self, body, headers):
+        if headers.get("x-benchforge-role", "") == "mutator":
+            super().__call__(body, headers)  # keep the prompt
+            return PROSE
+        return super().__call__(body, headers)
+
+
+def test_an_unparsable_mutator_answer_on_a_livecodebench_seed_is_on_its_candidate_page(
+    fake_server, personas
+):
+    from . import lcb_world as w
+
+    fake_server.responder = ProseMutator()
+    seed_set, evolver, panel = _world(fake_server, solutions_content=w.solutions_text())
+    campaign = running(campaign_create(name="lcb", seed_set=seed_set, evolver=evolver, panel=panel))
+    for lineage in campaign.lineages.all():
+        lineage = _advance_to_first_candidate(lineage)
+        cand = lineage.candidates.get(round=1)
+        assert cand.decision == "error"
+        assert cand.decision_reason.startswith("mutator answer unparsable")
+        call = cand.llm_calls.get(role="mutator")
+        assert call.status == "unparsable" and call.error
+        page = personas.curator.client.get(reverse("evolution:candidate_detail", args=[cand.pk]))
+        text = html.unescape(page.content.decode())
+        assert "Model calls</b> (1)" in text and PROSE in text

@@ -28,6 +28,8 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from evolution.models.campaigns import CampaignState
+
 from . import jobs, leaderboard, living_plots
 from .gate import GateRules, RulesError
 from .living_models import (
@@ -463,8 +465,8 @@ def item_context(*, release: Release, public_id: str) -> dict:
 
 # --- re-evolution ----------------------------------------------------------------------------
 
-# Campaign states whose re-evolution gave nothing back (``CampaignState`` values).
-GIVEN_BACK_STATES = ("failed", "cancelled")
+# Campaign states whose re-evolution gave nothing back.
+GIVEN_BACK_STATES = (CampaignState.FAILED, CampaignState.CANCELLED)
 
 
 def _retire_reason(flag: SaturationFlag) -> str:

@@ -494,12 +494,11 @@ def blind_title(title: str) -> str:
 def _blind_heading(statement: str) -> str:
     """A statement whose first line is a heading other than the title (which the renderer
     drops) keeps it as ``blind_title`` shows it: a heading names no operator either."""
-    lines = statement.lstrip("\n").split("\n", 1)
-    if not lines[0].lstrip().startswith("#"):
+    first, newline, rest = statement.lstrip("\n").partition("\n")
+    heading = re.match(r"\s*(#+)\s*(.*)", first)
+    if heading is None:
         return statement
-    marks = lines[0].lstrip()[: len(lines[0].lstrip()) - len(lines[0].lstrip().lstrip("#"))]
-    heading = blind_title(lines[0].strip().lstrip("#").strip())
-    return f"{marks} {heading}" + (f"\n{lines[1]}" if len(lines) > 1 else "")
+    return f"{heading.group(1)} {blind_title(heading.group(2).strip())}{newline}{rest}"
 
 
 def _same_presentation(problems: list[ReviewerProblem]) -> list[ReviewerProblem]:

@@ -5,9 +5,7 @@ URL alone, and ``connections`` refuses (and records) any connection past loopbac
 
 from __future__ import annotations
 
-import ipaddress
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +17,7 @@ from benchapp.models import APIToken
 from evolution.models import LLMCall, ModelEndpoint
 from tests.factories import ModelEndpointFactory
 from tests.support.fake_openai import FakeOpenAI, Fault
+from tests.support.network import loopback_only
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "SECRET-BODY-7f3a"
@@ -40,19 +39,8 @@ REFUSED = [
 
 @pytest.fixture
 def connections(monkeypatch):
-    outside = []
-    connect = socket.socket.connect
-
-    def guarded(self, address):
-        if isinstance(address, tuple):
-            host = ipaddress.ip_address(address[0].split("%", 1)[0])
-            if not host.is_loopback:
-                outside.append(address[0])
-                raise ConnectionRefusedError(f"the test refuses a connection to {address[0]}")
-        return connect(self, address)
-
-    monkeypatch.setattr(socket.socket, "connect", guarded)
-    return outside
+    """Every address a socket tried to connect to that is not loopback (refused here)."""
+    return loopback_only(monkeypatch)
 
 
 def _token(personas) -> dict:

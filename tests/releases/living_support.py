@@ -49,24 +49,8 @@ def endpoint(server, name: str) -> ModelEndpoint:
 
 # --- a re-evolution campaign run by the engine ------------------------------------------------
 
-INPUT_VALIDATOR = """
-import sys
-lines = sys.stdin.read().split("\\n")
-try:
-    n = int(lines[0])
-    values = list(map(int, lines[1].split()))
-except (ValueError, IndexError):
-    print("BAD format")
-    sys.exit()
-if not 1 <= n <= 200000:
-    print("BAD n out of range")
-elif len(values) != n:
-    print("BAD wrong count")
-elif any(abs(v) > 10**9 for v in values):
-    print("BAD value out of range")
-else:
-    print("OK")
-"""
+# The statements are the demo pack's array ones: its validator checks their constraints.
+INPUT_VALIDATOR = pack.ARRAY_VALIDATOR
 
 # What the evolver proposes for each saturated seed (one round each): a mutated solution, its
 # statement with examples, and the witnesses that vet it. Different families, so neither

@@ -6,7 +6,6 @@ regression sends nothing past this machine."""
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import socket
 import threading
@@ -19,6 +18,7 @@ from evolution.llm.remote import failure_reason
 from evolution.models import LLMCall
 from tests.factories import ModelEndpointFactory
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.network import loopback_only
 
 pytestmark = pytest.mark.django_db
 
@@ -28,19 +28,7 @@ PROMPT = [{"role": "user", "content": "hi"}]
 @pytest.fixture
 def connections(monkeypatch):
     """Every address a socket tried to connect to that is not loopback (refused here)."""
-    outside = []
-    connect = socket.socket.connect
-
-    def guarded(self, address):
-        if isinstance(address, tuple):
-            host = ipaddress.ip_address(address[0].split("%", 1)[0])
-            if not host.is_loopback:
-                outside.append(address[0])
-                raise ConnectionRefusedError(f"the test refuses a connection to {address[0]}")
-        return connect(self, address)
-
-    monkeypatch.setattr(socket.socket, "connect", guarded)
-    return outside
+    return loopback_only(monkeypatch)
 
 
 class Names:

@@ -356,11 +356,19 @@ def _judge_job(sample: LeaderboardSample, tests_by_item: dict[int, list], items:
     return judge_job(sample.code, items[sample.item_id].record, tests_by_item[sample.item_id])
 
 
+def sandbox_reason(result) -> str:
+    """What the sandbox said of its own failure in a judge result (verdict SE)."""
+    reasons = [t.diff for t in result.tests if t.verdict == "SE" and t.diff]
+    return (reasons[0] if reasons else "no reason given")[:500]
+
+
 def _store_verdict(sample: LeaderboardSample, result) -> None:
     if isinstance(result, ValueError):
         raise result
     if result.verdict == "SE":
-        raise SandboxUnavailable(f"sandbox failure while judging sample {sample.pk}")
+        raise SandboxUnavailable(
+            f"sandbox failure while judging sample {sample.pk}: {sandbox_reason(result)}"
+        )
     with public_record.writing():
         LeaderboardSample.objects.filter(pk=sample.pk, verdict="").update(
             verdict=result.verdict, passed_tests=result.passed, total_tests=result.total
@@ -403,8 +411,15 @@ def _judge_all(pending: list, tests_by_item: dict[int, list], items: dict, width
     if scored:
         parallel([lambda s=s: _judge(s, tests_by_item, items) for s in scored], width=width)
     jobs = (_judge_job(s, tests_by_item, items) for s in plain)
+    again = []
     for sample, result in zip(plain, judge_many(jobs, workers=width), strict=True):
+        if not isinstance(result, ValueError) and result.verdict == "SE":
+            again.append(sample)  # the sandbox's failure, not the model's: judged once more
+            continue
         _store_verdict(sample, result)
+    for sample in again:
+        log.warning("sample %s: sandbox failure, judged again alone", sample.pk)
+        _judge(sample, tests_by_item, items)
 
 
 def _score(sample: LeaderboardSample, record: dict, specs: list) -> None:

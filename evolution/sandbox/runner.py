@@ -663,11 +663,17 @@ def _mark_test_process():
             pass
 
 
-def _child_main(job, compiled, test_input, fds, seccomp, dumpable=False, test_code=None):
+def _child_main(job, compiled, test_input, fds, seccomp, go=None, test_code=None):
+    """A forked test process. ``go`` (forked dumpable, see run_one): the pipe on which the
+    runner says it is non-dumpable again; nothing of the submission runs before that byte."""
     stdin_fd, stdout_fd, stderr_fd, result_fd = fds
+    dumpable = go is not None
     try:
         if dumpable:
             _mark_test_process()
+            os.close(go[1])
+            if os.read(go[0], 1) != b"\0":
+                os._exit(EXIT_INTERNAL)
         else:
             _name_process(b"bf-test")
         os.setsid()
@@ -845,16 +851,23 @@ def run_one(job, compiled, test_input, seccomp, is_pid1, scratch, out_fd=None, i
     # Forked dumpable, the test process can name itself and ask to be the OOM victim through
     # its own /proc files, without ctypes calls (their first use in a fresh child costs a
     # quarter of a trivial test). Safe: nothing of the submission runs now (the last test's
-    # processes are all reaped), and the runner is non-dumpable again right after the fork.
+    # processes are all reaped), and the runner is non-dumpable again right after the fork,
+    # before the test process may go on: it waits on ``go`` for the runner's word, so that not
+    # one instruction of the submission runs while the runner's /proc files are open to it.
     libc = _STATE.get("libc") if is_pid1 else None
     test_code = _precompiled_test(job, test_input)
+    go = None
     if libc is not None:
+        go = os.pipe()
         libc.prctl(4, 1, 0, 0, 0)
     pid = os.fork()
     if pid == 0:
-        _child_main(job, compiled, test_input, fds, seccomp, libc is not None, test_code)
-    if libc is not None:
+        _child_main(job, compiled, test_input, fds, seccomp, go, test_code)
+    if go is not None:
         libc.prctl(4, 0, 0, 0, 0)
+        os.close(go[0])
+        _ignore(os.write, go[1], b"\0")
+        os.close(go[1])
     status = None
     timed_out = False
     try:

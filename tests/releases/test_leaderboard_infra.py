@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
 
@@ -148,3 +149,43 @@ def test_flaky_but_answering_endpoint_matches_a_clean_run(frozen_tx):
     assert flaky.summary["pass"] == clean.summary["pass"]
     assert flaky.summary["infra_errors"] == release.item_count
     assert clean.summary["infra_errors"] == 0
+
+
+def test_a_sandbox_failure_is_judged_again_and_a_lasting_one_is_named(
+    frozen_tx, settings, monkeypatch
+):
+    """A sample whose judging failed in the sandbox itself (verdict SE: not the model's fault)
+    is judged once more, alone: a passing failure leaves no trace in the scores. A sandbox
+    that keeps failing fails the run with what the sandbox said."""
+    from evolution.sandbox import batch
+
+    _, release = frozen_tx
+    real = batch.judge_many
+    lost = []
+
+    def first_lost(jobs, **kwargs):
+        # The first job is judged by a sandbox that cannot start its interpreter.
+        jobs = list(jobs)
+        with override_settings(SANDBOX_PYTHON="/nonexistent/python3"):
+            lost.extend(real(jobs[:1], **kwargs))
+        yield from lost
+        yield from real(jobs[1:], **kwargs)
+
+    with FakeOpenAI() as server:
+        server.responder = _right
+        monkeypatch.setattr(batch, "judge_many", first_lost)
+        run = leaderboard.run_create(release=release, endpoint=_endpoint(server), samples=1)
+        run = leaderboard.run_execute(run_id=run.pk)
+        assert [r.verdict for r in lost] == ["SE"]
+        assert run.state == RunState.COMPLETED, run.error
+        assert set(LeaderboardSample.objects.filter(run=run).values_list("verdict", flat=True)) == {
+            "AC"
+        }
+
+        monkeypatch.setattr(batch, "judge_many", real)
+        settings.SANDBOX_PYTHON = "/nonexistent/python3"
+        run = leaderboard.run_create(release=release, endpoint=_endpoint(server, "m2"), samples=1)
+        run = leaderboard.run_execute(run_id=run.pk)
+    assert run.state == RunState.FAILED
+    assert "SandboxUnavailable: sandbox failure while judging sample" in run.error
+    assert "/nonexistent/python3" in run.error, run.error

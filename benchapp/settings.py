@@ -1,4 +1,4 @@
-"""BenchForge settings: every value comes from the environment (see README, Configuration)."""
+"""BenchForge settings: every value comes from the environment (see docs/configuration.md)."""
 
 from __future__ import annotations
 

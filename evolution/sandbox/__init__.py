@@ -1,6 +1,6 @@
 """The sandboxed judge: run untrusted Python against tests, isolated, fast and exact.
 
-Public interface (see README, "The sandboxed judge")::
+Public interface (see docs/judge.md)::
 
     from evolution.sandbox import judge, run_batch, run_to_file, Limits, TestSpec, JudgeResult
     from evolution.sandbox import RunOutcome

@@ -176,7 +176,7 @@ def judge_many(
 
     Consecutive jobs are judged in groups of up to ``group_size`` (default SANDBOX_GROUP_SIZE)
     per sandbox: one after another in the same namespaces, reset between them (see
-    service.SandboxGroup and the README's security model); 1 gives every job fresh ones."""
+    service.SandboxGroup and docs/judge.md's security model); 1 gives every job fresh ones."""
     if distributed:
         yield from _judge_distributed(list(jobs))
         return

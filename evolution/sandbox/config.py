@@ -78,7 +78,7 @@ BASE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__fi
 
 
 def from_environ(environ: Mapping[str, str] | None = None) -> dict:
-    """Every sandbox setting by name (see README, Configuration)."""
+    """Every sandbox setting by name (see docs/configuration.md)."""
     env = os.environ if environ is None else environ
     data_dir = _text(env, "BENCHFORGE_DATA_DIR", os.path.join(BASE_DIR, "var"))
     return {

@@ -8,7 +8,7 @@ hashable) without importing ``dataclasses``: that import (with ``inspect``, ``as
 
 from __future__ import annotations
 
-# Verdicts of a judged test, in the order a reader meets them in the README.
+# Verdicts of a judged test, in the order a reader meets them in docs/judge.md.
 AC, WA, TLE, MLE, RE, OLE, CE, SE = "AC", "WA", "TLE", "MLE", "RE", "OLE", "CE", "SE"
 VERDICTS = (AC, WA, TLE, MLE, RE, OLE, CE, SE)
 # Statuses of a raw execution (run_batch): no comparison, so no WA.

@@ -37,7 +37,7 @@ from tests.support.workers import kill_group, start_worker, wait_for, wait_until
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 HUB = Path(__file__).resolve().parents[1] / "evolution" / "importers" / "data" / "hub"
-# With BENCHFORGE_SCREENSHOTS=1 the tests also save the README's screenshots of these pages.
+# With BENCHFORGE_SCREENSHOTS=1 the tests also save the docs' screenshots of these pages.
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
 PASSWORD = "admin-password-1"
 

@@ -19,7 +19,7 @@ from .board_world import WIDE_MODELS, board_world, wide_board_world
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-# With BENCHFORGE_SCREENSHOTS=1 the test also saves the README's screenshot of this page.
+# With BENCHFORGE_SCREENSHOTS=1 the test also saves the docs' screenshot of this page.
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 

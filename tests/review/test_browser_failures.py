@@ -23,7 +23,7 @@ from .factories import lineage_with_problems
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-# With BENCHFORGE_SCREENSHOTS=1 the test also saves the README's screenshots of this page.
+# With BENCHFORGE_SCREENSHOTS=1 the test also saves the docs' screenshots of this page.
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 

@@ -263,7 +263,7 @@ def _coerce(raw, default):
     return raw
 
 
-# Human-readable meaning of each setting, shown on the campaign page and in the README.
+# Human-readable meaning of each setting, shown on the campaign page and in docs/benchevolver.md.
 SETTING_HELP = {
     "target_eval_k": "Attempts per target model (K), unless a panel member sets its own.",
     "temperature": "Sampling temperature, for every endpoint that sets none of its own.",

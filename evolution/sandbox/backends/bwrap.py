@@ -1,6 +1,6 @@
 """The default backend: bubblewrap namespaces + rlimits + cgroups + seccomp.
 
-What one sandbox gets (see README, "Security model"):
+What one sandbox gets (see docs/judge.md, its security model):
 - new user, PID, network, IPC, UTS, mount and cgroup namespaces (``--unshare-all``), further
   user namespaces disabled, all capabilities dropped, a new session (no terminal injection);
 - a root filesystem that holds ONLY the interpreter binary, its standard library and the shared

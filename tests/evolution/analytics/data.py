@@ -1,5 +1,5 @@
 """Realistic campaign data in bulk (bulk_create), for the analytics tests, the benchmark and
-the README screenshots.
+the docs' screenshots.
 
 The shape follows the engine's records: seeds calibrated by every panel model K times, rounds
 whose decisions follow Algorithm 1 (an accepted candidate is at least as hard as its parent and

@@ -1,4 +1,4 @@
-"""Regenerates the README's analytics screenshots (docs/img/heatmap.png, analytics.png) from
+"""Regenerates the docs' analytics screenshots (docs/img/heatmap.png, analytics.png) from
 realistic factory data: a finished campaign of 24 seeds x up to 10 rounds with the Table 5
 stopping rules, whose seeds and first accepted problems carry expert reviews.
 
@@ -121,7 +121,7 @@ def test_readme_screenshots(live_server, transactional_db):
             ".every(e => e.getAttribute('aria-busy') === 'false')"
         )
         page.wait_for_timeout(500)
-        # The page is long: the README shows its top (Table 1, Figures 2 and 4, the funnel)
+        # The page is long: docs/analytics.md shows its top (Table 1, Figures 2 and 4, the funnel)
         # and the review-based charts (Figures 3 and 8) as two images.
         page.screenshot(
             path=str(DOCS / "analytics.png"),

@@ -1,7 +1,7 @@
 """Groups: consecutive submissions of one batch judged one after another in one sandbox's
 namespaces (judge_many, SANDBOX_GROUP_SIZE), reset between them.
 
-What the README's security model promises between two submissions of a group: nothing a
+What docs/judge.md's security model promises between two submissions of a group: nothing a
 submission's tests leave behind (processes, files in /tmp or /dev/shm, System V shared memory
 or semaphores) reaches the next submission; each has its own compile and its own test
 processes. What they share (the namespaces themselves, the network namespace every sandbox of

@@ -27,9 +27,9 @@ PACKAGES := benchapp evolution review releases reasoning xcoder evosyn frontiers
 
 .PHONY: install bytecode demo test lint format bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q --upgrade pip "setuptools>=68" wheel
 	$(PY) -m pip install -q -e ".[test]"
 	touch $(STAMP)
 

@@ -14,6 +14,7 @@ import os
 import re
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 
 from . import compare, config
@@ -365,8 +366,6 @@ def _run_sharded(backend, code, inputs, **kwargs) -> tuple[str | None, list[RunO
         return _run_session(backend, code, inputs, **kwargs)
     size = math.ceil(len(inputs) / shards)
     chunks = [inputs[i : i + size] for i in range(0, len(inputs), size)]
-    from concurrent.futures import ThreadPoolExecutor  # only when sharding (start-up cost)
-
     with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
         results = list(pool.map(lambda c: _run_session(backend, code, c, **kwargs), chunks))
     for error, _ in results:

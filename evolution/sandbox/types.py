@@ -1,12 +1,13 @@
 """Plain data shared by the judge, its backends and its callers.
 
-The records below behave as dataclasses do (fields in order with defaults, positional or
-keyword construction, ``__post_init__``, ``==`` and ``repr``, frozen ones immutable and
-hashable) without importing ``dataclasses``: that import (with ``inspect``, ``ast``, ``dis``,
-``tokenize``...) cost the judge's command line ~10 ms before it could start its sandboxes.
+The records below are dataclasses: ``Limits`` and ``TestSpec`` frozen (hashable, immutable),
+the others mutable.
 """
 
 from __future__ import annotations
+
+from dataclasses import FrozenInstanceError as FrozenInstanceError  # a frozen field assigned
+from dataclasses import dataclass, field, fields
 
 # Verdicts of a judged test, in the order a reader meets them in docs/judge.md.
 AC, WA, TLE, MLE, RE, OLE, CE, SE = "AC", "WA", "TLE", "MLE", "RE", "OLE", "CE", "SE"
@@ -26,93 +27,14 @@ class SandboxUnavailable(SandboxError):
     """The configured backend cannot run here (bwrap missing, unsafe not allowed, ...)."""
 
 
-class FrozenInstanceError(AttributeError):
-    """An assignment to a field of a frozen record (``Limits``, ``TestSpec``)."""
-
-
-class Default:
-    """A field's default made anew for every record (dataclasses' ``default_factory``)."""
-
-    def __init__(self, make):
-        self.make = make
-
-
-def record(frozen: bool = False):
-    """Make the annotated class attributes of a ``Record`` subclass its fields, in order; a
-    class attribute of the same name is that field's default. Like dataclasses, the class gets
-    an ``__init__`` written for its fields (a generic one would cost the judge's host a few
-    microseconds per test outcome)."""
-
-    def wrap(cls):
-        names = tuple(cls.__dict__.get("__annotations__", {}))
-        defaults = {name: cls.__dict__[name] for name in names if name in cls.__dict__}
-        params, body = [], []
-        for name in names:
-            if name not in defaults:
-                params.append(name)
-            elif isinstance(defaults[name], Default):
-                delattr(cls, name)
-                params.append(f"{name}=_MISSING")
-                body.append(f"    if {name} is _MISSING:\n        {name} = _d_{name}.make()")
-            else:
-                params.append(f"{name}=_d_{name}")
-        if frozen:
-            body += [f"    _set(self, {name!r}, {name})" for name in names]
-        else:
-            body += [f"    self.{name} = {name}" for name in names]
-        if "__post_init__" in cls.__dict__:
-            body.append("    self.__post_init__()")
-        source = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body or ["    pass"])
-        scope = {"_MISSING": _MISSING, "_set": object.__setattr__}
-        scope.update((f"_d_{name}", value) for name, value in defaults.items())
-        exec(source, scope)  # noqa: S102 - code written here from the field names
-        init = scope["__init__"]
-        init.__qualname__ = f"{cls.__qualname__}.__init__"
-        cls.__init__ = init
-        cls._fields = names
-        if frozen:
-            cls.__setattr__ = Record._refuse_set
-            cls.__delattr__ = Record._refuse_delete
-            cls.__hash__ = Record._hash
-        else:
-            cls.__hash__ = None
-        return cls
-
-    return wrap
-
-
-_MISSING = object()
-
-
 class Record:
-    _fields: tuple[str, ...] = ()
-
-    def _values(self) -> tuple:
-        return tuple(getattr(self, name) for name in self._fields)
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values()
-
-    def _hash(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
-        return f"{type(self).__name__}({shown})"
-
-    def _refuse_set(self, name, value):
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def _refuse_delete(self, name):
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
+    """What every record of the judge has besides its dataclass fields: a plain dict."""
 
     def to_dict(self) -> dict:
-        return {name: getattr(self, name) for name in self._fields}
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Limits(Record):
     """Per-test limits. ``time_s`` is the wall-clock limit of one test; CPU time is capped at
     ``ceil(time_s) + 1`` s as a backstop. ``memory_mb`` caps the address space of one test
@@ -131,7 +53,7 @@ class Limits(Record):
             raise ValueError("max_output_bytes must be positive")
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class TestSpec(Record):
     """One test. stdio: stdin and expected stdout. function: JSON arguments one per line and
     the JSON expected return value. assert: the test program in ``input``, ``output`` empty."""
@@ -142,7 +64,7 @@ class TestSpec(Record):
     output: str = ""
 
 
-@record()
+@dataclass
 class RunOutcome(Record):
     """A raw execution of one input: what the program printed (function harness: the
     JSON-encoded return value) and how it ended."""
@@ -157,7 +79,7 @@ class RunOutcome(Record):
     signal: int = 0
 
 
-@record()
+@dataclass
 class TestVerdict(Record):
     __test__ = False
 
@@ -168,7 +90,7 @@ class TestVerdict(Record):
     diff: str = ""
 
 
-@record()
+@dataclass
 class JudgeResult(Record):
     """``verdict`` is AC when every test is AC; otherwise SE if the sandbox failed anywhere,
     CE if the code does not compile, else the verdict of the first failing test. ``tests``
@@ -178,7 +100,7 @@ class JudgeResult(Record):
     verdict: str
     passed: int
     total: int
-    tests: list[TestVerdict] = Default(list)
+    tests: list[TestVerdict] = field(default_factory=list)
     compile_error: str = ""
     backend: str = ""
 

@@ -1,4 +1,5 @@
-"""The judge's records (evolution/sandbox/types.py) behave as the dataclasses they replaced."""
+"""The judge's records (evolution/sandbox/types.py): fields in order with defaults, frozen limits
+and tests, a fresh default list per record, validation after the fields are set."""
 
 from __future__ import annotations
 

@@ -68,7 +68,7 @@ def _pages(quick: bool) -> tuple[dict[str, str], str]:
     from django.urls import reverse
 
     from benchapp.services import user_create
-    from reasoning.services import reasoning_run_inline
+    from evolution.streams.runner import run_inline
     from tests.evolution.analytics.data import build_campaign
     from tests.reasoning.conftest import World, make_campaign
     from tests.releases.board_world import wide_board_world
@@ -95,7 +95,7 @@ def _pages(quick: bool) -> tuple[dict[str, str], str]:
             {"name": "spatial_reasoning", "description": "shapes"},
         ]
         campaign = make_campaign(server, reasoning_types=types, difficulty_end=4, runs=3)
-        reasoning_run_inline(campaign_id=campaign.pk)
+        run_inline(campaign_id=campaign.pk)
     board = wide_board_world()
     user = user_create(username="bench-charts", password="bench-password-1", role="curator")
     client = Client()

@@ -11,8 +11,6 @@ from django.db import transaction
 from evolution.models import Campaign, ModelEndpoint, ProblemSet
 from evolution.models.campaigns import CampaignKind
 from evolution.services import campaigns as campaign_services
-from evolution.streams import runner
-from evolution.streams.runner import StepReport
 
 from .config import EvoSynSettings
 from .engine import search
@@ -24,7 +22,6 @@ from .models import (
     InstanceRole,
     InstanceStatus,
 )
-from .stages.common import KIND_NAME
 from .stages.filter import selected_unit_tests
 
 SEED_HARNESSES = ("assert", "function", "stdio")
@@ -104,13 +101,6 @@ def evosyn_campaign_create(
     return campaign
 
 
-def evosyn_advance(
-    *, campaign_id: int, ticket: str | None = None, schedule: bool = False
-) -> StepReport:
-    """Advance the campaign by one action through the shared runner (evolution.streams)."""
-    return runner.advance(kind=KIND_NAME, stream_id=campaign_id, ticket=ticket, schedule=schedule)
-
-
 @transaction.atomic
 def evosyn_control_build(
     *,
@@ -174,9 +164,3 @@ def evosyn_control_build(
     return ControlSet.objects.create(
         evosyn=esc, variant=variant, rng_seed=rng_seed, items=items, created_by=created_by
     )
-
-
-def evosyn_run_inline(*, campaign_id: int, max_steps: int | None = None, on_progress=None):
-    """Drive the campaign in this process (the demo, `run_campaign --inline`, tests) until it
-    finished, is paused or cancelled, or ``max_steps`` steps ran (it then stays running)."""
-    return runner.run_inline(campaign_id=campaign_id, max_steps=max_steps, on_progress=on_progress)

@@ -9,13 +9,11 @@ from django.db import transaction
 from evolution.models import Campaign, ModelEndpoint, ProblemSet
 from evolution.models.campaigns import CampaignKind
 from evolution.services import campaigns as campaign_services
-from evolution.streams import runner
-from evolution.streams.runner import StepReport
 
 from . import calibration
 from .config import FrontierSettings
 from .models import FrontierCampaign
-from .stages.common import KIND_NAME, METHOD
+from .stages.common import METHOD
 
 
 @transaction.atomic
@@ -80,18 +78,3 @@ def frontier_campaign_create(
         calibration_open=calibration_open,
     )
     return campaign
-
-
-def frontier_advance(
-    *, campaign_id: int, ticket: str | None = None, schedule: bool = False
-) -> StepReport:
-    """Advance the campaign by one action through the shared runner (evolution.streams)."""
-    return runner.advance(kind=KIND_NAME, stream_id=campaign_id, ticket=ticket, schedule=schedule)
-
-
-def frontier_run_inline(
-    *, campaign_id: int, max_steps: int | None = None, on_progress=None
-) -> Campaign:
-    """Drive the campaign in this process (the demo, `run_campaign --inline`, tests) until it
-    finished, is paused or cancelled, or ``max_steps`` steps ran (it then stays running)."""
-    return runner.run_inline(campaign_id=campaign_id, max_steps=max_steps, on_progress=on_progress)

@@ -10,14 +10,12 @@ from django.utils import timezone
 from evolution.models import Campaign, ModelEndpoint
 from evolution.models.campaigns import CampaignKind
 from evolution.services import campaigns as campaign_services
-from evolution.streams import runner
-from evolution.streams.runner import StepReport
 
 from .config import ReasoningSettings
 from .engine import ema as ema_engine
 from .models import ItemStatus, JudgeSeat, ReasoningCampaign, ReasoningItem, RunStatus
 from .stages.close_level import _scores, _store_state, render_run_report
-from .stages.common import KIND_NAME, _log
+from .stages.common import _log
 
 
 @transaction.atomic
@@ -71,13 +69,6 @@ def reasoning_campaign_create(
         JudgeSeat(reasoning=rc, endpoint=endpoint, position=i) for i, endpoint in enumerate(judges)
     )
     return campaign
-
-
-def reasoning_advance(
-    *, campaign_id: int, ticket: str | None = None, schedule: bool = False
-) -> StepReport:
-    """Advance the campaign by one action through the shared runner (evolution.streams)."""
-    return runner.advance(kind=KIND_NAME, stream_id=campaign_id, ticket=ticket, schedule=schedule)
 
 
 @transaction.atomic
@@ -174,11 +165,3 @@ def reasoning_state_recompute(*, reasoning: ReasoningCampaign) -> ema_engine.Run
         run.save()
     _store_state(rc, state)
     return state
-
-
-def reasoning_run_inline(
-    *, campaign_id: int, max_steps: int | None = None, on_progress=None
-) -> Campaign:
-    """Drive the campaign in this process (the demo, `run_campaign --inline`, tests) until it
-    finished, is paused or cancelled, or ``max_steps`` steps ran (it then stays running)."""
-    return runner.run_inline(campaign_id=campaign_id, max_steps=max_steps, on_progress=on_progress)

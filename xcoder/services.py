@@ -10,7 +10,6 @@ from evolution.models import Campaign, ModelEndpoint, ProblemSet
 from evolution.models.campaigns import CampaignKind
 from evolution.services import campaigns as campaign_services
 from evolution.streams import runner
-from evolution.streams.runner import StepReport
 
 from .config import XcoderSettings
 from .models import XcoderCampaign
@@ -82,23 +81,7 @@ def xcoder_campaign_create(
     return campaign
 
 
-def xcoder_advance(
-    *, campaign_id: int, ticket: str | None = None, schedule: bool = False
-) -> StepReport:
-    """Advance the campaign by one action through the shared runner (evolution.streams)."""
-    return runner.advance(kind=KIND_NAME, stream_id=campaign_id, ticket=ticket, schedule=schedule)
-
-
 def xcoder_issue_ticket(*, campaign: Campaign, only_if_quiet: bool) -> str | None:
     return runner.issue_ticket(
         KIND_NAME, campaign.pk, campaign=campaign, only_if_quiet=only_if_quiet
     )
-
-
-def xcoder_run_inline(
-    *, campaign_id: int, max_steps: int | None = None, on_progress=None
-) -> Campaign:
-    """Run the campaign in this process until it finishes, is paused or cancelled (or
-    ``max_steps`` actions): the demo, tests and ``run_campaign --inline``. Starts a queued
-    campaign; returns the Campaign (and ``on_progress`` receives it after every step)."""
-    return runner.run_inline(campaign_id=campaign_id, max_steps=max_steps, on_progress=on_progress)

@@ -4,7 +4,7 @@
 budget and the helpers several stages share.
 
 The pipeline is one sequential stream per campaign, advanced one action at a time by
-``evosyn.services.evosyn_advance``: the caller claims the campaign row with a conditional UPDATE
+``evolution.streams.runner.advance``: the caller claims the campaign row with a conditional UPDATE
 (a lease), the next action is worked out from the rows alone (``evosyn.kind.action_for``), and
 its result is stored as it arrives. An action asks its independent model calls side by side
 (``evolution.llm.fanout``, bounded by ``ENGINE_FANOUT_THREADS`` and the endpoint's limit): an

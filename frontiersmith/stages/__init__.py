@@ -5,7 +5,7 @@
 share.
 
 One campaign is one stream of work advanced one action at a time by
-``frontiersmith.services.frontier_advance``: the caller claims the campaign row with a
+``evolution.streams.runner.advance``: the caller claims the campaign row with a
 conditional UPDATE (a lease), the next action is worked out from the rows alone
 (``frontiersmith.kind.action_for``), and its result is stored before the lease is released.
 An action asks the independent model calls of its stage side by side (``evolution.llm.fanout``,

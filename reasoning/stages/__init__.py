@@ -4,7 +4,7 @@ kind declares in ``reasoning/kind.py`` (``start_run``, ``generate``, ``answer``,
 the helpers several stages share.
 
 The loop is one sequential stream per campaign (every question is conditioned on the questions
-before it), advanced one action at a time by ``reasoning.services.reasoning_advance``: the
+before it), advanced one action at a time by ``evolution.streams.runner.advance``: the
 caller claims the campaign row with a conditional UPDATE (a lease), the next action is worked
 out from the rows alone (``reasoning.kind.action_for``), and its result is stored. A worker
 killed at any instant loses at most the action in flight; the unique (run, type, difficulty,

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from evolution.models import Problem
 from evolution.models.campaigns import CampaignState
 from evolution.services import campaigns as campaign_services
+from evolution.streams.runner import advance, run_inline
 from evosyn import services
 from evosyn.engine import strategy as S
 from evosyn.models import (
@@ -37,7 +38,7 @@ def _run(world, server, *, strategist, settings=None):
         settings={**SMALL_SETTINGS, **(settings or {})},
     )
     campaign_services.campaign_launch(campaign_id=campaign.pk)
-    campaign = services.evosyn_run_inline(campaign_id=campaign.pk, max_steps=60)
+    campaign = run_inline(campaign_id=campaign.pk, max_steps=60)
     return campaign, EvoSynCampaign.objects.get(pk=campaign.pk)
 
 
@@ -140,7 +141,7 @@ def test_a_rerun_executes_nothing_again(world, fake_server):
         ctx, code, specs, harness="function", entry_point="has_close_elements"
     )
     assert used == 0 and verdicts == ["AC", "AC", "WA", "AC"]
-    assert services.evosyn_advance(campaign_id=esc.pk).outcome == "skipped"  # completed
+    assert advance(kind="evosyn", stream_id=esc.pk).outcome == "skipped"  # completed
     assert MatrixRow.objects.count() == rows
 
 

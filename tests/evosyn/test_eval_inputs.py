@@ -12,6 +12,7 @@ import pytest
 
 from evolution.models.campaigns import CampaignState
 from evolution.services import campaigns as campaign_services
+from evolution.streams.runner import run_inline
 from evosyn import services
 from evosyn.engine import prompts as P
 from evosyn.models import InstanceRole
@@ -30,7 +31,7 @@ def _run(seed_set, endpoint, server, table, settings):
         name="evosyn eval inputs", seed_set=seed_set, endpoint=endpoint, settings=settings
     )
     campaign_services.campaign_launch(campaign_id=campaign.pk)
-    campaign = services.evosyn_run_inline(campaign_id=campaign.pk, max_steps=200)
+    campaign = run_inline(campaign_id=campaign.pk, max_steps=200)
     return campaign, campaign.evosyn
 
 

@@ -20,6 +20,7 @@ import pytest
 from evolution.models import Problem, ProblemSet, TestCase
 from evolution.models.campaigns import CampaignState
 from evolution.services import campaigns as campaign_services
+from evolution.streams.runner import run_inline
 from evosyn import services
 from evosyn.engine import search
 from evosyn.engine import strategy as S
@@ -50,7 +51,7 @@ def _run(seed_set, endpoint, server, table, settings):
         name="evosyn fidelity", seed_set=seed_set, endpoint=endpoint, settings=settings
     )
     campaign_services.campaign_launch(campaign_id=campaign.pk)
-    campaign = services.evosyn_run_inline(campaign_id=campaign.pk, max_steps=200)
+    campaign = run_inline(campaign_id=campaign.pk, max_steps=200)
     return campaign, EvoSynCampaign.objects.get(pk=campaign.pk)
 
 
@@ -315,7 +316,7 @@ def test_stdin_stdout_problems_run_beside_function_level_ones(world, fake_server
         settings={**SMALL_SETTINGS, "max_iterations": 1, "synth_problems": 1},
     )
     campaign_services.campaign_launch(campaign_id=campaign.pk)
-    campaign = services.evosyn_run_inline(campaign_id=campaign.pk, max_steps=60)
+    campaign = run_inline(campaign_id=campaign.pk, max_steps=60)
     assert campaign.state == CampaignState.COMPLETED, campaign.state_reason
     esc = EvoSynCampaign.objects.get(pk=campaign.pk)
     seed = esc.instances.get(role=InstanceRole.SEED)

@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from evolution.services import campaigns as campaign_services
+from evolution.streams.runner import run_inline
 from evosyn import services
 
 from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, fenced, respond, script
@@ -21,7 +22,7 @@ def finished(world, fake_server):
         name="evosyn pages", seed_set=seed_set, endpoint=endpoint, settings=SMALL_SETTINGS
     )
     campaign_services.campaign_launch(campaign_id=campaign.pk)
-    return services.evosyn_run_inline(campaign_id=campaign.pk, max_steps=60)
+    return run_inline(campaign_id=campaign.pk, max_steps=60)
 
 
 def test_curators_see_scores_strategies_and_prune_reasons(personas, finished):

@@ -9,6 +9,7 @@ import pytest
 
 from evolution.models.campaigns import CampaignState
 from evolution.services import campaigns as campaign_services
+from evolution.streams.runner import run_inline
 from evosyn import services
 from evosyn.models import Instance
 
@@ -27,7 +28,7 @@ def _run(world, server, name: str) -> int:
         name=name, seed_set=seed_set, endpoint=endpoint, settings=SMALL_SETTINGS
     )
     campaign_services.campaign_launch(campaign_id=campaign.pk)
-    campaign = services.evosyn_run_inline(campaign_id=campaign.pk, max_steps=60)
+    campaign = run_inline(campaign_id=campaign.pk, max_steps=60)
     assert campaign.state == CampaignState.COMPLETED, campaign.state_reason
     return campaign.pk
 

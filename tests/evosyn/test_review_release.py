@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 
 from evolution.services import campaigns as campaign_services
+from evolution.streams.runner import run_inline
 from evosyn import services
 from evosyn.models import InstanceStatus
 from releases import services as release_services
@@ -37,7 +38,7 @@ def kept(world, fake_server, personas):
         created_by=personas.admin.user,
     )
     campaign_services.campaign_launch(campaign_id=campaign.pk)
-    services.evosyn_run_inline(campaign_id=campaign.pk, max_steps=60)
+    run_inline(campaign_id=campaign.pk, max_steps=60)
     inst = campaign.evosyn.instances.get(status=InstanceStatus.KEPT)
     return campaign, inst.kept_problem
 

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from benchapp.services import user_create
 from evolution.services.campaigns import campaign_launch
-from frontiersmith import services as frontier_services
+from evolution.streams.runner import run_inline
 from releases import exporters, leaderboard
 from releases import services as release_services
 from releases.models import LeaderboardSample
@@ -29,7 +29,7 @@ def test_an_open_ended_release_is_built_and_scored_on_the_leaderboard(
 ):
     campaign = make_campaign(world, rounds=1)
     campaign_launch(campaign_id=campaign.pk)
-    campaign = frontier_services.frontier_run_inline(campaign_id=campaign.pk)
+    campaign = run_inline(campaign_id=campaign.pk)
     assert campaign.state == "completed", campaign.state_reason
     [problem] = campaign.frontier.output_set.problems.all()
 

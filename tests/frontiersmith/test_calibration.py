@@ -12,6 +12,7 @@ import pytest
 
 from evolution.models import Problem
 from evolution.services.campaigns import campaign_launch
+from evolution.streams.runner import run_inline
 from frontiersmith import calibration, selectors, services
 from frontiersmith.models import FrontierCampaign
 from tests.frontiersmith.conftest import SMALL
@@ -80,7 +81,7 @@ def test_a_campaign_without_labelled_sets_shows_the_filter_rates_on_first_use(
     for _ in range(16):
         if fc.probes.count() == 16:
             break
-        services.frontier_run_inline(campaign_id=campaign.pk, max_steps=1)
+        run_inline(campaign_id=campaign.pk, max_steps=1)
     assert fc.probes.count() == 16 and not fc.candidates.exists()
 
     rates = selectors.filter_rates(fc=fc)

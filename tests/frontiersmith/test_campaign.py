@@ -10,7 +10,8 @@ from django.core.exceptions import ValidationError
 from evolution.models import Problem
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch
-from frontiersmith import selectors, services
+from evolution.streams.runner import run_inline
+from frontiersmith import selectors
 from frontiersmith.models import CandidateDecision, FrontierCampaign, FrontierCandidate
 from frontiersmith.stages import select_final
 from frontiersmith.stages.common import Action, _load
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.django_db(transaction=False)
 
 def run(campaign):
     campaign_launch(campaign_id=campaign.pk)
-    return services.frontier_run_inline(campaign_id=campaign.pk)
+    return run_inline(campaign_id=campaign.pk)
 
 
 def test_it_rejects_bad_settings_naming_each_key(world):

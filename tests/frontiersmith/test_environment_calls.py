@@ -13,7 +13,7 @@ import pytest
 from evolution.models import LLMCall
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch
-from frontiersmith import services
+from evolution.streams.runner import run_inline
 from frontiersmith.demo.pack import BASELINE, fenced
 from frontiersmith.models import CandidateDecision, FrontierCampaign
 from tests.frontiersmith.conftest import make_campaign
@@ -34,7 +34,7 @@ print(*range(int(data[0])))
 def run(world, **overrides):
     campaign = make_campaign(world, rounds=1, **overrides)
     campaign_launch(campaign_id=campaign.pk)
-    campaign = services.frontier_run_inline(campaign_id=campaign.pk)
+    campaign = run_inline(campaign_id=campaign.pk)
     assert campaign.state == CampaignState.COMPLETED, campaign.state_reason
     return FrontierCampaign.objects.get(pk=campaign.pk)
 

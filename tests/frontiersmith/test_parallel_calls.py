@@ -9,7 +9,7 @@ import pytest
 
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch
-from frontiersmith import services
+from evolution.streams.runner import run_inline
 from frontiersmith.models import FilterProbe, FrontierCandidate
 from tests.frontiersmith.conftest import make_campaign
 
@@ -22,7 +22,7 @@ def tdb(transactional_db):
 def _run(world) -> int:
     campaign = make_campaign(world)
     campaign_launch(campaign_id=campaign.pk)
-    campaign = services.frontier_run_inline(campaign_id=campaign.pk)
+    campaign = run_inline(campaign_id=campaign.pk)
     assert campaign.state == CampaignState.COMPLETED, campaign.state_reason
     return campaign.pk
 

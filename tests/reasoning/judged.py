@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
+from evolution.streams.runner import run_inline
 from reasoning.models import ReasoningCampaign
-from reasoning.services import reasoning_run_inline
 from tests.support.fake_openai import FakeOpenAI
 
 from .conftest import World, make_campaign
@@ -65,5 +65,5 @@ def judged_reasoning(
     )
     if created_by is not None:
         type(campaign).objects.filter(pk=campaign.pk).update(created_by=created_by)
-    campaign = reasoning_run_inline(campaign_id=campaign.pk)
+    campaign = run_inline(campaign_id=campaign.pk)
     return ReasoningCampaign.objects.select_related("campaign").get(pk=campaign.pk)

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from benchapp.services import user_create
-from reasoning.services import reasoning_run_inline
+from evolution.streams.runner import run_inline
 from tests.support.browser import assert_light_plotly
 
 from .conftest import World, make_campaign
@@ -28,7 +28,7 @@ def test_the_matrix_heatmap_and_ema_charts_render_in_chromium(live_server, fake_
         {"name": "data_interpretation", "description": "tables"},
     ]
     campaign = make_campaign(fake_server, reasoning_types=types, difficulty_end=3, runs=2)
-    reasoning_run_inline(campaign_id=campaign.pk)
+    run_inline(campaign_id=campaign.pk)
     user_create(username="heat_curator", password="heat-password-1", role="curator")
 
     with sync_playwright() as p:

@@ -6,8 +6,9 @@ import pytest
 
 from evolution.models import Campaign, LLMCall
 from evolution.services.campaigns import campaign_pause, campaign_resume
+from evolution.streams.runner import advance, run_inline
 from reasoning.models import ItemStatus, ReasoningCampaign, ReasoningItem, ResultLogEntry
-from reasoning.services import item_override_score, reasoning_advance, reasoning_run_inline
+from reasoning.services import item_override_score
 
 from .conftest import World, fresh_question, key_cell, make_campaign, one_type, verdict
 
@@ -21,7 +22,7 @@ def _three_runs_of_ten(fake_server):
     world.verdicts = list(pattern)
     fake_server.responder = world
     campaign = make_campaign(fake_server, reasoning_types=one_type(), runs=3)
-    campaign = reasoning_run_inline(campaign_id=campaign.pk)
+    campaign = run_inline(campaign_id=campaign.pk)
     return campaign, ReasoningCampaign.objects.get(pk=campaign.pk)
 
 
@@ -59,7 +60,7 @@ def test_the_three_roles_use_their_own_sampling_settings(fake_server):
         answering_temperature=0.1,
         answering_max_tokens=99,
     )
-    reasoning_run_inline(campaign_id=campaign.pk)
+    run_inline(campaign_id=campaign.pk)
     by_role = {r.headers["x-benchforge-role"]: r.body for r in fake_server.requests}
     assert (by_role["generation"]["temperature"], by_role["generation"]["max_tokens"]) == (0.8, 500)
     assert (by_role["answering"]["temperature"], by_role["answering"]["max_tokens"]) == (0.1, 99)
@@ -76,7 +77,7 @@ def test_items_are_made_in_round_robin_order(fake_server):
     campaign = make_campaign(
         fake_server, reasoning_types=types, difficulty_start=2, difficulty_end=3, num_questions=2
     )
-    reasoning_run_inline(campaign_id=campaign.pk)
+    run_inline(campaign_id=campaign.pk)
     made = list(
         ReasoningItem.objects.filter(reasoning_id=campaign.pk)
         .order_by("id")
@@ -101,7 +102,7 @@ def test_a_question_too_similar_to_a_prior_one_is_regenerated_and_the_similarity
     fake_server.script("generation", [first, copy, fresh_question(7)])
     fake_server.responder = World()
     campaign = make_campaign(fake_server, reasoning_types=one_type(), difficulty_end=2)
-    reasoning_run_inline(campaign_id=campaign.pk)
+    run_inline(campaign_id=campaign.pk)
     one, two = ReasoningItem.objects.filter(reasoning_id=campaign.pk).order_by("difficulty")
     assert one.question == first and one.regenerations == 0
     assert two.question == fresh_question(7)
@@ -128,7 +129,7 @@ def test_a_cell_without_a_novel_question_within_the_bound_is_filtered_not_answer
     campaign = make_campaign(
         fake_server, reasoning_types=one_type(), difficulty_end=2, max_regenerations=2
     )
-    reasoning_run_inline(campaign_id=campaign.pk)
+    run_inline(campaign_id=campaign.pk)
     item = ReasoningItem.objects.get(reasoning_id=campaign.pk, difficulty=2)
     assert item.status == ItemStatus.FILTERED
     assert len(item.rejected_drafts) == 3
@@ -153,7 +154,7 @@ def test_the_quality_filter_rejects_a_question_before_it_is_answered(fake_server
     campaign = make_campaign(
         fake_server, reasoning_types=one_type(), difficulty_end=1, quality_filter=True
     )
-    reasoning_run_inline(campaign_id=campaign.pk)
+    run_inline(campaign_id=campaign.pk)
     item = ReasoningItem.objects.get(reasoning_id=campaign.pk)
     assert item.status == ItemStatus.JUDGED
     assert item.regenerations == 1
@@ -166,7 +167,7 @@ def test_a_judge_parse_failure_scores_zero_and_is_told_apart_from_incorrect(fake
     world.verdicts = [None, False]  # prose, then a real "incorrect"
     fake_server.responder = world
     campaign = make_campaign(fake_server, reasoning_types=one_type(), difficulty_end=2)
-    reasoning_run_inline(campaign_id=campaign.pk)
+    run_inline(campaign_id=campaign.pk)
     failed, wrong = ReasoningItem.objects.filter(reasoning_id=campaign.pk).order_by("difficulty")
     assert failed.score == 0.0 and wrong.score == 0.0
     assert failed.parse_failures == 1 and failed.verdicts[0]["parse_failure"] is True
@@ -188,7 +189,7 @@ def test_a_three_judge_ensemble_aggregates_and_shows_disagreement(fake_server, r
         difficulty_end=1,
         judge_aggregation=rule,
     )
-    reasoning_run_inline(campaign_id=campaign.pk)
+    run_inline(campaign_id=campaign.pk)
     item = ReasoningItem.objects.get(reasoning_id=campaign.pk)
     assert item.judge_score == expected
     assert item.disagreement is True
@@ -237,16 +238,16 @@ def test_a_paused_run_resumes_at_the_saved_difficulty_without_duplicates(fake_se
     campaign = make_campaign(fake_server, reasoning_types=types, difficulty_end=4)
     # Level 1: one step generates, answers and judges both items (one per type), one closes
     # the level; then level 2's items step.
-    reasoning_run_inline(campaign_id=campaign.pk, max_steps=3)
+    run_inline(campaign_id=campaign.pk, max_steps=3)
     rc = ReasoningCampaign.objects.get(pk=campaign.pk)
     assert rc.current_difficulty == 2 and rc.state_saved_at is not None
     assert rc.ema_by_difficulty.keys() == {"1"}
     level_one = list(rc.items.filter(difficulty=1).values_list("pk", "question"))
     campaign_pause(campaign_id=campaign.pk)
-    assert reasoning_advance(campaign_id=campaign.pk).outcome == "skipped"
+    assert advance(kind="reasoning", stream_id=campaign.pk).outcome == "skipped"
     campaign_resume(campaign_id=campaign.pk)
     Campaign.objects.filter(pk=campaign.pk).update(state="running")
-    reasoning_run_inline(campaign_id=campaign.pk)
+    run_inline(campaign_id=campaign.pk)
     rc.refresh_from_db()
     assert Campaign.objects.get(pk=campaign.pk).state == "completed"
     assert list(rc.items.filter(difficulty=1).values_list("pk", "question")) == level_one
@@ -261,7 +262,7 @@ def test_a_judge_that_keeps_failing_marks_the_item_and_the_run_goes_on(fake_serv
     fake_server.script("evaluation", [Fault.http_status(400)] * 3)
     fake_server.responder = World()
     campaign = make_campaign(fake_server, reasoning_types=one_type(), difficulty_end=2)
-    campaign = reasoning_run_inline(campaign_id=campaign.pk)
+    campaign = run_inline(campaign_id=campaign.pk)
     assert campaign.state == "completed"
     first, second = ReasoningItem.objects.filter(reasoning_id=campaign.pk).order_by("difficulty")
     assert first.status == ItemStatus.ERROR and "judge failed 3 times" in first.status_reason

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from evolution.streams.runner import run_inline
 from reasoning.models import ReasoningItem
-from reasoning.services import reasoning_run_inline
 
 from .conftest import World, endpoint, make_campaign, one_type
 
@@ -20,7 +20,7 @@ def finished(fake_server):
     world.verdicts = [True, False, None, True]
     fake_server.responder = world
     campaign = make_campaign(fake_server, reasoning_types=one_type(), difficulty_end=2, runs=2)
-    return reasoning_run_inline(campaign_id=campaign.pk)
+    return run_inline(campaign_id=campaign.pk)
 
 
 def test_reviewers_and_visitors_cannot_open_reasoning_pages(personas, finished):

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from evolution.streams.runner import run_inline
 from reasoning.models import ReasoningItem, ResultLogEntry
-from reasoning.services import reasoning_run_inline
 
 from .conftest import World, make_campaign, one_type, verdict
 
@@ -36,7 +36,7 @@ def test_the_panels_seats_are_asked_side_by_side_and_kept_in_seat_order(
     fake_server.latency = 0.1
     fake_server.responder = SeatWorld()
     campaign = make_campaign(fake_server, judges=3, reasoning_types=one_type(), difficulty_end=1)
-    reasoning_run_inline(campaign_id=campaign.pk)
+    run_inline(campaign_id=campaign.pk)
     item = ReasoningItem.objects.get(reasoning_id=campaign.pk)
     assert [v["score"] for v in item.verdicts] == [1.0, 0.0, 1.0]
     assert item.disagreement is True
@@ -98,7 +98,7 @@ def test_a_levels_types_are_asked_side_by_side_and_decide_as_one_call_at_a_time(
             difficulty_end=2,
             num_questions=questions,
         )
-        reasoning_run_inline(campaign_id=campaign.pk)
+        run_inline(campaign_id=campaign.pk)
         runs[fan_out] = (_outcome(campaign.pk), fake_server.max_in_flight)
     (one_items, one_log), one_in_flight = runs[1]
     (items, log), in_flight = runs[8]

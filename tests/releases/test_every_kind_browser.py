@@ -22,6 +22,7 @@ from evolution.measurement.models import Measurement
 from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
 from evolution.models.campaigns import CampaignState
 from evolution.services import campaigns as campaign_services
+from evolution.streams.runner import run_inline
 from evosyn import services as evosyn
 from frontiersmith import services as frontiersmith
 from releases import leaderboard, services
@@ -166,9 +167,9 @@ def run_campaigns(server: FakeOpenAI, admin) -> dict[str, Campaign]:
 
     for campaign in (xc, es, fs):
         campaign_services.campaign_launch(campaign_id=campaign.pk)
-    xcoder.xcoder_run_inline(campaign_id=xc.pk, max_steps=80)
-    evosyn.evosyn_run_inline(campaign_id=es.pk, max_steps=80)
-    frontiersmith.frontier_run_inline(campaign_id=fs.pk, max_steps=200)
+    run_inline(campaign_id=xc.pk, max_steps=80)
+    run_inline(campaign_id=es.pk, max_steps=80)
+    run_inline(campaign_id=fs.pk, max_steps=200)
     out = {"xcoder": xc, "evosyn": es, "frontiersmith": fs}
     for kind, campaign in out.items():
         campaign.refresh_from_db()

@@ -13,9 +13,9 @@ from django.urls import reverse
 from evolution.models import Campaign
 from evolution.models.campaigns import CampaignKind
 from evolution.services import campaigns as campaign_services
+from evolution.streams.runner import run_inline
 from tests.evolution.measurement.conftest import PanelAnswers, make_panel
 from tests.factories import PanelFactory
-from xcoder import services
 
 from .conftest import (
     CORRECT,
@@ -137,7 +137,7 @@ def test_a_finished_campaign_reports_its_tasks_and_measured_problems(personas, f
     response = post_json(personas.admin.client, API, payload(fake_server, panel_id=panel.pk))
     campaign_id = response.json()["id"]
     campaign_services.campaign_launch(campaign_id=campaign_id)
-    services.xcoder_run_inline(campaign_id=campaign_id, max_steps=80)
+    run_inline(campaign_id=campaign_id, max_steps=80)
 
     body = personas.curator.client.get(f"{API}/{campaign_id}").json()
     assert body["state"] == "completed"

@@ -11,6 +11,7 @@ import pytest
 from evolution.models import Campaign, LLMCall, Problem, TestCase
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch, campaign_tick
+from evolution.streams.runner import advance, run_inline
 from xcoder import services
 from xcoder.engine import features as feat
 from xcoder.engine import voting
@@ -59,7 +60,7 @@ def make_campaign(server, table, **settings) -> Campaign:
 
 
 def run(campaign: Campaign) -> Campaign:
-    return services.xcoder_run_inline(campaign_id=campaign.pk, max_steps=60)
+    return run_inline(campaign_id=campaign.pk, max_steps=60)
 
 
 def test_it_grows_the_feature_tree_and_accepts_a_task_from_a_subtree(fake_server):
@@ -217,7 +218,7 @@ def test_it_rejects_a_statement_that_names_a_selected_feature(fake_server):
     Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.RUNNING)
     # Advance until stage 1 ran, then script the writer to leak the first selected feature.
     for _ in range(30):
-        services.xcoder_advance(campaign_id=campaign.pk)
+        advance(kind="xcoder", stream_id=campaign.pk)
         task = SynthTask.objects.filter(xcoder=campaign.xcoder).first()
         if task and task.status == TaskStatus.SELECTED:
             break
@@ -270,13 +271,13 @@ def test_a_stale_ticket_or_a_paused_campaign_does_no_work(fake_server):
     campaign = make_campaign(fake_server, base_table())
     Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.RUNNING)
     ticket = services.xcoder_issue_ticket(campaign=campaign, only_if_quiet=False)
-    assert services.xcoder_advance(campaign_id=campaign.pk, ticket="stale").outcome == "skipped"
-    report = services.xcoder_advance(campaign_id=campaign.pk, ticket=ticket)
+    assert advance(kind="xcoder", stream_id=campaign.pk, ticket="stale").outcome == "skipped"
+    report = advance(kind="xcoder", stream_id=campaign.pk, ticket=ticket)
     assert (report.outcome, report.action) == ("done", "extract")
     # One step asked for both seeds' extractions side by side; merging is the next step's.
     assert campaign.xcoder.extractions.count() == 2
     Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.PAUSED)
-    assert services.xcoder_advance(campaign_id=campaign.pk).outcome == "skipped"
+    assert advance(kind="xcoder", stream_id=campaign.pk).outcome == "skipped"
     assert campaign.xcoder.extractions.count() == 2
     assert not campaign.xcoder.__class__.objects.get(pk=campaign.pk).tree_merged
 

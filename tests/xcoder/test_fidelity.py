@@ -21,6 +21,7 @@ from evolution.llm.parsing import ParseError
 from evolution.models import Problem
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch
+from evolution.streams.runner import run_inline
 from xcoder import selectors, services
 from xcoder.config import XcoderSettings
 from xcoder.engine import cyaron
@@ -174,7 +175,7 @@ def test_a_campaign_on_the_documents_defaults(fake_server):
         settings={"num_tasks": 1, "style_mix": {"codeforces": 100}, "measure_kept": False},
     )
     campaign_launch(campaign_id=campaign.pk)
-    campaign = services.xcoder_run_inline(campaign_id=campaign.pk, max_steps=60)
+    campaign = run_inline(campaign_id=campaign.pk, max_steps=60)
     assert campaign.state == CampaignState.COMPLETED
     xc = campaign.xcoder
 

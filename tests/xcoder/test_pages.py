@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from evolution.models import Campaign
 from evolution.models.campaigns import CampaignState
+from evolution.streams.runner import run_inline
 from xcoder import services
 from xcoder.models import SynthTask
 
@@ -27,7 +28,7 @@ def finished(fake_server):
         settings={"num_tasks": 1, "style_mix": {"codeforces": 100}, **SCRIPTED_SETTINGS},
     )
     Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.QUEUED)
-    return services.xcoder_run_inline(campaign_id=campaign.pk, max_steps=60)
+    return run_inline(campaign_id=campaign.pk, max_steps=60)
 
 
 def test_reviewers_and_visitors_cannot_see_xcoder_pages(personas, finished):

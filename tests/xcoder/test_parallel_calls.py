@@ -9,6 +9,7 @@ import pytest
 
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch
+from evolution.streams.runner import run_inline
 from xcoder import services
 from xcoder.models import (
     CandidateSolution,
@@ -39,7 +40,7 @@ def _run(server, name: str):
         },
     )
     campaign_launch(campaign_id=campaign.pk)
-    campaign = services.xcoder_run_inline(campaign_id=campaign.pk, max_steps=200)
+    campaign = run_inline(campaign_id=campaign.pk, max_steps=200)
     assert campaign.state == CampaignState.COMPLETED, campaign.state_reason
     return campaign.pk
 
@@ -123,7 +124,7 @@ def _evolve_per_seed(server) -> tuple[int, EvolutionOverlap]:
         settings={"num_tasks": 1, "style_mix": {"codeforces": 100}, "measure_kept": False},
     )
     campaign_launch(campaign_id=campaign.pk)
-    campaign = services.xcoder_run_inline(campaign_id=campaign.pk, max_steps=60)
+    campaign = run_inline(campaign_id=campaign.pk, max_steps=60)
     assert campaign.state == CampaignState.COMPLETED, campaign.state_reason
     return campaign.pk, responder
 

@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from evolution.models import Campaign, Problem
 from evolution.models.campaigns import CampaignState
+from evolution.streams.runner import run_inline
 from releases import services as release_services
 from review import services as review_services
 from tests.review.blinding import crawl_reviewer_surface, find_leaks, provenance_values
@@ -31,7 +32,7 @@ def accepted(fake_server) -> Problem:
         settings={"num_tasks": 1, "style_mix": {"codeforces": 100}, **SCRIPTED_SETTINGS},
     )
     Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.QUEUED)
-    services.xcoder_run_inline(campaign_id=campaign.pk, max_steps=60)
+    run_inline(campaign_id=campaign.pk, max_steps=60)
     return Problem.objects.get(method="xcoder")
 
 

@@ -6,7 +6,7 @@ declares in ``xcoder/kind.py`` (``extract``, ``evolve_seed``, ``merge``, ``evolv
 inputs and voted outputs in files.
 
 One sequential stream per campaign, advanced one action at a time by
-``xcoder.services.xcoder_advance``: the caller claims the campaign row with a conditional UPDATE
+``evolution.streams.runner.advance``: the caller claims the campaign row with a conditional UPDATE
 (a lease), the next action is worked out from the rows alone (``xcoder.kind.action_for``), and
 its result is stored as it arrives. A worker killed at any instant loses at most the action in
 flight; unique constraints (extraction per seed, node per path, evolution per round and

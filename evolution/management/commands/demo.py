@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 from evolution.demo import setup
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch, campaign_pause
-from evolution.services.runner import campaign_run_inline
+from evolution.streams.runner import run_inline
 
 from ._progress import ProgressBar
 
@@ -69,7 +69,7 @@ class Command(BaseCommand):
         if campaign.state != CampaignState.COMPLETED:
             self.stdout.write(f"Running '{campaign.name}' (replayed responses, live execution)…")
             bar = ProgressBar(self.stderr, label="demo campaign")
-            campaign = campaign_run_inline(
+            campaign = run_inline(
                 campaign_id=campaign.pk, workers=2, on_progress=bar.update_campaign
             )
             bar.close()
@@ -85,7 +85,7 @@ class Command(BaseCommand):
         resumable = setup.demo_campaign(world, setup.RESUMABLE_NAME, created_by=admin)
         if resumable.state == CampaignState.DRAFT:
             campaign_launch(campaign_id=resumable.pk)
-            campaign_run_inline(campaign_id=resumable.pk, workers=2, max_steps=12)
+            run_inline(campaign_id=resumable.pk, workers=2, max_steps=12)
             campaign_pause(
                 campaign_id=resumable.pk, reason="paused by the demo: press Resume to continue"
             )

@@ -14,7 +14,7 @@ from evolution.demo import pack
 from evolution.judging import prompts as platform_prompts
 from evolution.models import Campaign, Candidate, GlobalMemoryEntry, LLMCall, Problem, SolverAttempt
 from evolution.services.campaigns import campaign_launch
-from evolution.services.runner import campaign_run_inline
+from evolution.streams.runner import run_inline
 from tests.support.fake_openai import FakeOpenAI
 
 from .conftest import KeyedResponder, build_world, truncate_engine_tables
@@ -41,7 +41,7 @@ def run(django_db_setup, django_db_blocker):
                 settings=pack.DEMO_SETTINGS,
             )
             campaign_launch(campaign_id=campaign.pk)
-            campaign = campaign_run_inline(campaign_id=campaign.pk, workers=2)
+            campaign = run_inline(campaign_id=campaign.pk, workers=2)
             yield {"campaign": campaign, "server": server, "responder": responder}
         truncate_engine_tables()
 

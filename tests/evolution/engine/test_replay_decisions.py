@@ -15,7 +15,7 @@ from evolution.benchevolver.services import campaign_create
 from evolution.demo import pack
 from evolution.models import ModelEndpoint, Panel, PanelMember
 from evolution.services.campaigns import campaign_launch
-from evolution.services.runner import campaign_run_inline
+from evolution.streams.runner import run_inline
 
 from . import benchmark_world as bw
 from . import lcb_world as w
@@ -85,7 +85,7 @@ def _decisions(campaign) -> list[tuple[str, int, str]]:
 def _run(**kwargs):
     campaign = campaign_create(**kwargs)
     campaign_launch(campaign_id=campaign.pk)
-    return campaign_run_inline(campaign_id=campaign.pk, workers=2)
+    return run_inline(campaign_id=campaign.pk, workers=2)
 
 
 def test_a_livecodebench_campaign_ends_with_the_same_decisions_on_replay(

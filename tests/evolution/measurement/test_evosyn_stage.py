@@ -8,6 +8,7 @@ import pytest
 from evolution.measurement.models import Measurement, MeasurementState
 from evolution.models.campaigns import CampaignState
 from evolution.services import campaigns as campaign_services
+from evolution.streams.runner import run_inline
 from evosyn import services as evosyn
 from evosyn.models import InstanceStatus
 from releases import services as release_services
@@ -56,7 +57,7 @@ def test_an_evosyn_campaign_measures_its_kept_problems(world, fake_server, perso
         created_by=personas.admin.user,
     )
     campaign_services.campaign_launch(campaign_id=campaign.pk)
-    campaign = evosyn.evosyn_run_inline(campaign_id=campaign.pk, max_steps=80)
+    campaign = run_inline(campaign_id=campaign.pk, max_steps=80)
 
     assert campaign.state == CampaignState.COMPLETED
     kept = [i.kept_problem for i in campaign.evosyn.instances.filter(status=InstanceStatus.KEPT)]

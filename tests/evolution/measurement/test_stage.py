@@ -14,6 +14,7 @@ from evolution.measurement.models import Measurement, MeasurementState
 from evolution.models import Campaign, Problem
 from evolution.models.campaigns import CampaignState
 from evolution.services import campaigns as campaign_services
+from evolution.streams.runner import run_inline
 from releases import services as release_services
 from tests.support.fake_openai import Fault
 from tests.support.gate_rules import SELECTION_TIME_OK
@@ -54,7 +55,7 @@ def xcoder_campaign(server, *, panel=None, **settings) -> Campaign:
 
 
 def run(campaign: Campaign) -> Campaign:
-    return xcoder.xcoder_run_inline(campaign_id=campaign.pk, max_steps=80)
+    return run_inline(campaign_id=campaign.pk, max_steps=80)
 
 
 def test_an_xcoder_campaign_measures_its_accepted_problem_with_its_panel(fake_server, personas):

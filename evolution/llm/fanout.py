@@ -18,13 +18,14 @@ calls one after the other on its own connection.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from django.conf import settings
-from django.db import DatabaseError, close_old_connections, connection, connections
+from django.db import close_old_connections, connection, connections
+
+from evolution.connections import drop_broken_connections
 
 T = TypeVar("T")
 
@@ -103,7 +104,7 @@ def _run_in_threads(jobs, outcomes: list, threads: int) -> None:
                     outcomes[i] = jobs[i]()
                 except BaseException as exc:  # handed to the caller, as a Future would
                     outcomes[i] = exc
-                _drop_broken_connections()
+                drop_broken_connections()
         finally:
             connections.close_all()
 
@@ -112,15 +113,6 @@ def _run_in_threads(jobs, outcomes: list, threads: int) -> None:
         thread.start()
     for thread in pool:
         thread.join()
-
-
-def _drop_broken_connections() -> None:
-    """A connection a job saw fail (the database restarted, the link was cut) is closed, so the
-    thread's next job opens a fresh one instead of failing on the dead one."""
-    for conn in connections.all(initialized_only=True):
-        if conn.connection is not None and conn.errors_occurred:
-            with contextlib.suppress(DatabaseError):
-                conn.close()
 
 
 def parallel(jobs: Sequence[Callable[[], object]], width: int) -> None:

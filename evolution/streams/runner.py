@@ -26,6 +26,7 @@ from django.db import DatabaseError, connections, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from evolution.connections import drop_broken_connections
 from evolution.llm import BudgetExhausted
 from evolution.models import Campaign, LLMCall, StepFailure
 from evolution.models.campaigns import CampaignState
@@ -111,19 +112,9 @@ def release(kind: Kind | str, stream_id: int, token: str) -> bool:
         lease_release(kind.stream_model.objects.filter(pk=stream_id), token)
     except DatabaseError:
         log.exception("could not release the lease of %s stream %s", kind.name, stream_id)
-        _drop_broken_connections()
+        drop_broken_connections()
         return False
     return True
-
-
-def _drop_broken_connections() -> None:
-    """After a database error, close this thread's connections that no longer work, so that
-    the next query opens a fresh one (Django does not reconnect inside a task on its own)."""
-    for conn in connections.all(initialized_only=True):
-        with contextlib.suppress(Exception):
-            if conn.in_atomic_block:
-                continue
-            conn.close_if_unusable_or_obsolete()
 
 
 # --------------------------------------------------------------------------- one step
@@ -189,12 +180,12 @@ def advance(
         log.exception("%s stream %s: action %s failed", kind.name, stream_id, report.action)
         report = StepReport("error", action=report.action, detail=errors.describe(exc))
         if errors.is_connection_error(exc):
-            _drop_broken_connections()
+            drop_broken_connections()
         try:
             _record_error(kind, stream_id, ctx, action, exc)
         except DatabaseError as db_exc:  # cannot even record it: the step is retried later
             log.exception("could not record the failure of %s stream %s", kind.name, stream_id)
-            _drop_broken_connections()
+            drop_broken_connections()
             outage = db_exc
     finally:
         released = release(kind, stream_id, token)
@@ -212,7 +203,7 @@ def advance(
         try:
             schedule_next(kind, stream_id)
         except DatabaseError as db_exc:
-            _drop_broken_connections()
+            drop_broken_connections()
             raise StepInterrupted(
                 f"{kind.name} stream {stream_id}: the next step could not be scheduled: "
                 + errors.describe(db_exc),

@@ -24,6 +24,8 @@ from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
 
+from evolution.connections import drop_broken_connections
+
 TASK_OPTIONS = {"acks_late": True, "reject_on_worker_lost": True, "ignore_result": True}
 SUPERVISE_TASK = "evolution.streams.supervise"
 
@@ -36,16 +38,6 @@ def backoff_seconds(attempt: int) -> float:
     cap = float(getattr(settings, "CAMPAIGN_RETRY_BACKOFF_MAX_SECONDS", 60.0))
     delay = min(cap, 2.0 ** min(attempt, 30))
     return delay * (1 + random.random() / 4)
-
-
-def _close_broken_connections() -> None:
-    from django.db import connections
-
-    for conn in connections.all(initialized_only=True):
-        try:
-            conn.close_if_unusable_or_obsolete()
-        except Exception:  # a connection that cannot even be closed is dropped by the next
-            log.debug("could not close a broken connection", exc_info=True)
 
 
 def _send_later(task_name: str, args: tuple, kwargs: dict, *, countdown: float, **options):
@@ -71,7 +63,7 @@ def _step(
             raise
         if interrupted:
             held = exc.held
-        _close_broken_connections()
+        drop_broken_connections()
         delay = backoff_seconds(attempt)
         log.warning(
             "%s stream %s: %s; retrying the step in %.1f s (attempt %d)",
@@ -114,7 +106,7 @@ def _tick(campaign_id: int, token: str | None, attempt: int = 0) -> str:
     except Exception as exc:
         if not errors.is_connection_error(exc):
             raise
-        _close_broken_connections()
+        drop_broken_connections()
         delay = backoff_seconds(attempt)
         log.warning(
             "campaign %s: tick failed (%s); retrying in %.1f s (attempt %d)",
@@ -144,7 +136,7 @@ def supervise() -> dict:
     except Exception as exc:
         if not errors.is_connection_error(exc):
             raise
-        _close_broken_connections()
+        drop_broken_connections()
         log.warning("supervisor: %s; the next pass tries again", errors.describe(exc))
         return {"error": errors.describe(exc)}
     return {"checked": report.checked, "restarted": report.restarted, "paused": report.paused}

@@ -482,6 +482,19 @@ def _retire_reason(flag: SaturationFlag) -> str:
     )
 
 
+def reevolution_source(*, release: Release):
+    """The BenchEvolver campaign ``release`` came from (its first, with an evolver): a
+    re-evolution takes its evolver and algorithm settings. None when there is none."""
+    from evolution.models.campaigns import CampaignKind
+
+    return (
+        release.campaigns.filter(kind=CampaignKind.BENCHEVOLVER)
+        .exclude(evolver__isnull=True)
+        .order_by("id")
+        .first()
+    )
+
+
 @transaction.atomic
 def reevolution_create(
     *,
@@ -521,12 +534,7 @@ def reevolution_create(
     seats = list(PanelSeat.objects.filter(benchmark=release.benchmark).select_related("endpoint"))
     if not seats:
         raise ValidationError({"release": "The benchmark has no evaluation panel."})
-    source = (
-        release.campaigns.filter(kind=CampaignKind.BENCHEVOLVER)
-        .exclude(evolver__isnull=True)
-        .order_by("id")
-        .first()
-    )
+    source = reevolution_source(release=release)
     if evolver is None:
         evolver = source.evolver if source else None
     if settings is None and source is not None:
@@ -574,6 +582,148 @@ def reevolution_create(
     if launch:
         campaign_services.campaign_launch(campaign_id=campaign.pk)
     return reevolution
+
+
+# A curator reviews a re-evolution drafted from the living page, adjusts it and launches it
+# there (``releases.views_living``): which saturated problems go in, the campaign's name and
+# budget. The evolver, the target panel and the algorithm settings stay those inherited, so
+# the problems are re-evolved by the method that evolved them. Launching any other campaign
+# stays an admin's action (``evolution.views.campaign_control``).
+
+
+def reevolution_draft(*, reevolution: ReEvolution) -> dict:
+    """What the living page shows a curator of a re-evolution: its problems with the reason
+    each is retired, the evolver, the target panel, where its settings come from (and those
+    that differ from the defaults) and its budget."""
+    from evolution.selectors import campaign_settings_table
+
+    campaign = reevolution.campaign
+    source = reevolution_source(release=reevolution.release)
+    titles = dict(
+        reevolution.release.items.filter(public_id__in=list(reevolution.retired)).values_list(
+            "public_id", "title"
+        )
+    )
+    table = campaign_settings_table(campaign)
+    changed = [row for row in table if row.get("changed")]
+    # Compared as validated (a source saved before a setting existed has its default).
+    values = [(row["name"], row["value"]) for row in table]
+    return {
+        "problems": [
+            {"public_id": pid, "title": titles.get(pid, ""), "why": why}
+            for pid, why in sorted(reevolution.retired.items())
+        ],
+        "evolver": campaign.evolver,
+        "panel": list(campaign.panel.members.select_related("endpoint").order_by("id"))
+        if campaign.panel_id
+        else [],
+        "source": source,
+        "inherited": source is not None
+        and values == [(row["name"], row["value"]) for row in campaign_settings_table(source)],
+        "changed_settings": [f"{row['name']}={row['value']}" for row in changed],
+        "editable": campaign.state == CampaignState.DRAFT,
+    }
+
+
+def _draft_campaign(reevolution: ReEvolution):
+    """The re-evolution's campaign, locked, while it is still a draft (else ValidationError)."""
+    from evolution.models import Campaign
+
+    campaign = Campaign.objects.select_for_update().get(pk=reevolution.campaign_id)
+    if campaign.state != CampaignState.DRAFT:
+        raise ValidationError(
+            {"campaign": f"Campaign {campaign.name!r} is {campaign.state}, no longer a draft."}
+        )
+    return campaign
+
+
+@transaction.atomic
+def reevolution_update(
+    *,
+    reevolution: ReEvolution,
+    keep: list[str],
+    name: str | None = None,
+    budget_max_calls: int | None = None,
+    budget_max_tokens: int | None = None,
+    budget_max_cost=None,
+) -> ReEvolution:
+    """A curator's edit of a drafted re-evolution: the saturated problems it keeps (a subset
+    of those it took: a problem left out is given back, to be re-evolved by a later action),
+    its campaign's name and budget (None: no limit). ValidationError naming the field, and
+    nothing changed, on a bad value or a campaign that is no longer a draft."""
+    from evolution.models import Campaign, Lineage
+    from evolution.services import campaigns as campaign_services
+
+    reevolution = ReEvolution.objects.select_for_update().get(pk=reevolution.pk)
+    campaign = _draft_campaign(reevolution)
+    keep_ids = set(keep)
+    unknown = sorted(keep_ids - set(reevolution.retired))
+    if unknown:
+        raise ValidationError(
+            {"retired": f"{', '.join(unknown)} is not among this re-evolution's problems."}
+        )
+    if not keep_ids:
+        raise ValidationError(
+            {"retired": "Keep at least one problem, or discard the draft to give them all back."}
+        )
+    name = campaign.name if name is None else name.strip()
+    if not name:
+        raise ValidationError({"name": "A campaign needs a name."})
+    longest = Campaign._meta.get_field("name").max_length
+    if len(name) > longest:
+        raise ValidationError({"name": f"A campaign name has at most {longest} characters."})
+    campaign_services.campaign_bounds_check(
+        budget_max_calls=budget_max_calls,
+        budget_max_tokens=budget_max_tokens,
+        budget_max_cost=budget_max_cost,
+    )
+    dropped = set(reevolution.retired) - keep_ids
+    if dropped:
+        items = reevolution.release.items.filter(public_id__in=dropped)
+        problem_ids = list(items.values_list("problem_id", flat=True))
+        campaign.seed_set.problems.remove(*problem_ids)
+        Lineage.objects.filter(campaign=campaign, seed_id__in=problem_ids).delete()
+        reevolution.retired = {
+            pid: why for pid, why in reevolution.retired.items() if pid in keep_ids
+        }
+        reevolution.save(update_fields=["retired"])
+    campaign.name = name
+    campaign.budget_max_calls = budget_max_calls
+    campaign.budget_max_tokens = budget_max_tokens
+    campaign.budget_max_cost = budget_max_cost
+    campaign.save(
+        update_fields=[
+            "name",
+            "budget_max_calls",
+            "budget_max_tokens",
+            "budget_max_cost",
+            "updated_at",
+        ]
+    )
+    return reevolution
+
+
+@transaction.atomic
+def reevolution_launch(*, reevolution: ReEvolution):
+    """Launch a drafted re-evolution's campaign (a curator may: it is this draft, not any
+    campaign). ValidationError when it is no longer a draft."""
+    from evolution.services import campaigns as campaign_services
+
+    campaign = _draft_campaign(reevolution)
+    return campaign_services.campaign_launch(campaign_id=campaign.pk)
+
+
+@transaction.atomic
+def reevolution_discard(*, reevolution: ReEvolution, by=None):
+    """Cancel a drafted re-evolution before it ran: its problems are given back (a later
+    action can re-evolve them). ValidationError when it is no longer a draft."""
+    from evolution.services import campaigns as campaign_services
+
+    campaign = _draft_campaign(reevolution)
+    who = f" by {by.get_username()}" if by is not None else ""
+    return campaign_services.campaign_cancel(
+        campaign_id=campaign.pk, reason=f"draft discarded{who} before launch"
+    )
 
 
 def carry_reevolutions(*, draft: Release) -> None:

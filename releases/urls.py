@@ -58,6 +58,16 @@ urlpatterns = [
         views_living.living_reevolve,
         name="living_reevolve",
     ),
+    path(
+        "curate/benchmarks/<slug:slug>/re-evolutions/<int:pk>/",
+        views_living.living_reevolution_edit,
+        name="living_reevolution_edit",
+    ),
+    path(
+        "curate/benchmarks/<slug:slug>/re-evolutions/<int:pk>/discard/",
+        views_living.living_reevolution_discard,
+        name="living_reevolution_discard",
+    ),
     path("curate/releases/", views.curate_list, name="curate_list"),
     path("curate/benchmarks/new/", views.benchmark_new, name="benchmark_new"),
     path("curate/releases/new/", views.release_new, name="release_new"),

@@ -1,8 +1,11 @@
 """The living-benchmark page (public) and the curator's actions on it: put a model on the
 evaluation panel or take one off (either re-measures the published release), re-measure now,
-re-evolve the saturated problems of a release."""
+re-evolve the saturated problems of a release, then review that draft, adjust its problems,
+name and budget, and launch or discard it."""
 
 from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
 from django.contrib import messages
@@ -17,7 +20,7 @@ from evolution.models import Campaign, ModelEndpoint
 
 from . import blinding, calibration, living, living_plots
 from .blinding import closed_while_rating_blind
-from .models import Benchmark, Release, RemeasurementTrigger
+from .models import Benchmark, ReEvolution, Release, RemeasurementTrigger
 
 CURATORS = (ADMIN, CURATOR)
 
@@ -28,6 +31,10 @@ def living_page(request, slug: str):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     curator = any(has_role(request.user, role) for role in CURATORS)
     data = living.benchmark_living(benchmark=benchmark)
+    if curator:
+        # A drafted re-evolution is reviewed, adjusted and launched here by a curator.
+        for reevolution in data["pending"]:
+            reevolution.draft = living.reevolution_draft(reevolution=reevolution)
     return render(
         request,
         "releases/living.html",
@@ -116,13 +123,84 @@ def living_remeasure(request, slug: str):
 def living_reevolve(request, slug: str, pk: int):
     release = get_object_or_404(Release, pk=pk, benchmark__slug=slug)
 
+    launch = request.POST.get("launch") == "1"
+
     def act():
-        reevolution = living.reevolution_create(
-            release=release, launch=request.POST.get("launch") == "1", by=request.user
-        )
+        reevolution = living.reevolution_create(release=release, launch=launch, by=request.user)
         return (
             f"Campaign {reevolution.campaign.name!r} created from "
-            f"{len(reevolution.retired)} saturated problem(s)."
+            f"{len(reevolution.retired)} saturated problem(s)"
+            + (" and launched." if launch else "; check it below and launch it.")
+        )
+
+    return _act(request, slug, act)
+
+
+def _whole(request, field: str, label: str) -> int | None:
+    """A budget field of the re-evolution form: empty is no limit."""
+    text = (request.POST.get(field) or "").strip()
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise ValidationError({field: f"{label} must be a whole number or empty (no limit)."})
+
+
+def _cost(request) -> Decimal | None:
+    text = (request.POST.get("budget_max_cost") or "").strip()
+    if not text:
+        return None
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise ValidationError({"budget_max_cost": "The cost limit must be a number or empty."})
+    if not value.is_finite():
+        raise ValidationError({"budget_max_cost": "The cost limit must be a number or empty."})
+    return value
+
+
+@role_required(*CURATORS)
+@require_POST
+def living_reevolution_edit(request, slug: str, pk: int):
+    """A curator's changes to a drafted re-evolution (its problems, name and budget), saved,
+    and with ``action=launch`` its campaign launched in the same transaction. Curators launch
+    re-evolution drafts only; any other campaign is launched by an admin."""
+    reevolution = get_object_or_404(
+        ReEvolution.objects.select_related("campaign", "release"),
+        pk=pk,
+        release__benchmark__slug=slug,
+    )
+    launch = request.POST.get("action") == "launch"
+
+    def act():
+        living.reevolution_update(
+            reevolution=reevolution,
+            keep=request.POST.getlist("retired"),
+            name=request.POST.get("name"),
+            budget_max_calls=_whole(request, "budget_max_calls", "The call limit"),
+            budget_max_tokens=_whole(request, "budget_max_tokens", "The token limit"),
+            budget_max_cost=_cost(request),
+        )
+        if launch:
+            campaign = living.reevolution_launch(reevolution=reevolution)
+            return f"Campaign {campaign.name!r} launched."
+        reevolution.campaign.refresh_from_db()
+        return f"Campaign {reevolution.campaign.name!r} saved; still a draft."
+
+    return _act(request, slug, act)
+
+
+@role_required(*CURATORS)
+@require_POST
+def living_reevolution_discard(request, slug: str, pk: int):
+    reevolution = get_object_or_404(ReEvolution, pk=pk, release__benchmark__slug=slug)
+
+    def act():
+        campaign = living.reevolution_discard(reevolution=reevolution, by=request.user)
+        return (
+            f"Campaign {campaign.name!r} discarded; its {len(reevolution.retired)} problem(s) "
+            "can be re-evolved again."
         )
 
     return _act(request, slug, act)

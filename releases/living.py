@@ -785,6 +785,77 @@ def changelog_reasons(*, release: Release, changelog) -> dict:
     return {"retired": retired, "replacing": replacing}
 
 
+# --- current levels ----------------------------------------------------------------------------
+
+
+def current_levels(*, release: Release) -> dict[str, dict]:
+    """Each item's difficulty level as the panel last measured it: ``{public_id: {"level",
+    "measured_at", "source"}}``. A re-measured item's level is the one phi gives its latest
+    re-measured pass@1 (with the level thresholds of the campaign it came from, else the
+    defaults), dated; an item never re-measured keeps the level measured when it was accepted
+    (its candidate's, dated when the candidate was decided, or its seed calibration's)."""
+    from evolution.benchevolver.engine.config import DEFAULT_LEVEL_THRESHOLDS, phi
+    from evolution.models import Campaign, Candidate
+
+    latest = {}
+    for point in DifficultyPoint.objects.filter(
+        release=release, remeasurement__state="completed"
+    ).order_by("measured_at", "id"):
+        if point.pass_at_1 is not None:  # an open-ended problem's point has no pass@1
+            latest[point.public_id] = point
+    items = list(release.items.only("public_id", "provenance"))
+    campaign_ids = {((i.provenance or {}).get("campaign") or {}).get("id") for i in items} - {None}
+    thresholds = {
+        pk: chosen.get("level_thresholds") or DEFAULT_LEVEL_THRESHOLDS
+        for pk, chosen in Campaign.objects.filter(pk__in=campaign_ids).values_list("pk", "settings")
+    }
+    candidate_ids = {((i.provenance or {}).get("candidate") or {}).get("id") for i in items}
+    decided = dict(
+        Candidate.objects.filter(pk__in=candidate_ids - {None}).values_list("pk", "decided_at")
+    )
+    out = {}
+    for item in items:
+        prov = item.provenance or {}
+        point = latest.get(item.public_id)
+        if point is not None:
+            campaign_id = (prov.get("campaign") or {}).get("id")
+            out[item.public_id] = {
+                "level": phi(
+                    point.pass_at_1, thresholds.get(campaign_id, DEFAULT_LEVEL_THRESHOLDS)
+                ),
+                "measured_at": point.measured_at,
+                "source": "re-measured",
+            }
+        elif prov.get("candidate"):
+            out[item.public_id] = {
+                "level": prov["candidate"].get("level"),
+                "measured_at": decided.get(prov["candidate"].get("id")),
+                "source": "at acceptance",
+            }
+        elif prov.get("seed_calibration"):
+            out[item.public_id] = {
+                "level": prov["seed_calibration"].get("level"),
+                "measured_at": None,
+                "source": "seed calibration",
+            }
+    return out
+
+
+def calibration_levels(*, calibration, release: Release) -> None:
+    """Give the rows of ``release``'s calibration (``calibration.for_release``) the level of
+    their latest measurement, the one their pass@1 comes from, with ``level_source`` and
+    ``level_measured_at`` saying which and when (the level stored with an item at freeze is
+    the one it was accepted with, however the panel has moved since)."""
+    levels = current_levels(release=release)
+    for row in calibration.rows:
+        now = levels.get(row.public_id)
+        if now is None:
+            continue
+        row.level = now["level"]
+        row.level_source = now["source"]
+        row.level_measured_at = now["measured_at"]
+
+
 # --- the living-benchmark page ---------------------------------------------------------------
 
 

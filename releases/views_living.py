@@ -226,11 +226,14 @@ def _calibration_page(request, *, title: str, back: str, cal, route_url: str):
 @require_GET
 def release_calibration(request, pk: int):
     release = get_object_or_404(Release, pk=pk)
+    cal = calibration.for_release(release=release)
+    # Each row's level is that of its latest measurement, the one its pass@1 comes from.
+    living.calibration_levels(calibration=cal, release=release)
     return _calibration_page(
         request,
         title=f"{release.benchmark.name} v{release.version}",
         back=reverse("releases:curate_detail", args=[release.pk]),
-        cal=calibration.for_release(release=release),
+        cal=cal,
         route_url=reverse("releases:release_calibration_route", args=[release.pk]),
     )
 

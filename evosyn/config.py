@@ -2,11 +2,12 @@
 
 Defaults are the document's where it gives one (``SETTING_SOURCES``): M = N = 16 solutions and
 tests per problem, 20 evolutionary iterations, solutions sampled at temperature 1.0, one final
-testing (sections 4.2, 4.3). The rest are the project's: 3 islands, exploitation ratio 0.7 and
-strategist temperature 0.7 as the document's code release configures them (the document gives
-no number), migration and feature bins for the MAP-Elites-with-islands search the document
-adopts (docs/evosyn.md, "Fidelity to the paper"). ``EvoSynSettings.from_dict`` rejects unknown keys and bad values with a ValidationError
-naming the key; evolution's ``EvolutionSettings`` is never used for this kind.
+testing (sections 4.2, 4.3), Criterion-2 at K = 1 (Table 1's setting, ``consistency_k``). The
+rest are the project's: 3 islands, exploitation ratio 0.7 and strategist temperature 0.7 as the
+document's code release configures them (the document gives no number), migration and feature
+bins for the MAP-Elites-with-islands search the document adopts (docs/evosyn.md, "Fidelity to
+the paper"). ``EvoSynSettings.from_dict`` rejects unknown keys and bad values with a
+ValidationError naming the key; evolution's ``EvolutionSettings`` is never used for this kind.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ SETTING_HELP = {
     "synth_problems": "new problems synthesized after the search, seeds as in-context examples",
     "selected_tests": "testings a kept problem takes (strategy order, passed by the top "
     "solution); the document keeps one",
+    "consistency_k": "K of Criterion-2: the top-K and the bottom-K ranked solutions must each "
+    "behave on the human testing as on the strategy's top testing (at most M / 2)",
     "solution_temperature": "sampling temperature of the solutions",
     "test_temperature": "sampling temperature of the test writer",
     "strategist_temperature": "sampling temperature of the strategy mutator",
@@ -58,6 +61,7 @@ SETTING_SOURCES = {
     "feature_bins": PROJECT,
     "synth_problems": PROJECT,
     "selected_tests": "§4.3: one final testing",
+    "consistency_k": "§4.2, Table 1: K = 1 with Criterion-1",
     "solution_temperature": "§4.3",
     "test_temperature": PROJECT,
     "strategist_temperature": PROJECT,
@@ -88,6 +92,7 @@ class EvoSynSettings(AlgorithmSettings):
     feature_bins: int = 4
     synth_problems: int = 4
     selected_tests: int = 1
+    consistency_k: int = 1
     solution_temperature: float = 1.0
     test_temperature: float = 0.8
     strategist_temperature: float = 0.7
@@ -111,6 +116,7 @@ class EvoSynSettings(AlgorithmSettings):
         "feature_bins": (1, 10),
         "synth_problems": (0, 1000),
         "selected_tests": (1, 64),
+        "consistency_k": (1, 32),
         "solution_temperature": (0.0, 2.0),
         "test_temperature": (0.0, 2.0),
         "strategist_temperature": (0.0, 2.0),
@@ -122,6 +128,18 @@ class EvoSynSettings(AlgorithmSettings):
         "duplicate_threshold": (0.0, 1.0),
         "measure_k": (1, 64),
     }
+
+    def validate(self, errors: dict[str, list[str]]) -> None:
+        # Table 1 goes up to K = M / 2: beyond it the top-K and bottom-K solutions overlap.
+        if "consistency_k" in errors or "solutions_per_problem" in errors:
+            return
+        half = self.solutions_per_problem // 2
+        if self.consistency_k > half:
+            errors.setdefault("consistency_k", []).append(
+                f"consistency_k (K = {self.consistency_k}) must be at most M / 2 = {half} "
+                f"(solutions_per_problem = {self.solutions_per_problem}): Criterion-2 checks the "
+                "top-K and the bottom-K ranked solutions, which would overlap"
+            )
 
 
 def settings_table(raw: dict) -> list[dict]:

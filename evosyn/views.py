@@ -42,6 +42,7 @@ def campaign_detail(request, pk: int):
         "campaign": esc.campaign,
         "summary": selectors.summary(esc=esc),
         "settings_rows": settings_table(esc.campaign.settings),
+        "consistency_k": EvoSynSettings.from_dict(esc.campaign.settings).consistency_k,
         "strategies": esc.strategies.order_by("-score", "version")[:50],
         "seeds": selectors.instance_rows(esc=esc, role=InstanceRole.SEED),
         "synthetic": selectors.instance_rows(esc=esc, role=InstanceRole.SYNTHETIC),

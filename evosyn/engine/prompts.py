@@ -191,7 +191,14 @@ def testing_messages(*, statement: str, entry_point: str):
     return template.messages(problem=statement, format=note), template
 
 
-def strategy_messages(*, parent: dict, inspirations: list[dict]):
+def criterion2_text(k: int) -> str:
+    """Criterion-2 as the strategist reads it, at the campaign's K (``consistency_k``)."""
+    if k == 1:
+        return "the best and the worst ranked solutions behave"
+    return f"each of the {k} best and the {k} worst ranked solutions behaves"
+
+
+def strategy_messages(*, parent: dict, inspirations: list[dict], k: int = 1):
     template = load("strategy")
     inspiration_text = "\n\n".join(
         f"## Another strategy (score {i['score']:.3f})\n```python\n{i['code'].rstrip()}\n```"
@@ -204,6 +211,7 @@ def strategy_messages(*, parent: dict, inspirations: list[dict]):
             criterion1=f"{parent['criterion1']:.3f}",
             criterion2=f"{parent['criterion2']:.3f}",
             inspirations=inspiration_text,
+            criterion2_rule=criterion2_text(k),
         ),
         template,
     )

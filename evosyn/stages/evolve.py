@@ -32,7 +32,8 @@ def _seed_matrices(ctx: Ctx) -> list[Instance]:
 
 
 def strategy_evaluate(ctx: Ctx, code: str) -> tuple[S.Evaluation, str]:
-    """Score ``code`` on every ready seed instance: (evaluation, MAP-Elites cell)."""
+    """Score ``code`` on every ready seed instance, Criterion-2 at the campaign's K
+    (``consistency_k``): (evaluation, MAP-Elites cell)."""
     seeds = _seed_matrices(ctx)
     matrices = [i.matrix["rows"] for i in seeds]
     _reserve(ctx, len(matrices))
@@ -47,9 +48,21 @@ def strategy_evaluate(ctx: Ctx, code: str) -> tuple[S.Evaluation, str]:
     checks = []
     for inst, matrix, result in zip(seeds, matrices, results, strict=True):
         if isinstance(result, S.StrategyFailure):
-            checks.append(S.InstanceCheck(inst.slot, False, False, error=str(result)[:500]))
+            checks.append(
+                S.InstanceCheck(
+                    inst.slot, False, False, error=str(result)[:500], k=ctx.settings.consistency_k
+                )
+            )
         else:
-            checks.append(S.check_instance(inst.slot, result, matrix=matrix, human=inst.human))
+            checks.append(
+                S.check_instance(
+                    inst.slot,
+                    result,
+                    matrix=matrix,
+                    human=inst.human,
+                    k=ctx.settings.consistency_k,
+                )
+            )
     evaluation = S.evaluate(checks)
     cell = search.features(code, evaluation.checks, matrices, ctx.settings.feature_bins)
     return evaluation, cell
@@ -95,6 +108,7 @@ def _evolve(ctx: Ctx, action: Action) -> None:
                 "criterion2": parent.criterion2,
             },
             inspirations=[{"code": o.code, "score": o.score} for o in others],
+            k=s.consistency_k,
         )
         code, error, call_id = ask_program(
             ctx,

@@ -62,6 +62,10 @@ class LeaderboardRowOut(Schema):
     passk: EstimateOut | None
     clean: EstimateOut | None
     flagged: int
+    # pass@1, pass@k and clean are over the pass/fail problems; open-ended (scored) problems
+    # are measured apart by their verifier: Avg@k and Best@k (None without such problems).
+    avgk: EstimateOut | None = None
+    bestk: EstimateOut | None = None
     # False when the run's stored scores cannot be read: no scores, never a 500.
     available: bool = True
 

@@ -36,6 +36,10 @@ class RemeasurementOut(Schema):
     finished_at: datetime | None
     saturated: int | None
     problems: int | None
+    # Saturation is over the pass/fail problems; open-ended (scored) ones are never flagged.
+    # None for a re-measurement recorded before they were counted apart.
+    pass_fail_problems: int | None = None
+    scored_problems: int | None = None
 
 
 class FlagOut(Schema):
@@ -82,6 +86,8 @@ class CalibrationOut(Schema):
     high: float | None
     n: int
     unrated: int
+    # Open-ended (scored) problems: no pass@1, left out of the comparison.
+    scored: int = 0
     disagreements: list[DisagreementOut]
 
 
@@ -113,6 +119,8 @@ def _living(benchmark: Benchmark, *, curator: bool = False) -> LivingOut:
                 finished_at=r.finished_at,
                 saturated=r.summary.get("saturated"),
                 problems=r.summary.get("problems"),
+                pass_fail_problems=r.summary.get("pass_fail_problems"),
+                scored_problems=r.summary.get("scored_problems"),
             )
             for r in data["remeasurements"]
         ],
@@ -213,6 +221,7 @@ def release_calibration(request, release_id: int):
     return CalibrationOut(
         **cal.correlation.to_dict(),
         unrated=cal.unrated,
+        scored=cal.scored,
         disagreements=[
             DisagreementOut(**{k: getattr(r, k) for k in DisagreementOut.model_fields})
             for r in cal.disagreements

@@ -8,6 +8,12 @@ interval (``stats.bootstrap_mean``, the run's own seed); with no date chosen the
 run's stored summary, with one they are recomputed from the run's per-problem results and
 kept in the cache (a completed run on a published release never changes). A run whose stored
 summary is malformed (``summaries.readable``) keeps its row, shown as "result unavailable".
+
+pass@1, pass@k, the after-release pass@1 and the breakdowns are over the pass/fail problems
+only; open-ended (scored) problems (``scoring.is_scored`` of the item's comparison) have their
+own columns, Avg@k and Best@k, and never count as failed passes. A run summarised before
+``leaderboard.run_summary`` set them apart (no ``pass_fail_problems`` in its summary) is
+recomputed from its per-problem results without them, as a date window is.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from datetime import date
 from urllib.parse import urlencode
 
 from django.core.cache import cache
+
+from evolution.sandbox import scoring
 
 from . import summaries
 from .difficulty import LABELS
@@ -44,6 +52,9 @@ class Board:
     undated: int = 0  # problems without a date (left out by a date window)
     models: list[str] = field(default_factory=list)  # every model, for the filter's list
     scored: bool = False
+    # Problems in view that pass@1 is over, and the open-ended (scored) ones, shown apart.
+    pass_fail_problems: int = 0
+    scored_problems: int = 0
 
     def sort_keys(self) -> list[str]:
         return [
@@ -69,15 +80,22 @@ def _estimate(values: list[float], seed: int) -> dict | None:
     return bootstrap_mean(values, seed=seed).to_dict() if values else None
 
 
-def _windowed(run, summary: dict, keep: set[str], top_k: str) -> dict:
-    """The run's scores over the problems in ``keep`` (public ids), cached per run and window."""
+def _windowed(run, summary: dict, keep: set[str], top_k: str, scored: set[str]) -> dict:
+    """The run's scores over the problems in ``keep`` (public ids), cached per run and window:
+    the pass@ figures over its pass/fail problems, Avg@k and Best@k over its ``scored`` ones."""
     digest = hashlib.sha256(",".join(sorted(keep)).encode()).hexdigest()[:32]
-    key = f"board:{run.pk}:{run.finished_at.isoformat() if run.finished_at else ''}:{digest}"
+    finished = run.finished_at.isoformat() if run.finished_at else ""
+    # "board2": entries from before scored problems were set apart are not read back.
+    key = f"board2:{run.pk}:{finished}:{digest}"
     hit = cache.get(key)
     if hit is not None:
         return hit
     seed = run.bootstrap_seed
-    rows = [r for r in summary.get("per_item") or [] if r["public_id"] in keep]
+    rows = [
+        r
+        for r in summary.get("per_item") or []
+        if r["public_id"] in keep and r["public_id"] not in scored and not r.get("scored")
+    ]
 
     def passes(subset, k="1"):
         return [r["pass"].get(k) for r in subset if r["pass"].get(k) is not None]
@@ -125,7 +143,7 @@ def _unavailable(row: dict) -> dict:
     return row
 
 
-def _row(run, items: dict[str, date | None], after: date | None) -> dict:
+def _row(run, items: dict[str, date | None], after: date | None, scored: set[str]) -> dict:
     row = {
         "run_id": run.pk,
         "model": run.label,
@@ -143,8 +161,8 @@ def _row(run, items: dict[str, date | None], after: date | None) -> dict:
     top_k = str(ks[-1])
     # Failed model calls asked again: never counted as a sample (releases.leaderboard).
     row.update({"infra_errors": s.get("infra_errors", 0), "k": top_k})
-    if after is None:
-        score = s.get("score") or {}
+    score = s.get("score") or {}
+    if after is None and ("pass_fail_problems" in s or not scored):
         row.update(
             {
                 "pass1": (s.get("pass") or {}).get("1"),
@@ -158,9 +176,12 @@ def _row(run, items: dict[str, date | None], after: date | None) -> dict:
             }
         )
     else:
-        keep = {pid for pid, day in items.items() if day is not None and day >= after}
-        row.update(_windowed(run, s, keep, top_k))
-        row["avg1"] = None
+        if after is None:  # summarised with its scored problems counted as failed passes
+            keep = set(items)
+        else:
+            keep = {pid for pid, day in items.items() if day is not None and day >= after}
+        row.update(_windowed(run, s, keep, top_k, scored))
+        row["avg1"] = (score.get("avg") or {}).get("1") if after is None else None
     if run.model_release_date is None:
         # No date, no contamination check: the column says so instead of a blank.
         row["clean"] = None
@@ -197,15 +218,19 @@ def build(
     board = Board(rows=[], sort="pass1", descending=descending, after=after, model=model)
     if release.state != ReleaseState.PUBLISHED:
         return board
-    items = {
-        public_id: (created.date() if created else None)
-        for public_id, created in release.items.values_list("public_id", "created_on")
-    }
+    items, scored = {}, set()
+    for public_id, created, comparison in release.items.values_list(
+        "public_id", "created_on", "record__comparison"
+    ):
+        items[public_id] = created.date() if created else None
+        if scoring.is_scored(comparison):
+            scored.add(public_id)
     board.dates = sorted({d for d in items.values() if d is not None})
     board.undated = sum(1 for d in items.values() if d is None)
-    board.problems = (
-        len(items) if after is None else sum(1 for d in items.values() if d and d >= after)
-    )
+    in_view = [pid for pid, d in items.items() if after is None or (d and d >= after)]
+    board.problems = len(in_view)
+    board.scored_problems = sum(1 for pid in in_view if pid in scored)
+    board.pass_fail_problems = board.problems - board.scored_problems
     if breakdowns:
         board.difficulties = _order_difficulties(
             {d or "unlabelled" for d in release.items.values_list("difficulty", flat=True)}
@@ -214,14 +239,14 @@ def build(
     runs = list(release.runs.filter(state=RunState.COMPLETED).order_by("pk"))
     board.models = sorted({r.label for r in runs}, key=str.lower)
     needle = model.lower()
-    rows = [_row(run, items, after) for run in runs if needle in run.label.lower()]
+    rows = [_row(run, items, after, scored) for run in runs if needle in run.label.lower()]
     for row in rows:
         if not breakdowns:
             row["breakdown"] = {}
         breakdown = row.get("breakdown") or {}
         row["by_difficulty"] = [breakdown.get("difficulty", {}).get(d) for d in board.difficulties]
         row["by_origin"] = [breakdown.get("origin", {}).get(o) for o in board.origins]
-    board.scored = any(r.get("avgk") for r in rows)
+    board.scored = bool(board.scored_problems) or any(r.get("avgk") for r in rows)
     board.sort = sort if sort in board.sort_keys() else "pass1"
     rows.sort(key=lambda r: _sort_value(r, board.sort), reverse=descending)
     board.rows = rows
@@ -253,11 +278,15 @@ def columns(board: Board) -> dict[str, Column]:
     specs = {
         "model": ("Model", "the model's name"),
         "released": ("Model released", "the model's release date, when known"),
-        "pass1": ("pass@1", "mean over problems of the share of samples that pass every test"),
-        "passk": ("pass@k", "unbiased pass@k at the run's largest k"),
+        "pass1": (
+            "pass@1",
+            "mean over the pass/fail problems of the share of samples that pass every test "
+            "(open-ended problems are scored apart: Avg@k)",
+        ),
+        "passk": ("pass@k", "unbiased pass@k at the run's largest k, over the pass/fail problems"),
         "clean": (
             "pass@1 after release",
-            "pass@1 on the problems released after the model, which it cannot have seen",
+            "pass@1 on the pass/fail problems released after the model, which it cannot have seen",
         ),
         "avgk": ("Avg@k", "mean verifier score of the first k samples (open-ended problems)"),
         "bestk": ("Best@k", "best verifier score among the first k samples (open-ended problems)"),

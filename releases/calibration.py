@@ -15,6 +15,10 @@ of the same two orderings; the largest gaps (at least ``MIN_GAP``) go to the adj
 queue with the reason. "Model-only hardness" (experts rate it easy, the models fail) is the
 signature of artificial difficulty: an ambiguous statement or a wrong test rather than a
 hard problem.
+
+An open-ended (scored) problem has no pass@1 (its verifier scores answers; none "passes"), so
+it is left out of this pass-rate comparison and counted in ``Calibration.scored``: read as
+pass@1 0 it would look like a problem the panel fails, and so like model-only hardness.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
+from evolution.sandbox import scoring
 from review.models import Adjudication, GroupItem
 
 from .reviews import problem_reviews
@@ -114,6 +119,7 @@ class Calibration:
     rows: list[Row] = field(default_factory=list)
     correlation: Correlation = field(default_factory=lambda: Correlation(None, None, None, 0))
     unrated: int = 0  # problems without expert difficulty or panel measurement
+    scored: int = 0  # open-ended problems: no pass@1, left out (see the module docstring)
 
     @property
     def disagreements(self) -> list[Row]:
@@ -147,10 +153,17 @@ class Calibration:
 
 
 def compute(measured: list[tuple]) -> Calibration:
-    """``measured``: (problem, pass@1 or None, level or None) per problem."""
-    reviews = problem_reviews(problem_ids=[p.id for p, _, _ in measured])
+    """``measured``: (problem, pass@1 or None, level or None) per problem; open-ended
+    problems are counted, not compared."""
     out = Calibration()
-    for problem, pass_at_1, level in measured:
+    graded = []
+    for row in measured:
+        if scoring.is_scored(row[0].comparison):
+            out.scored += 1
+        else:
+            graded.append(row)
+    reviews = problem_reviews(problem_ids=[p.id for p, _, _ in graded])
+    for problem, pass_at_1, level in graded:
         agg = reviews[problem.id]
         difficulty = agg.final.get("difficulty")
         if difficulty is None or pass_at_1 is None:
@@ -192,11 +205,15 @@ def for_release(*, release) -> Calibration:
 
     latest = {}
     for point in DifficultyPoint.objects.filter(
-        release=release, remeasurement__state="completed"
+        release=release, remeasurement__state="completed", mean_score__isnull=True
     ).order_by("measured_at", "id"):
         latest[point.public_id] = point.pass_at_1
     measured = []
+    scored = 0
     for item in release.items.select_related("problem").order_by("position"):
+        if scoring.is_scored(item.record.get("comparison")):  # as the release froze it
+            scored += 1
+            continue
         panel = (item.provenance or {}).get("panel") or {}
         pass_at_1 = latest.get(item.public_id)
         if pass_at_1 is None and panel.get("attempts"):
@@ -204,7 +221,9 @@ def for_release(*, release) -> Calibration:
         prov = item.provenance or {}
         level = (prov.get("candidate") or prov.get("seed_calibration") or {}).get("level")
         measured.append((item.problem, pass_at_1, level))
-    return compute(measured)
+    out = compute(measured)
+    out.scored += scored
+    return out
 
 
 def for_campaign(*, campaign) -> Calibration:

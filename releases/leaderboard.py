@@ -8,7 +8,9 @@ transport or provider reasons (after the client's retries) is an infrastructure 
 (verdict "IE"): asked again up to ``INFRA_TRIES`` rounds, never counted in a pass rate, and
 counted in the summary's ``infra_errors``; a run whose endpoint still fails fails with a
 reason naming it, and running it again resumes. ``run_summary`` turns the
-samples into pass@1 / pass@k with seeded bootstrap intervals, breakdowns and contamination.
+samples into pass@1 / pass@k with seeded bootstrap intervals, breakdowns and contamination,
+all over the pass/fail items; open-ended (scored) items are summarised apart, by their
+verifier's score (Avg@k, Best@k, each item's mean score), never as passes.
 """
 
 from __future__ import annotations
@@ -583,9 +585,33 @@ def contaminated(created_on, model_release_date: date | None) -> bool | None:
     return model_release_date > created_on.date()
 
 
+def answer_score(verdict: str, details: dict | None) -> float:
+    """A judged sample's verifier score on an open-ended item: its mean over the tests when
+    it was scored, else 0 (an answer without code, a failed compile)."""
+    return (details or {}).get("score", 0.0) if verdict == SCORED else 0.0
+
+
+def scored_public_ids(release: Release) -> set[str]:
+    """Public ids of the release's open-ended (scored) items: measured by their verifier's
+    score, never passed or failed, so never in a pass@1."""
+    return {
+        public_id
+        for public_id, comparison in release.items.values_list("public_id", "record__comparison")
+        if scoring.is_scored(comparison)
+    }
+
+
 def run_summary(*, run: LeaderboardRun) -> dict:
-    """Scores of a run from its judged samples (see the module docstring)."""
+    """Scores of a run from its judged samples (see the module docstring).
+
+    pass@1, pass@k, the breakdowns and the after-release pass@1 are over the pass/fail items
+    only: an open-ended (scored) item has no pass, so counting its samples as failures would
+    pull a model that answers it perfectly below 100%. Its row in ``per_item`` says
+    ``"scored": true`` with its answers (``n``), their mean verifier score (``score``: 0 to 1;
+    an answer without code scores 0) and no pass count (``c`` and every ``pass`` are None);
+    its Avg@k and Best@k are under ``score``."""
     counts: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    score_sums: dict[int, float] = defaultdict(float)
     failed_calls = 0
     for item_id, verdict, details in LeaderboardSample.objects.filter(run=run).values_list(
         "item_id", "verdict", "details"
@@ -595,26 +621,39 @@ def run_summary(*, run: LeaderboardRun) -> dict:
             continue
         counts[item_id][0] += 1
         counts[item_id][1] += verdict == "AC"
+        score_sums[item_id] += answer_score(verdict, details)
     items = list(run.release.items.order_by("position"))
     n_target = run.samples_per_problem
     ks = k_values(n_target)
     per_item = []
     for item in items:
         n, c = counts.get(item.pk, [0, 0])
-        scores = {str(k): (pass_at_k(n, c, k) if n >= k else (0.0 if n == 0 else None)) for k in ks}
-        per_item.append(
-            {
-                "public_id": item.public_id,
-                "origin": item.origin,
-                "difficulty": item.difficulty or "unlabelled",
-                "tags": item.tags,
-                "n": n,
-                "c": c,
-                "pass": scores,
-                "contaminated": contaminated(item.created_on, run.model_release_date),
+        row = {
+            "public_id": item.public_id,
+            "origin": item.origin,
+            "difficulty": item.difficulty or "unlabelled",
+            "tags": item.tags,
+            "n": n,
+            "c": c,
+            "contaminated": contaminated(item.created_on, run.model_release_date),
+        }
+        if scoring.is_scored(item.record.get("comparison")):
+            row.update(
+                {
+                    "scored": True,
+                    "c": None,
+                    "score": score_sums[item.pk] / n if n else None,
+                    "pass": {str(k): None for k in ks},
+                }
+            )
+        else:
+            row["pass"] = {
+                str(k): (pass_at_k(n, c, k) if n >= k else (0.0 if n == 0 else None)) for k in ks
             }
-        )
+        per_item.append(row)
     seed = run.bootstrap_seed
+    # The pass/fail items: every pass@ figure is over these.
+    graded = [r for r in per_item if not r.get("scored")]
 
     def estimate(rows, k="1"):
         values = [r["pass"][k] for r in rows if r["pass"][k] is not None]
@@ -623,25 +662,28 @@ def run_summary(*, run: LeaderboardRun) -> dict:
     breakdown: dict[str, dict] = {"origin": {}, "difficulty": {}, "tag": {}}
     for key in ("origin", "difficulty"):
         groups = defaultdict(list)
-        for r in per_item:
+        for r in graded:
             groups[r[key]].append(r)
         breakdown[key] = {name: estimate(rows) for name, rows in sorted(groups.items())}
     tag_groups = defaultdict(list)
-    for r in per_item:
+    for r in graded:
         for tag in r["tags"] or ["untagged"]:
             tag_groups[tag].append(r)
     breakdown["tag"] = {name: estimate(rows) for name, rows in sorted(tag_groups.items())}
     open_scores = _open_scores(run, items, ks, seed)
     flagged = [r for r in per_item if r["contaminated"]]
-    clean = [r for r in per_item if r["contaminated"] is False]
+    clean = [r for r in graded if r["contaminated"] is False]
     return {
         "samples_per_problem": n_target,
         "k": ks,
         "problems": len(items),
+        # pass@ figures are over the pass/fail problems; the scored ones are under "score".
+        "pass_fail_problems": len(graded),
+        "scored_problems": len(items) - len(graded),
         "missing": sum(1 for r in per_item if r["n"] == 0),
         # Model calls that failed (transport or provider) and were asked again: never a sample.
         "infra_errors": failed_calls,
-        "pass": {str(k): estimate(per_item, str(k)) for k in ks},
+        "pass": {str(k): estimate(graded, str(k)) for k in ks},
         "breakdown": breakdown,
         "contamination": {
             "model_release_date": run.model_release_date.isoformat()
@@ -668,7 +710,7 @@ def _open_scores(run: LeaderboardRun, items: list, ks: list[int], seed: int) -> 
     for item_id, index, verdict, details in LeaderboardSample.objects.filter(
         run=run, item__in=open_items
     ).values_list("item_id", "sample_index", "verdict", "details"):
-        by_item[item_id][index] = (details or {}).get("score", 0.0) if verdict == SCORED else 0.0
+        by_item[item_id][index] = answer_score(verdict, details)
     avg: dict[str, list[float]] = defaultdict(list)
     best: dict[str, list[float]] = defaultdict(list)
     per_item = []

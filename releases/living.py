@@ -17,11 +17,18 @@ release that finds the pooled pass@1 at or below the bound AND no panel model ab
 on its own: a weaker model joining the panel lowers the pooled rate without making the problem
 any harder for the model that saturated it, so the pooled rate alone never withdraws a flag.
 In practice a flag falls when the models that saturated it leave the panel.
+
+An open-ended (scored) problem (``scoring.is_scored`` of its comparison) is never passed or
+failed: a re-measurement records the panel's mean verifier score over its answers (each
+answer's mean score over the tests, 0 to 1 relative to the baseline solution; an answer
+without code scores 0) and each model's, never a pass@1. Having no pass rate to bound, it is
+never flagged saturated, and the saturated share is over the pass/fail problems only.
 """
 
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from datetime import timedelta
 
 from django.core.exceptions import ValidationError
@@ -40,7 +47,14 @@ from .living_models import (
     RemeasurementTrigger,
     SaturationFlag,
 )
-from .models import Benchmark, LeaderboardRun, Release, ReleaseState, RunState
+from .models import (
+    Benchmark,
+    LeaderboardRun,
+    LeaderboardSample,
+    Release,
+    ReleaseState,
+    RunState,
+)
 
 Z95 = 1.959963984540054
 
@@ -269,19 +283,46 @@ def _execute(remeasurement_id: int, token: str) -> None:
     )
 
 
+def _scored_answers(runs: list[LeaderboardRun], scored: set[str]) -> dict[str, list[dict]]:
+    """Per open-ended problem, each model's answers (``n``) and their mean verifier score,
+    from the runs' judged samples (a run summarised before scored problems were set apart
+    counts them as failed passes, so its summary is not read for them)."""
+    out: dict[str, list[dict]] = {}
+    if not scored:
+        return out
+    for run in runs:
+        values: dict[str, list[float]] = defaultdict(list)
+        for public_id, verdict, details in (
+            LeaderboardSample.objects.filter(run=run, item__public_id__in=scored)
+            .exclude(verdict__in=("", leaderboard.INFRA_ERROR))
+            .values_list("item__public_id", "verdict", "details")
+        ):
+            values[public_id].append(leaderboard.answer_score(verdict, details))
+        for public_id, scores in values.items():
+            out.setdefault(public_id, []).append(
+                {"label": run.label, "n": len(scores), "score": sum(scores) / len(scores)}
+            )
+    return out
+
+
 @transaction.atomic
 def _record(
     remeasurement: Remeasurement, runs: list[LeaderboardRun], *, whole_panel: bool = True
 ) -> dict:
     """Difficulty points and saturation flags from the completed ``runs``. Without the whole
     panel (a model could not be measured) a flag is raised but never withdrawn: the missing
-    model may be the one above the bound."""
+    model may be the one above the bound. An open-ended (scored) problem gets its mean score
+    and no flag (see the module docstring)."""
     release = remeasurement.release
     bound = saturation_bound(release)
     now = timezone.now()
+    scored = leaderboard.scored_public_ids(release)
+    scored_rows = _scored_answers(runs, scored)
     per_model: dict[str, list[dict]] = {}
     for run in runs:
         for row in run.summary.get("per_item", []):
+            if row["public_id"] in scored or row.get("scored"):
+                continue
             per_model.setdefault(row["public_id"], []).append(
                 {
                     "label": run.label,
@@ -294,6 +335,20 @@ def _record(
     active = {f.public_id: f for f in SaturationFlag.objects.active().filter(release=release)}
     newly, withdrawn = [], []
     for item in release.items.order_by("position"):
+        if item.public_id in scored:
+            rows = scored_rows.get(item.public_id, [])
+            answers = sum(r["n"] for r in rows)
+            if answers:  # no answer, no evidence: no point
+                DifficultyPoint.objects.create(
+                    remeasurement=remeasurement,
+                    release=release,
+                    public_id=item.public_id,
+                    measured_at=now,
+                    mean_score=sum(r["score"] * r["n"] for r in rows) / answers,
+                    samples=answers,
+                    models_detail=rows,
+                )
+            continue  # no pass rate, so no saturation flag
         rows = per_model.get(item.public_id, [])
         n = sum(r["n"] for r in rows)
         c = sum(r["c"] for r in rows)
@@ -349,9 +404,13 @@ def _record(
             )
             del active[item.public_id]
             withdrawn.append(item.public_id)
+    problems = release.items.count()
     return {
         "bound": bound,
-        "problems": release.items.count(),
+        "problems": problems,
+        # The saturated share is over the pass/fail problems: a scored one is never flagged.
+        "pass_fail_problems": problems - len(scored),
+        "scored_problems": len(scored),
         "saturated": len(active),
         "newly_saturated": newly,
         "withdrawn": withdrawn,
@@ -380,12 +439,17 @@ def _withdraw_reason(flag: SaturationFlag, *, p: float, bound: float, rows, at) 
 
 def saturation_share(*, release: Release) -> dict:
     """How much of ``release`` the panel has saturated: its active flags (a withdrawn flag no
-    longer counts; see the module docstring)."""
-    problems = release.item_count or release.items.count()
+    longer counts; see the module docstring) out of its ``problems`` that can saturate, the
+    pass/fail ones; ``scored`` open-ended problems are never flagged, ``items`` counts all."""
+    items = release.item_count or release.items.count()
+    scored = len(leaderboard.scored_public_ids(release))
+    problems = items - scored
     flagged = SaturationFlag.objects.active().filter(release=release).count()
     return {
         "saturated": flagged,
         "problems": problems,
+        "scored": scored,
+        "items": items,
         "share": flagged / problems if problems else 0.0,
         "bound": saturation_bound(release),
         "measured": Remeasurement.objects.filter(release=release, state="completed").exists(),
@@ -406,11 +470,24 @@ def difficulty_history(*, release: Release, public_id: str) -> list[DifficultyPo
 PLOT_W, PLOT_H, PLOT_PAD = 320, 120, 18
 
 
+def point_text(point: DifficultyPoint) -> str:
+    """A point's measurement as the pages say it: "pass@1 0.88 [0.53, 0.98] (7/8)", or for an
+    open-ended problem "mean score 0.81 (8 answers)" (it has no pass@1)."""
+    if point.scored:
+        return f"mean score {point.mean_score:.2f} ({point.samples} answers)"
+    return (
+        f"pass@1 {point.pass_at_1:.2f} [{point.low:.2f}, {point.high:.2f}] "
+        f"({point.passes}/{point.samples})"
+    )
+
+
 def history_plot(*, points: list[DifficultyPoint], bound: float) -> dict | None:
     """Coordinates of a dated pass@1 plot: one marker per re-measurement with its interval as
-    a vertical bar, a line through the markers and a dashed line at the saturation bound."""
+    a vertical bar, a line through the markers and a dashed line at the saturation bound. An
+    open-ended problem's plot is of its mean score: no interval, no bound (``scored``)."""
     if not points:
         return None
+    scored = all(p.scored for p in points)
     inner_w, inner_h = PLOT_W - 2 * PLOT_PAD, PLOT_H - 2 * PLOT_PAD
 
     def y(value: float) -> float:
@@ -420,15 +497,15 @@ def history_plot(*, points: list[DifficultyPoint], bound: float) -> dict | None:
     marks = []
     for index, p in enumerate(points):
         x = round(PLOT_PAD + (index * step if len(points) > 1 else inner_w / 2), 1)
+        value = p.mean_score if p.scored else p.pass_at_1
         marks.append(
             {
                 "x": x,
-                "y": y(p.pass_at_1),
-                "y_low": y(p.low),
-                "y_high": y(p.high),
-                "label": f"{p.measured_at:%Y-%m-%d %H:%M}: pass@1 {p.pass_at_1:.2f} "
-                f"[{p.low:.2f}, {p.high:.2f}] ({p.passes}/{p.samples})",
-                "saturated": p.pass_at_1 > bound,
+                "y": y(value),
+                "y_low": y(value if p.scored else p.low),
+                "y_high": y(value if p.scored else p.high),
+                "label": f"{p.measured_at:%Y-%m-%d %H:%M}: {point_text(p)}",
+                "saturated": not p.scored and p.pass_at_1 > bound,
             }
         )
     return {
@@ -436,10 +513,12 @@ def history_plot(*, points: list[DifficultyPoint], bound: float) -> dict | None:
         "height": PLOT_H,
         "left": PLOT_PAD,
         "right": PLOT_W - PLOT_PAD,
-        "bound_y": y(bound),
+        "scored": scored,
+        "bound_y": None if scored else y(bound),
         "bound": bound,
         "line": " ".join(f"{m['x']},{m['y']}" for m in marks),
         "marks": marks,
+        "latest": point_text(points[-1]),
         "first": points[0].measured_at,
         "last": points[-1].measured_at,
     }
@@ -740,13 +819,15 @@ def remeasured_panel(*, release: Release, problems: list, panel: dict) -> None:
     """The gate's panel facts for problems of earlier versions, replaced by their latest
     re-measurement by the living panel (hook in ``services.gate_run_create``): a problem the
     panel has since saturated fails the pass@1 band and is retired by the gate, not kept on
-    its stale campaign measurement."""
+    its stale campaign measurement. An open-ended problem's points hold a mean score, no
+    passes: the gate reads no pass@1 of it."""
     by_public = {p.public_id: p.id for p in problems}
     points = (
         DifficultyPoint.objects.filter(
             release__benchmark=release.benchmark,
             public_id__in=list(by_public),
             remeasurement__state="completed",
+            mean_score__isnull=True,
         )
         .exclude(release=release)
         .order_by("measured_at", "id")
@@ -905,19 +986,23 @@ def benchmark_living(*, benchmark: Benchmark) -> dict:
         .prefetch_related("runs")
         .order_by("-created_at", "-id")
     )
-    series = [
-        {
-            "at": r.finished_at,
-            "version": r.release.version,
-            "saturated": r.summary.get("saturated", 0),
-            "problems": r.summary.get("problems", 0),
-            "share": (r.summary.get("saturated", 0) / r.summary["problems"])
-            if r.summary.get("problems")
-            else 0.0,
-        }
-        for r in reversed(remeasurements)
-        if r.state == "completed"
-    ]
+    series = []
+    for r in reversed(remeasurements):
+        if r.state != "completed":
+            continue
+        # Out of the problems that can saturate: the pass/fail ones (a re-measurement before
+        # scored problems were set apart counted every problem).
+        problems = r.summary.get("pass_fail_problems", r.summary.get("problems", 0))
+        saturated = r.summary.get("saturated", 0)
+        series.append(
+            {
+                "at": r.finished_at,
+                "version": r.release.version,
+                "saturated": saturated,
+                "problems": problems,
+                "share": saturated / problems if problems else 0.0,
+            }
+        )
     pending = list(
         ReEvolution.objects.filter(release__benchmark=benchmark)
         .exclude(campaign__state__in=[CampaignState.COMPLETED, CampaignState.CANCELLED])

@@ -79,7 +79,11 @@ class Remeasurement(SupervisedJob):
 
 
 class DifficultyPoint(models.Model):
-    """One problem's pass@1 over the panel as one re-measurement found it."""
+    """One problem's pass@1 over the panel as one re-measurement found it.
+
+    An open-ended (scored) problem has no pass@1: its point holds the panel's mean verifier
+    score over its answers (``mean_score``, 0 to 1; ``samples`` counts the answers) and no
+    pass@1, interval or pass count."""
 
     remeasurement = models.ForeignKey(
         Remeasurement, on_delete=models.CASCADE, related_name="points"
@@ -87,12 +91,15 @@ class DifficultyPoint(models.Model):
     release = models.ForeignKey("releases.Release", on_delete=models.CASCADE, related_name="+")
     public_id = models.CharField(max_length=24)
     measured_at = models.DateTimeField()
-    pass_at_1 = models.FloatField()
-    low = models.FloatField()
-    high = models.FloatField()
+    # A pass/fail problem: pass@1 with its 95% Wilson interval and passes of ``samples``.
+    pass_at_1 = models.FloatField(null=True, blank=True)
+    low = models.FloatField(null=True, blank=True)
+    high = models.FloatField(null=True, blank=True)
     samples = models.PositiveIntegerField()
-    passes = models.PositiveIntegerField()
-    # [{"label", "n", "c", "pass_at_1"}] per panel model
+    passes = models.PositiveIntegerField(null=True, blank=True)
+    # An open-ended (scored) problem: the mean verifier score of the panel's ``samples``.
+    mean_score = models.FloatField(null=True, blank=True)
+    # [{"label", "n", "c", "pass_at_1"}] per panel model; [{"label", "n", "score"}] when scored
     models_detail = models.JSONField(default=list, blank=True)
 
     class Meta:
@@ -101,10 +108,39 @@ class DifficultyPoint(models.Model):
             models.UniqueConstraint(
                 fields=["remeasurement", "public_id"], name="difficultypoint_unique"
             ),
+            models.CheckConstraint(
+                condition=(
+                    Q(
+                        mean_score__isnull=True,
+                        pass_at_1__isnull=False,
+                        low__isnull=False,
+                        high__isnull=False,
+                        passes__isnull=False,
+                    )
+                    | Q(
+                        mean_score__isnull=False,
+                        pass_at_1__isnull=True,
+                        low__isnull=True,
+                        high__isnull=True,
+                        passes__isnull=True,
+                    )
+                ),
+                name="difficultypoint_pass_rate_or_score",
+            ),
         ]
 
     def __str__(self):
-        return f"{self.public_id} {self.pass_at_1:.3f} at {self.measured_at:%Y-%m-%d}"
+        figure = (
+            f"mean score {self.mean_score:.3f}"
+            if self.scored
+            else f"pass@1 {(self.pass_at_1 or 0):.3f}"
+        )
+        return f"{self.public_id} {figure} at {self.measured_at:%Y-%m-%d}"
+
+    @property
+    def scored(self) -> bool:
+        """An open-ended problem's point: a mean score, no pass@1."""
+        return self.mean_score is not None
 
 
 class SaturationFlagQuerySet(models.QuerySet):

@@ -1,5 +1,5 @@
-"""Plotly figures of the living benchmark: a problem's difficulty over time, a release's
-saturated share over time, and the calibration scatter of expert against model difficulty.
+"""Plotly figures of the living benchmark: a problem's difficulty over time (an open-ended
+problem's mean score), a release's saturated share over time, and the calibration scatter of expert against model difficulty.
 
 Each function returns a figure as plain data (``{"data": [...], "layout": {...}}``) that the
 page embeds with ``json_script`` and ``releases/living_plots.js`` draws with plotly.js, loaded
@@ -59,12 +59,57 @@ def _bound_line(bound: float) -> tuple[dict, dict]:
     return shape, note
 
 
+def score_history_figure(*, points) -> dict:
+    """An open-ended (scored) problem's mean verifier score over the panel's answers at each
+    re-measurement: it has no pass@1, so no interval of one and no saturation bound. Hover:
+    the date, the number of answers and each model's mean score."""
+    return {
+        "data": [
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": "mean score",
+                "x": [_iso(p.measured_at) for p in points],
+                "y": [round(p.mean_score, 4) for p in points],
+                "line": {"color": BLUE, "width": 1.5},
+                "marker": {"size": 10, "color": BLUE},
+                "customdata": [
+                    [
+                        p.samples,
+                        ", ".join(
+                            f"{m['label']} {m['score']:.2f} ({m['n']})"
+                            for m in (p.models_detail or [])
+                        )
+                        or "no model",
+                    ]
+                    for p in points
+                ],
+                "hovertemplate": "%{x|%Y-%m-%d %H:%M} UTC<br>mean score <b>%{y:.2f}</b> "
+                "over %{customdata[0]} answers<br>%{customdata[1]}<extra></extra>",
+            }
+        ],
+        "layout": _layout(
+            xaxis={"title": {"text": "re-measured on (UTC)"}, "type": "date"},
+            yaxis={
+                "title": {"text": "mean score over the panel"},
+                "range": [-0.02, 1.05],
+                "dtick": 0.25,
+                "zeroline": False,
+            },
+        ),
+    }
+
+
 def history_figure(*, points, bound: float) -> dict | None:
     """A problem's pass@1 over the panel at each re-measurement (``DifficultyPoint`` rows, in
     date order): markers with their 95% Wilson intervals, red above the saturation bound, and
-    the bound dashed. Hover: the date, the interval, passes/samples and each model's share."""
+    the bound dashed. Hover: the date, the interval, passes/samples and each model's share.
+    An open-ended problem's points are mean scores: ``score_history_figure``."""
     if not points:
         return None
+    if all(p.scored for p in points):
+        return score_history_figure(points=points)
+    points = [p for p in points if not p.scored]
     shape, note = _bound_line(bound)
     return {
         "data": [

@@ -65,6 +65,9 @@ def _per_item(rows: Any) -> None:
         _check(isinstance(passes, dict))
         _check(all(v is None or _number(v) for v in passes.values()))
         _check(row.get("contaminated") in (None, True, False))
+        # An open-ended (scored) item's row: its mean verifier score, no pass.
+        _check(row.get("scored") in (None, True, False))
+        _check(row.get("score") is None or _number(row["score"]))
         for group in ("origin", "difficulty"):
             _check(row.get(group) is None or isinstance(row.get(group), str))
 
@@ -89,7 +92,9 @@ def _validate(summary: Any) -> None:
     passes = summary.get("pass")
     _check(isinstance(passes, dict))
     _estimates(passes)
-    _estimate(passes.get("1"), optional=False)
+    # pass@1 is over the pass/fail problems: none when every problem is open-ended (scored).
+    _check(summary.get("pass_fail_problems") is None or _count(summary["pass_fail_problems"]))
+    _estimate(passes.get("1"), optional=summary.get("pass_fail_problems") == 0)
     ks = summary.get("k", [1])
     _check(isinstance(ks, list) and ks and all(_count(k) and k >= 1 for k in ks))
     _check(_count(summary.get("infra_errors", 0)))

@@ -13,6 +13,8 @@ from pathlib import Path
 from evolution.llm.parsing import ParseError, extract_code, extract_json, fenced_blocks
 from evolution.llm.prompts import PromptTemplate, prompt_load
 
+from . import strategy as S
+
 PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts"
 ENTRY_POINT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,79}$")
 
@@ -171,7 +173,10 @@ def parse_problem(text: str, *, stdio: bool = False) -> dict:
 
 
 def parse_strategy(text: str) -> str:
-    return extract_code(text, language="python").rstrip() + "\n"
+    """The strategy program in the answer. A fragment in the document's manner (Figure 3,
+    Appendix A.3: code over the matrix's names that reads and prints nothing) comes back
+    wrapped into a program that does (``strategy.program_of``)."""
+    return S.program_of(extract_code(text, language="python").rstrip() + "\n")
 
 
 def solution_messages(*, statement: str, entry_point: str):

@@ -19,6 +19,7 @@ Pure functions over plain data: the sandbox is passed in by the caller.
 
 from __future__ import annotations
 
+import ast
 import json
 from dataclasses import asdict, dataclass, field
 
@@ -47,6 +48,100 @@ print(json.dumps({
     "testing_scores": testing_weights,
 }))
 """
+
+
+# The document prints its strategies as fragments (Figure 3, Appendix A.3's Figures 10-14):
+# top-level code over its names (``solution_id_list``, ``testing_accept_solutions``, ...) that
+# reads nothing and prints nothing, and ends with the ranking in a name of its own
+# (``sorted_testings``, ``testing_quality``, ``testing_weights`` plus ``testing_penalties``,
+# ``best_solutions``, ...). ``program_of`` runs such a fragment as written between the two
+# parts below: the first binds the document's names from the matrix on stdin (and the two
+# maps Figures 10, 11 and 13 fill without creating), the second prints the ranking those names
+# hold. A complete program (one that reads or prints) is left as it is.
+FRAGMENT_HEAD = """# A strategy fragment as the document prints them (Figure 3, Appendix A.3), run by
+# BenchForge's wrapper: the matrix's names are bound from stdin, the fragment runs as written,
+# and the ranking it leaves in its names is printed (evosyn/engine/strategy.py, program_of).
+import json
+import sys
+
+data = json.load(sys.stdin)
+solution_id_list = data["solution_id_list"]
+testing_id_list = data["testing_id_list"]
+solution_pass_testing = data["solution_pass_testing"]
+testing_accept_solutions = data["testing_accept_solutions"]
+matrix = data["matrix"]
+solution_weights = {}
+testing_weights = {}
+
+# --- the fragment, as written ---
+"""
+FRAGMENT_TAIL = """
+# --- end of the fragment ---
+
+
+def _ranking_of_fragment(names):
+    def first_map(*keys):
+        for key in keys:
+            value = names.get(key)
+            if isinstance(value, dict) and value:
+                return value
+        return None
+
+    testing_scores = first_map("testing_quality", "testing_weights")
+    penalties = names.get("testing_penalties")
+    if testing_scores is not None and isinstance(penalties, dict):
+        testing_scores = {
+            t: testing_scores.get(t, 0) + penalties.get(t, 0) for t in testing_id_list
+        }
+    testings = names.get("sorted_testings")
+    if not isinstance(testings, list):
+        if testing_scores is None:
+            sys.exit(
+                "the strategy fragment ranks no testing: it leaves none of sorted_testings, "
+                "testing_quality, testing_weights"
+            )
+        testings = sorted(testing_id_list, key=lambda t: testing_scores.get(t, 0), reverse=True)
+    out = {"testings": testings}
+    solutions = names.get("sorted_solutions", names.get("best_solutions"))
+    if not isinstance(solutions, list):
+        solution_scores = first_map("solution_quality", "solution_weights")
+        if solution_scores is not None:
+            solutions = sorted(
+                solution_id_list, key=lambda s: solution_scores.get(s, 0), reverse=True
+            )
+    if isinstance(solutions, list):
+        out["solutions"] = solutions
+    if testing_scores is not None:
+        out["testing_scores"] = {t: testing_scores.get(t, 0) for t in testing_id_list}
+    return out
+
+
+print(json.dumps(_ranking_of_fragment(dict(globals()))))
+"""
+
+
+def is_fragment(code: str) -> bool:
+    """Whether ``code`` is a fragment in the document's manner: valid Python that neither reads
+    its input nor prints (no ``print``, ``input``, ``sys.stdin`` or ``sys.stdout``). Code that
+    does not parse is not one (it is run as it is and fails as it will)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in ("print", "input"):
+            return False
+        if isinstance(node, ast.Attribute) and node.attr in ("stdin", "stdout", "buffer"):
+            return False
+    return bool(tree.body)
+
+
+def program_of(code: str) -> str:
+    """The program the sandbox runs for a strategy: ``code`` itself when it is a complete
+    program, else the fragment wrapped so it reads the matrix and prints its ranking."""
+    if not is_fragment(code):
+        return code
+    return FRAGMENT_HEAD + code.rstrip() + "\n" + FRAGMENT_TAIL
 
 
 def solution_ids(m: int) -> list[str]:

@@ -105,10 +105,16 @@ def withhold_changelog_reasons(reasons: dict, *, changelog, blind: Blind) -> dic
         for i in changelog.removed
         if getattr(i, "problem_id", None) in blind.problem_ids
     }
+    # A removal's reason may name what replaced it ("re-evolved into <id>"): an evolution.
+    added_blind = {
+        i.public_id for i in changelog.added if getattr(i, "problem_id", None) in blind.problem_ids
+    }
     withheld = "withheld during blind review"
     return {
         "retired": {
-            pid: (withheld if pid in removed_blind else why)
+            pid: (
+                withheld if pid in removed_blind or any(new in why for new in added_blind) else why
+            )
             for pid, why in reasons.get("retired", {}).items()
         },
         "replacing": {

@@ -842,28 +842,175 @@ def remeasured_panel(*, release: Release, problems: list, panel: dict) -> None:
 
 def changelog_reasons(*, release: Release, changelog) -> dict:
     """Why items left or joined: {"retired": {public_id: reason}, "replacing": {public_id:
-    "re-evolved from <seed public id> (<campaign>)"}} for the re-evolutions of the previous
-    version."""
+    "re-evolved from <seed public id> (<campaign>)"}}. Every item the previous version had
+    and this one has not gets its reason (``removal_reason``); a problem joins with a reason
+    when a re-evolution of the previous version's saturated problems made it."""
     from evolution.models import Candidate
 
     if changelog.previous is None:
         return {"retired": {}, "replacing": {}}
     reevolutions = list(
-        ReEvolution.objects.filter(release=changelog.previous).select_related("campaign")
+        ReEvolution.objects.filter(release=changelog.previous)
+        .select_related("campaign")
+        .order_by("created_at", "id")
     )
-    removed = {i.public_id for i in changelog.removed}
-    retired = {pid: why for r in reevolutions for pid, why in r.retired.items() if pid in removed}
     added = {i.public_id: i for i in changelog.added if hasattr(i, "problem_id")}
-    replacing = {}
-    for cand in Candidate.objects.filter(
-        lineage__campaign__in=[r.campaign for r in reevolutions],
-        accepted_problem_id__in=[i.problem_id for i in added.values()],
-    ).select_related("lineage__seed", "lineage__campaign", "accepted_problem"):
-        replacing[cand.accepted_problem.public_id] = (
-            f"re-evolved from saturated {cand.lineage.seed.public_id} "
-            f"({cand.lineage.campaign.name})"
+    replacing, into = {}, {}
+    for cand in (
+        Candidate.objects.filter(
+            lineage__campaign__in=[r.campaign for r in reevolutions],
+            accepted_problem_id__in=[i.problem_id for i in added.values()],
         )
+        .select_related("lineage__seed", "lineage__campaign", "accepted_problem")
+        .order_by("accepted_problem__public_id")
+    ):
+        new, seed = cand.accepted_problem.public_id, cand.lineage.seed.public_id
+        replacing[new] = f"re-evolved from saturated {seed} ({cand.lineage.campaign.name})"
+        into.setdefault(seed, []).append(new)
+    facts = _removal_facts(release=release, changelog=changelog)
+    # The re-evolution that took a problem: a later one, else one that gave it back.
+    by_problem = {}
+    for r in sorted(reevolutions, key=lambda r: r.campaign.state not in GIVEN_BACK_STATES):
+        for pid in r.retired:
+            by_problem[pid] = r
+    retired = {
+        item.public_id: removal_reason(
+            item,
+            reevolution=by_problem.get(item.public_id),
+            replaced_by=into.get(item.public_id, []),
+            **facts,
+        )
+        for item in changelog.removed
+    }
     return {"retired": retired, "replacing": replacing}
+
+
+def _removal_facts(*, release: Release, changelog) -> dict:
+    """What decided this version's selection: its latest gate run (the one it was frozen
+    on), its curators' latest decisions, the saturation flags of the previous version active
+    when that gate ran, the re-measured points it read and the errata the removals fixed."""
+    from .models import CurationDecision
+
+    gate = release.gate_runs.order_by("-created_at", "-id").first()
+    at = gate.created_at if gate is not None else timezone.now()
+    decisions = {}
+    for d in CurationDecision.objects.filter(release=release).order_by("created_at", "id"):
+        decisions[d.problem_id] = d  # the latest stands
+    removed = [i.public_id for i in changelog.removed]
+    flags = {}
+    for flag in SaturationFlag.objects.filter(
+        release=changelog.previous, public_id__in=removed, flagged_at__lte=at
+    ).order_by("flagged_at", "id"):
+        if flag.withdrawn_at is None or flag.withdrawn_at > at:
+            flags[flag.public_id] = flag
+    points = {}
+    for point in (
+        DifficultyPoint.objects.filter(
+            release__benchmark=release.benchmark,
+            public_id__in=removed,
+            remeasurement__state="completed",
+            measured_at__lte=at,
+        )
+        .exclude(release=release)
+        .order_by("measured_at", "id")
+    ):
+        points[point.public_id] = point  # the latest: the one the gate read
+    errata = {}
+    for erratum in changelog.fixed_errata:
+        if erratum.resolution == "removed":
+            errata.setdefault(erratum.item_public_id, []).append(erratum)
+    return {
+        "gate": gate,
+        "entries": {e["public_id"]: e for e in (gate.report if gate is not None else [])},
+        "decisions": decisions,
+        "flags": flags,
+        "points": points,
+        "errata": errata,
+    }
+
+
+def removal_reason(
+    item,
+    *,
+    reevolution=None,
+    replaced_by=(),
+    gate=None,
+    entries=None,
+    decisions=None,
+    flags=None,
+    points=None,
+    errata=None,
+) -> str:
+    """Why the previous version's ``item`` is not in this one, in the order that decided it:
+    a curator excluded it (their justification); it was saturated and re-evolved (the retire
+    reason and what replaced it, or the re-evolution's state); it was saturated and not
+    re-evolved (the flag: when, pass@1, by which model); the gate refused it (each failed
+    rule, a re-measured difficulty named as such); it was no longer a candidate. An erratum
+    the removal fixed is added."""
+    pid = item.public_id
+    entry = (entries or {}).get(pid)
+    decision = (decisions or {}).get(getattr(item, "problem_id", None))
+    flag = (flags or {}).get(pid)
+    if decision is not None and not decision.include:
+        why = f"excluded by a curator: {decision.justification}"
+    elif reevolution is not None:
+        why = reevolution.retired[pid] + _reevolution_outcome(reevolution, replaced_by)
+    elif flag is not None:
+        why = f"{_retire_reason(flag)}; not re-evolved"
+    elif entry is not None and not entry["passed"]:
+        failed = [r for r in entry["rules"] if not r["passed"]]
+        point = (points or {}).get(pid)
+        why = "did not pass the gate: " + "; ".join(
+            _gate_failure(rule, entry=entry, rules=gate.rules, point=point) for rule in failed
+        )
+    elif not hasattr(item, "problem_id"):
+        why = (
+            "a reasoning question this version does not carry over (its reference answer no "
+            "longer counts as correct, or a curator took it out)"
+        )
+    elif entry is None:
+        why = "no longer a candidate: this version's sources do not hold it"
+    else:
+        why = "left out of this version"
+    for erratum in (errata or {}).get(pid, []):
+        why += f"; fixes the erratum ({erratum.get_kind_display()}): {erratum.description}"
+    return why
+
+
+def _reevolution_outcome(reevolution: ReEvolution, replaced_by) -> str:
+    campaign = reevolution.campaign
+    if replaced_by:
+        return f"; re-evolved into {', '.join(replaced_by)}"
+    if campaign.state == CampaignState.COMPLETED:
+        return f"; its re-evolution ({campaign.name}) accepted no replacement"
+    if campaign.state in GIVEN_BACK_STATES:
+        return f"; its re-evolution ({campaign.name}) {campaign.state}, nothing replaces it"
+    return f"; its re-evolution ({campaign.name}) is {campaign.state}: nothing replaces it yet"
+
+
+def _gate_failure(rule: dict, *, entry: dict, rules: dict, point) -> str:
+    """A failed gate rule as the changelog says it: the difficulty rule on a re-measured
+    pass@1 (the gate read the living panel's figure, ``remeasured_panel``) names the
+    re-measurement instead of calling it the selection-time figure."""
+    facts = entry.get("facts") or {}
+    remeasured = (
+        rule["rule"] == "difficulty"
+        and point is not None
+        and point.pass_at_1 is not None
+        and not facts.get("independent_attempts")
+        and (facts.get("panel_passes"), facts.get("panel_attempts"))
+        == (point.passes, point.samples)
+    )
+    if not remeasured:
+        return f"{rule['rule']}: {rule['detail']}"
+    if entry.get("origin") == "original":
+        band = f"originals' ceiling {rules.get('original_max_pass_at_1')}"
+    else:
+        band = f"band [{rules.get('min_pass_at_1')}, {rules.get('max_pass_at_1')}]"
+    return (
+        f"difficulty: pass@1 {point.pass_at_1:.2f} ({point.passes}/{point.samples}) over the "
+        f"panel, re-measured on {point.measured_at:%Y-%m-%d}, outside the gate's {band}"
+    )
 
 
 # --- current levels ----------------------------------------------------------------------------

@@ -192,3 +192,27 @@ def test_the_changelog_withholds_why_a_problem_under_review_joined(world, monkey
     body = Client().get(world.urls[1]).content.decode()
     assert "lcb-SEED-SECRET" not in body and "campaign-SECRET" not in body
     assert "lcb-OTHER" in body
+
+
+def test_the_changelog_withholds_a_removal_that_names_a_problem_under_review(world, monkeypatch):
+    """A removal's reason names what replaced it ("re-evolved into <id>"): an evolution."""
+    blind = world.under_review[0].public_id
+    shown = world.visible[0].public_id
+
+    def reasons(*, release, changelog):
+        return {
+            "retired": {
+                "pOLDONE": f"saturated on 2026-11-28 (solved by strong); re-evolved into {blind}",
+                "pOLDTWO": f"saturated on 2026-11-28 (solved by strong); re-evolved into {shown}",
+            },
+            "replacing": {},
+        }
+
+    monkeypatch.setattr(living, "changelog_reasons", reasons)
+    body = Client().get(world.urls[1]).content.decode()
+    assert f"re-evolved into {blind}" not in body
+    assert "<code>pOLDONE</code>: withheld during blind review" in body
+    assert (
+        f"<code>pOLDTWO</code>: saturated on 2026-11-28 (solved by strong); re-evolved into {shown}"
+        in body
+    )

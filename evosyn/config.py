@@ -32,6 +32,9 @@ SETTING_HELP = {
     "solution); the document keeps one",
     "consistency_k": "K of Criterion-2: the top-K and the bottom-K ranked solutions must each "
     "behave on the human testing as on the strategy's top testing (at most M / 2)",
+    "tests_as_code": "section 4.3's variant: the test writer answers with a Python program "
+    "that prints the unit-test list, run in the sandbox, instead of the list itself (off: the "
+    "Figure 6 prompt, the one the document gives)",
     "solution_temperature": "sampling temperature of the solutions",
     "test_temperature": "sampling temperature of the test writer",
     "strategist_temperature": "sampling temperature of the strategy mutator",
@@ -62,6 +65,7 @@ SETTING_SOURCES = {
     "synth_problems": PROJECT,
     "selected_tests": "§4.3: one final testing",
     "consistency_k": "§4.2, Table 1: K = 1 with Criterion-1",
+    "tests_as_code": PROJECT,
     "solution_temperature": "§4.3",
     "test_temperature": PROJECT,
     "strategist_temperature": PROJECT,
@@ -93,6 +97,7 @@ class EvoSynSettings(AlgorithmSettings):
     synth_problems: int = 4
     selected_tests: int = 1
     consistency_k: int = 1
+    tests_as_code: bool = False
     solution_temperature: float = 1.0
     test_temperature: float = 0.8
     strategist_temperature: float = 0.7

@@ -163,6 +163,37 @@ class TestItem(models.Model):
         return f"test {self.index} of instance {self.instance_id}"
 
 
+class ProgramStatus(models.TextChoices):
+    OK = "ok"  # ran and printed at least one unit test: its list is the call's testing
+    FAILED = "failed"  # the sandbox stopped it or it crashed: no testing
+    NO_TESTS = "no_tests"  # ran, but printed no {input, output} list: no testing
+    UNPARSABLE = "unparsable"  # the answer held no program
+
+
+class TestProgram(models.Model):
+    """Section 4.3's variant (setting ``tests_as_code``): the program one test-writer call
+    answered with, run in the sandbox; the unit tests it printed are that call's testing."""
+
+    __test__ = False
+
+    instance = models.ForeignKey(Instance, on_delete=models.CASCADE, related_name="test_programs")
+    call = models.PositiveSmallIntegerField(help_text="the test-writer call (testing number)")
+    code = models.TextField(blank=True)
+    status = models.CharField(max_length=12, choices=ProgramStatus.choices)
+    error = models.TextField(blank=True)
+    unit_tests = models.PositiveIntegerField(default=0, help_text="unit tests it printed")
+    call_id = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["instance_id", "call"]
+        constraints = [
+            models.UniqueConstraint(fields=["instance", "call"], name="evosyn_testprogram_call"),
+        ]
+
+    def __str__(self):
+        return f"test program {self.call} of instance {self.instance_id} ({self.status})"
+
+
 class MatrixRow(models.Model):
     """The cache of executions: one solution's verdicts on one test suite. A rerun, or the
     same solution on the same tests in another instance, never executes again."""

@@ -154,6 +154,21 @@ def parse_tests(text: str, *, harness: str = "function") -> list[dict]:
     return tests
 
 
+def parse_test_program(text: str) -> str:
+    """Section 4.3's variant: the test writer's program that constructs the unit tests."""
+    return extract_code(text, language="python").rstrip() + "\n"
+
+
+def program_tests(stdout: str, *, harness: str) -> list[dict]:
+    """The unit tests a test program printed, read as a Figure 6 answer is (``parse_tests``).
+    Its values are the program's own, already computed: none is code for eval(). Raises
+    ParseError."""
+    tests = parse_tests(stdout, harness=harness)
+    for test in tests:
+        test["input_expr"] = ""
+    return tests
+
+
 def parse_problem(text: str, *, stdio: bool = False) -> dict:
     """A synthesized problem: title, statement and (function-level) entry point; a stdin/stdout
     problem has no entry point."""
@@ -201,6 +216,14 @@ def criterion2_text(k: int) -> str:
     if k == 1:
         return "the best and the worst ranked solutions behave"
     return f"each of the {k} best and the {k} worst ranked solutions behaves"
+
+
+def testing_code_messages(*, statement: str, entry_point: str):
+    """Section 4.3's variant of Figure 6: a program that prints the unit-test list (our
+    wording; the document does not print this prompt)."""
+    template = load("testing_code")
+    note = FUNCTION_FORMAT.format(entry_point=entry_point) if entry_point else STDIO_FORMAT
+    return template.messages(problem=statement, format=note), template
 
 
 def strategy_messages(*, parent: dict, inspirations: list[dict], k: int = 1):

@@ -2,17 +2,50 @@
 prompt). A testing is the unit-test list one answer holds, as in the document: N testings are N
 test-writer answers. One step makes the action's instance's due calls and, side by side, those of
 the next pending instances waiting for testings, up to the step's calls (bounded by the fan-out
-setting and the endpoint's limit); each answer is stored on its own instance, in call order."""
+setting and the endpoint's limit); each answer is stored on its own instance, in call order.
+
+With ``tests_as_code`` (section 4.3's variant) an answer is a program that constructs the unit
+tests: it runs in the sandbox (one execution, under the campaign's limits and budget) and the
+list it prints is the call's testing; the program is kept (``TestProgram``), whatever it did.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from django.db import transaction
 
+from evolution import sandbox
 from evolution.llm import BudgetExhausted, LLMError, ParseError, fanout, mark_unparsable
+from evolution.streams.errors import SandboxFailure
 
 from ..engine import prompts as P
-from ..models import Instance, TestItem
-from .common import Action, Ctx, _instance_key, log, pending_like, width_for
+from ..models import Instance, ProgramStatus, TestItem, TestProgram
+from .common import (
+    Action,
+    Ctx,
+    _instance_key,
+    _reserve,
+    _spend,
+    log,
+    pending_like,
+    width_for,
+)
+
+# A test program may print long inputs (that is what it is for): its output may be this big.
+PROGRAM_OUTPUT_BYTES = 16_000_000
+
+
+@dataclass
+class Answer:
+    """One test-writer call's outcome: its unit tests, and with ``tests_as_code`` the program
+    that printed them (status, error)."""
+
+    tests: list[dict] = field(default_factory=list)
+    program: str | None = None
+    status: str = ""
+    error: str = ""
+    call_id: int | None = None
 
 
 def _calls_due(ctx: Ctx, inst: Instance) -> int:
@@ -44,6 +77,9 @@ def _write_tests(ctx: Ctx, action: Action) -> None:
         asks += [(other, other.test_calls_made + k) for k in range(due)]
         if len(asks) >= target:
             break
+    as_code = ctx.settings.tests_as_code
+    if as_code:
+        _reserve(ctx, len(asks))  # one sandbox run per program, checked before any call
     outcomes = fanout.fan_out(
         [lambda a=a: _ask(ctx, *a) for a in asks], width, return_exceptions=True
     )
@@ -53,14 +89,19 @@ def _write_tests(ctx: Ctx, action: Action) -> None:
             # The instance's later calls wait for this one: a rerun asks them again.
             failed.add(other.pk)
             continue
-        _store(other, call_no, outcome)
+        if outcome.program:
+            _run_program(ctx, other, outcome)
+        _store(other, call_no, outcome, as_code=as_code)
     fanout.raise_first(outcomes)
 
 
-def _ask(ctx: Ctx, inst: Instance, call_no: int) -> list[dict]:
+def _ask(ctx: Ctx, inst: Instance, call_no: int) -> Answer:
     """One test-writer call: its unit-test list (empty when the answer holds no usable unit
-    test or the call failed; the call counts, so ``test_calls`` bounds the retries)."""
-    messages, template = P.testing_messages(statement=inst.statement, entry_point=inst.entry_point)
+    test or the call failed; the call counts, so ``test_calls`` bounds the retries), or with
+    ``tests_as_code`` the program to run."""
+    as_code = ctx.settings.tests_as_code
+    prompt = P.testing_code_messages if as_code else P.testing_messages
+    messages, template = prompt(statement=inst.statement, entry_point=inst.entry_point)
     try:
         answer = ctx.chat(
             "test_writer",
@@ -70,19 +111,52 @@ def _ask(ctx: Ctx, inst: Instance, call_no: int) -> list[dict]:
             temperature=ctx.settings.test_temperature,
         )
         try:
-            return P.parse_tests(answer.content, harness=inst.harness)
+            if as_code:
+                return Answer(program=P.parse_test_program(answer.content), call_id=answer.call_id)
+            return Answer(tests=P.parse_tests(answer.content, harness=inst.harness))
         except ParseError as exc:
             mark_unparsable(answer.call_id, str(exc))
+            return Answer(
+                status=ProgramStatus.UNPARSABLE,
+                error=f"unparsable answer: {exc}",
+                call_id=answer.call_id,
+            )
     except BudgetExhausted:
         raise
     except LLMError as exc:
         log.info("test writer call failed for instance %s: %s", inst.pk, exc)
-    return []
+        return Answer(status=ProgramStatus.UNPARSABLE, error=f"model call failed: {exc}")
 
 
-def _store(inst: Instance, call_no: int, tests: list[dict]) -> None:
+def _run_program(ctx: Ctx, inst: Instance, answer: Answer) -> None:
+    """Section 4.3: run the test program in the sandbox (no input); the JSON list of unit tests
+    it prints is the answer's testing. A program the sandbox stops, that crashes or that
+    prints no such list gives no testing, its reason recorded."""
+    limits = sandbox.Limits(
+        time_s=ctx.limits.time_s,
+        memory_mb=ctx.limits.memory_mb,
+        max_output_bytes=PROGRAM_OUTPUT_BYTES,
+    )
+    (outcome,) = sandbox.run_batch(answer.program, [""], harness="stdio", limits=limits)
+    if outcome.status == "SE":
+        raise SandboxFailure(f"sandbox failure: {outcome.stderr[:300]}")
+    _spend(ctx, 1)
+    if outcome.status != "OK":
+        answer.status = ProgramStatus.FAILED
+        answer.error = f"{outcome.status}: {(outcome.stderr or '').strip()[-600:]}".strip()
+        return
+    try:
+        answer.tests = P.program_tests(outcome.stdout, harness=inst.harness)
+    except ParseError as exc:
+        answer.status, answer.error = ProgramStatus.NO_TESTS, f"its output: {exc}"
+        return
+    answer.status = ProgramStatus.OK
+
+
+def _store(inst: Instance, call_no: int, answer: Answer, *, as_code: bool = False) -> None:
     """One call's answer becomes one testing (testing number = the call number), duplicate
-    inputs within the list dropped; an answer with no usable unit test adds no testing."""
+    inputs within the list dropped; an answer with no usable unit test adds no testing. A test
+    program is kept with what it did."""
     with transaction.atomic():
         # The conditional UPDATE makes a concurrent rerun of the same call a no-op.
         if not Instance.objects.filter(pk=inst.pk, test_calls_made=call_no).update(
@@ -93,7 +167,7 @@ def _store(inst: Instance, call_no: int, tests: list[dict]) -> None:
             max(inst.tests.values_list("index", flat=True), default=-1) + 1
         )  # unit tests are numbered across the instance's testings
         seen: set[str] = set()
-        for test in tests:
+        for test in answer.tests:
             if test["input"] in seen:
                 continue
             seen.add(test["input"])
@@ -106,3 +180,13 @@ def _store(inst: Instance, call_no: int, tests: list[dict]) -> None:
                 call=call_no,
             )
             next_index += 1
+        if as_code:
+            TestProgram.objects.create(
+                instance=inst,
+                call=call_no,
+                code=answer.program or "",
+                status=answer.status or ProgramStatus.UNPARSABLE,
+                error=answer.error[:4000],
+                unit_tests=len(seen),
+                call_id=answer.call_id,
+            )

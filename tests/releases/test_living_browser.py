@@ -56,6 +56,15 @@ def test_a_curator_walks_the_living_page_and_the_calibration_plot(transactional_
         expect(page.locator("p.reevolution")).to_contain_text("Re-evolve")
         expect(page.locator("p.reevolution")).to_contain_text("draft")
         page.screenshot(path=str(IMG / "living.png"), full_page=True)
+        # The curator narrows the draft to E-OK and launches it from this page.
+        draft = page.locator("div.reevolution-draft")
+        expect(draft.locator("input[name=retired]")).to_have_count(2)
+        draft.locator(f"input[value='{world.problem('E-OVERRIDE').public_id}']").uncheck()
+        draft.locator("input[name=budget_max_calls]").fill("200")
+        draft.locator("text=Save and launch").click()
+        expect(page.locator("ul.messages")).to_contain_text("launched.")
+        expect(page.locator("p.reevolution")).to_contain_text("queued")
+        expect(page.locator("div.reevolution-draft")).to_have_count(0)
 
         pid = world.problem("E-OK").public_id
         page.goto(f"{live_server.url}/releases/{slug}/v{release.version}/items/{pid}/")
@@ -98,4 +107,6 @@ def test_a_curator_walks_the_living_page_and_the_calibration_plot(transactional_
         finally:
             context.close()
     assert Adjudication.objects.filter(dimension="calibration").count() == 2
-    assert Campaign.objects.filter(reevolution__release=release).count() == 1
+    (launched,) = Campaign.objects.filter(reevolution__release=release)
+    assert (launched.state, launched.budget_max_calls) == ("queued", 200)
+    assert list(launched.seed_set.problems.all()) == [world.problem("E-OK")]

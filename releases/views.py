@@ -525,7 +525,21 @@ def release_export(request, pk: int, fmt: str):
 @require_GET
 def run_detail(request, pk: int):
     run = get_object_or_404(LeaderboardRun.objects.select_related("release__benchmark"), pk=pk)
-    return render(request, "releases/run_detail.html", {"run": run, "summary": run.summary})
+    summary = run.summary
+    # A run summarised before open-ended (scored) problems were set apart counted them as
+    # failed passes: shown recomputed from its samples (the stored summary is left as it is).
+    resummarised = bool(
+        summary
+        and "pass_fail_problems" not in summary
+        and leaderboard.scored_public_ids(run.release)
+    )
+    if resummarised:
+        summary = leaderboard.run_summary(run=run)
+    return render(
+        request,
+        "releases/run_detail.html",
+        {"run": run, "summary": summary, "resummarised": resummarised},
+    )
 
 
 # The kinds of background job a curator may run again once it failed, by their URL slug.

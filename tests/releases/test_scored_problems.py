@@ -17,11 +17,18 @@ from django.urls import reverse
 
 from releases import calibration, leaderboard, living, services
 from releases.board import build
-from releases.models import DifficultyPoint, LeaderboardRun, PanelSeat, RunSource, SaturationFlag
+from releases.models import (
+    DifficultyPoint,
+    LeaderboardRun,
+    LeaderboardSample,
+    PanelSeat,
+    RunSource,
+    SaturationFlag,
+)
 from releases.stats import bootstrap_mean
 from review.models import Review
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.scoring import completed_run
+from tests.support.scoring import as_scoring_service, complete
 
 from .builders import SUM_CODE
 from .living_support import Panel, endpoint
@@ -125,25 +132,44 @@ def _old_summary(summary: dict, scored_ids: set[str], seed: int) -> dict:
 
 
 def test_a_run_summarised_before_scored_problems_were_set_apart_is_read_over_pass_fail(
-    scored_tx,
+    scored_tx, personas
 ):
     world, release = scored_tx
     ids = _ids(world)
     fresh = _reference_run(world, release)
     old = _old_summary(fresh.summary, {ids["E-OPEN"]}, fresh.bootstrap_seed)
     assert old["pass"]["1"]["value"] == 0.75  # what the board used to show
-    completed_run(
-        release=release,
-        source=RunSource.UPLOAD,
-        label="stored-earlier",
-        samples_per_problem=2,
-        summary=old,
+    # The same judged samples, completed with the summary as it was written then.
+    earlier = LeaderboardRun.objects.create(
+        release=release, source=RunSource.UPLOAD, label="stored-earlier", samples_per_problem=2
     )
+    with as_scoring_service():
+        LeaderboardSample.objects.bulk_create(
+            LeaderboardSample(
+                run=earlier,
+                item_id=s.item_id,
+                sample_index=s.sample_index,
+                code=s.code,
+                verdict=s.verdict,
+                passed_tests=s.passed_tests,
+                total_tests=s.total_tests,
+                details=s.details,
+            )
+            for s in LeaderboardSample.objects.filter(run=fresh)
+        )
+    complete(earlier, old)
     rows = {r["model"]: r for r in build(release=release).rows}
     assert rows["stored-earlier"]["pass1"]["value"] == 1.0
     assert rows["stored-earlier"]["pass1"]["n"] == 3
     assert rows["stored-earlier"]["avgk"]["value"] == pytest.approx(REFERENCE_SCORE)
     assert rows["stored-earlier"]["pass1"] == rows["reference"]["pass1"]
+    # Its page (curators) shows it summarised again from its samples; the stored one stays.
+    page = personas.curator.client.get(reverse("releases:run_detail", args=[earlier.pk]))
+    page = page.content.decode()
+    assert 'id="resummarised"' in page and "mean score 0.93 (2 answers)" in page
+    assert re.search(r'<div class="stat"><b><b>(.*?)</b>', page)[1] == "100.0%"
+    earlier.refresh_from_db()
+    assert earlier.summary == old
 
 
 # --- the living loop --------------------------------------------------------------------------

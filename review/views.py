@@ -93,6 +93,65 @@ FIELD_LABELS = {
 }
 
 
+# What each verdict means, as the review form words it (the scales' points carry their own).
+VALIDITY_MEANINGS = {
+    "valid": "solvable and well-posed as stated",
+    "invalid": "wrong, unsolvable or ill-posed",
+    "unsure": "",
+}
+VERDICT_MEANINGS = {
+    "correct": "right, and for the right reasons",
+    "incorrect": "wrong, incomplete or unjustified",
+    "unsure": "",
+}
+
+
+def _worded(value, meaning: str = "") -> str:
+    """One submitted answer as text ("4 — Clear; small polish possible"); "no answer" when
+    the draft left it empty."""
+    if value is None or value == "":
+        return "no answer"
+    return f"{value} — {meaning}" if meaning else str(value)
+
+
+def _submitted_answers(draft: selectors.ReviewerDraft, scales: list[dict], verdict: tuple):
+    """A submitted item's answers as read-only (label, text) rows: each scale with the meaning
+    of its point, the verdict with its meaning, then the item's own text answers."""
+    rows = []
+    for scale in scales:
+        value = getattr(draft, scale["name"])
+        meaning = next((p["meaning"] for p in scale["points"] if p["value"] == value), "")
+        rows.append((scale["label"], _worded(value, meaning)))
+    name, label, meanings = verdict
+    value = getattr(draft, name)
+    rows.append((label, _worded(value, meanings.get(value, ""))))
+    return rows
+
+
+def _submitted_problem_answers(draft: selectors.ReviewerDraft, scales: list[dict]):
+    rows = _submitted_answers(
+        draft,
+        [{**s, "label": FIELD_LABELS[s["name"]]} for s in scales],
+        ("validity", FIELD_LABELS["validity"], VALIDITY_MEANINGS),
+    )
+    if draft.validity_reason.strip():
+        rows.append((FIELD_LABELS["validity_reason"], draft.validity_reason))
+    rows.append((FIELD_LABELS["cf_rating"], _worded(draft.cf_rating)))
+    rows.append((FIELD_LABELS["tags"], _worded(draft.tags)))
+    rows.append((FIELD_LABELS["justification"], _worded(draft.justification)))
+    return rows
+
+
+def _submitted_question_answers(draft: selectors.ReviewerDraft, scales: list[dict]):
+    rows = _submitted_answers(
+        draft,
+        [{**s, "label": f"{FIELD_LABELS[s['name']]} of the question"} for s in scales],
+        ("answer_verdict", FIELD_LABELS["answer_verdict"], VERDICT_MEANINGS),
+    )
+    rows.append((FIELD_LABELS["justification"], _worded(draft.justification)))
+    return rows
+
+
 def _draft_labels(group: selectors.ReviewerGroup) -> dict[str, str]:
     """What the reviewer calls each input of the form ("Problem B · Clarity")."""
     labels = {}
@@ -174,7 +233,16 @@ def _group_context(
         scales = [
             {**scale, "current": getattr(problem.draft, scale["name"])} for scale in rating_fields()
         ]
-        rows.append({"p": problem, "scales": scales, "errors": _labelled_errors(form)})
+        rows.append(
+            {
+                "p": problem,
+                "scales": scales,
+                "errors": _labelled_errors(form),
+                "answers": (
+                    _submitted_problem_answers(problem.draft, scales) if group.submitted else []
+                ),
+            }
+        )
     question_rows = []
     for question in group.questions:
         form = forms.get(question.opaque_id)
@@ -182,7 +250,16 @@ def _group_context(
             {**scale, "current": getattr(question.draft, scale["name"])}
             for scale in reasoning_rating_fields()
         ]
-        question_rows.append({"q": question, "scales": scales, "errors": _labelled_errors(form)})
+        question_rows.append(
+            {
+                "q": question,
+                "scales": scales,
+                "errors": _labelled_errors(form),
+                "answers": (
+                    _submitted_question_answers(question.draft, scales) if group.submitted else []
+                ),
+            }
+        )
     queue = selectors.reviewer_queue(reviewer=request.user)
     return {
         "group": group,
@@ -195,6 +272,8 @@ def _group_context(
         "draft_version": state.version,
         "draft_state": {"version": state.version, "fields": state.fields, "labels": labels},
         "conflict_rows": conflict_rows,
+        # When the reviewer submitted the group (their own act, shown to them alone).
+        "submitted_on": assignment.submitted_at,
     }
 
 

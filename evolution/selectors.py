@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.db.models import (
     Case,
     Count,
@@ -21,6 +23,7 @@ from django.utils import timezone
 from .benchevolver.engine.config import EvolutionSettings
 from .models import Campaign, Candidate, Lineage, LLMCall, Problem, ProblemSet
 from .models.campaigns import Decision, LineageState
+from .streams.kinds import registered
 
 
 def problem_set_list() -> QuerySet[ProblemSet]:
@@ -38,12 +41,64 @@ def problem_list(*, problem_set: str | None = None) -> QuerySet[Problem]:
 
 
 def campaign_list() -> QuerySet[Campaign]:
-    """Every campaign with its seeds counted: a BenchEvolver campaign's lineages (one a seed),
-    another kind's seed set (X-Coder and the reasoning loop may have none)."""
-    return Campaign.objects.select_related("seed_set", "evolver", "panel").annotate(
-        lineage_count=Count("lineages", distinct=True),
-        seed_set_size=Count("seed_set__problems", distinct=True),
+    return Campaign.objects.select_related("seed_set", "evolver", "panel")
+
+
+def _seed_set_counts(campaigns: list[Campaign]) -> dict[int, int]:
+    """Seeds of campaigns whose kind declares no ``seeds``: the first ``seed_limit``
+    problems of the seed set (one query)."""
+    sizes = dict(
+        ProblemSet.objects.filter(pk__in={c.seed_set_id for c in campaigns})
+        .annotate(n=Count("problems"))
+        .values_list("pk", "n")
     )
+    counts = {}
+    for c in campaigns:
+        size = sizes.get(c.seed_set_id, 0)
+        counts[c.pk] = min(size, c.seed_limit) if c.seed_limit else size
+    return counts
+
+
+def campaign_list_rows(campaigns: QuerySet[Campaign] | None = None) -> list[Campaign]:
+    """The campaign list pages' rows: every campaign (or those of ``campaigns``) with
+
+    - ``seed_count``: the seeds it starts from, as its kind's own records say (the kind's
+      ``seeds``: BenchEvolver's lineages, EvoSyn's seed instances, X-Coder's seeds with a
+      reference, FrontierSmith's pool without what it accepted); a kind that declares none
+      counts its seed set's first ``seed_limit`` problems; None: no seed set (the reasoning
+      loop starts from none);
+    - ``ledger_cost``: the sum of its LLM calls' costs, and ``unpriced_calls``: its calls
+      that used tokens on an endpoint without a per-token price, whose cost is not known (so
+      the page does not show it as $0).
+
+    A fixed number of queries: the campaigns, the call ledger, one or two per kind.
+    """
+    campaigns = list(campaign_list() if campaigns is None else campaigns)
+    ledger = {
+        row["campaign"]: row
+        for row in LLMCall.objects.filter(campaign__in=[c.pk for c in campaigns])
+        .order_by()
+        .values("campaign")
+        .annotate(
+            total=Sum("cost"),
+            unpriced=Count("pk", filter=Q(cost=0) & (Q(tokens_in__gt=0) | Q(tokens_out__gt=0))),
+        )
+    }
+    seeds: dict[int, int] = {}
+    declared = {kind.name: kind for kind in registered() if kind.seeds}
+    for name, kind in declared.items():
+        ids = [c.pk for c in campaigns if c.kind == name]
+        if ids:
+            seeds.update({pk: 0 for pk in ids} | kind.seeds(ids))
+    seeds.update(
+        _seed_set_counts([c for c in campaigns if c.kind not in declared and c.seed_set_id])
+    )
+    for c in campaigns:
+        c.seed_count = seeds.get(c.pk)
+        calls = ledger.get(c.pk, {})
+        c.ledger_cost = calls.get("total") or Decimal(0)
+        c.unpriced_calls = calls.get("unpriced", 0)
+    return campaigns
 
 
 def campaign_progress(campaign: Campaign) -> dict:

@@ -147,7 +147,7 @@ def kind_campaign_or_404(get, pk: int, does_not_exist, label: str):
 
 # Every kind's list lists BenchEvolver's campaigns with the others; its creation page makes
 # BenchEvolver campaigns.
-campaign_list = kind_campaign_list("evolution", selectors.campaign_list)
+campaign_list = kind_campaign_list("evolution", selectors.campaign_list_rows)
 campaign_new = kind_campaign_new("evolution", CampaignForm, benchevolver_services.campaign_create)
 
 

@@ -13,7 +13,15 @@ from __future__ import annotations
 from django.db.models import Q
 
 from evolution.measurement import stage as measurement
-from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, register, stages_of, unit_transition
+from evolution.streams.kinds import (
+    GIVE_UP_REASON,
+    NEW,
+    Kind,
+    count_by,
+    register,
+    stages_of,
+    unit_transition,
+)
 
 from .models import EvoSynCampaign, Instance, InstanceRole, InstanceStatus
 from .stages import evolve, execute, filter, solve, synthesize, write_tests
@@ -110,5 +118,9 @@ KIND = register(
         unit_of=lambda action: getattr(action, "instance_id", None),
         given_up=Q(status__in=(St.UNUSABLE, St.PRUNED), status_reason__regex=GIVE_UP_REASON),
         budget_errors=(SandboxBudgetReached,),
+        # One seed instance per usable seed, made with the campaign.
+        seeds=lambda ids: count_by(
+            Instance.objects.filter(evosyn_id__in=ids, role=InstanceRole.SEED), "evosyn_id"
+        ),
     )
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.db.models import Q
 
-from evolution.models import Campaign
+from evolution.models import Campaign, ProblemSet
 from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, register, stages_of
 
 from .config import FrontierSettings
@@ -124,6 +124,25 @@ def finished(campaign: Campaign) -> bool:
     return work_finished(fc, FrontierSettings.from_dict(campaign.settings))
 
 
+def seed_counts(campaign_ids: list[int]) -> dict[int, int]:
+    """Each campaign's seeds: its seed pool holds the seeds copied at creation and every
+    accepted problem (which its output set holds too), so the pool's problems that are not in
+    the output set (two queries)."""
+    sets = list(
+        FrontierCampaign.objects.filter(pk__in=campaign_ids).values_list(
+            "pk", "seed_pool_id", "output_set_id"
+        )
+    )
+    members: dict[int, set[int]] = {}
+    for problem_set, problem in ProblemSet.problems.through.objects.filter(
+        problemset_id__in=[i for _, pool, output in sets for i in (pool, output)]
+    ).values_list("problemset_id", "problem_id"):
+        members.setdefault(problem_set, set()).add(problem)
+    return {
+        pk: len(members.get(pool, set()) - members.get(output, set())) for pk, pool, output in sets
+    }
+
+
 KIND = register(
     Kind(
         name="frontiersmith",
@@ -158,5 +177,6 @@ KIND = register(
         given_up=Q(decision=CandidateDecision.UNPARSABLE, decision_reason__regex=GIVE_UP_REASON),
         finished=finished,
         completed_reason="all rounds finished",
+        seeds=seed_counts,
     )
 )

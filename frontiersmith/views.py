@@ -26,7 +26,7 @@ def _get(pk: int) -> FrontierCampaign:
 
 
 def _campaigns():
-    return (
+    return evolution_selectors.campaign_list_rows(
         evolution_selectors.campaign_list()
         .filter(kind=CampaignKind.FRONTIERSMITH)
         .select_related("frontier")

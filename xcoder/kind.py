@@ -9,9 +9,10 @@ or evolution step that keeps failing is recorded as failed and the tree grows wi
 
 from __future__ import annotations
 
-from django.db.models import Q
+from django.db.models import Count, Q
 
 from evolution.measurement import stage as measurement
+from evolution.models import Campaign
 from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, register, stages_of, unit_transition
 
 from .models import (
@@ -166,6 +167,19 @@ def give_up(ctx: Ctx, action: Action, reason: str) -> bool:
     return False  # merging, closing the tree, planning: no item to give up on
 
 
+def seed_counts(campaign_ids: list[int]) -> dict[int, int]:
+    """Each campaign's seeds as ``seed_problems`` takes them: its seed set's problems with a
+    reference solution, the first ``seed_limit`` of them (one query)."""
+    rows = (
+        Campaign.objects.filter(pk__in=campaign_ids)
+        .annotate(
+            n=Count("seed_set__problems", filter=~Q(seed_set__problems__reference_solution=""))
+        )
+        .values_list("pk", "n", "seed_limit")
+    )
+    return {pk: min(n, limit) if limit else n for pk, n, limit in rows}
+
+
 KIND = register(
     Kind(
         name="xcoder",
@@ -208,5 +222,6 @@ KIND = register(
         give_up=measurement.measure_or(give_up),
         unit_of=lambda action: getattr(action, "task_id", None),
         given_up=Q(status=T.ERROR, reason__regex=GIVE_UP_REASON),
+        seeds=seed_counts,
     )
 )

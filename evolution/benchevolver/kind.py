@@ -29,6 +29,7 @@ from evolution.streams.kinds import (
     NEW,
     SANDBOX,
     Kind,
+    count_by,
     register,
     unit_transition,
 )
@@ -217,5 +218,7 @@ KIND = register(
         sequential=False,
         completed_reason="every lineage finished",
         failure=failure,
+        # One lineage per seed, made with the campaign.
+        seeds=lambda ids: count_by(Lineage.objects.filter(campaign_id__in=ids), "campaign_id"),
     )
 )

@@ -17,7 +17,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from .errors import UndeclaredTransition
 
@@ -30,6 +30,12 @@ NEW = "<new>"
 # The reason the runner gives when it gives up on an item ("judge failed 3 times: ..."); a
 # kind's ``given_up`` matches it so that rejections by the method itself are told apart.
 GIVE_UP_REASON = r"^[a-z_]+ failed [0-9]+ times: "
+
+
+def count_by(rows: QuerySet, field: str) -> dict[Any, int]:
+    """``{value of field: rows}``: ``rows`` counted by ``field`` in one query (a kind's
+    ``seeds`` counts its seed records by campaign)."""
+    return dict(rows.order_by().values_list(field).annotate(n=Count("pk")).values_list(field, "n"))
 
 
 class KindError(Exception):
@@ -78,6 +84,10 @@ class Kind:
     - ``finished(campaign) -> bool``: no work left anywhere in the campaign; by default (one
       stream per campaign, loaded by the campaign's id) when its stream has no next action.
     - ``budget_errors``: exceptions (besides the call budget) that pause for budget.
+    - ``seeds(campaign_ids) -> {campaign id: seeds}``: how many seeds each of these campaigns
+      (of this kind) starts from, as the kind's own records say, in a few queries whatever
+      the number of campaigns; None: the kind starts from no seeds (the campaign list shows a
+      dash instead of a count).
     """
 
     name: str
@@ -109,6 +119,7 @@ class Kind:
     stream_state_field: str = ""
     stream_states: tuple[str, ...] = ()
     stream_edges: tuple[tuple[str, str], ...] = ()
+    seeds: Callable[[list[int]], dict[int, int]] | None = None
 
     def __post_init__(self):
         if self.finished is None:

@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "benchapp",
     "evolution",
     "evolution.measurement",
+    "evolution.screening",
     "review",
     "releases",
     "reasoning",
@@ -391,6 +392,7 @@ SANDBOX_DOCKER_IMAGE = _sandbox["SANDBOX_DOCKER_IMAGE"]
 SANDBOX_MAX_OUTPUT_BYTES = _sandbox["SANDBOX_MAX_OUTPUT_BYTES"]
 SANDBOX_ISOLATION = _sandbox["SANDBOX_ISOLATION"]
 SANDBOX_GROUP_SIZE = _sandbox["SANDBOX_GROUP_SIZE"]
+SANDBOX_START_SECONDS = _sandbox["SANDBOX_START_SECONDS"]
 SANDBOX_CACHE_DIR = _sandbox["SANDBOX_CACHE_DIR"]
 
 # --- Input sizes -------------------------------------------------------------

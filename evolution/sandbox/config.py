@@ -94,6 +94,10 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict:
         # Consecutive submissions of one batch (judge_many) judged one after another in one
         # sandbox's namespaces, reset between them; 1: fresh namespaces per submission.
         "SANDBOX_GROUP_SIZE": _int(env, "SANDBOX_GROUP_SIZE", 16, 1),
+        # Seconds a new sandbox's runner has to announce itself (its interpreter started, in
+        # its namespaces or container) before the start counts as failed (verdict SE). A
+        # loaded machine (load 10 on 2 cores) needed more than 30.
+        "SANDBOX_START_SECONDS": _int(env, "SANDBOX_START_SECONDS", 120, 5),
         # The interpreter's probed layout and the compiled runner, kept across processes.
         "SANDBOX_CACHE_DIR": os.path.join(data_dir, "sandbox-cache"),
     }

@@ -294,8 +294,10 @@ class ProcessSession(Session):
     def handshake(self) -> None:
         """Wait for the runner to announce itself, then make sure every process of the tree
         is in the sandbox's cgroups (before it may fork). Closes the session on failure."""
+        from .. import config
+
         try:
-            self.info = self.recv(timeout=30.0)
+            self.info = self.recv(timeout=float(config.settings().SANDBOX_START_SECONDS))
             if not self.info.get("ready"):
                 raise SandboxError(f"runner did not announce itself: {self.info!r}")
             if self._placing is not None:

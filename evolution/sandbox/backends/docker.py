@@ -51,8 +51,7 @@ RUNNER_OVERHEAD_MB = 96
 MAX_USES = 500
 # Idle containers kept per process (more are started on demand, up to SANDBOX_MAX_PARALLEL).
 MAX_IDLE = 8
-# How long a new container may take to start its runner, and a used one to reset.
-START_TIMEOUT_S = 60.0
+# How long a used container may take to reset (a new one's start: SANDBOX_START_SECONDS).
 RESET_TIMEOUT_S = 10.0
 # Every sandbox container carries LABEL; OWNER_LABEL names the process that owns it.
 LABEL = "benchforge.sandbox"
@@ -264,7 +263,7 @@ class DockerSession(Session):
             self._writer = threading.Thread(target=self._write_loop, daemon=True)
             self._writer.start()
             self.container.start()
-            self.info = self.recv(timeout=START_TIMEOUT_S)
+            self.info = self.recv(timeout=float(config.settings().SANDBOX_START_SECONDS))
             if not self.info.get("ready"):
                 raise SandboxError(f"runner did not announce itself: {self.info!r}")
             self.pool = bool(self.info.get("pool"))

@@ -84,3 +84,33 @@ def test_frames_reach_the_runner_whole_and_in_order_past_a_full_pipe():
         ]
     finally:
         session.close()
+
+
+def test_a_runner_gets_sandbox_start_seconds_to_announce_itself(settings):
+    """A new sandbox's runner has SANDBOX_START_SECONDS to say it is ready (30 s was too
+    little on a machine at load 10); one still silent then is a sandbox failure naming the
+    wait. Here a runner that announces itself after 2 s starts under a 6 s setting and fails
+    under a 1 s one."""
+    import sys
+
+    from evolution.sandbox.backends.base import ProcessSession
+    from evolution.sandbox.types import SandboxError
+
+    late = (
+        "import struct, sys, time, json\n"
+        "time.sleep(2)\n"
+        "data = json.dumps({'ready': True}).encode()\n"
+        "sys.stdout.buffer.write(struct.pack('>I', len(data)) + data)\n"
+        "sys.stdout.buffer.flush()\n"
+        "time.sleep(30)\n"
+    )
+    argv = [sys.executable, "-I", "-S", "-c", late]
+    settings.SANDBOX_START_SECONDS = 6
+    session = ProcessSession(argv, popen_kwargs={"close_fds": True})
+    try:
+        assert session.info == {"ready": True}
+    finally:
+        session.close()
+    settings.SANDBOX_START_SECONDS = 1
+    with pytest.raises(SandboxError, match=r"did not answer within 1\.0 s"):
+        ProcessSession(argv, popen_kwargs={"close_fds": True})

@@ -291,3 +291,34 @@ class ControlSet(models.Model):
         if self.variant == ControlVariant.RELAXED:
             return f"relaxed dataset of {self.evosyn_id}"
         return f"random-testing control of {self.evosyn_id} (seed {self.rng_seed})"
+
+
+class Ablation(models.Model):
+    """The document's ablations (Figure 4b: M x N; Table 1: K, with and without Criterion-1)
+    recomputed from the campaign's stored pass matrices by sub-sampling, with one strategy and no
+    model call (``evosyn.ablation``). ``cells``: one entry per (M, N, K) of the grid."""
+
+    evosyn = models.ForeignKey(EvoSynCampaign, on_delete=models.CASCADE, related_name="ablations")
+    strategy = models.ForeignKey(
+        Strategy, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    strategy_label = models.CharField(max_length=80)
+    code = models.TextField(help_text="the strategy program every cell ran")
+    m_values = models.JSONField(default=list)
+    n_values = models.JSONField(default=list)
+    k_values = models.JSONField(default=list)
+    stored_m = models.PositiveSmallIntegerField()
+    stored_n = models.PositiveSmallIntegerField()
+    replayed = models.BooleanField(
+        default=False, help_text="the campaign's model answers came from a replay cassette"
+    )
+    cells = models.JSONField(default=list)
+    sandbox_executions = models.PositiveIntegerField(default=0)
+    elapsed_s = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"ablation {self.pk} of {self.evosyn_id} ({self.strategy_label})"

@@ -53,3 +53,41 @@ def summary(*, esc: EvoSynCampaign) -> dict:
         "kept": synthetic.filter(status="kept").count(),
         "pruned": synthetic.filter(status="pruned").count(),
     }
+
+
+def latest_ablation(*, esc: EvoSynCampaign):
+    """The campaign's most recent ablation (``evosyn.ablation``), or None."""
+    return esc.ablations.select_related("strategy").first()
+
+
+def ablation_series(*, ablation) -> dict:
+    """The chart's data: per (M, N) pair the grid could compute, the consistency score per K
+    with and without Criterion-1 (Table 1) and the usable synthesized problems (Figure 4b)."""
+    cells = {(c["m"], c["n"], c["k"]): c for c in ablation.cells}
+    pairs = [
+        (m, n)
+        for m in ablation.m_values
+        for n in ablation.n_values
+        if any(cells[m, n, k]["available"] for k in ablation.k_values)
+    ]
+
+    def column(key: str, k: int) -> list:
+        return [cells[m, n, k][key] if cells[m, n, k]["available"] else None for m, n in pairs]
+
+    usable = []
+    for m, n in pairs:
+        shown = next(cells[m, n, k] for k in ablation.k_values if cells[m, n, k]["available"])
+        usable.append(shown["usable"])
+    first = next((c for c in ablation.cells if c["available"]), {})
+    return {
+        "id": ablation.pk,
+        "strategy": ablation.strategy_label,
+        "replayed": ablation.replayed,
+        "labels": [f"M={m} N={n}" for m, n in pairs],
+        "executions": [m * n for m, n in pairs],
+        "k": list(ablation.k_values),
+        "score": {str(k): column("score", k) for k in ablation.k_values},
+        "score_without_c1": {str(k): column("score_without_c1", k) for k in ablation.k_values},
+        "usable": usable,
+        "synthetic": first.get("synthetic", 0),
+    }

@@ -10,6 +10,7 @@ urlpatterns = [
     path("evosyn/new/", views.campaign_new, name="campaign_new"),
     path("evosyn/<int:pk>/", views.campaign_detail, name="campaign_detail"),
     path("evosyn/<int:pk>/scores.json", views.campaign_scores, name="campaign_scores"),
+    path("evosyn/<int:pk>/ablation.json", views.campaign_ablation, name="campaign_ablation"),
     path(
         "evosyn/<int:pk>/strategies/<int:version>.py",
         views.strategy_source,

@@ -1,6 +1,6 @@
-"""Pages of EvoSyn campaigns: list, creation, the campaign page (score-per-iteration chart as
-an HTML shell plus a JSON data endpoint) with its launch / pause / resume / cancel controls,
-strategy source, and the random-test control dataset."""
+"""Pages of EvoSyn campaigns: list, creation, the campaign page (the score-per-iteration chart
+and the latest ablation's charts, each an HTML shell plus a JSON data endpoint) with its launch /
+pause / resume / cancel controls, strategy source, and the random-test control dataset."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
@@ -47,6 +47,7 @@ def campaign_detail(request, pk: int):
         "seeds": selectors.instance_rows(esc=esc, role=InstanceRole.SEED),
         "synthetic": selectors.instance_rows(esc=esc, role=InstanceRole.SYNTHETIC),
         "controls": esc.controls.all()[:10],
+        "ablation": selectors.latest_ablation(esc=esc),
         "can_control": has_role(request.user, ADMIN),
         "measurement": platform_views.kept_measurement(
             esc.campaign, EvoSynSettings, kept_problems(esc.campaign)
@@ -60,6 +61,15 @@ def campaign_detail(request, pk: int):
 @role_required(ADMIN, CURATOR)
 def campaign_scores(request, pk: int):
     return JsonResponse(selectors.score_series(esc=_get(pk)))
+
+
+@role_required(ADMIN, CURATOR)
+def campaign_ablation(request, pk: int):
+    """The latest ablation's chart data (Figure 4b, Table 1); 404 before the first one."""
+    ablation = selectors.latest_ablation(esc=_get(pk))
+    if ablation is None:
+        raise Http404("No ablation of this campaign yet.")
+    return JsonResponse(selectors.ablation_series(ablation=ablation))
 
 
 @role_required(ADMIN, CURATOR)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+from dataclasses import dataclass, field
 
 
 def normalized(code: str) -> str:
@@ -65,3 +66,42 @@ def zero_variance_reason(matrix: list[list[int]], test_scores: list[float] | Non
     if test_scores is not None and len(set(test_scores)) == 1:
         return f"zero variance: the strategy scored all {n} testings alike ({test_scores[0]:g})"
     return ""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the filter does with a ranked instance: kept, or pruned with its reason. ``top`` is
+    the strategy's strongest solution and ``selected`` the testings (columns) it keeps, the
+    top-ranked ones the strongest solution passes (also for an instance only Zero-Variance
+    Pruning drops: that is D^relaxed)."""
+
+    kept: bool
+    reason: str
+    top: int
+    selected: list[int] = field(default_factory=list)
+
+    @property
+    def cause(self) -> str:
+        """The reason's kind ("identical solutions", "zero variance", "unsolvable"), or ""."""
+        return self.reason.split(":", 1)[0] if self.reason else ""
+
+
+def decide(
+    matrix: list[list[int]],
+    codes: list[str],
+    *,
+    solutions: list[int],
+    tests: list[int],
+    test_scores: list[float] | None,
+    selected_tests: int,
+) -> Decision:
+    """The filter's rule (sections 3.2, 4.3) on one instance the strategy ranked (``solutions``
+    and ``tests``: row and column indexes, best first): identical solutions and zero variance
+    prune first (Zero-Variance Pruning), then a top solution passing no testing (unsolvable);
+    else the instance is kept with the top-ranked testings its top solution passes."""
+    top = solutions[0]
+    selected = [j for j in tests if matrix[top][j]][:selected_tests]
+    reason = identical_solutions_reason(codes) or zero_variance_reason(matrix, test_scores)
+    if not reason and not selected:
+        reason = "unsolvable: the top-ranked solution passes none of the testings"
+    return Decision(kept=not reason, reason=reason, top=top, selected=selected)

@@ -55,22 +55,23 @@ def _filter(ctx: Ctx, action: Action) -> None:
         "tests": [test_order[j] for j in result.tests],
         "test_scores": result.test_scores,
     }
-    zero_variance = pruning.identical_solutions_reason(
-        [solutions[i].code for i in sol_order]
-    ) or pruning.zero_variance_reason(rows, result.test_scores)
-    top = result.solutions[0]
-    selected = [j for j in result.tests if rows[top][j]][: ctx.settings.selected_tests]
-    if selected:
-        strongest = solutions[sol_order[top]]
+    decision = pruning.decide(
+        rows,
+        [solutions[i].code for i in sol_order],
+        solutions=result.solutions,
+        tests=result.tests,
+        test_scores=result.test_scores,
+        selected_tests=ctx.settings.selected_tests,
+    )
+    if decision.selected:
+        strongest = solutions[sol_order[decision.top]]
         ranking.update(
             strongest_solution=strongest.index,
-            selected_tests=[test_order[j] for j in selected],
+            selected_tests=[test_order[j] for j in decision.selected],
             relaxed=True,  # in D^relaxed: everything but Zero-Variance Pruning holds
         )
-    if zero_variance:
-        return prune(zero_variance, ranking)
-    if not selected:
-        return prune("unsolvable: the top-ranked solution passes none of the testings", ranking)
+    if not decision.kept:
+        return prune(decision.reason, ranking)
     with transaction.atomic():
         if not unit_transition(
             KIND_NAME,

@@ -137,6 +137,19 @@ def rule_manage_help(words: list[str]) -> bool:
     return True
 
 
+def rule_evosyn_ablation(words: list[str]) -> bool:
+    """docs/evosyn.md's ablation over the demo: here its options are checked against the
+    command's --help; ``test_the_documented_evosyn_ablation_runs_on_the_demo`` runs the line as
+    printed on the test database and reads what it stored."""
+    argv = _manage(words)
+    if argv is None or "evosyn_ablation" not in words:
+        return False
+    out = _run([*argv[: argv.index("evosyn_ablation") + 1], "--help"])
+    for option in (w for w in words if w.startswith("--")):
+        assert option in out.stdout, f"evosyn_ablation has no {option}"
+    return True
+
+
 def rule_celery_worker(words: list[str]) -> bool:
     if words[:4] != ["celery", "-A", "benchapp", "worker"]:
         return False
@@ -200,7 +213,7 @@ def run_documented(command: str, tmp: Path) -> None:
     words = _words(command)
     if rule_printf(words, command, tmp):
         return
-    for rule in (rule_make, rule_manage_help, rule_celery_worker):
+    for rule in (rule_make, rule_evosyn_ablation, rule_manage_help, rule_celery_worker):
         if rule(words):
             return
     if rule_export(words, command) or rule_docker(words, command):
@@ -324,3 +337,30 @@ def test_the_documented_campaign_creation_follows_a_real_worker(tmp_path):
         finally:
             kill_group(worker)
     assert re.search(r"campaign \d+: completed", out.stdout), out.stdout + out.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_the_documented_evosyn_ablation_runs_on_the_demo(tmp_path, personas):
+    """The ablation line of docs/evosyn.md, exactly as printed: it builds the demo's EvoSyn
+    campaign from its cassette, runs the M x N x K grid over its stored matrices and stores it,
+    labelled replayed, for the campaign page."""
+    from evolution.models import LLMCall
+    from evosyn.models import Ablation
+
+    (command,) = _documented("python manage.py evosyn_ablation")
+    connection.close()
+    out = _run(_as_run(command), cwd=tmp_path, env=_db_env(), timeout=600)
+    ablation = Ablation.objects.get()
+    esc = ablation.evosyn
+    assert esc.campaign.name == "Demo: EvoSyn evolved test selection" and esc.campaign.replayed
+    assert ablation.replayed and "replayed answers" in out.stdout
+    # Every model answer came from the demo's cassette; the ablation itself asked none.
+    assert LLMCall.objects.exclude(status="ok").count() == 0
+    assert "no model call" in out.stdout
+    cells = {(c["m"], c["n"], c["k"]): c for c in ablation.cells}
+    assert cells[4, 4, 1]["usable"] == esc.instances.filter(status="kept").count() == 1
+    assert cells[4, 4, 1]["score"] == esc.best_strategy.score
+    assert f"Shown on /evosyn/{esc.pk}/#ablation" in out.stdout
+    page = personas.curator.client.get(f"/evosyn/{esc.pk}/").content.decode()
+    assert 'id="ablation-replayed"' in page and 'id="ablation-consistency"' in page

@@ -121,9 +121,7 @@ def test_complete_programs_are_left_as_they_are_and_a_fragment_ranking_nothing_f
 
 
 @pytest.mark.django_db
-def test_a_strategist_answering_with_the_printed_figure_3_scores_as_the_program(
-    world, fake_server
-):
+def test_a_strategist_answering_with_the_printed_figure_3_scores_as_the_program(world, fake_server):
     # The strategist answers with Figure 3 exactly as the document prints it (unnumbered):
     # it is stored wrapped and scores 1.0 on the seed, as the demo's complete Figure 3 does.
     seed_set, endpoint = world

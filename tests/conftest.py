@@ -27,6 +27,33 @@ def pytest_configure(config):
         )
     _flush_as_owner()
     _allow_loopback_endpoints()
+    _patient_browsers()
+
+
+# On a loaded machine (load 10 on two cores) a cold chart page took more than Playwright's
+# 30 s to load and an assertion more than its 5 s to come true: every page the browser tests
+# open waits up to BROWSER_WAIT_MS for navigation and actions, every expect() up to
+# BROWSER_EXPECT_MS. A broken page still fails, later.
+BROWSER_WAIT_MS = 120_000
+BROWSER_EXPECT_MS = 30_000
+
+
+def _patient_browsers() -> None:
+    from playwright.sync_api import Browser, BrowserContext, expect
+
+    expect.set_options(timeout=BROWSER_EXPECT_MS)
+    for owner in (Browser, BrowserContext):
+        if getattr(owner.new_page, "patient", False):
+            continue
+
+        def new_page(self, *args, _original=owner.new_page, **kwargs):
+            page = _original(self, *args, **kwargs)
+            page.set_default_timeout(BROWSER_WAIT_MS)
+            page.set_default_navigation_timeout(BROWSER_WAIT_MS)
+            return page
+
+        new_page.patient = True
+        owner.new_page = new_page
 
 
 def _allow_loopback_endpoints() -> None:

@@ -17,8 +17,10 @@ pytestmark = pytest.mark.django_db(transaction=True)  # the fan-out's threads se
 
 @pytest.fixture
 def server():
+    # Each answer takes 0.2 s: long enough that a step's eight calls overlap even when a loaded
+    # machine (load 10) starts its threads late (at 0.02 s one wave reached 7 of 8).
     with FakeOpenAI() as fake:
-        fake.latency = 0.02
+        fake.latency = 0.2
         yield fake
 
 

@@ -141,6 +141,8 @@ class CandidateDecision(models.TextChoices):
     LOW_DIVERGENCE = "low_divergence"
     NOT_CONVERGED = "not_converged"
     LOW_EXEC_DIVERGENCE = "low_exec_divergence"
+    # Converged, but fewer than two sampled solutions could be scored: never accepted.
+    UNMEASURED_DIVERGENCE = "no_exec_divergence"
 
 
 class FrontierCandidate(models.Model):

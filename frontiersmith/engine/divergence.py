@@ -43,8 +43,16 @@ def top(items: list, n: int, key) -> list:
     return [item for _, item in ranked[:n]]
 
 
+def unmeasured_reason(scored: int, sampled: int) -> str:
+    """Why a converged candidate has no execution divergence. Such a candidate is never
+    ranked nor accepted: nothing shows its solutions' scores differ."""
+    return (
+        "execution divergence not measured: "
+        f"{scored} of {sampled} sampled solution(s) had code to score on the tests, "
+        "at least two are needed; refused rather than ranked"
+    )
+
+
 def describe(value: float | None) -> str:
-    """An execution divergence as a decision reason shows it. None (fewer than two solutions
-    scored) is possible for a kept candidate: ``top`` keeps it when fewer than N_final have a
-    value."""
+    """An execution divergence as a decision reason shows it."""
     return "unknown (fewer than two scored solutions)" if value is None else f"{value:.4f}"

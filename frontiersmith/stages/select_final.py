@@ -31,7 +31,17 @@ def _select_final(ctx: Ctx, action: Action) -> None:
     rnd = FrontierRound.objects.select_for_update().get(frontier=fc, number=fc.current_round)
     if rnd.closed:
         return
-    executed = list(_round_candidates(ctx).filter(stage=CandidateStage.EXECUTED, decision=""))
+    executed = []
+    for c in _round_candidates(ctx).filter(stage=CandidateStage.EXECUTED, decision=""):
+        if c.execution_divergence is None:
+            # Not measured (fewer than two scored solutions): refused, never ranked.
+            _decide(
+                c.pk,
+                CandidateDecision.UNMEASURED_DIVERGENCE,
+                divergence.unmeasured_reason(len(c.score_matrix or []), len(c.solutions or [])),
+            )
+        else:
+            executed.append(c)
     kept = divergence.top(executed, ctx.settings.n_final, key=lambda c: c.execution_divergence)
     kept_ids = {c.pk for c in kept}
     for c in executed:

@@ -111,19 +111,32 @@ def test_replaying_a_finished_step_never_duplicates_an_accepted_problem(world):
     assert FrontierCandidate.objects.filter(frontier=fc, decision="accepted").count() == 1
 
 
-def test_final_selection_keeps_a_converged_candidate_without_execution_divergence(world):
-    # Fewer than N_final converged candidates have a divergence: top() keeps one whose
-    # divergence is unknown (fewer than two scored solutions). Selecting it must not crash.
+def test_final_selection_refuses_a_converged_candidate_without_execution_divergence(world):
+    # A converged candidate whose execution divergence could not be measured (fewer than two
+    # scored solutions) is never accepted, even when the round has room under N_final; the
+    # reason says why, and nothing becomes a Problem.
     campaign = run(make_campaign(world, rounds=1))
     fc = FrontierCampaign.objects.get(pk=campaign.pk)
     kept = fc.candidates.get(round=1, decision=CandidateDecision.ACCEPTED)
+    problems_before = Problem.objects.filter(method="frontiersmith").count()
     fc.rounds.filter(number=1).update(closed=False, closed_at=None)
     FrontierCampaign.objects.filter(pk=fc.pk).update(current_round=1)
+    scored = kept.score_matrix[:1]
     FrontierCandidate.objects.filter(pk=kept.pk).update(
-        stage="executed", decision="", decision_reason="", execution_divergence=None
+        stage="executed",
+        decision="",
+        decision_reason="",
+        accepted_problem=None,
+        score_matrix=scored,
+        execution_divergence=None,
     )
     select_final._select_final(_load(fc.pk), Action("select_final"))
     kept.refresh_from_db()
-    assert kept.decision == CandidateDecision.ACCEPTED
-    assert kept.accepted_problem_id is not None
-    assert "execution divergence unknown" in kept.decision_reason
+    assert kept.decision == CandidateDecision.UNMEASURED_DIVERGENCE
+    assert kept.stage == "done"
+    assert kept.accepted_problem_id is None
+    assert kept.decision_reason.startswith("execution divergence not measured: 1 of ")
+    assert f"1 of {len(kept.solutions)} sampled solution(s)" in kept.decision_reason
+    # No new Problem was made from it.
+    assert Problem.objects.filter(method="frontiersmith").count() == problems_before
+    assert not fc.candidates.filter(round=1, decision=CandidateDecision.ACCEPTED).exists()

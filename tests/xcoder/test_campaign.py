@@ -131,9 +131,19 @@ def test_it_grows_the_feature_tree_and_accepts_a_task_from_a_subtree(fake_server
     assert problem.parent.origin_id == SEED_SUM or problem.parent.origin_dataset == "seed"
     assert problem.reference_solution.startswith("import sys")
     tests = TestCase.objects.filter(problem=problem)
-    assert tests.count() == len(task.tests)
-    five_large = tests.get(input_text="5 5\n1000000000 999999999 7 0 3\n")
-    assert five_large.output.strip() == "2000000009" and five_large.tier == "stress"
+    # Only T_golden becomes the problem's test set (section 2 (iv), Algorithm 1 returns
+    # A_golden and T_golden): the hold-out half confirmed the choice and stays out of it.
+    golden_rows = [i for i, part in enumerate(ver["split"]) if part == "golden"]
+    val_rows = [i for i, part in enumerate(ver["split"]) if part == "val"]
+    assert golden_rows and val_rows
+    assert tests.count() == len(golden_rows) < len(task.tests)
+    assert {t.provenance["split"] for t in tests} == {"golden"}
+    stored_inputs = set(tests.values_list("input_text", flat=True))
+    assert stored_inputs == {task.tests[i]["input"] for i in golden_rows}
+    assert not stored_inputs & {task.tests[i]["input"] for i in val_rows}
+    for t in tests:
+        i = next(i for i in golden_rows if task.tests[i]["input"] == t.input_text)
+        assert t.output.strip() == verify_label(task, i)
     assert problem in xc.problem_set.problems.all()
     # Every model call was charged to the campaign.
     assert LLMCall.objects.filter(campaign=campaign).count() == campaign.calls_made > 0
@@ -296,3 +306,9 @@ def test_the_budget_pauses_the_campaign_with_nothing_lost(fake_server):
     campaign = run(campaign)
     assert campaign.state == CampaignState.COMPLETED
     assert SynthTask.objects.get(xcoder=campaign.xcoder).status == TaskStatus.ACCEPTED
+
+
+def verify_label(task: SynthTask, i: int) -> str:
+    """The voted label of input ``i`` as the verification record keeps it (inline text)."""
+    label = task.verification["labels"][i]
+    return (label if isinstance(label, str) else verify.text_of(label)).strip()

@@ -28,6 +28,7 @@ from xcoder.engine import cyaron
 from xcoder.models import CandidateSolution, EvolutionStep, FeatureNode, NodeOrigin, SynthTask
 from xcoder.models import TaskStatus as T
 from xcoder.stages.solve import solution_gate
+from xcoder.stages.testfiles import text_of
 
 from .conftest import (
     CORRECT,
@@ -247,11 +248,17 @@ def test_a_campaign_on_the_documents_defaults(fake_server):
     assert ver["agree"][3] == [True, True, True, False, True, True, False]
     values = sorted(map(int, text.split()[2:]), reverse=True)
     problem = Problem.objects.get(pk=task.problem_id)
-    stress_test = problem.tests.get(tier="stress")
-    assert len(stress_test.input) == len(text) and stress_test.output.strip() == str(
-        sum(values[:k])
-    )
+    # The voted label of the 2 MB input is the right answer, kept in a file.
     assert isinstance(ver["labels"][3], dict) or len(ver["labels"][3]) < 100
+    assert text_of(ver["labels"][3]).strip() == str(sum(values[:k]))
+    # Only the weighted golden suite becomes the problem's tests; the hold-out half (here the
+    # stress input among them) confirmed the golden solution and is not stored with it.
+    assert ver["split"] == ["golden", "val", "golden", "val"]
+    kept = [i for i in (0, 2) if ver["agree"][i][ver["golden"]]]
+    assert kept and problem.tests.count() == len(kept)
+    assert {t.provenance["split"] for t in problem.tests.all()} == {"golden"}
+    assert stress["category"] not in {t.provenance["category"] for t in problem.tests.all()}
+    assert problem.metadata["holdout_tests"] == 2
 
 
 def test_a_test_file_name_gives_its_category():

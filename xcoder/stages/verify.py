@@ -198,8 +198,9 @@ def _parent_seed(ctx: Ctx, task: SynthTask) -> Problem:
 
 
 def _accepted_problem(ctx: Ctx, task: SynthTask, golden: CandidateSolution, ver) -> Problem:
-    """The Problem row with the voted tests the golden solution reproduces (a benchmark's
-    reference must pass its own tests; the share it passes is kept in metadata)."""
+    """The Problem row with the tests of T_golden (the weighted suite, not the hold-out) that
+    the golden solution reproduces (a benchmark's reference must pass its own tests; the share
+    of all voted tests it passes is kept in metadata)."""
     origin_id = f"c{ctx.campaign.pk}-t{task.index}"
     existing = Problem.objects.filter(origin_dataset=METHOD, origin_id=origin_id).first()
     if existing is not None:
@@ -234,6 +235,7 @@ def _accepted_problem(ctx: Ctx, task: SynthTask, golden: CandidateSolution, ver)
             "golden_endpoint": golden.endpoint.name,
             "golden_pass_rate": ver.golden_pass_rate,
             "candidates": len(ver.weighted_scores),
+            "holdout_tests": ver.split.count("val"),
         },
         parent=parent,
         lineage_root=root,
@@ -242,7 +244,9 @@ def _accepted_problem(ctx: Ctx, task: SynthTask, golden: CandidateSolution, ver)
     counters: dict[str, int] = {}
     rows = []
     for i, test in enumerate(task.tests):
-        if ver.labels[i] is None or not ver.agree[i][ver.golden]:
+        # T_golden only: the hold-out half confirmed the choice and is not part of the
+        # returned test set (Algorithm 1 returns A_golden and T_golden).
+        if ver.split[i] != "golden" or not ver.agree[i][ver.golden]:
             continue
         tier = TIERS_BY_WEIGHT.get(ver.weights[i], "small")
         ordinal = counters.get(tier, 0)

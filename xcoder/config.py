@@ -38,7 +38,10 @@ SETTING_HELP = {
     "subtree_categories": "categories the sampled subtree draws from",
     "min_selected_features": "stage 1 must keep at least this many features",
     "style_mix": "percentages of Codeforces / AtCoder / LeetCode tasks",
-    "min_statement_tokens": "statements shorter than this are discarded (C.1: 200 tokens)",
+    "min_statement_tokens": (
+        "statements with fewer words and punctuation marks than this are discarded (C.1 asks "
+        "for 200 tokens; counted as words, no tokenizer ships with BenchForge)"
+    ),
     "min_samples": "sample I/O pairs, each with an explanation, a statement must show",
     "test_mode": "generator (D.2, BenchForge's default: the paper's Table 5 favours the tool-based "
     "method; a CYaRon program run sandboxed with --seed), prompt (D.1) or both",

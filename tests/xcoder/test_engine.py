@@ -24,15 +24,23 @@ KEY = str.strip
 
 def test_the_scripted_statement_passes_every_gate():
     results = gates.run_gates(
-        STATEMENT, style="codeforces", features=["binary heap"], min_tokens=200, min_samples=2
+        STATEMENT, style="codeforces", features=["binary heap"], min_words=200, min_samples=2
     )
     assert [r.passed for r in results] == [True] * 4, results
 
 
-def test_it_rejects_a_statement_under_200_tokens():
-    result = gates.gate_length("word " * 199, min_tokens=200)
-    assert not result.passed and "199 tokens" in result.detail
-    assert gates.gate_length("word " * 200, min_tokens=200).passed
+def test_the_length_floor_counts_words_and_punctuation_and_says_so():
+    """C.1's 200-token floor, counted as words and punctuation marks (no tokenizer ships): the
+    gate's detail names what it counted, so nobody reads it as tokenizer tokens."""
+    result = gates.gate_length("word " * 199, min_words=200)
+    assert not result.passed
+    assert result.detail.startswith("199 words and punctuation marks")
+    assert "not tokenizer tokens" in result.detail
+    assert gates.gate_length("word " * 200, min_words=200).passed
+    # Punctuation marks count one each; a long number or word counts once (a BPE tokenizer
+    # would split it into several tokens, so this count is the lower of the two).
+    assert gates.count_words("Let n = 1000000007; print(n).") == 10
+    assert gates.count_words("incomprehensibilities") == 1
 
 
 def test_it_rejects_examples_without_explanations():

@@ -87,7 +87,7 @@ def _candidate(ctx: Ctx, task: SynthTask, endpoint, sample: int, messages, templ
         key=f"task={task.index};solve;endpoint={endpoint.name};sample={sample}",
         temperature=s.solver_temperature,
     )
-    tokens = result.tokens_out or gates.count_tokens(result.content)
+    tokens = result.tokens_out or gates.count_words(result.content)
     code, reason = solution_gate(
         result.content,
         tokens_out=tokens,

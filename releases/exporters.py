@@ -566,6 +566,30 @@ SCORED_REWARD_SPEC = {
     "range": [0.0, 1.0],
 }
 
+# X-Coder / SynthSmith appendix A.2, eq. (6): a continuous pass-fraction reward, no format term.
+PASS_FRACTION_REWARD_SPEC = {
+    "name": "pass_fraction",
+    "source": "X-Coder / SynthSmith appendix A.2, eq. (6)",
+    "formula": "R = -2 if no code is extracted or it fails to compile; 0 if it compiles but "
+    "passes no test; 5.0 * passed / total otherwise",
+    "no_code": -2.0,
+    "scale": 5.0,
+    "per_test_time_limit_s": RL_TEST_TIME_LIMIT_S,
+    "range": [-2.0, 5.0],
+}
+# The reward of an item made by a method whose document defines its own (the record's
+# ``method``); every other item keeps REWARD_SPEC (BenchEvolver D.3).
+RL_REWARD_BY_METHOD = {"xcoder": PASS_FRACTION_REWARD_SPEC}
+
+
+def rl_pass_fraction_reward(*, has_code: bool, compiles: bool, passed: int, total: int) -> float:
+    """A.2 eq. (6): -2 without code or when it does not compile, else 5.0 * passed / total."""
+    if not has_code or not compiles:
+        return PASS_FRACTION_REWARD_SPEC["no_code"]
+    if passed <= 0 or total <= 0:
+        return 0.0
+    return PASS_FRACTION_REWARD_SPEC["scale"] * passed / total
+
 
 def rl_reward(*, has_code_block: bool, all_tests_pass: bool) -> float:
     """BenchEvolver Appendix D.3: 1 for a correct program, 0 for a wrong but well-formatted
@@ -601,7 +625,7 @@ def rl_record(item: ReleaseItem) -> dict:
         # An open-ended item's reward is its verifier's score (evolution.sandbox.scoring).
         "reward": SCORED_REWARD_SPEC
         if scoring.is_scored(record.get("comparison"))
-        else REWARD_SPEC,
+        else RL_REWARD_BY_METHOD.get(record.get("method") or "", REWARD_SPEC),
         "origin": item.origin,
         "item_hash": item.content_hash,
     }

@@ -10,7 +10,8 @@ A row (one per coding item, split ``test``):
   ``{"harness", "entry_point", "time_limit_s", "memory_mb", "comparison", "tests": [{"input",
   "output"}]}`` with every test, hidden ones included
 - ``reward_spec``: JSON string of the reward: BenchEvolver's r = c + 0.1 (f - 1)
-  (``exporters.REWARD_SPEC``) or, for a scored (open-ended) item, its verifier's score
+  (``exporters.REWARD_SPEC``), X-Coder's A.2 pass fraction for items its method made
+  (``exporters.PASS_FRACTION_REWARD_SPEC``: -2 / 0 / 5 passed / total) or, for a scored (open-ended) item, its verifier's score
   (``exporters.SCORED_REWARD_SPEC``, with the verifier and direction under ``comparison``)
 - ``extra_info``: ``{"split", "index", "question_id", "item_hash", "prompt_template"}``
 - ``split``: ``"test"``
@@ -139,6 +140,8 @@ def reward(row: dict, answer: str) -> float:
         if result.sandbox_failed:
             raise RuntimeError("the sandbox failed while scoring: no reward to give")
         return float(result.mean)
+    if spec.get("name") == "pass_fraction":
+        return _pass_fraction(code, tests, truth, spec, comparison)
     if not code:
         return exporters.rl_reward(has_code_block=False, all_tests_pass=False)
     result = sandbox.judge(
@@ -157,3 +160,36 @@ def reward(row: dict, answer: str) -> float:
     if result.verdict == "SE":
         raise RuntimeError("the sandbox failed while judging: no reward to give")
     return exporters.rl_reward(has_code_block=True, all_tests_pass=result.verdict == "AC")
+
+
+def _pass_fraction(code: str, tests, truth: dict, spec: dict, comparison: dict) -> float:
+    """A.2 eq. (6): every test is run (no stop at the first failure); code that does not
+    compile (a Python syntax error, or the judge's CE) gets the no-code reward."""
+    from django.conf import settings
+
+    from evolution import sandbox
+
+    if not code:
+        return exporters.rl_pass_fraction_reward(has_code=False, compiles=False, passed=0, total=0)
+    try:
+        compile(code, "<answer>", "exec")
+    except (SyntaxError, ValueError):
+        return exporters.rl_pass_fraction_reward(has_code=True, compiles=False, passed=0, total=0)
+    result = sandbox.judge(
+        code,
+        tests,
+        harness=truth["harness"],
+        limits=sandbox.Limits(
+            time_s=float(spec["per_test_time_limit_s"]),
+            memory_mb=truth["memory_mb"],
+            max_output_bytes=settings.SANDBOX_MAX_OUTPUT_BYTES,
+        ),
+        entry_point=truth["entry_point"],
+        comparison=comparison,
+        stop_on_first_failure=False,
+    )
+    if result.verdict == "SE":
+        raise RuntimeError("the sandbox failed while judging: no reward to give")
+    return exporters.rl_pass_fraction_reward(
+        has_code=True, compiles=result.verdict != "CE", passed=result.passed, total=result.total
+    )

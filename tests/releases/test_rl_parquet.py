@@ -52,3 +52,36 @@ def test_the_reward_of_a_sample_is_computed_with_the_judge(rows):
     assert rl_export.reward(row, right) == 1.0
     assert rl_export.reward(row, wrong) == 0.0
     assert rl_export.reward(row, "The answer is the sum.") == pytest.approx(-0.1)
+
+
+def test_an_xcoder_item_gets_the_pass_fraction_reward_of_its_document(rows):
+    """X-Coder's A.2 eq. (6) for items its method made: -2 without code or when it does not
+    compile, 0 when it passes no test, 5.0 * passed / total otherwise; a BenchEvolver item of
+    the same release keeps D.3's reward."""
+    release, back, _ = rows
+    items = list(release.items.order_by("position"))
+    item = items[0]
+    assert item.record.get("method") != "xcoder"
+    # The same frozen item as an X-Coder problem's record would carry it (not saved).
+    item.record = {**item.record, "method": "xcoder"}
+    row = rl_export.rl_row(item, release, 0)
+    assert json.loads(row["reward_spec"]) == exporters.PASS_FRACTION_REWARD_SPEC
+    assert json.loads(rows[1][0]["reward_spec"]) == exporters.REWARD_SPEC
+    # Round trip through Parquet, as a trainer reads it.
+    import io
+
+    import pyarrow as pa
+
+    sink = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist([row], schema=rl_export.rl_schema()), sink)
+    row = rl_export.read_rows(sink.getvalue())[0]
+    tests = json.loads(row["reward_model"]["ground_truth"])["tests"]
+    assert len(tests) == 4 and ("1 2\n", "3\n") in {(t["input"], t["output"]) for t in tests}
+    right = f"```python\n{SUM_CODE}```"
+    # Prints 3 whatever the input: right on the public example only, 1 test of 4.
+    one_of_four = "```python\nprint(3)\n```"
+    assert rl_export.reward(row, right) == 5.0
+    assert rl_export.reward(row, one_of_four) == pytest.approx(5.0 * 1 / 4)
+    assert rl_export.reward(row, f"```python\n{WRONG_CODE}```") == 0.0
+    assert rl_export.reward(row, "```python\ndef broken(:\n    pass\n```") == -2.0
+    assert rl_export.reward(row, "The answer is the sum.") == -2.0

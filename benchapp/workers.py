@@ -6,11 +6,17 @@ Two sources, as Flower has them:
   the workers page) with a short time-out. A worker that answers is *live*. The answer is kept
   ``CACHE_SECONDS`` in the Django cache, so pages that poll do not broadcast on every request.
 - **Heartbeats** (the worker side): every worker records Celery's own heartbeat (the
-  ``heartbeat_sent`` signal, every 2 s) with its queues, tasks processed, tasks running and the
-  rate of the last minute, in the broker's Redis (``BROKER_KIND=redis``) or the filesystem
-  broker's spool (``BROKER_KIND=filesystem``). A heartbeat outlives its worker by
-  ``HEARTBEAT_KEEP_SECONDS``, so a worker that stopped or died stays listed as gone with the
-  time it was last heard from.
+  ``heartbeat_sent`` signal, every 2 s) with its queues, pool size, tasks processed (in all and
+  by task name), tasks running and the rate of the last minute, in the broker's Redis
+  (``BROKER_KIND=redis``) or the filesystem broker's spool (``BROKER_KIND=filesystem``). A
+  heartbeat outlives its worker by ``HEARTBEAT_KEEP_SECONDS``, so a worker that stopped or died
+  stays listed as gone with the time it was last heard from.
+
+The workers page (``overview``) answers from the heartbeats and the queue depths alone, which
+take milliseconds: a broadcast waits for its time-out whenever a worker does not answer (on the
+filesystem broker, which polls, every broadcast does), so it never runs while the page waits.
+The page shows the last broadcast's answer (``broadcast_answer``), and one background thread
+per process asks again when that answer is older than ``CACHE_SECONDS``.
 
 Queue depth is the number of messages waiting in the broker (``queue_declare(passive=True)``,
 which is ``LLEN`` of the queue's lists on Redis and a count of spool files on the filesystem
@@ -45,6 +51,10 @@ HEARTBEAT_KEEP_SECONDS = 3600
 STALE_AFTER_SECONDS = 10.0
 _KEY_PREFIX = "benchforge:worker:"
 _CACHE_KEY = "benchforge:workers:inspect"
+# The last broadcast's answer for the workers page, with when it was asked: kept past
+# CACHE_SECONDS so a page always has the last one while a fresher one is asked for.
+_ANSWER_KEY = "benchforge:workers:answer"
+ANSWER_KEEP_SECONDS = 300
 
 
 # --------------------------------------------------------------------------- queues
@@ -141,6 +151,64 @@ def live_workers(*, with_stats: bool = False, refresh: bool = False) -> dict | N
     if with_stats and live is not None:
         cache.set(_CACHE_KEY, {"live": live}, CACHE_SECONDS)
     return live
+
+
+_asking_lock = threading.Lock()
+_asking: dict = {"thread": None}
+
+
+def _ask_and_keep() -> dict:
+    """Broadcast now (with stats) and keep the answer: ``{"live": ... | None, "asked": epoch
+    seconds when the broadcast was sent}``."""
+    asked = time.time()
+    try:
+        live = _broadcast(with_stats=True)
+    except Exception as exc:
+        log.warning("cannot inspect the workers: %s", exc.__class__.__name__)
+        live = None
+    answer = {"live": live, "asked": asked}
+    cache.set(_ANSWER_KEY, answer, ANSWER_KEEP_SECONDS)
+    # The same answer serves live_workers() (the campaign pages) for its usual time.
+    cache.set(_CACHE_KEY + ":stats", {"live": live}, CACHE_SECONDS)
+    cache.set(_CACHE_KEY, {"live": live}, CACHE_SECONDS)
+    return answer
+
+
+def _ask_in_background() -> None:
+    try:
+        _ask_and_keep()
+    finally:
+        with _asking_lock:
+            _asking["thread"] = None
+
+
+def broadcast_answer(*, refresh: bool = False) -> dict | None:
+    """The last broadcast's answer (``{"live", "asked"}``, as ``_ask_and_keep`` keeps it), or
+    None when none was asked yet, without waiting for the workers: when the answer is older
+    than ``CACHE_SECONDS`` (or missing), one background thread of this process asks again and
+    a later call gets its answer. ``refresh``: ask now and wait for the answer (*Ask again
+    now*)."""
+    if refresh:
+        return _ask_and_keep()
+    answer = cache.get(_ANSWER_KEY)
+    if answer is None or time.time() - answer["asked"] > CACHE_SECONDS:
+        with _asking_lock:
+            if _asking["thread"] is None:
+                thread = threading.Thread(
+                    target=_ask_in_background, name="workers-broadcast", daemon=True
+                )
+                _asking["thread"] = thread
+                thread.start()
+    return answer
+
+
+def forget_broadcast_answer() -> None:
+    """Wait for a background broadcast of this process, then drop the kept answer (tests)."""
+    with _asking_lock:
+        thread = _asking["thread"]
+    if thread is not None:
+        thread.join(INSPECT_TIMEOUT * 2 + 5)
+    cache.delete(_ANSWER_KEY)
 
 
 def hosts_by_queue(live: dict | None) -> dict[str, list[str]]:
@@ -252,12 +320,14 @@ class _WorkerBeat:
         self.started = 0.0
         self.samples: collections.deque = collections.deque()
         self.failing = False
+        self.concurrency: int | None = None
 
     def record(self, *, hostname: str, stopped: bool = False) -> None:
         from celery.worker import state
 
         now = time.time()
         processed = int(state.all_total_count[0])
+        by_task = dict(state.total_count)
         with self.lock:
             self.hostname = self.hostname or hostname
             self.started = self.started or now
@@ -274,6 +344,8 @@ class _WorkerBeat:
                 "started": self.started,
                 "heartbeat": now,
                 "processed": processed,
+                "by_task": by_task,
+                "concurrency": self.concurrency,
                 "active": len(state.active_requests),
                 "per_minute": per_minute,
                 "stopped": now if stopped else None,
@@ -299,6 +371,10 @@ def _on_worker_ready(sender=None, **kwargs):
         consume_from = getattr(consumer.app.amqp.queues, "consume_from", None) or {}
         queues = sorted(consume_from)
     _beat.queues = queues
+    try:
+        _beat.concurrency = consumer.pool.info.get("max-concurrency")
+    except Exception:  # a pool without info: the page shows a dash
+        _beat.concurrency = None
     _beat.record(hostname=consumer.hostname)
 
 
@@ -328,23 +404,45 @@ def connect_worker_signals() -> None:
 # --------------------------------------------------------------------------- the page's view
 
 
-def _worker_status(*, live: bool, record: dict | None, now: float) -> str:
-    if live:
+def _beating(record: dict | None, now: float) -> bool:
+    return (
+        record is not None
+        and not record.get("stopped")
+        and now - record.get("heartbeat", 0) <= STALE_AFTER_SECONDS
+    )
+
+
+def _worker_status(*, answered: bool, asked: float | None, record: dict | None, now: float) -> str:
+    """live: it answered the last broadcast, or it beats and no broadcast since it started
+    went unanswered by it; not answering: it beats, but the last broadcast (asked after it
+    started, at most ``STALE_AFTER_SECONDS`` ago) got no answer from it; stopped: it shut down
+    cleanly; gone: no answer and no heartbeat for ``STALE_AFTER_SECONDS``."""
+    if answered:
         return "live"
-    if record is None:
-        return "gone"
-    if record.get("stopped"):
+    if _beating(record, now):
+        missed = asked is not None and asked > record.get("started", 0)
+        return "not answering" if missed else "live"
+    if record is not None and record.get("stopped"):
         return "stopped"
-    if now - record.get("heartbeat", 0) <= STALE_AFTER_SECONDS:
-        return "not answering"
     return "gone"
+
+
+def _read_depths(queues: list[str]) -> dict[str, int | None] | None:
+    depths = queue_depths(queues)
+    if queues and all(depth is None for depth in depths.values()):
+        return None
+    return depths
 
 
 def overview(*, refresh: bool = False) -> dict:
     """Everything the workers page shows: each worker (live ones and those gone within the
     hour) with its queues, last heartbeat, throughput and status; each queue with its depth
-    and live workers. ``broker_ok`` is False when the broker could not be asked."""
-    live = live_workers(with_stats=True, refresh=refresh)
+    and live workers. ``broker_ok`` is False when the broker could not be asked.
+
+    Read from the heartbeats and the queue depths, with the last broadcast's answer as it is
+    (``broadcast_answer``): nothing here waits for a worker to answer, unless ``refresh``
+    (*Ask again now*) asks now."""
+    answer = broadcast_answer(refresh=refresh)
     try:
         beats = {r["hostname"]: r for r in store.read() if r.get("hostname")}
         beats_ok = True
@@ -352,28 +450,40 @@ def overview(*, refresh: bool = False) -> dict:
         log.warning("cannot read worker heartbeats: %s", exc.__class__.__name__)
         beats, beats_ok = {}, False
     now = time.time()  # after the reads: no heartbeat is newer than now
+    asked = answer["asked"] if answer else None
+    # An answer older than a heartbeat may be stale says nothing about who is live now.
+    recent = asked is not None and now - asked <= STALE_AFTER_SECONDS
+    live = (answer or {}).get("live") or {}
+    if not recent:
+        live, asked = {}, None
     workers = []
-    for host in sorted(set(beats) | set(live or {})):
+    for host in sorted(set(beats) | set(live)):
         record = beats.get(host)
-        info = (live or {}).get(host)
+        info = live.get(host)
         stats = (info or {}).get("stats") or {}
         pool = stats.get("pool") or {}
         heartbeat = record.get("heartbeat") if record else None
+        by_task = (record or {}).get("by_task")
+        if by_task is None:  # a worker that beats without them (an older release)
+            by_task = stats.get("total") or {}
+        concurrency = (record or {}).get("concurrency") or pool.get("max-concurrency")
         workers.append(
             {
                 "hostname": host,
-                "status": _worker_status(live=info is not None, record=record, now=now),
+                "status": _worker_status(
+                    answered=info is not None, asked=asked, record=record, now=now
+                ),
                 "queues": (info or {}).get("queues") or (record or {}).get("queues") or [],
                 "heartbeat": heartbeat,
                 "heartbeat_age": round(now - heartbeat, 1) if heartbeat else None,
                 "started": (record or {}).get("started"),
                 "stopped": (record or {}).get("stopped"),
                 "pid": stats.get("pid") or (record or {}).get("pid"),
-                "concurrency": pool.get("max-concurrency"),
+                "concurrency": concurrency,
                 "processed": (record or {}).get("processed"),
                 "active": (record or {}).get("active"),
                 "per_minute": (record or {}).get("per_minute"),
-                "by_task": dict(sorted((stats.get("total") or {}).items())),
+                "by_task": dict(sorted(by_task.items())),
             }
         )
     order = {"live": 0, "not answering": 1, "stopped": 2, "gone": 3}
@@ -382,11 +492,11 @@ def overview(*, refresh: bool = False) -> dict:
         set(configured_queues())
         | {q for w in workers if w["status"] == "live" for q in w["queues"]}
     )
-    depths = queue_depths(queues)
+    depths = _read_depths(queues) if beats_ok else None
     by_queue = [
         {
             "name": queue,
-            "depth": depths.get(queue),
+            "depth": (depths or {}).get(queue),
             "workers": [
                 w["hostname"] for w in workers if w["status"] == "live" and queue in w["queues"]
             ],
@@ -394,10 +504,13 @@ def overview(*, refresh: bool = False) -> dict:
         for queue in queues
     ]
     return {
-        "broker_ok": live is not None,
+        "broker_ok": depths is not None,
         "heartbeats_ok": beats_ok,
         "workers": workers,
         "queues": by_queue,
         "inspect_timeout": INSPECT_TIMEOUT,
         "cache_seconds": CACHE_SECONDS,
+        "stale_after": STALE_AFTER_SECONDS,
+        # When the answer shown was asked (None: none yet, or too old to tell).
+        "asked_age": round(now - asked, 1) if asked is not None else None,
     }

@@ -37,8 +37,8 @@ CONTRAST = """(el) => {
 }"""
 
 
-def _round(personas, groups: int) -> list[Assignment]:
-    lineages = [lineage_with_problems(n_evolved=2, tag=f"rp{i}")[0] for i in range(groups)]
+def _round(personas, groups: int, n_evolved: int = 2) -> list[Assignment]:
+    lineages = [lineage_with_problems(n_evolved=n_evolved, tag=f"rp{i}")[0] for i in range(groups)]
     services.round_create(
         name="reviewer pages round",
         created_by=personas.curator.user,
@@ -93,7 +93,8 @@ def test_the_queue_fits_a_phone_without_scrolling_sideways(live_server, personas
 def test_a_submitted_group_shows_its_answers_as_text_with_the_day_it_was_sent(
     live_server, personas
 ):
-    (assignment,) = _round(personas, groups=1)
+    # Four problems: the most a group holds, every tab marked done.
+    (assignment,) = _round(personas, groups=1, n_evolved=3)
     _submit(assignment, clarity="4", quality="2", validity="unsure", validity_reason="Edge n=0?")
     assignment.refresh_from_db()
     sent = timezone.localtime(assignment.submitted_at)
@@ -118,7 +119,7 @@ def test_a_submitted_group_shows_its_answers_as_text_with_the_day_it_was_sent(
             == 0
         )
         assert page.locator("#review-form [disabled]").count() == 0
-        for index in range(3):
+        for index in range(4):
             page.locator(".problem-tabs a").nth(index).click()
             section = page.locator("section.problem:not(.hidden)")
             shown = dict(
@@ -145,3 +146,9 @@ def test_a_submitted_group_shows_its_answers_as_text_with_the_day_it_was_sent(
         assert "You certified that you used no generative AI" in certify
         # The keyboard help is for rating; a submitted group has nothing to rate.
         assert page.locator("details.keys").count() == 0
+        # On a phone the four done tabs wrap instead of pushing the page sideways.
+        page.set_viewport_size({"width": 375, "height": 800})
+        page.goto(f"{base}/review/g/{assignment.opaque_id}/")
+        assert page.locator("#submitted-state").is_visible()
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 375, f"the submitted group scrolls sideways: {width} px wide at 375 px"

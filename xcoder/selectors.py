@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, Q, QuerySet
 
+from .engine import diversity
 from .engine.features import CATEGORIES
 from .models import (
     CandidateSolution,
@@ -153,3 +154,51 @@ def vote_matrix(task: SynthTask) -> dict:
             }
         )
     return {"rows": rows, "columns": columns, "ver": ver}
+
+
+# Tasks whose statement passed the gates: what B.4 measures (generated tasks).
+DIVERSITY_STATES = (
+    TaskStatus.WRITTEN,
+    TaskStatus.TESTED,
+    TaskStatus.SOLVED,
+    TaskStatus.ACCEPTED,
+    TaskStatus.DISCARDED,
+)
+MAP_SIZE = 300
+
+
+def diversity_map(xc: XcoderCampaign) -> dict | None:
+    """B.4's diversity estimate over the campaign's gated statements (engine/diversity.py:
+    TF-IDF, a 2-D SVD map, K-means, centroid distances), with the map in SVG coordinates;
+    None with fewer than two such tasks."""
+    tasks = list(
+        SynthTask.objects.filter(xcoder=xc, status__in=DIVERSITY_STATES)
+        .exclude(statement="")
+        .order_by("index")
+        .only("index", "title", "statement", "status")
+    )
+    result = diversity.estimate([t.statement for t in tasks])
+    if result is None:
+        return None
+    pad = 12
+    scale = MAP_SIZE - 2 * pad
+    points = [
+        {
+            "index": t.index,
+            "title": t.title or f"task {t.index}",
+            "cluster": result.labels[i],
+            "x": round(pad + x * scale, 1),
+            "y": round(pad + (1 - y) * scale, 1),
+        }
+        for i, (t, (x, y)) in enumerate(zip(tasks, result.points, strict=True))
+    ]
+    return {
+        "size": MAP_SIZE,
+        "tasks": len(tasks),
+        "points": points,
+        "clusters": [{"n": i, "size": n} for i, n in enumerate(result.sizes)],
+        "mean": result.mean_distance,
+        "min": result.min_distance,
+        "max": result.max_distance,
+        "method": result.method,
+    }

@@ -42,6 +42,7 @@ def campaign_detail(request, pk: int):
         "tasks": selectors.task_list(xc),
         "status_counts": selectors.status_counts(xc),
         "reasons": selectors.discard_reasons(xc),
+        "diversity": selectors.diversity_map(xc),
         "can_control": has_role(request.user, ADMIN),
         "measurement": platform_views.kept_measurement(
             xc.campaign, XcoderSettings, kept_problems(xc.campaign)

@@ -138,3 +138,30 @@ def test_the_campaign_page_polls_its_live_section_while_active(personas, finishe
     poll = client.get(url, HTTP_HX_REQUEST="true").content.decode()
     assert poll.lstrip().startswith('<section id="live"') and "<h1>" not in poll
     assert 'id="campaign-state">running<' in poll
+
+
+def test_the_campaign_page_maps_task_diversity_with_clusters(personas, finished):
+    """B.4 done differently: the gated statements on a 2-D map, K-means clusters and centroid
+    distances, labelled with the method."""
+    from tests.xcoder.test_diversity import GEOMETRY, GRAPHS
+
+    xc = finished.xcoder
+    url = reverse("xcoder:campaign_detail", args=[finished.pk])
+    html = personas.curator.client.get(url).content.decode()
+    assert 'id="diversity"' in html and "Needs at least two tasks" in html
+    for offset, statement in enumerate(GRAPHS + GEOMETRY, start=1):
+        SynthTask.objects.create(
+            xcoder=xc, index=offset, style="codeforces", status="written", statement=statement
+        )
+    SynthTask.objects.create(
+        xcoder=xc, index=99, style="codeforces", status="rejected", statement=GRAPHS[0]
+    )
+    html = personas.curator.client.get(url).content.decode()
+    assert 'id="diversity-map"' in html
+    assert html.count('class="task-point"') == 1 + 8  # the accepted task and the 8 written
+    assert "TF-IDF + truncated SVD" in html and "not comparable" in html
+    assert "centroid distance mean" in html
+    start = html.index('id="diversity-clusters"')
+    table = html[start : html.index("</table>", start)]
+    sizes = [int(cell.split("</td>")[0]) for cell in table.split("<td>")[2::2]]
+    assert len(sizes) >= 2 and sum(sizes) == 9

@@ -1,6 +1,28 @@
 from django.contrib import admin
 
-from .models import JudgeSeat, ReasoningCampaign, ReasoningItem, ReasoningRun, ResultLogEntry
+from .models import (
+    ImportedExample,
+    JudgeSeat,
+    ReasoningCampaign,
+    ReasoningItem,
+    ReasoningRun,
+    ReasoningSeries,
+    ResultLogEntry,
+)
+
+
+@admin.register(ReasoningSeries)
+class ReasoningSeriesAdmin(admin.ModelAdmin):
+    list_display = ("name", "slug", "run_count", "ema", "holder", "state_saved_at")
+    search_fields = ("name", "slug")
+    readonly_fields = ("holder", "base_state")
+
+
+@admin.register(ImportedExample)
+class ImportedExampleAdmin(admin.ModelAdmin):
+    list_display = ("series", "run_number", "reasoning_type", "difficulty", "score")
+    list_filter = ("reasoning_type", "difficulty")
+    search_fields = ("question",)
 
 
 class JudgeSeatInline(admin.TabularInline):
@@ -10,14 +32,21 @@ class JudgeSeatInline(admin.TabularInline):
 
 @admin.register(ReasoningCampaign)
 class ReasoningCampaignAdmin(admin.ModelAdmin):
-    list_display = ("campaign", "run_count", "current_difficulty", "ema", "state_saved_at")
+    list_display = (
+        "campaign",
+        "series",
+        "run_count",
+        "current_difficulty",
+        "ema",
+        "state_saved_at",
+    )
     inlines = [JudgeSeatInline]
     readonly_fields = ("lease_token", "leased_until", "ticket", "ticket_issued_at", "ticket_chain")
 
 
 @admin.register(ReasoningRun)
 class ReasoningRunAdmin(admin.ModelAdmin):
-    list_display = ("reasoning", "number", "status", "score", "ema_after", "finished_at")
+    list_display = ("reasoning", "series", "number", "status", "score", "ema_after", "finished_at")
     list_filter = ("status",)
 
 

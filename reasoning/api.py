@@ -21,7 +21,7 @@ from evolution.campaign_api import (
 from evolution.models import ModelEndpoint
 
 from . import selectors, services
-from .models import ReasoningCampaign, ReasoningItem
+from .models import ReasoningCampaign, ReasoningItem, ReasoningSeries
 
 router = Router(tags=["reasoning"])
 
@@ -38,6 +38,9 @@ class ReasoningCampaignIn(Schema):
     answering_endpoint_id: int
     judge_endpoint_ids: list[int]
     quality_endpoint_id: int | None = None
+    # The benchmark the campaign continues (a series' name or slug; a new name starts one);
+    # empty: a new series named after the campaign.
+    series: str = ""
     settings: dict = {}
     budget_max_calls: BudgetCalls | None = None
     budget_max_tokens: BudgetTokens | None = None
@@ -65,6 +68,29 @@ class ReasoningRunOut(Schema):
     finished_at: datetime | None
 
 
+class SeriesCampaignOut(Schema):
+    id: int
+    name: str
+    state: str
+    runs: list[int]
+    ema_start: float | None
+    ema_end: float | None
+
+
+class SeriesOut(Schema):
+    name: str
+    slug: str
+    ema: float | None
+    run_count: int
+    current_difficulty: int
+    ema_by_reasoning_type: dict[str, float]
+    ema_by_difficulty: dict[str, float]
+    saved_at: str | None
+    imported_examples: int
+    holder: dict | None
+    campaigns: list[SeriesCampaignOut]
+
+
 class ReasoningCampaignOut(Schema):
     id: int
     name: str
@@ -74,6 +100,7 @@ class ReasoningCampaignOut(Schema):
     settings: dict
     run_state: RunStateOut
     runs: list[ReasoningRunOut]
+    series: SeriesOut
 
 
 class ItemOut(Schema):
@@ -113,6 +140,14 @@ def _campaign_out(rc: ReasoningCampaign) -> dict:
         "settings": c.settings,
         "run_state": selectors.run_state(rc),
         "runs": list(selectors.run_list(rc)),
+        "series": _series_out(rc.series),
+    }
+
+
+def _series_out(series: ReasoningSeries) -> dict:
+    return {
+        **selectors.series_state(series),
+        "campaigns": selectors.series_campaigns(series),
     }
 
 
@@ -159,6 +194,7 @@ def create_campaign(request, payload: ReasoningCampaignIn):
             judge_endpoints=[endpoint(pk) for pk in payload.judge_endpoint_ids],
             quality_endpoint=endpoint(payload.quality_endpoint_id),
             settings=payload.settings,
+            series=payload.series,
             budget_max_calls=payload.budget_max_calls,
             budget_max_tokens=payload.budget_max_tokens,
             budget_max_cost=payload.budget_max_cost,
@@ -209,3 +245,15 @@ def override_item(request, item_id: int, payload: ReasoningOverrideIn):
     except ValidationError as exc:
         raise HttpError(422, " ".join(exc.messages))
     return _item_out(selectors.item_get(item_id=item.pk))
+
+
+@router.get("/reasoning/series/{slug}", response=SeriesOut)
+def get_series(request, slug: str):
+    """A series: its state (the document's state.json) and its campaigns in order, with the
+    overall EMA each started from and left."""
+    require(request, ADMIN, CURATOR)
+    try:
+        series = selectors.series_get(slug=slug)
+    except ReasoningSeries.DoesNotExist:
+        raise HttpError(404, "no reasoning series with this slug") from None
+    return _series_out(series)

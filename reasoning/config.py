@@ -67,7 +67,7 @@ SETTING_HELP = {
     "difficulty_start": "first difficulty of every run (1-10)",
     "difficulty_end": "last difficulty of every run (1-10)",
     "num_questions": "questions per type x difficulty cell",
-    "runs": "runs in this campaign; the EMAs carry from run to run",
+    "runs": "runs this campaign adds to its series; the EMAs carry from run to run",
     "alpha": "EMA smoothing factor: EMA = alpha x score + (1 - alpha) x previous EMA",
     "generation_temperature": "generation model temperature",
     "generation_max_tokens": "generation model max tokens",
@@ -76,7 +76,10 @@ SETTING_HELP = {
     "evaluation_temperature": "judge temperature",
     "evaluation_max_tokens": "judge max tokens",
     "history_window": "last N questions of the type (other difficulties) shown to avoid repetition",
-    "similarity_threshold": "a new question more similar than this to a prior one is regenerated",
+    "novelty_filter": "regenerate a question measured too similar to a prior one (not in the "
+    "document, whose novelty is the prompt's alone; off: similarity is measured and shown only)",
+    "similarity_threshold": "with novelty_filter on, a new question more similar than this to a "
+    "prior one is regenerated",
     "max_regenerations": "regenerations per question (novelty or quality rejections)",
     "judge_aggregation": "ensemble rule over the judges: majority or mean",
     "quality_filter": "ask the quality model to validate each question before answering",
@@ -92,8 +95,8 @@ SETTING_HELP = {
 
 # Where each default comes from: the section of the design document (seed document 004) that
 # gives the value, or PROJECT. Section 12 names the extensions (off: section 11's loop has none
-# of them) but none of their parameters; the document gives no novelty threshold, regeneration
-# bound, ensemble rule or number of runs.
+# of them) but none of their parameters; the document gives no novelty filter (its novelty is the
+# prompt's, §4.2), threshold, regeneration bound, ensemble rule or number of runs.
 EXTENSION = "§12: an extension, not in §11's loop"
 SETTING_SOURCES = {
     "reasoning_types": "§10",
@@ -109,6 +112,7 @@ SETTING_SOURCES = {
     "evaluation_temperature": "§5",
     "evaluation_max_tokens": "§5",
     "history_window": "§4.2",
+    "novelty_filter": PROJECT,
     "similarity_threshold": PROJECT,
     "max_regenerations": PROJECT,
     "judge_aggregation": PROJECT,
@@ -143,8 +147,11 @@ class ReasoningSettings(AlgorithmSettings):
     answering_max_tokens: int = 700
     evaluation_temperature: float = 0.3
     evaluation_max_tokens: int = 250
-    # Section 4.2 and the measured novelty check.
+    # Section 4.2 and the measured novelty check. The document enforces novelty in the prompt
+    # only (§4.2) and scores every question its loop makes (§11): the measured filter, which
+    # regenerates a draft and filters the cell at the bound, is off unless asked for.
     history_window: int = 10
+    novelty_filter: bool = False
     similarity_threshold: float = 0.5
     max_regenerations: int = 3
     # Section 12 extensions.

@@ -25,6 +25,13 @@ class ReasoningCampaignForm(CampaignForm):
         required=False,
         help_text="quality filter model (default: the first judge)",
     )
+    series = forms.CharField(
+        max_length=200,
+        required=False,
+        help_text="the benchmark this campaign continues (design document §9): a series' name "
+        "continues it (its EMAs, prior questions and run numbers), a new name starts it; "
+        "empty: a new series named after the campaign",
+    )
     reasoning_types = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 9}),
         required=False,
@@ -38,6 +45,7 @@ class ReasoningCampaignForm(CampaignForm):
         "answering_endpoint",
         "judge_endpoints",
         "quality_endpoint",
+        "series",
     )
     # The types are edited one per line in their own field.
     settings_omitted = ("reasoning_types",)

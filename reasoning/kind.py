@@ -25,20 +25,25 @@ from .config import ReasoningSettings
 from .engine import plan
 from .models import ItemStatus, ReasoningCampaign, ReasoningItem, RunStatus
 from .stages import answer, close_level, generate, judge, start_run
+from .stages import state as series_state
 from .stages.common import Action, Ctx, _load
 
 S = ItemStatus
 
 
 def work_finished(rc: ReasoningCampaign, settings: ReasoningSettings) -> bool:
-    return rc.run_count >= settings.runs and not rc.runs.filter(status=RunStatus.RUNNING).exists()
+    """The campaign ran its own ``runs`` (``run_count`` counts the whole series')."""
+    return (
+        series_state.runs_done(rc) >= settings.runs
+        and not rc.runs.filter(status=RunStatus.RUNNING).exists()
+    )
 
 
 def action_for(ctx: Ctx) -> Action:
     """The next thing to do, from the rows alone (so a rerun after a crash picks up here)."""
     run = ctx.run
     if run is None:
-        if ctx.rc.run_count >= ctx.settings.runs:
+        if series_state.runs_done(ctx.rc) >= ctx.settings.runs:
             return Action("finished")
         return Action("start_run")
     difficulty = ctx.rc.current_difficulty

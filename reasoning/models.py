@@ -4,6 +4,12 @@ The evolution ``Campaign`` row carries the lifecycle, budget and tick chain; ``R
 adds the three role endpoints, the judges, the run state of section 6.1 and the lease that
 claims the campaign's one sequential stream of work. Items are the document's ExampleResult;
 ``ResultLogEntry`` is the append-only log (runs.jsonl).
+
+``ReasoningSeries`` is the benchmark that outlives one campaign, as the document's
+``out_benchmark/`` directory outlives one invocation (section 9): its state (the document's
+state.json), the run numbers and the prior questions every campaign of the series continues;
+``ImportedExample`` holds the ExampleResults of runs made outside BenchForge (a runs.jsonl
+imported into the series).
 """
 
 from __future__ import annotations
@@ -13,6 +19,52 @@ from django.db import models
 from django.db.models import Q
 
 from evolution.streams.models import WorkStream
+
+
+class ReasoningSeries(models.Model):
+    """A benchmark continued across campaigns (design document 004, sections 6.1 and 9).
+
+    Its state is the document's RunState: every save point of any of its campaigns (a level
+    closed, a run finished) writes it in the same transaction as the campaign's own copy, and a
+    new campaign of the series starts from it. One campaign writes the series at a time
+    (``holder``): a second one cannot start a run while the holder is queued, running or
+    paused."""
+
+    name = models.CharField(max_length=200, unique=True)
+    slug = models.SlugField(max_length=80, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    # --- RunState (section 6.1): the document's state.json ---------------------------------
+    ema = models.FloatField(null=True, blank=True)
+    run_count = models.PositiveIntegerField(default=0)
+    current_difficulty = models.PositiveSmallIntegerField(default=1)
+    ema_by_reasoning_type = models.JSONField(default=dict, blank=True)
+    ema_by_difficulty = models.JSONField(default=dict, blank=True)
+    state_saved_at = models.DateTimeField(null=True, blank=True)
+    # The state a state.json import gave the series before any of its BenchForge runs: the
+    # start of the EMA fold when an override makes the series recompute its state.
+    base_state = models.JSONField(default=dict, blank=True)
+    # The campaign writing the series now (None: none has started, or the last one finished).
+    holder = models.ForeignKey(
+        "ReasoningCampaign",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "reasoning series"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(current_difficulty__gte=1) & Q(current_difficulty__lte=10),
+                name="reasoningseries_current_difficulty_range",
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
 
 
 class ReasoningCampaign(WorkStream):
@@ -33,6 +85,11 @@ class ReasoningCampaign(WorkStream):
         on_delete=models.PROTECT,
         related_name="+",
     )
+
+    # The benchmark this campaign continues; its state below is the series' state as of this
+    # campaign's last save point, ``series_start`` the series' state when it took the series.
+    series = models.ForeignKey(ReasoningSeries, on_delete=models.PROTECT, related_name="campaigns")
+    series_start = models.JSONField(default=dict, blank=True)
 
     # --- RunState (section 6.1), saved after each difficulty level --------------------------
     ema = models.FloatField(null=True, blank=True)
@@ -84,7 +141,8 @@ class RunStatus(models.TextChoices):
 
 class ReasoningRun(models.Model):
     reasoning = models.ForeignKey(ReasoningCampaign, on_delete=models.CASCADE, related_name="runs")
-    number = models.PositiveIntegerField(help_text="1-based, in campaign order")
+    series = models.ForeignKey(ReasoningSeries, on_delete=models.CASCADE, related_name="runs")
+    number = models.PositiveIntegerField(help_text="1-based, in series order")
     status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.RUNNING)
     # [{"name", "questions", "weak"}] fixed when the run starts (weak-area focus decides it).
     plan = models.JSONField(default=list, blank=True)
@@ -105,6 +163,8 @@ class ReasoningRun(models.Model):
         ordering = ["reasoning_id", "number"]
         constraints = [
             models.UniqueConstraint(fields=["reasoning", "number"], name="reasoningrun_number"),
+            # Run numbers continue across the campaigns of a series, never twice.
+            models.UniqueConstraint(fields=["series", "number"], name="reasoningrun_series_number"),
             # One run in progress per campaign: a rerun of "start a run" cannot make two.
             models.UniqueConstraint(
                 fields=["reasoning"],
@@ -206,6 +266,32 @@ class ReasoningItem(models.Model):
     @property
     def is_overridden(self) -> bool:
         return self.override_score is not None
+
+
+class ImportedExample(models.Model):
+    """An ExampleResult (section 6.2) of a run made outside BenchForge, imported from the
+    document's runs.jsonl into a series: a prior question of its type for the novelty focus
+    (section 4.2), and part of the series' history and export. Never scored again."""
+
+    series = models.ForeignKey(ReasoningSeries, on_delete=models.CASCADE, related_name="imported")
+    run_number = models.PositiveIntegerField(null=True, blank=True)
+    reasoning_type = models.CharField(max_length=60)
+    difficulty = models.PositiveSmallIntegerField()
+    question_index = models.PositiveSmallIntegerField(default=0)
+    question = models.TextField()
+    answer = models.TextField(blank=True)
+    score = models.FloatField(null=True, blank=True)
+    rationale = models.TextField(blank=True)
+    created_at = models.CharField(max_length=64, blank=True, help_text="as the file gives it")
+    # Everything else the line held, kept for the export.
+    extra = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["series_id", "id"]
+        indexes = [models.Index(fields=["series", "reasoning_type"])]
+
+    def __str__(self):
+        return f"imported {self.reasoning_type} d{self.difficulty} ({self.series_id})"
 
 
 class ResultLogEntry(models.Model):

@@ -1,11 +1,12 @@
-"""Services of reasoning campaigns besides their stages (``reasoning/stages/``): creation, advancing
-one step, human overrides with the EMA recomputed, running in this process."""
+"""Services of reasoning campaigns besides their stages (``reasoning/stages/``): creation (in a
+series, new or continued), human overrides with the series' EMAs recomputed."""
 
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.text import slugify
 
 from evolution.models import Campaign, ModelEndpoint
 from evolution.models.campaigns import CampaignKind
@@ -13,9 +14,72 @@ from evolution.services import campaigns as campaign_services
 
 from .config import ReasoningSettings
 from .engine import ema as ema_engine
-from .models import ItemStatus, JudgeSeat, ReasoningCampaign, ReasoningItem, RunStatus
-from .stages.close_level import _scores, _store_state, render_run_report
+from .models import (
+    ItemStatus,
+    JudgeSeat,
+    ReasoningCampaign,
+    ReasoningItem,
+    ReasoningSeries,
+    RunStatus,
+)
+from .stages import state as series_state
+from .stages.close_level import _scores, render_run_report
 from .stages.common import _log
+
+SERIES_NAME_MAX = 200
+SERIES_SLUG_MAX = 80
+
+
+def series_find(name: str) -> ReasoningSeries | None:
+    """The series called ``name`` (or whose slug it is), if any."""
+    name = (name or "").strip()
+    if not name:
+        return None
+    return (
+        ReasoningSeries.objects.filter(name__iexact=name).first()
+        or ReasoningSeries.objects.filter(slug=slugify(name)).first()
+    )
+
+
+def _unique(field: str, wanted: str, limit: int) -> str:
+    value, n = wanted[:limit], 1
+    while ReasoningSeries.objects.filter(**{f"{field}__iexact": value}).exists():
+        n += 1
+        suffix = f"-{n}" if field == "slug" else f" ({n})"
+        value = wanted[: limit - len(suffix)] + suffix
+    return value
+
+
+def series_create(*, name: str, base_state: dict | None = None) -> ReasoningSeries:
+    """A new series called ``name`` (a suffix keeps name and slug unique); ``base_state``: a
+    state.json to start from (ValidationError names a bad field)."""
+    name = " ".join((name or "").split())
+    if not name:
+        raise ValidationError({"series": ["name the series"]})
+    state = ema_engine.RunState()
+    if base_state:
+        try:
+            state = ema_engine.RunState.from_json(base_state)
+        except ValueError as exc:
+            raise ValidationError({"state": [str(exc)]}) from exc
+    name = _unique("name", name, SERIES_NAME_MAX)
+    slug = _unique("slug", slugify(name) or "series", SERIES_SLUG_MAX)
+    series = ReasoningSeries(name=name, slug=slug, base_state=state.to_json() if base_state else {})
+    for field in series_state.STATE_FIELDS:
+        setattr(series, field, getattr(state, field))
+    try:
+        with transaction.atomic():
+            series.save()
+    except IntegrityError:  # made by a concurrent request a moment ago
+        found = series_find(name)
+        if found is None:
+            raise
+        return found
+    return series
+
+
+def series_get_or_create(name: str) -> ReasoningSeries:
+    return series_find(name) or series_create(name=name)
 
 
 @transaction.atomic
@@ -27,12 +91,15 @@ def reasoning_campaign_create(
     judge_endpoints: list[ModelEndpoint],
     quality_endpoint: ModelEndpoint | None = None,
     settings: dict | None = None,
+    series: str = "",
     created_by=None,
     **budget,
 ) -> Campaign:
     """Validate the settings (ValidationError names each bad key) and create a draft campaign of
     kind "reasoning" with its role endpoints and judge seats (first judge = "evaluation").
-    ``budget``: the campaign's ``budget_max_calls`` / ``_tokens`` / ``_cost``."""
+    ``series``: the benchmark it continues (its EMAs, prior questions and run numbers; a
+    series of that name is created when none exists); empty: a new series named after the
+    campaign. ``budget``: the campaign's ``budget_max_calls`` / ``_tokens`` / ``_cost``."""
     validated = campaign_services.campaign_settings_validate(
         ReasoningSettings, name=name, settings=settings
     )
@@ -58,11 +125,21 @@ def reasoning_campaign_create(
         created_by=created_by,
         **budget,
     )
+    if len((series or "").strip()) > SERIES_NAME_MAX:
+        raise ValidationError({"series": [f"at most {SERIES_NAME_MAX} characters"]})
+    found = series_get_or_create(series) if (series or "").strip() else series_create(name=name)
+    # The campaign shows the series' state until it saves its own (its runs start from the
+    # series' state as it is then: ``stages/start_run.py``).
     rc = ReasoningCampaign.objects.create(
         campaign=campaign,
+        series=found,
         generation_endpoint=generation_endpoint,
         answering_endpoint=answering_endpoint,
         quality_endpoint=quality_endpoint,
+        ema=found.ema,
+        run_count=found.run_count,
+        ema_by_reasoning_type=found.ema_by_reasoning_type,
+        ema_by_difficulty=found.ema_by_difficulty,
         current_difficulty=validated.difficulty_start,
     )
     JudgeSeat.objects.bulk_create(
@@ -76,7 +153,7 @@ def item_override_score(*, item_id: int, score: float | None, reason: str, user)
     """Replace the judges' score of a judged item (1.0 correct, 0.0 incorrect; None removes the
     override) and recompute every EMA from the scores. ValidationError on a bad request."""
     item = ReasoningItem.objects.select_related("run", "reasoning").get(pk=item_id)
-    rc = ReasoningCampaign.objects.select_for_update().get(pk=item.reasoning_id)
+    series, rc = series_state.lock(item.reasoning_id)
     if item.status != ItemStatus.JUDGED:
         raise ValidationError("Only judged items can be overridden.")
     if score is not None and score not in (0.0, 1.0):
@@ -89,7 +166,7 @@ def item_override_score(*, item_id: int, score: float | None, reason: str, user)
     item.override_by = user if score is not None else None
     item.override_at = timezone.now() if score is not None else None
     item.save(update_fields=["override_score", "override_reason", "override_by", "override_at"])
-    state = reasoning_state_recompute(reasoning=rc)
+    state = series_state_recompute(series=series)
     _log(
         rc.pk,
         "score_overridden" if score is not None else "override_removed",
@@ -113,16 +190,24 @@ def item_override_score(*, item_id: int, score: float | None, reason: str, user)
     return item
 
 
-def reasoning_state_recompute(*, reasoning: ReasoningCampaign) -> ema_engine.RunState:
-    """Recompute the run state from the item scores (overrides included): every closed level's
-    score and EMA, every finished run's score, per-type scores, snapshot and report. The
-    current difficulty (the resume point) is kept. Call inside a transaction holding the
-    campaign row."""
-    rc = reasoning
-    s = ReasoningSettings.from_dict(rc.campaign.settings)
-    runs = list(rc.runs.order_by("number").prefetch_related("items"))
+def series_state_recompute(*, series: ReasoningSeries) -> ema_engine.RunState:
+    """Recompute the series' run state from the item scores (overrides included), from the
+    state it was given (``base_state``: an imported state.json) through every run of every
+    campaign of the series in run order, each with its campaign's alpha: every closed level's
+    score and EMA, every finished run's score, per-type scores, snapshot and report, each
+    campaign's copy of the state (as after its last run) and the series'. The resume points
+    (current difficulties) are kept. Call inside a transaction holding the series row."""
+    runs = list(
+        series.runs.select_related("reasoning__campaign")
+        .order_by("number")
+        .prefetch_related("items")
+    )
+    settings_of = {}
     scores = []
     for run in runs:
+        rc = run.reasoning
+        if rc.pk not in settings_of:
+            settings_of[rc.pk] = ReasoningSettings.from_dict(rc.campaign.settings)
         items = list(run.items.all())
         level_scores = [
             (
@@ -144,11 +229,19 @@ def reasoning_state_recompute(*, reasoning: ReasoningCampaign) -> ema_engine.Run
                 finished=finished,
                 run_score=ema_engine.mean(_scores(items)) if finished else None,
                 type_scores=type_scores if finished else {},
+                alpha=settings_of[rc.pk].alpha,
             )
         )
-    state, snapshots = ema_engine.fold_runs(scores, s.alpha)
-    state.current_difficulty = rc.current_difficulty
+    base = ema_engine.RunState.from_json(series.base_state) if series.base_state else None
+    start = base or ema_engine.RunState()
+    state, snapshots = ema_engine.fold_runs(scores, ReasoningSettings().alpha, start=base)
+    after: dict[int, ema_engine.Snapshot] = {}
+    run_counts: dict[int, int] = {}
+    completed = start.run_count
     for run, run_scores, snap in zip(runs, scores, snapshots, strict=True):
+        completed += run_scores.finished
+        run_counts[run.reasoning_id] = completed
+        s = settings_of[run.reasoning_id]
         run.levels = [
             {**level, "score": score, "ema": level_ema}
             for level, (_, score), level_ema in zip(
@@ -161,7 +254,28 @@ def reasoning_state_recompute(*, reasoning: ReasoningCampaign) -> ema_engine.Run
             run.ema_after = snap.ema
             run.ema_by_type_after = snap.ema_by_reasoning_type
             run.ema_by_difficulty_after = snap.ema_by_difficulty
-            run.report = render_run_report(rc, run, s)
+            run.report = render_run_report(run.reasoning, run, s, run_count=completed)
         run.save()
-    _store_state(rc, state)
+        after[run.reasoning_id] = snap
+    for rc in ReasoningCampaign.objects.select_for_update().filter(pk__in=list(after)):
+        snap = after[rc.pk]
+        series_state.state_store(
+            rc,
+            ema_engine.RunState(
+                ema=snap.ema,
+                run_count=run_counts[rc.pk],
+                current_difficulty=rc.current_difficulty,
+                ema_by_reasoning_type=dict(snap.ema_by_reasoning_type),
+                ema_by_difficulty=dict(snap.ema_by_difficulty),
+            ),
+        )
+    state.current_difficulty = series.current_difficulty
+    _assign_series(series, state)
     return state
+
+
+def _assign_series(series: ReasoningSeries, state: ema_engine.RunState) -> None:
+    for field in series_state.STATE_FIELDS:
+        setattr(series, field, getattr(state, field))
+    series.state_saved_at = timezone.now()
+    series.save(update_fields=[*series_state.STATE_FIELDS, "state_saved_at"])

@@ -17,10 +17,10 @@ from django.views.decorators.http import require_GET
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
 from evolution import views as platform_views
 
-from . import selectors, services
+from . import selectors, series_io, services
 from .config import settings_table
 from .forms import OverrideForm, ReasoningCampaignForm
-from .models import ItemStatus, ReasoningCampaign
+from .models import ItemStatus, ReasoningCampaign, ReasoningSeries
 
 
 def _get(pk: int) -> ReasoningCampaign:
@@ -45,6 +45,8 @@ def _detail_context(rc: ReasoningCampaign) -> dict:
         "progress": selectors.progress(rc),
         "state": selectors.run_state(rc),
         "runs": selectors.run_list(rc),
+        "series": rc.series,
+        "series_state": selectors.series_state(rc.series),
     }
 
 
@@ -54,6 +56,7 @@ def campaign_detail(request, pk: int):
     context = _detail_context(rc)
     if not request.htmx:  # the live poll needs only the progress, not settings and charts
         context.update(
+            series_campaigns=selectors.series_campaigns(rc.series),
             settings_table=settings_table(rc.campaign.settings),
             judges=selectors.judge_names(rc),
             can_control=has_role(request.user, ADMIN),
@@ -75,6 +78,7 @@ def campaign_charts(request, pk: int):
             "matrix": selectors.matrix(rc, run_number=run_number),
             "ema": selectors.ema_series(rc),
             "state": selectors.run_state(rc),
+            "series_ema": selectors.series_ema(rc.series),
         },
         encoder=DjangoJSONEncoder,
     )
@@ -185,4 +189,55 @@ def result_log(request, pk: int):
     ]
     response = HttpResponse("\n".join(lines) + "\n", content_type="application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="runs_campaign_{pk}.jsonl"'
+    return response
+
+
+# --------------------------------------------------------------------------- series
+
+
+def _series(slug: str) -> ReasoningSeries:
+    try:
+        return selectors.series_get(slug=slug)
+    except ReasoningSeries.DoesNotExist:
+        raise Http404("No reasoning series with this name.")
+
+
+@role_required(ADMIN, CURATOR)
+def series_list(request):
+    return render(request, "reasoning/series_list.html", {"series_list": selectors.series_list()})
+
+
+@role_required(ADMIN, CURATOR)
+def series_detail(request, slug: str):
+    """A series across its campaigns: its state, the EMA each campaign started from and left,
+    every run, the imported history, the document's files."""
+    series = _series(slug)
+    return render(
+        request,
+        "reasoning/series_detail.html",
+        {
+            "series": series,
+            "series_state": selectors.series_state(series),
+            "series_campaigns": selectors.series_campaigns(series),
+            "series_runs": selectors.series_runs(series),
+            "series_ema": selectors.series_ema(series),
+        },
+    )
+
+
+@role_required(ADMIN, CURATOR)
+def series_state_file(request, slug: str):
+    """The series' state.json (section 6.1)."""
+    series = _series(slug)
+    response = JsonResponse(series_io.state_json(series), json_dumps_params={"indent": 2})
+    response["Content-Disposition"] = f'attachment; filename="state_{series.slug}.json"'
+    return response
+
+
+@role_required(ADMIN, CURATOR)
+def series_runs_file(request, slug: str):
+    """The series' runs.jsonl (section 9): one line per finished run with its ExampleResults."""
+    series = _series(slug)
+    response = HttpResponse(series_io.runs_jsonl(series), content_type="application/x-ndjson")
+    response["Content-Disposition"] = f'attachment; filename="runs_{series.slug}.jsonl"'
     return response

@@ -30,6 +30,9 @@ MAX_QUESTIONS = 2  # weak-area focus gives two types one extra question per cell
 JUDGES = ("demo-judge-a", "demo-judge-b", "demo-judge-c")
 DEMO_SETTINGS = {
     "runs": RUNS,
+    # The planted copies show the measured novelty filter, which the document does not have
+    # (off by default).
+    "novelty_filter": True,
     "quality_filter": True,
     "weak_area_focus": True,
     "weak_area_types": 2,

@@ -42,6 +42,7 @@ class ReportData:
     items: list[ReportItem] = field(default_factory=list)
     stop_reason: str = ""
     replayed: bool = False
+    series: str = ""  # the benchmark the run continues (its run numbers count across campaigns)
 
 
 def _f(value: float | None, digits: int = 3) -> str:
@@ -63,6 +64,8 @@ def render(data: ReportData) -> str:
         f"- Started: {data.started_at}",
         f"- Finished: {data.finished_at}",
     ]
+    if data.series:
+        lines.append(f"- Series: {data.series}")
     if data.replayed:
         lines.append("- Model responses: replayed from a recorded cassette")
     lines += [

@@ -1,5 +1,7 @@
-"""Stage ``close_level``: a difficulty level is closed; the scores update the EMA state
-(``engine/ema.py``), and the last level closes the run with its report (``engine/report.py``)."""
+"""Stage ``close_level``: a difficulty level is closed; the scores update the EMA state of the
+campaign's series (``engine/ema.py``; the series and the campaign are saved together,
+``stages/state.py``), and the last level closes the run with its report (``engine/report.py``).
+The campaign's last run gives the series back (``ReasoningSeries.holder``)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from ..config import ReasoningSettings
 from ..engine import ema as ema_engine
 from ..engine import plan, report
 from ..models import ReasoningCampaign, ReasoningRun, RunStatus
+from . import state as series_state
 from .common import Action, Ctx, _log
 
 
@@ -17,53 +20,19 @@ def _scores(items) -> list[float]:
     return [i.score for i in items if i.score is not None]
 
 
-def _state_of(rc: ReasoningCampaign) -> ema_engine.RunState:
-    return ema_engine.RunState(
-        ema=rc.ema,
-        run_count=rc.run_count,
-        current_difficulty=rc.current_difficulty,
-        ema_by_reasoning_type=dict(rc.ema_by_reasoning_type),
-        ema_by_difficulty=dict(rc.ema_by_difficulty),
-    )
-
-
-def _store_state(rc: ReasoningCampaign, state: ema_engine.RunState) -> None:
-    rc.ema = state.ema
-    rc.run_count = state.run_count
-    rc.current_difficulty = state.current_difficulty
-    rc.ema_by_reasoning_type = state.ema_by_reasoning_type
-    rc.ema_by_difficulty = state.ema_by_difficulty
-    rc.state_saved_at = timezone.now()
-    rc.save(
-        update_fields=[
-            "ema",
-            "run_count",
-            "current_difficulty",
-            "ema_by_reasoning_type",
-            "ema_by_difficulty",
-            "state_saved_at",
-            "updated_at",
-        ]
-    )
-
-
 def _close_level(ctx: Ctx, action: Action) -> None:
     """Save point: the level's EMA, the next difficulty (adaptive or not), and when the run is
     over the overall and per-type EMAs and the report; all in one transaction."""
     s = ctx.settings
     with transaction.atomic():
-        rc = (
-            ReasoningCampaign.objects.select_for_update()
-            .select_related("campaign")
-            .get(pk=ctx.rc.pk)
-        )
+        series, rc = series_state.lock(ctx.rc.pk)
         run = ReasoningRun.objects.select_for_update().get(pk=ctx.run.pk)
         difficulty = rc.current_difficulty
         if any(level["difficulty"] == difficulty for level in run.levels):
             return  # closed by an earlier attempt whose commit we did not see
         items = list(run.items.filter(difficulty=difficulty))
         level_score = ema_engine.mean(_scores(items))
-        state = _state_of(rc)
+        state = series_state.state_of(series)
         state.update_difficulty(difficulty, level_score, s.alpha)
         level_ema = state.ema_by_difficulty.get(str(difficulty))
         nxt = plan.next_difficulty(
@@ -80,6 +49,8 @@ def _close_level(ctx: Ctx, action: Action) -> None:
             "score": level_score,
             "ema": level_ema,
             "items": len(items),
+            # Items without a score (filtered, or given up on): not in the level's mean.
+            "unscored": sum(1 for i in items if i.score is None),
             "next": nxt.difficulty,
             "reason": nxt.reason,
         }
@@ -87,7 +58,7 @@ def _close_level(ctx: Ctx, action: Action) -> None:
         if nxt.difficulty is not None:
             state.current_difficulty = nxt.difficulty
             run.save(update_fields=["levels"])
-            _store_state(rc, state)
+            series_state.state_store(rc, state, series)
             _log(rc.pk, "level_completed", {"run": run.number, **level}, run=run)
             return
         run_items = list(run.items.all())
@@ -104,9 +75,12 @@ def _close_level(ctx: Ctx, action: Action) -> None:
         run.stop_reason = nxt.reason[:300]
         run.finished_at = timezone.now()
         _snapshot(run, state)
-        _store_state(rc, state)
-        run.report = render_run_report(rc, run, s)
+        series_state.state_store(rc, state, series)
+        run.report = render_run_report(rc, run, s, run_count=state.run_count)
         run.save()
+        if series.holder_id == rc.pk and series_state.runs_done(rc) >= s.runs:
+            series.holder = None  # the campaign's last run: the next campaign may continue
+            series.save(update_fields=["holder"])
         _log(rc.pk, "level_completed", {"run": run.number, **level}, run=run)
         _log(
             rc.pk,
@@ -130,7 +104,11 @@ def _snapshot(run: ReasoningRun, state: ema_engine.RunState) -> None:
     run.ema_by_difficulty_after = dict(state.ema_by_difficulty)
 
 
-def render_run_report(rc: ReasoningCampaign, run: ReasoningRun, s: ReasoningSettings) -> str:
+def render_run_report(
+    rc: ReasoningCampaign, run: ReasoningRun, s: ReasoningSettings, *, run_count: int | None = None
+) -> str:
+    """The run's Markdown report; ``run_count``: the series' completed runs after it (default:
+    the run's number)."""
     items = run.items.order_by("position")
     data = report.ReportData(
         campaign=rc.campaign.name,
@@ -140,8 +118,9 @@ def render_run_report(rc: ReasoningCampaign, run: ReasoningRun, s: ReasoningSett
         alpha=s.alpha,
         run_score=run.score,
         ema=run.ema_after,
-        run_count=run.number,
+        run_count=run.number if run_count is None else run_count,
         next_difficulty=s.difficulty_start,
+        series=rc.series.name if rc.series_id else "",
         type_names=[entry["name"] for entry in run.plan],
         type_scores=run.type_scores,
         ema_by_reasoning_type=run.ema_by_type_after,

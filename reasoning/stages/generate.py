@@ -17,7 +17,7 @@ from django.db import IntegrityError, transaction
 from evolution.llm import fanout, mark_unparsable
 
 from ..engine import judging, plan, prompts, similarity
-from ..models import ItemStatus, ReasoningItem, ReasoningRun
+from ..models import ImportedExample, ItemStatus, ReasoningItem, ReasoningRun
 from . import answer, judge
 from .common import Action, Ctx, _log, raise_for_action
 
@@ -156,17 +156,37 @@ def _chain(ctx: Ctx, cell: plan.Cell, seats, seat_width: int) -> tuple[dict, obj
     return fields, result, results
 
 
-def _draft(ctx: Ctx, cell: plan.Cell) -> dict:
-    """The cell's next question with the novelty focus, as the item's fields; a draft that is too
-    similar to a prior question, or that the quality filter rejects, is regenerated up to the
-    bound, after which the cell is filtered."""
-    s, rc = ctx.settings, ctx.rc
-    prior = list(
-        ReasoningItem.objects.filter(reasoning=rc, reasoning_type=cell.reasoning_type)
+def prior_questions(series_id: int, reasoning_type: str) -> list[tuple[object, int, str]]:
+    """Every earlier question of ``reasoning_type`` in the series, oldest first, as (key,
+    difficulty, question): the questions of runs imported from a runs.jsonl (key ("imported",
+    id)), then those of every campaign of the series (key: the item's id). Section 9: "load
+    prior questions for novelty from runs.jsonl"."""
+    imported = [
+        (("imported", pk), d, q)
+        for pk, d, q in ImportedExample.objects.filter(
+            series_id=series_id, reasoning_type=reasoning_type
+        )
+        .exclude(question="")
+        .order_by("id")
+        .values_list("pk", "difficulty", "question")
+    ]
+    made = list(
+        ReasoningItem.objects.filter(reasoning__series_id=series_id, reasoning_type=reasoning_type)
         .exclude(question="")
         .order_by("id")
         .values_list("pk", "difficulty", "question")
     )
+    return imported + made
+
+
+def _draft(ctx: Ctx, cell: plan.Cell) -> dict:
+    """The cell's next question with the novelty focus (section 4.2: the prompt names the
+    series' earlier questions), as the item's fields. Its highest similarity to those questions
+    is measured and stored; only with ``novelty_filter`` on (not in the document; off by
+    default) is a draft above ``similarity_threshold`` regenerated. A draft the quality filter
+    rejects is regenerated too; at the bound the cell is filtered (not scored)."""
+    s, rc = ctx.settings, ctx.rc
+    prior = prior_questions(rc.series_id, cell.reasoning_type)
     in_cell = [(pk, q) for pk, d, q in prior if d == cell.difficulty]
     history = [(pk, q) for pk, d, q in prior if d != cell.difficulty]
     history = history[-s.history_window :] if s.history_window else []
@@ -206,14 +226,15 @@ def _draft(ctx: Ctx, cell: plan.Cell) -> dict:
             rejected.append({"question": "", "reason": "empty answer", "similarity": None})
             continue
         near = similarity.nearest(question, compared)
-        if near.score > s.similarity_threshold:
+        if s.novelty_filter and near.score > s.similarity_threshold:
             rejected.append(
                 {
                     "question": question,
                     "reason": f"too similar to an earlier question "
                     f"(similarity {near.score:.2f} > {s.similarity_threshold})",
                     "similarity": round(near.score, 4),
-                    "similar_to": near.key,
+                    "similar_to": near.key if isinstance(near.key, int) else None,
+                    **({"similar_to_imported": near.key[1]} if isinstance(near.key, tuple) else {}),
                 }
             )
             continue
@@ -232,7 +253,7 @@ def _draft(ctx: Ctx, cell: plan.Cell) -> dict:
             "status": ItemStatus.GENERATED,
             "question": question,
             "similarity": round(near.score, 4),
-            "similar_to_id": near.key,
+            "similar_to_id": near.key if isinstance(near.key, int) else None,
             "regenerations": attempt,
             "rejected_drafts": rejected,
             "quality": quality,

@@ -71,8 +71,14 @@ def endpoint(server: FakeOpenAI, name: str) -> ModelEndpoint:
     )
 
 
-def make_campaign(server: FakeOpenAI, *, judges: int = 1, launch: bool = True, **settings):
+def make_campaign(
+    server: FakeOpenAI, *, judges: int = 1, launch: bool = True, series: str = "", **settings
+):
+    """A campaign on loopback endpoints; ``series``: the series it continues (empty: a new
+    one)."""
+    extra = {"series": series} if series else {}
     campaign = reasoning_campaign_create(
+        **extra,
         name=f"reasoning-{random.random():.6f}",
         generation_endpoint=endpoint(server, f"gen-{server.port}-{random.random():.6f}"),
         answering_endpoint=endpoint(server, f"ans-{server.port}-{random.random():.6f}"),

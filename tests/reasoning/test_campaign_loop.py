@@ -101,7 +101,9 @@ def test_a_question_too_similar_to_a_prior_one_is_regenerated_and_the_similarity
     copy = "A train leaves Lisbon at 9:00 and travels 180 km at 60 km/h. When does it arrive?"
     fake_server.script("generation", [first, copy, fresh_question(7)])
     fake_server.responder = World()
-    campaign = make_campaign(fake_server, reasoning_types=one_type(), difficulty_end=2)
+    campaign = make_campaign(
+        fake_server, reasoning_types=one_type(), difficulty_end=2, novelty_filter=True
+    )
     run_inline(campaign_id=campaign.pk)
     one, two = ReasoningItem.objects.filter(reasoning_id=campaign.pk).order_by("difficulty")
     assert one.question == first and one.regenerations == 0
@@ -127,7 +129,11 @@ def test_a_cell_without_a_novel_question_within_the_bound_is_filtered_not_answer
     fake_server.script("generation", [first] + [first] * 3)
     fake_server.responder = World()
     campaign = make_campaign(
-        fake_server, reasoning_types=one_type(), difficulty_end=2, max_regenerations=2
+        fake_server,
+        reasoning_types=one_type(),
+        difficulty_end=2,
+        max_regenerations=2,
+        novelty_filter=True,
     )
     run_inline(campaign_id=campaign.pk)
     item = ReasoningItem.objects.get(reasoning_id=campaign.pk, difficulty=2)

@@ -19,6 +19,43 @@ def test_ema_follows_the_documents_worked_example():
     assert third == pytest.approx(0.788)
 
 
+def test_state_json_round_trips_and_names_a_bad_field():
+    state = ema.RunState(
+        ema=0.74,
+        run_count=2,
+        current_difficulty=5,
+        ema_by_reasoning_type={"logical_deduction": 0.74},
+        ema_by_difficulty={"1": 1.0},
+    )
+    assert ema.RunState.from_json(state.to_json()) == state
+    assert list(state.to_json()) == [
+        "ema",
+        "run_count",
+        "current_difficulty",
+        "ema_by_reasoning_type",
+        "ema_by_difficulty",
+    ]
+    with pytest.raises(ValueError, match="current_difficulty must be 1-10"):
+        ema.RunState.from_json({"current_difficulty": 0})
+    with pytest.raises(ValueError, match="ema_by_difficulty must map names to numbers"):
+        ema.RunState.from_json({"ema_by_difficulty": {"1": "high"}})
+
+
+def test_fold_runs_continues_from_a_given_state_with_each_runs_alpha():
+    """A series' state is folded from the state it was given (an imported state.json: run 1 of
+    section 4.1's example, EMA 0.8), each run with its own campaign's alpha."""
+    start = ema.RunState(ema=0.8, run_count=1)
+    runs = [
+        ema.RunScores([(1, 0.6)], finished=True, run_score=0.6, alpha=0.3),
+        ema.RunScores([(1, 0.9)], finished=True, run_score=0.9, alpha=0.5),
+    ]
+    state, snapshots = ema.fold_runs(runs, 0.9, start=start)
+    assert snapshots[0].ema == pytest.approx(0.74)
+    assert state.ema == pytest.approx(0.5 * 0.9 + 0.5 * 0.74)
+    assert state.run_count == 3
+    assert start.ema == 0.8 and start.run_count == 1  # the given state is not changed
+
+
 def test_fold_runs_replays_the_worked_example_and_keeps_a_snapshot_per_run():
     runs = [
         ema.RunScores([(1, s)], finished=True, run_score=s, type_scores={"t": s})
@@ -47,6 +84,25 @@ def test_round_robin_is_difficulty_then_type_then_index():
         (2, "a", 1),
         (2, "b", 0),
     ]
+
+
+@pytest.mark.parametrize(("num_questions", "total"), [(1, 80), (3, 240)])
+def test_the_round_robin_matrix_has_the_documents_80_and_240_questions(num_questions, total):
+    """Section 7: 8 reasoning types x 10 difficulties x 1 question = 80 by default; with
+    --num-questions 3, 8 x 10 x 3 = 240."""
+    s = ReasoningSettings.from_dict({"num_questions": num_questions})
+    run_plan = plan.run_plan(
+        type_names=s.type_names,
+        num_questions=s.num_questions,
+        ema_by_type={},
+        weak_area_focus=s.weak_area_focus,
+        weak_area_types=s.weak_area_types,
+        weak_area_extra=s.weak_area_extra,
+    )
+    cells = list(plan.round_robin(s.difficulties, run_plan))
+    assert len(cells) == total
+    assert len(set(cells)) == total  # every cell and index once
+    assert {c.difficulty for c in cells[: 8 * num_questions]} == {1}  # difficulty is outermost
 
 
 def test_weak_area_focus_gives_the_lowest_ema_types_extra_questions():

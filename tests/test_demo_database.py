@@ -2,7 +2,8 @@
 (``tests/support/demo_db.py``):
 
 - the demo builds every capability, prints the logins, and a second run reuses what exists;
-- the reasoning demo campaign ran its planted stories on replayed responses;
+- the reasoning demo benchmark (two campaigns of one series) ran its planted stories on replayed
+  responses, the second campaign continuing the first;
 - every kind's campaign completed and its problems were reviewed and released, X-Coder's and
   EvoSyn's through the gate on their measured pass@1;
 - no page of any kind prints a Python object dump (a dict or list printed with str() or pprint,
@@ -91,9 +92,11 @@ def _every_kind_is_reviewed_and_released() -> None:
     from review.models import GroupItem
 
     for kind in ("xcoder", "evosyn", "frontiersmith", "reasoning"):
-        campaign = Campaign.objects.get(kind=kind, name__startswith="Demo")
-        assert campaign.state == "completed", (kind, campaign.state_reason)
-        assert campaign.replayed
+        campaigns = list(Campaign.objects.filter(kind=kind, name__startswith="Demo"))
+        assert campaigns, kind
+        for campaign in campaigns:  # the reasoning benchmark is two campaigns of one series
+            assert campaign.state == "completed", (kind, campaign.state_reason)
+            assert campaign.replayed
     reviewed = GroupItem.objects.filter(
         group__round__name=DEMO_ROUND, reviews__submitted_at__isnull=False
     ).values_list("problem__method", flat=True)
@@ -109,38 +112,63 @@ def _every_kind_is_reviewed_and_released() -> None:
         assert Measurement.objects.get(problem=problem).state == "completed"
 
 
-def test_the_reasoning_demo_campaign_ran_on_replayed_responses(demo_build):  # noqa: F811
-    """The reasoning demo campaign, with its planted stories computed live (it is built by the
-    same demo hook ``make demo`` runs, so it is checked here rather than built again)."""
+def test_the_reasoning_demo_benchmark_ran_on_replayed_responses_across_two_campaigns(
+    demo_build,  # noqa: F811
+):
+    """The reasoning demo: one series of three runs built by two campaigns, the second
+    continuing the first, with its planted stories computed live (it is built by the same demo
+    hook ``make demo`` runs, so it is checked here rather than built again)."""
     from reasoning.demo import pack
-    from reasoning.models import ItemStatus
+    from reasoning.demo import setup as reasoning_setup
+    from reasoning.models import ItemStatus, ReasoningItem
 
-    campaign = Campaign.objects.get(kind="reasoning", name__startswith="Demo")
-    assert campaign.state == "completed", campaign.state_reason
-    assert campaign.replayed
-    rc = campaign.reasoning
-    assert rc.run_count == pack.RUNS
-    runs = list(rc.runs.order_by("number"))
-    # Weak-area focus: from run 2 on, the two lowest-EMA types get a second question per cell.
+    first = Campaign.objects.get(kind="reasoning", name=reasoning_setup.CAMPAIGN_NAME)
+    second = Campaign.objects.get(kind="reasoning", name=reasoning_setup.CONTINUED_NAME)
+    for campaign in (first, second):
+        assert campaign.state == "completed", campaign.state_reason
+        assert campaign.replayed
+    one, two = first.reasoning, second.reasoning
+    series = one.series
+    assert series.name == reasoning_setup.SERIES_NAME and two.series_id == series.pk
+    assert series.run_count == pack.RUNS and series.holder_id is None
+    assert [r.number for r in one.runs.order_by("number")] == [1, 2]
+    assert [r.number for r in two.runs.all()] == [3]
+    runs = list(series.runs.order_by("number"))
+    # The second campaign started from the state the first left.
+    assert two.series_start["ema"] == pytest.approx(one.ema)
+    assert two.series_start["run_count"] == 2
+    assert two.ema == pytest.approx(series.ema) and series.ema == pytest.approx(runs[2].ema_after)
+    assert runs[2].ema_after == pytest.approx(0.3 * runs[2].score + 0.7 * runs[1].ema_after)
+    # Weak-area focus: from run 2 on, the two lowest-EMA types get a second question per cell
+    # (run 3's, in the second campaign, from the series' EMAs).
     assert [sum(t["weak"] for t in r.plan) for r in runs] == [0, 2, 2]
-    assert rc.items.filter(run__number=1).count() == 80
-    assert rc.items.filter(run__number=2).count() == 80 + 2 * 10
+    items = ReasoningItem.objects.filter(reasoning__series=series)
+    assert items.filter(run__number=1).count() == 80
+    assert items.filter(run__number=2).count() == 80 + 2 * 10
     # Planted stories, decided live: two copied drafts rejected for novelty, one draft rejected
     # by the quality filter, judge B's prose answers as parse failures, judge C's dissent.
-    regenerated = rc.items.filter(regenerations__gt=0)
+    regenerated = items.filter(regenerations__gt=0)
     reasons = [d["reason"] for item in regenerated for d in item.rejected_drafts]
     assert sum("too similar" in r for r in reasons) == 2
     assert sum("quality filter" in r for r in reasons) == 1
-    assert rc.items.filter(parse_failures=1).count() == 2
-    assert rc.items.filter(disagreement=True).count() > 5
-    assert not rc.items.exclude(status=ItemStatus.JUDGED).exists()
+    # Run 3's copy of a run-2 question is rejected in the second campaign against the first's.
+    copied = two.items.get(
+        run__number=3, difficulty=6, reasoning_type="mathematical_reasoning", question_index=0
+    )
+    near = copied.rejected_drafts[0]
+    assert "too similar" in near["reason"]
+    assert ReasoningItem.objects.get(pk=near["similar_to"]).reasoning_id == one.pk
+    assert items.filter(parse_failures=1).count() == 2
+    assert items.filter(disagreement=True).count() > 5
+    assert not items.exclude(status=ItemStatus.JUDGED).exists()
     # Per item: one question, one quality verdict, one answer, three judges; plus the two
     # regenerated copies (a question each) and the quality rejection (a question and a verdict).
-    assert rc.items.count() == 280
-    assert campaign.calls_made == 280 * 6 + 2 + 2
+    assert items.count() == 280
+    assert first.calls_made + second.calls_made == 280 * 6 + 2 + 2
     # The scripted answerer gets harder levels wrong more often: the EMA falls with difficulty.
-    assert rc.ema_by_difficulty["1"] > rc.ema_by_difficulty["10"]
+    assert series.ema_by_difficulty["1"] > series.ema_by_difficulty["10"]
     assert all(r.report.startswith("# Self-evolving benchmark report") for r in runs)
+    assert f"- Series: {series.name}" in runs[2].report
 
 
 # Every kind of page the issue names, and the public ones: the crawl must reach each.
@@ -158,6 +186,7 @@ MUST_VISIT = {
         "frontiersmith:candidate_detail",
         "reasoning:campaign_detail",
         "reasoning:item_detail",
+        "reasoning:series_detail",
         "review:round_detail",
         "releases:curate_detail",
         "releases:run_detail",
@@ -255,5 +284,6 @@ def test_running_the_demo_again_reuses_what_exists(demo_build):  # noqa: F811
     assert counts[("benchevolver", setup.COMPLETED_NAME)] == 1
     for kind in ("xcoder", "evosyn", "frontiersmith", "reasoning"):
         demo = {name: n for (k, name), n in counts.items() if k == kind and name.startswith("Demo")}
-        assert list(demo.values()) == [1], (kind, demo)
+        # Reasoning's benchmark is two campaigns of one series.
+        assert list(demo.values()) == [1] * (2 if kind == "reasoning" else 1), (kind, demo)
     assert all(n == 1 for n in counts.values()), counts

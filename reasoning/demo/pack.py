@@ -26,10 +26,14 @@ CASSETTE = Path(__file__).resolve().parent / "cassette.jsonl"
 TYPES = [name for name, _ in DEFAULT_REASONING_TYPES]
 DIFFICULTIES = list(range(1, 11))
 RUNS = 3
+# The demo's benchmark is one series continued across two campaigns: the first makes runs 1-2,
+# the second continues the series with run 3 (its replayed answers are the cassette's run 3).
+FIRST_CAMPAIGN_RUNS = 2
+CONTINUED_CAMPAIGN_RUNS = RUNS - FIRST_CAMPAIGN_RUNS
 MAX_QUESTIONS = 2  # weak-area focus gives two types one extra question per cell
 JUDGES = ("demo-judge-a", "demo-judge-b", "demo-judge-c")
 DEMO_SETTINGS = {
-    "runs": RUNS,
+    "runs": FIRST_CAMPAIGN_RUNS,
     # The planted copies show the measured novelty filter, which the document does not have
     # (off by default).
     "novelty_filter": True,

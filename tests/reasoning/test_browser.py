@@ -7,6 +7,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from benchapp.services import user_create
 from evolution.streams.runner import run_inline
+from reasoning.models import ReasoningCampaign
 from tests.support.browser import assert_light_plotly
 
 from .conftest import World, make_campaign
@@ -29,6 +30,7 @@ def test_the_matrix_heatmap_and_ema_charts_render_in_chromium(live_server, fake_
     ]
     campaign = make_campaign(fake_server, reasoning_types=types, difficulty_end=3, runs=2)
     run_inline(campaign_id=campaign.pk)
+    series_slug = ReasoningCampaign.objects.get(pk=campaign.pk).series.slug
     user_create(username="heat_curator", password="heat-password-1", role="curator")
 
     with sync_playwright() as p:
@@ -56,9 +58,17 @@ def test_the_matrix_heatmap_and_ema_charts_render_in_chromium(live_server, fake_
             overall = page.locator("#ema-overall")
             expect(overall.locator(".scatterlayer .trace")).to_have_count(2)
             expect(page.locator("#ema-by-type .scatterlayer .trace")).to_have_count(2)
+            # The series' chart: its EMA and run scores over every campaign's runs.
+            expect(page.locator("#ema-series .scatterlayer .trace")).to_have_count(2)
             # Choosing one run redraws the matrix with that run's items only.
             page.select_option("#matrix-run", "1")
             expect(heatmap.locator("text", has_text="(1)")).to_have_count(6, timeout=10000)
+            # The series page draws the same EMA over the series' runs.
+            page.goto(f"{live_server.url}/reasoning/series/{series_slug}/")
+            chart = page.locator("#series-ema-chart")
+            expect(chart).to_have_attribute("data-rendered", "1", timeout=15000)
+            expect(chart.locator(".scatterlayer .trace")).to_have_count(2)
+            expect(chart.locator(".scatterlayer .trace .point")).to_have_count(4)  # 2 runs x 2
             assert errors == []
         finally:
             browser.close()

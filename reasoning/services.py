@@ -50,36 +50,46 @@ def _unique(field: str, wanted: str, limit: int) -> str:
     return value
 
 
-def series_create(*, name: str, base_state: dict | None = None) -> ReasoningSeries:
-    """A new series called ``name`` (a suffix keeps name and slug unique); ``base_state``: a
-    state.json to start from (ValidationError names a bad field)."""
+def series_create(*, name: str) -> ReasoningSeries:
+    """A new series called ``name``, in the initial state; a suffix keeps its name and slug
+    unique (a series of that name made meanwhile by a concurrent request counts as taken)."""
     name = " ".join((name or "").split())
     if not name:
         raise ValidationError({"series": ["name the series"]})
-    state = ema_engine.RunState()
-    if base_state:
+    for attempt in range(3):
+        unique = _unique("name", name, SERIES_NAME_MAX)
+        series = ReasoningSeries(
+            name=unique, slug=_unique("slug", slugify(unique) or "series", SERIES_SLUG_MAX)
+        )
         try:
-            state = ema_engine.RunState.from_json(base_state)
-        except ValueError as exc:
-            raise ValidationError({"state": [str(exc)]}) from exc
-    name = _unique("name", name, SERIES_NAME_MAX)
-    slug = _unique("slug", slugify(name) or "series", SERIES_SLUG_MAX)
-    series = ReasoningSeries(name=name, slug=slug, base_state=state.to_json() if base_state else {})
-    for field in series_state.STATE_FIELDS:
-        setattr(series, field, getattr(state, field))
+            with transaction.atomic():
+                series.save()
+        except IntegrityError:
+            if attempt == 2:
+                raise
+            continue
+        return series
+    raise AssertionError("unreachable")
+
+
+def series_get_or_create(name: str) -> ReasoningSeries:
+    """The series ``name`` names (by name or slug), made when there is none; two requests
+    naming the same new series both get the one made first."""
+    found = series_find(name)
+    if found is not None:
+        return found
+    name = " ".join(name.split())
     try:
         with transaction.atomic():
-            series.save()
-    except IntegrityError:  # made by a concurrent request a moment ago
+            return ReasoningSeries.objects.create(
+                name=name[:SERIES_NAME_MAX],
+                slug=_unique("slug", slugify(name) or "series", SERIES_SLUG_MAX),
+            )
+    except IntegrityError:
         found = series_find(name)
         if found is None:
             raise
         return found
-    return series
-
-
-def series_get_or_create(name: str) -> ReasoningSeries:
-    return series_find(name) or series_create(name=name)
 
 
 @transaction.atomic

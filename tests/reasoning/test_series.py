@@ -180,3 +180,14 @@ def test_an_override_in_an_earlier_campaign_moves_the_later_campaigns_ema(fake_s
     assert two.ema == pytest.approx(0.81) and two.series.ema == pytest.approx(0.81)
     assert two.series.run_count == 2
     assert two.ema_by_difficulty["9"] == pytest.approx(0.7)  # 1.0, then 0.0
+
+
+def test_a_series_is_found_by_name_or_slug_and_a_new_one_never_takes_a_name_twice():
+    from reasoning.services import series_create, series_get_or_create
+
+    bench = series_get_or_create("My  Bench")
+    assert (bench.name, bench.slug) == ("My Bench", "my-bench")
+    assert series_get_or_create("my bench") == bench == series_get_or_create("my-bench")
+    # A campaign without a series name gets a new series named after it, even if taken.
+    other = series_create(name="My Bench")
+    assert (other.name, other.slug) == ("My Bench (2)", "my-bench-2")

@@ -213,10 +213,7 @@ def log_entries(rc: ReasoningCampaign) -> QuerySet[ResultLogEntry]:
 
 
 def series_list() -> QuerySet[ReasoningSeries]:
-    return ReasoningSeries.objects.annotate(
-        campaign_count=Count("campaigns", distinct=True),
-        run_count_made=Count("runs", distinct=True),
-    ).order_by("name")
+    return ReasoningSeries.objects.annotate(campaign_count=Count("campaigns")).order_by("name")
 
 
 def series_get(*, slug: str) -> ReasoningSeries:

@@ -5,7 +5,8 @@ the Hub serves for CodeContests, APPS, TACO and SciCode.
 ``POST /api/problem-sets/import`` operation and the admin import page all call it). An import is
 one transaction: any bad line raises ``SeedImportError`` naming the line and field, and nothing
 is written. Re-importing the same source ids creates no duplicates, and keeps the references
-the problems have unless told to replace them (``references.py``).
+the problems have unless told to replace them (``references.py``). Every seed an import writes
+joins the contamination screen's index (``evolution.screening``) in the same transaction.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from evolution.models import ProblemSet
+from evolution.models import Problem, ProblemSet
+from evolution.screening import services as screening
 
 from .apps import read_apps
 from .codecontests import read_codecontests
@@ -184,6 +186,7 @@ def import_seeds(
     reasons: list[tuple[int, str]] = []
     batch: list[tuple[int, dict]] = []
     batch_bytes = 0
+    stored_ids: list[int] = []
 
     def write_batch() -> int:
         """Settle the batch's references (one judge workload), then write its records in order;
@@ -194,6 +197,7 @@ def import_seeds(
         count = 0
         for line, record in batch:
             writer.add(line, record)
+            stored_ids.append(writer.last_problem.pk)
             ledger.stored(record, writer.last_problem.public_id)
             count += bool((record.get("reference_solution") or "").strip())
         batch.clear()
@@ -224,6 +228,9 @@ def import_seeds(
                 progress(line)
         with_reference += write_batch()
         problem_set = writer.finish()
+        # The contamination screen's index grows with every import (docs/screening.md): the
+        # seeds written or left unchanged here, each indexed again only if it changed.
+        screening.index_problems(Problem.objects.filter(pk__in=stored_ids).order_by("id"))
     return ImportReport(
         problem_set=problem_set,
         with_reference=with_reference,

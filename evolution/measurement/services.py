@@ -16,6 +16,8 @@ from django.utils import timezone
 from evolution.benchevolver.engine.config import phi
 from evolution.judging.difficulty import INFRA_ERROR
 from evolution.models import Campaign, Panel, Problem, ProblemSet
+from evolution.models.problems import ProblemKind
+from evolution.screening import services as screening
 from evolution.streams import errors
 
 from . import panel as panel_calls
@@ -64,7 +66,9 @@ def measurement_create(
 ) -> Measurement:
     """A pending measurement of ``problem`` by ``panel`` (K = ``k`` or Table 5's
     ``target_eval_k``). For a campaign or a batch the existing record is returned (one per
-    problem). A problem that cannot be measured gets a failed record naming why."""
+    problem). A problem that cannot be measured gets a failed record naming why. A new record's
+    problem (unless it is a seed, a public problem itself) is screened for contamination
+    (``evolution.screening``), whether or not it can be measured."""
     k = k or panel_calls.defaults().target_eval_k
     _check_panel(panel, k)
     scope = {"campaign": campaign} if campaign else {"batch": batch} if batch else None
@@ -86,9 +90,14 @@ def measurement_create(
         fields.update(state=MeasurementState.FAILED, reason=why, measured_at=timezone.now())
     try:
         with transaction.atomic():
-            return Measurement.objects.create(**fields)
+            measurement = Measurement.objects.create(**fields)
     except IntegrityError:  # a concurrent rerun created it first
         return Measurement.objects.get(problem=problem, **(scope or {}))
+    if problem.kind != ProblemKind.SEED:
+        # Where X-Coder, EvoSyn and FrontierSmith problems (and any evolved problem a curator
+        # measures) are screened against the public corpora; the gate reads the stored screen.
+        screening.screen_problem(problem, context="measurement")
+    return measurement
 
 
 def next_phase(measurement: Measurement) -> str | None:

@@ -150,6 +150,19 @@ def rule_evosyn_ablation(words: list[str]) -> bool:
     return True
 
 
+def rule_screening_index(words: list[str]) -> bool:
+    """docs/screening.md's index command: here its options are checked against the command's
+    --help; ``test_the_documented_screening_index_runs`` runs the line as printed against a
+    database holding HumanEval."""
+    argv = _manage(words)
+    if argv is None or "screening_index" not in words:
+        return False
+    out = _run([*argv[: argv.index("screening_index") + 1], "--help"])
+    for option in (w for w in words if w.startswith("--")):
+        assert option in out.stdout, f"screening_index has no {option}"
+    return True
+
+
 def rule_celery_worker(words: list[str]) -> bool:
     if words[:4] != ["celery", "-A", "benchapp", "worker"]:
         return False
@@ -213,7 +226,13 @@ def run_documented(command: str, tmp: Path) -> None:
     words = _words(command)
     if rule_printf(words, command, tmp):
         return
-    for rule in (rule_make, rule_evosyn_ablation, rule_manage_help, rule_celery_worker):
+    for rule in (
+        rule_make,
+        rule_evosyn_ablation,
+        rule_screening_index,
+        rule_manage_help,
+        rule_celery_worker,
+    ):
         if rule(words):
             return
     if rule_export(words, command) or rule_docker(words, command):
@@ -281,6 +300,21 @@ def test_the_documented_seed_user_and_export_flows_run(tmp_path):
     for command in _documented("python manage.py import_seeds jsonl humaneval.jsonl"):
         out = _run(_as_run(command), cwd=tmp_path, env=env)
         assert "unchanged" in out.stdout
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_documented_screening_index_runs(tmp_path):
+    """docs/screening.md's command against a database holding HumanEval: it hashes every
+    imported seed again (the import already indexed each) and prints the corpora."""
+    env = _db_env()
+    _run(_as_run("python manage.py import_seeds humaneval"), cwd=tmp_path, env=env)
+    commands = _documented("python manage.py screening_index")
+    assert commands
+    for command in commands:
+        out = _run(_as_run(command), cwd=tmp_path, env=env)
+        if "--rebuild" in command:
+            assert "rebuilt: 0 added, 0 updated, 164 unchanged, 0 removed" in out.stdout
+        assert "index: 164 public problems: humaneval 164" in out.stdout, out.stdout
 
 
 def _sh_blocks(doc: str) -> list[str]:

@@ -1,5 +1,10 @@
 """The decision (stage ``decide``; pure logic in ``engine/accept.py``): a candidate is decided
-once, the lineage and its memory are updated and, on acceptance, the evolved problem is created."""
+once, the lineage and its memory are updated and, on acceptance, the evolved problem is created.
+
+An accepted candidate is screened for contamination first (``evolution.screening``): its
+nearest public problems go into its validation ledger (step "contamination screen") and are
+stored as the evolved problem's screen. The screen records, it never rejects: whether a
+similarity is too high for a release is the curation gate's rule (docs/screening.md)."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from evolution.benchevolver.engine.types import GeneratedTest
 from evolution.models import Candidate, GlobalMemoryEntry, Lineage, Problem, TestCase
 from evolution.models.campaigns import Decision, LineageState, Stage
 from evolution.models.problems import ProblemKind
+from evolution.screening import services as screening
 from evolution.streams.kinds import unit_transition
 
 from .common import (
@@ -20,6 +26,7 @@ from .common import (
     _candidate_or_none,
     _candidate_starter,
     _comparison,
+    _ledger,
     move_candidate,
 )
 
@@ -55,7 +62,9 @@ def _decide(ctx: Ctx, cand: Candidate, decision: str, reason: str) -> None:
     cand.decided_at = timezone.now()
     lineage.iterations += 1
     if decision == Decision.ACCEPTED:
+        screen = _screen(cand)
         problem = _accepted_problem(ctx, cand)
+        screening.store(problem, screen, context="benchevolver")
         cand.accepted_problem = problem
         gain = (cand.level or 0) - (lineage.seed_level or 0)
         lineage.parent = problem
@@ -136,8 +145,24 @@ def _decide(ctx: Ctx, cand: Candidate, decision: str, reason: str) -> None:
     ctx.lineage = lineage
 
 
-# What a decision changes on its candidate.
-DECIDED_FIELDS = ("decision", "decision_reason", "decided_at", "accepted_problem")
+# What a decision changes on its candidate (an acceptance adds its contamination screen).
+DECIDED_FIELDS = (
+    "decision",
+    "decision_reason",
+    "decided_at",
+    "accepted_problem",
+    "validation_ledger",
+)
+
+
+def _screen(cand: Candidate) -> dict:
+    """Screen the candidate against the public corpora (its own lineage apart) and ledger its
+    nearest public problems; returns the full record, stored with the accepted problem."""
+    record = screening.screen_candidate(
+        statement=cand.statement, code=cand.code, parent=cand.parent
+    )
+    _ledger(cand, screening.ledger_entry(record))
+    return record
 
 
 def _store_decided(cand: Candidate) -> bool:

@@ -96,10 +96,12 @@ def test_a_disagreeing_brute_force_is_repaired_then_the_candidate_is_accepted(ru
     steps = [(e["step"], e.get("outcome", ""), e.get("target", "")) for e in cand.validation_ledger]
     assert ("vote", "disagree: repair brute_force", "") in steps
     assert ("repair", "applied", "brute_force") in steps
+    # Accepted: its contamination screen is the last entry (docs/screening.md).
+    assert steps.pop()[0] == "contamination screen"
     assert steps[-3][:2] == ("vote", "agree") and steps[-2][:2] == ("hidden check", "agree")
     # Then the parent's reference is run on the new tests and the result recorded.
     assert steps[-1][0] == "parent check"
-    hidden = cand.validation_ledger[-2]
+    hidden = cand.validation_ledger[-3]
     assert (
         hidden["infeasible"] >= 1
     )  # the quadratic brute force timed out on large tests: infeasible, not wrong

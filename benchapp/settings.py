@@ -53,7 +53,6 @@ INSTALLED_APPS = [
     "benchapp",
     "evolution",
     "evolution.measurement",
-    "evolution.screening",
     "review",
     "releases",
     "reasoning",

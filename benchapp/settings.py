@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "benchapp",
     "evolution",
     "evolution.measurement",
+    "evolution.screening",
     "review",
     "releases",
     "reasoning",

@@ -460,6 +460,10 @@ def card_markdown(
         f"(similarity < {rules.get('duplicate_threshold')}). Original problems supplement "
         f"the set when their pass@1 is at most {rules.get('original_max_pass_at_1')}.",
         "",
+        "## Contamination screen",
+        "",
+        _screen_statement(release, rules, withhold_origin=withhold_origin),
+        "",
         "## Changes",
         "",
     ]
@@ -478,6 +482,76 @@ def card_markdown(
             fixed = f" Fixed in v{e.fixed_in.version}." if e.fixed_in_id else " Open."
             lines.append(f"- `{e.item_public_id}` ({e.kind}): {e.description}{fixed}")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _screen_statement(release: Release, rules: dict, *, withhold_origin: bool) -> str:
+    """How the release's problems were screened against the public corpora: the corpora and
+    their sizes, the method, the thresholds, the day (evolution.screening, docs/screening.md),
+    from the screens its items froze with."""
+    provenances = [
+        item.provenance
+        for item in release.items.order_by("position").only("provenance")
+        if (item.provenance or {}).get("screen")
+    ]
+    screens = [p["screen"] for p in provenances]
+    # Items a curator included although a screen rule failed (the gate's verdict is frozen).
+    over = sum(
+        any(
+            r["rule"] in ("public_similarity", "public_similarity_before") and not r["passed"]
+            for r in (p.get("gate") or {}).get("rules") or []
+        )
+        for p in provenances
+    )
+    if not screens:
+        return "No evolved or synthesized problem in this release was screened."
+    index = max((s.get("index") or {} for s in screens), key=lambda i: i.get("problems") or 0)
+    if not index.get("problems"):
+        return (
+            "Not screened: no public corpus was indexed when the gate ran, so nothing says "
+            "whether a problem recalls a public one."
+        )
+    run = release.gate_runs.order_by("-created_at", "-id").first()
+    day = (run.created_at if run else release.frozen_at or release.created_at).date()
+    corpora = ", ".join(
+        f"{name} {c['problems']}"
+        + (f" (dated {c['first']} to {c['last']})" if c.get("first") else "")
+        # Sorted here: a JSON column (PostgreSQL's jsonb) keeps its own key order.
+        for name, c in sorted((index.get("corpora") or {}).items())
+    )
+    held = []
+    if rules.get("max_public_similarity") is not None:
+        held.append(
+            f"at similarity {rules['max_public_similarity']} or above to any public problem"
+        )
+    if rules.get("max_similarity_before") is not None:
+        held.append(
+            f"at {rules['max_similarity_before']} or above to a public problem dated before "
+            f"{rules['similarity_before_date']} (undated ones counted as older)"
+        )
+    if held:
+        rule = "Evolved and synthesized problems were held back " + "; and ".join(held) + "."
+        if over:
+            rule += (
+                " Some problems above it were included by a curator's decision, with the "
+                "reason on the item."
+                if withhold_origin
+                else f" {over} problem{'s' if over != 1 else ''} above it "
+                f"{'were' if over != 1 else 'was'} included by a curator's decision, with "
+                "the reason on the item."
+            )
+    else:
+        rule = (
+            "No maximum similarity was set: the gate recorded each problem's nearest public "
+            "problem without holding any back."
+        )
+    highest = max(s.get("max_similarity") or 0.0 for s in screens)
+    count = "" if withhold_origin else f" over its {len(screens)} screened problems"
+    return (
+        f"Screened on {day.isoformat()} against {index['problems']} public problems ({corpora}): "
+        f"{index.get('method', 'MinHash similarity')}. {rule} Highest similarity to a public "
+        f"problem{count}: {highest:.2f}. Not caught: a problem recalled from a corpus that was "
+        "not indexed, or re-themed with other wording and a differently written program."
+    )
 
 
 def _parquet(rows: list[dict], schema) -> bytes:

@@ -15,6 +15,12 @@ curse); the difficulty rules read the independent figure and, by default
 selection-time figure only by turning that off and giving ``selection_time_reason``, which every
 rule that reads it shows.
 
+The contamination screen (``evolution.screening``, docs/screening.md) gives every evolved and
+synthesized candidate its nearest public problems; ``max_public_similarity`` holds back one too
+close to any public problem, ``max_similarity_before`` (with ``similarity_before_date``) one
+too close to a public problem older than a day, and without either the report still names the
+nearest public problem.
+
 ``GateRules.from_dict`` validates a rule set and names the bad key; ``evaluate`` returns, for
 every candidate, each rule with passed/failed and why.
 """
@@ -22,8 +28,10 @@ every candidate, each rule with passed/failed and why.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from datetime import date
 
 from evolution.judging.duplicates import near_duplicate
+from evolution.screening import describe as screen_text
 
 
 class RulesError(ValueError):
@@ -61,7 +69,27 @@ class GateRules:
     # reads it).
     require_independent: bool = True
     selection_time_reason: str | None = None
+    # The contamination screen (evolution.screening, docs/screening.md): an evolved or
+    # synthesized problem is held back when its similarity to a public problem (the larger of
+    # statement and code similarity) reaches this; None records the nearest public problem
+    # without a maximum.
+    max_public_similarity: float | None = None
+    # A "newer than" claim, as LiveCodeBench makes with release dates: the same maximum against
+    # the public problems dated before ``similarity_before_date`` (YYYY-MM-DD; undated ones
+    # count as older). Both or neither.
+    max_similarity_before: float | None = None
+    similarity_before_date: str | None = None
 
+    _OPTIONAL = (
+        "min_novelty",
+        "min_score_spread",
+        "selection_time_reason",
+        "max_public_similarity",
+        "max_similarity_before",
+        "similarity_before_date",
+    )
+    # The screen keeps every neighbour at similarity 0.2 or above (evolution.screening.services
+    # KEEP_FLOOR): a maximum below it could not be checked.
     _RANGES = {
         "min_quality": (1.0, 5.0),
         "min_novelty": (1.0, 5.0),
@@ -71,6 +99,8 @@ class GateRules:
         "duplicate_threshold": (0.0, 1.0),
         "original_max_pass_at_1": (0.0, 1.0),
         "min_score_spread": (0.0, 1.0),
+        "max_public_similarity": (0.2, 1.0),
+        "max_similarity_before": (0.2, 1.0),
     }
 
     @classmethod
@@ -88,8 +118,10 @@ class GateRules:
                 if not isinstance(value, bool):
                     raise RulesError(name, f"must be true or false, got {value!r}")
             elif value is None:
-                if name not in ("min_novelty", "min_score_spread", "selection_time_reason"):
+                if name not in cls._OPTIONAL:
                     raise RulesError(name, "must not be empty")
+            elif name == "similarity_before_date":
+                value = _day(name, value)
             elif name == "selection_time_reason":
                 if not isinstance(value, str):
                     raise RulesError(name, f"must be text, got {value!r}")
@@ -114,10 +146,31 @@ class GateRules:
             )
         if rules.min_pass_at_1 > rules.max_pass_at_1:
             raise RulesError("min_pass_at_1", "must not exceed max_pass_at_1")
+        if (rules.max_similarity_before is None) != (rules.similarity_before_date is None):
+            missing = (
+                "similarity_before_date"
+                if rules.similarity_before_date is None
+                else "max_similarity_before"
+            )
+            raise RulesError(
+                missing,
+                "needed too: the maximum similarity to public problems dated before a day "
+                "takes both the maximum and the day",
+            )
         return rules
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def _day(name: str, value) -> str:
+    """A rule's date as YYYY-MM-DD, or RulesError naming the rule."""
+    try:
+        if isinstance(value, str) and len(value.strip()) == 10:
+            return date.fromisoformat(value.strip()).isoformat()
+    except ValueError:
+        pass
+    raise RulesError(name, f"must be a date YYYY-MM-DD, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -147,6 +200,9 @@ class CandidateFacts:
     independent_attempts: int | None = None
     independent_source: str = ""
     independent_note: str = ""
+    # The contamination screen's record (evolution.screening.services.screen_record) of an
+    # evolved or synthesized problem; None for originals and unscreened problems.
+    screen: dict | None = None
 
     @property
     def has_independent(self) -> bool:
@@ -196,9 +252,10 @@ class CandidateReport:
             "origin": self.facts.origin,
             "passed": self.passed,
             "facts": {
-                **{k: v for k, v in asdict(self.facts).items() if k != "statement"},
+                **{k: v for k, v in asdict(self.facts).items() if k not in ("statement", "screen")},
                 "independent_pass_at_1": self.facts.independent_pass_at_1,
                 "difficulty_source": self.facts.difficulty_source,
+                "screen": screen_summary(self.facts.screen),
             },
             "rules": [asdict(r) for r in self.rules],
         }
@@ -336,6 +393,75 @@ def _model_only_rule(facts: CandidateFacts) -> RuleResult:
     )
 
 
+def screen_summary(record: dict | None) -> dict | None:
+    """What a report (and a release's provenance) keeps of a screen: the index it was screened
+    against, the nearest public problems, the highest similarity, the lineage set apart."""
+    if record is None:
+        return None
+    return {
+        "screened_at": record.get("screened_at"),
+        "index": record.get("index"),
+        "max_similarity": record.get("max_similarity"),
+        "nearest": (record.get("neighbours") or [])[:5],
+        "lineage": record.get("lineage") or [],
+    }
+
+
+def _screen_rules(facts: CandidateFacts, rules: GateRules) -> list[RuleResult]:
+    """The contamination screen's rules: evolved and synthesized problems only (an original is a
+    public problem itself). Without a maximum the rule records the nearest public problem."""
+    if facts.origin == "original":
+        return [
+            RuleResult(
+                "public_similarity",
+                True,
+                "an original: a public problem itself (the screen applies to evolved and "
+                "synthesized problems)",
+            )
+        ]
+    record = facts.screen
+    nearest = screen_text.nearest_text(record)
+    checked = rules.max_public_similarity is not None or rules.max_similarity_before is not None
+    if not checked:
+        return [RuleResult("public_similarity", True, f"{nearest}; no maximum set")]
+    if not record or not (record.get("index") or {}).get("problems"):
+        return [
+            RuleResult(
+                "public_similarity",
+                False,
+                "not screened: no public corpus is indexed (import one, or run "
+                "manage.py screening_index --rebuild)",
+            )
+        ]
+    out = []
+    if rules.max_public_similarity is not None:
+        value = record.get("max_similarity") or 0.0
+        out.append(
+            RuleResult(
+                "public_similarity",
+                value < rules.max_public_similarity,
+                f"{nearest}; must stay below {rules.max_public_similarity}",
+            )
+        )
+    if rules.max_similarity_before is not None:
+        day = rules.similarity_before_date
+        older = screen_text.before(record, day)
+        detail = (
+            f"closest public problem dated before {day} (or undated): "
+            + screen_text.neighbour_text(older)
+            if older
+            else f"no public problem dated before {day} (or undated) at similarity 0.2 or above"
+        )
+        out.append(
+            RuleResult(
+                "public_similarity_before",
+                older is None or older["similarity"] < rules.max_similarity_before,
+                f"{detail}; must stay below {rules.max_similarity_before}",
+            )
+        )
+    return out
+
+
 def evaluate(
     candidates: list[CandidateFacts],
     rules: GateRules,
@@ -373,6 +499,7 @@ def evaluate(
         report.rules.append(_difficulty_rule(facts, rules))
         if rules.exclude_model_only_hardness:
             report.rules.append(_model_only_rule(facts))
+        report.rules.extend(_screen_rules(facts, rules))
 
         against = dict(kept)
         if facts.origin == "evolved":

@@ -84,6 +84,21 @@ HELP: dict[str, tuple[str, str]] = {
         "With the rule above off: the curator's reason, shown on every difficulty rule that "
         "reads a selection-time figure. Empty: such problems fail the difficulty rule.",
     ),
+    "max_public_similarity": (
+        "Public similarity that holds a problem back",
+        "The contamination screen: an evolved or synthesized problem whose similarity to any "
+        "indexed public problem (the larger of statement and code similarity, 0.2-1) reaches "
+        "this is left out. Empty: the report names the nearest public problem, nothing more.",
+    ),
+    "max_similarity_before": (
+        "Public similarity before a date",
+        'A "newer than" claim: the same maximum against the public problems dated before '
+        "the day below (undated ones count as older). Empty: not checked.",
+    ),
+    "similarity_before_date": (
+        "Newer than (YYYY-MM-DD)",
+        "The day the rule above compares with, e.g. a model's training cut-off.",
+    ),
 }
 
 

@@ -20,6 +20,7 @@ from django.utils.text import slugify
 
 from evolution.measurement import selectors as measurement_selectors
 from evolution.models import Campaign, Candidate, Lineage, Problem, ProblemSet, SolverAttempt
+from evolution.screening import services as screening
 from evolution.sources import ProblemSource, source_for_model
 
 from . import content, difficulty, independent, living, public_record
@@ -277,6 +278,9 @@ def gate_run_create(*, release: Release, by=None) -> GateRun:
     living.remeasured_panel(release=release, problems=problems, panel=panel)
     fresh = independent.gate_figures(release=release, problems=problems)
     reviews = problem_reviews(problem_ids=[p.id for p in problems])
+    # The contamination screen of every evolved or synthesized candidate against the index as
+    # it is now: stored at acceptance or measurement, screened here if missing or stale.
+    screens = screening.screens_for([p for p in problems if p.kind != "seed"], context="gate")
     facts = []
     for p in problems:
         measured = panel.get(p.id, {})
@@ -304,6 +308,7 @@ def gate_run_create(*, release: Release, by=None) -> GateRun:
                 independent_attempts=figure.get("attempts"),
                 independent_source=figure.get("source", ""),
                 independent_note=figure.get("note", ""),
+                screen=screens.get(p.id),
             )
         )
     reports = evaluate(facts, rules, seed_statements=seed_statements)
@@ -406,6 +411,8 @@ def _provenance(problem: Problem, entry: dict, measured: dict, review: dict) -> 
         "review": review,
         "gate": {"passed": entry["passed"], "rules": entry["rules"]},
         "panel": {"passes": measured.get("passes"), "attempts": measured.get("attempts")},
+        # The contamination screen the gate read (evolution.screening; None for originals).
+        "screen": (entry.get("facts") or {}).get("screen"),
     }
     if cand is not None:
         prov["campaign"] = {"id": cand.lineage.campaign_id, "name": cand.lineage.campaign.name}

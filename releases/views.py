@@ -259,6 +259,10 @@ def _curate_context(release: Release, **overrides) -> dict:
         "endpoints": ModelEndpoint.objects.order_by("name"),
         "formats": exporters.FORMATS,
         "manifest": exporters.export_manifest(release) if not release.is_draft else None,
+        # The dataset card as a frozen release publishes it (its contamination screen included).
+        "card": exporters.card_markdown(release, yaml_header=False)
+        if not release.is_draft
+        else None,
         "freeze_preview": selectors.freeze_preview(release=release, selection=selection)
         if release.is_draft
         else None,

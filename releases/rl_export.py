@@ -144,6 +144,16 @@ def reward(row: dict, answer: str) -> float:
         return _pass_fraction(code, tests, truth, spec, comparison)
     if not code:
         return exporters.rl_reward(has_code_block=False, all_tests_pass=False)
+    result = _judged(code, tests, truth, spec, comparison, stop_on_first_failure=True)
+    return exporters.rl_reward(has_code_block=True, all_tests_pass=result.verdict == "AC")
+
+
+def _judged(code: str, tests, truth: dict, spec: dict, comparison: dict, *, stop_on_first_failure):
+    """``code`` judged on the row's tests under its limits; a sandbox failure gives no reward."""
+    from django.conf import settings
+
+    from evolution import sandbox
+
     result = sandbox.judge(
         code,
         tests,
@@ -155,41 +165,23 @@ def reward(row: dict, answer: str) -> float:
         ),
         entry_point=truth["entry_point"],
         comparison=comparison,
-        stop_on_first_failure=True,
+        stop_on_first_failure=stop_on_first_failure,
     )
     if result.verdict == "SE":
         raise RuntimeError("the sandbox failed while judging: no reward to give")
-    return exporters.rl_reward(has_code_block=True, all_tests_pass=result.verdict == "AC")
+    return result
 
 
 def _pass_fraction(code: str, tests, truth: dict, spec: dict, comparison: dict) -> float:
     """A.2 eq. (6): every test is run (no stop at the first failure); code that does not
     compile (a Python syntax error, or the judge's CE) gets the no-code reward."""
-    from django.conf import settings
-
-    from evolution import sandbox
-
     if not code:
         return exporters.rl_pass_fraction_reward(has_code=False, compiles=False, passed=0, total=0)
     try:
         compile(code, "<answer>", "exec")
     except (SyntaxError, ValueError):
         return exporters.rl_pass_fraction_reward(has_code=True, compiles=False, passed=0, total=0)
-    result = sandbox.judge(
-        code,
-        tests,
-        harness=truth["harness"],
-        limits=sandbox.Limits(
-            time_s=float(spec["per_test_time_limit_s"]),
-            memory_mb=truth["memory_mb"],
-            max_output_bytes=settings.SANDBOX_MAX_OUTPUT_BYTES,
-        ),
-        entry_point=truth["entry_point"],
-        comparison=comparison,
-        stop_on_first_failure=False,
-    )
-    if result.verdict == "SE":
-        raise RuntimeError("the sandbox failed while judging: no reward to give")
+    result = _judged(code, tests, truth, spec, comparison, stop_on_first_failure=False)
     return exporters.rl_pass_fraction_reward(
         has_code=True, compiles=result.verdict != "CE", passed=result.passed, total=result.total
     )

@@ -40,6 +40,15 @@ def settings():
     return _from_environ_cache["values"]
 
 
+def start_seconds() -> float:
+    """SANDBOX_START_SECONDS, also in a process whose Django settings were configured by hand
+    without it (its default then)."""
+    return float(getattr(settings(), "SANDBOX_START_SECONDS", START_SECONDS_DEFAULT))
+
+
+START_SECONDS_DEFAULT = 120
+
+
 def _text(environ: Mapping[str, str], name: str, default: str) -> str:
     value = (environ.get(name) or "").strip()
     return value or default
@@ -97,7 +106,7 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict:
         # Seconds a new sandbox's runner has to announce itself (its interpreter started, in
         # its namespaces or container) before the start counts as failed (verdict SE). A
         # loaded machine (load 10 on 2 cores) needed more than 30.
-        "SANDBOX_START_SECONDS": _int(env, "SANDBOX_START_SECONDS", 120, 5),
+        "SANDBOX_START_SECONDS": _int(env, "SANDBOX_START_SECONDS", START_SECONDS_DEFAULT, 5),
         # The interpreter's probed layout and the compiled runner, kept across processes.
         "SANDBOX_CACHE_DIR": os.path.join(data_dir, "sandbox-cache"),
     }

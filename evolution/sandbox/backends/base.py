@@ -297,7 +297,7 @@ class ProcessSession(Session):
         from .. import config
 
         try:
-            self.info = self.recv(timeout=float(config.settings().SANDBOX_START_SECONDS))
+            self.info = self.recv(timeout=config.start_seconds())
             if not self.info.get("ready"):
                 raise SandboxError(f"runner did not announce itself: {self.info!r}")
             if self._placing is not None:

@@ -263,7 +263,7 @@ class DockerSession(Session):
             self._writer = threading.Thread(target=self._write_loop, daemon=True)
             self._writer.start()
             self.container.start()
-            self.info = self.recv(timeout=float(config.settings().SANDBOX_START_SECONDS))
+            self.info = self.recv(timeout=config.start_seconds())
             if not self.info.get("ready"):
                 raise SandboxError(f"runner did not announce itself: {self.info!r}")
             self.pool = bool(self.info.get("pool"))

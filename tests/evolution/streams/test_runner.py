@@ -248,7 +248,7 @@ def test_an_undeclared_transition_is_refused_and_writes_nothing(fake_server):
     rc = campaign.reasoning
     from reasoning.models import ReasoningRun
 
-    run = ReasoningRun.objects.create(reasoning=rc, number=1)
+    run = ReasoningRun.objects.create(reasoning=rc, series=rc.series, number=1)
     item = ReasoningItem.objects.create(
         run=run,
         reasoning=rc,

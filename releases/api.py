@@ -61,7 +61,7 @@ class LeaderboardRowOut(Schema):
     k: str
     passk: EstimateOut | None
     clean: EstimateOut | None
-    flagged: int
+    flagged: int | None  # None, like clean, while a problem of the release is rated blind
     # pass@1, pass@k and clean are over the pass/fail problems; open-ended (scored) problems
     # are measured apart by their verifier: Avg@k and Best@k (None without such problems).
     avgk: EstimateOut | None = None
@@ -121,6 +121,13 @@ def _published(release_id: int) -> Release:
     )
 
 
+DATE_WINDOW_WITHHELD = (
+    "The date window is withheld while reviewers rate problems of this release blind: an "
+    "original problem's date is its contest's, so the window would tell them apart. Ask "
+    "again without `after`, or once the review round is submitted."
+)
+
+
 @router.get("/releases/{release_id}/leaderboard", response=list[LeaderboardRowOut], auth=None)
 def release_leaderboard(
     request,
@@ -133,18 +140,22 @@ def release_leaderboard(
     """The public page's controls: ``after`` keeps problems released on or after the date
     (scores recomputed over them), ``model`` keeps models whose name contains the text,
     ``sort``/``dir`` order by any column (``pass1``, ``passk``, ``clean``, ``model``,
-    ``released``, ``avgk``, ``bestk``, ``d:<difficulty>``, ``o:<origin>``; the last two not
-    while a problem of the release is under blind review). A user rating problems blind right
-    now gets 403."""
+    ``released``, ``avgk``, ``bestk``, ``d:<difficulty>``, ``o:<origin>``). While a problem
+    of the release is under blind review, what splits the release by origin is withheld: no
+    ``clean``/``d:``/``o:`` sort, ``clean`` and ``flagged`` are null, and ``after`` is refused
+    (409). A user rating problems blind right now gets 403."""
     blinding.refuse_api_while_rating_blind(request)
     release = _published(release_id)
+    blind = blinding.release_blind(release).counts_withheld
+    if blind and after is not None:
+        raise HttpError(409, DATE_WINDOW_WITHHELD)
     table = board.build(
         release=release,
         sort=sort,
         descending=dir == "desc",
         after=after,
         model=model,
-        breakdowns=not blinding.release_blind(release).counts_withheld,
+        blind=blind,
     )
     return [
         LeaderboardRowOut(**{k: row[k] for k in LeaderboardRowOut.model_fields})

@@ -7,7 +7,9 @@ origin, difficulty (and what it rests on), real time and memory limits, reviewer
 measured pass@1 would tell them which problem of the group is the seed. While any problem of
 a release is under review, its pages also withhold what splits the release by origin or
 difficulty: the evolved / original counts (from which a withheld origin follows by
-subtraction) and the leaderboard's breakdowns.
+subtraction), the leaderboard's breakdowns, and what rests on the problems' dates (an
+original's date is its contest's, an evolution's the day it was made): the date window and
+the count of problems older than a model with the pass@1 over the others.
 
 A signed-in user who is rating blind right now (``review.selectors.rates_blind_now``) gets
 no public release page at all: that a statement is published, and where, separates accepted

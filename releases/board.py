@@ -55,10 +55,12 @@ class Board:
     # Problems in view that pass@1 is over, and the open-ended (scored) ones, shown apart.
     pass_fail_problems: int = 0
     scored_problems: int = 0
+    # A problem of the release is under blind review: nothing that splits it by origin.
+    blind: bool = False
 
     def sort_keys(self) -> list[str]:
         return [
-            *BASE_SORTS,
+            *(key for key in BASE_SORTS if not (self.blind and key == "clean")),
             *(f"d:{d}" for d in self.difficulties),
             *(f"o:{o}" for o in self.origins),
         ]
@@ -209,13 +211,20 @@ def build(
     descending: bool = True,
     after: date | None = None,
     model: str = "",
-    breakdowns: bool = True,
+    blind: bool = False,
 ) -> Board:
-    """The leaderboard of a published release under the given controls. ``breakdowns=False``
-    (a problem of the release is under blind review, ``releases.blinding``) leaves out the
-    pass@1 by difficulty and by origin: no column, no sort key, nothing in the rows."""
+    """The leaderboard of a published release under the given controls. ``blind`` (a problem
+    of the release is under blind review, ``releases.blinding``) leaves out what splits the
+    release by origin: the pass@1 by difficulty and by origin (no column, no sort key, nothing
+    in the rows), and everything resting on the problems' dates, since a seed's date is its
+    contest's and an evolution's the day it was made: no date window (``after`` is not
+    applied, no dates are listed), no after-release pass@1 and no count of flagged problems."""
     model = (model or "").strip()
-    board = Board(rows=[], sort="pass1", descending=descending, after=after, model=model)
+    if blind:
+        after = None
+    board = Board(
+        rows=[], sort="pass1", descending=descending, after=after, model=model, blind=blind
+    )
     if release.state != ReleaseState.PUBLISHED:
         return board
     items, scored = {}, set()
@@ -225,13 +234,14 @@ def build(
         items[public_id] = created.date() if created else None
         if scoring.is_scored(comparison):
             scored.add(public_id)
-    board.dates = sorted({d for d in items.values() if d is not None})
-    board.undated = sum(1 for d in items.values() if d is None)
+    if not blind:
+        board.dates = sorted({d for d in items.values() if d is not None})
+        board.undated = sum(1 for d in items.values() if d is None)
     in_view = [pid for pid, d in items.items() if after is None or (d and d >= after)]
     board.problems = len(in_view)
     board.scored_problems = sum(1 for pid in in_view if pid in scored)
     board.pass_fail_problems = board.problems - board.scored_problems
-    if breakdowns:
+    if not blind:
         board.difficulties = _order_difficulties(
             {d or "unlabelled" for d in release.items.values_list("difficulty", flat=True)}
         )
@@ -241,8 +251,8 @@ def build(
     needle = model.lower()
     rows = [_row(run, items, after, scored) for run in runs if needle in run.label.lower()]
     for row in rows:
-        if not breakdowns:
-            row["breakdown"] = {}
+        if blind:
+            row.update(breakdown={}, clean=None, flagged=None)
         breakdown = row.get("breakdown") or {}
         row["by_difficulty"] = [breakdown.get("difficulty", {}).get(d) for d in board.difficulties]
         row["by_origin"] = [breakdown.get("origin", {}).get(o) for o in board.origins]

@@ -115,16 +115,16 @@ LEADERBOARD_CONTROLS = ("after", "model", "sort", "dir")
 @cached_public_page(controls=LEADERBOARD_CONTROLS)
 def public_leaderboard(request, slug: str, version: str):
     release = _published(slug, version)
-    # While a problem is rated blind, pass@1 by difficulty and by origin would split the
-    # release by both (and give the counts with each estimate's n).
-    breakdowns = not blinding.release_blind(release).counts_withheld
+    # While a problem is rated blind, pass@1 by difficulty and by origin, and anything resting
+    # on the problems' dates, would split the release by origin (releases.board.build).
+    blind = blinding.release_blind(release).counts_withheld
     board = leaderboard_board.build(
         release=release,
         sort=request.GET.get("sort", "pass1"),
         descending=request.GET.get("dir", "desc") != "asc",
         after=leaderboard_board.parse_after(request.GET.get("after")),
         model=request.GET.get("model", "")[:200],
-        breakdowns=breakdowns,
+        blind=blind,
     )
     chart = [
         {
@@ -158,7 +158,6 @@ def public_leaderboard(request, slug: str, version: str):
                 (i + 1 for i, d in enumerate(board.dates) if d >= board.after), len(board.dates)
             ),
             "saturation": living.saturation_share(release=release),
-            "breakdown_withheld": not breakdowns,
         },
     )
 

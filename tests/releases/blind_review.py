@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import UTC, date, datetime, timedelta
 from html import unescape
 from urllib.parse import unquote, urlsplit
 
@@ -39,6 +39,9 @@ COUNTS_WITHHELD = "origin counts withheld during blind review"
 LIMITS = {"S2": (2.5, 320), "E-OVERRIDE": (1.75, 384), "E-OK": (3.25, 448)}
 PASS_AT_1 = {"S2": 0.1875, "E-OVERRIDE": 0.8125, "E-OK": 0.4375}
 TAG = "sweep-line-SECRET"
+SEED_CONTEST = datetime(2023, 7, 8, tzinfo=UTC)
+# The leaderboard's model: released after the seed's contest, before the evolutions.
+MODEL_RELEASED = date(2024, 5, 13)
 LINK = re.compile(r'(?:href|hx-get|action)="(/[^"]*)"')
 QUERY_LINK = re.compile(r'href="(\?[^"]*)"')
 
@@ -108,6 +111,8 @@ def blind_world(personas) -> BlindWorld:
         Problem.objects.filter(pk=world.problem(key).pk).update(
             time_limit_s=seconds, memory_mb=mb, title=f"Problem {'ABC'[index]}lpha"
         )
+    # The seed's contest was long before its evolutions were made (its problem date).
+    Problem.objects.filter(pk=world.problem("S2").pk).update(contest_date=SEED_CONTEST)
     bench = release_services.benchmark_create(
         default_rules=SELECTION_TIME_OK, name="Blind Bench", description="Harder problems."
     )
@@ -207,6 +212,7 @@ def _evaluated(release) -> None:
         release=release,
         source="upload",
         label="blind-bench-model",
+        model_release_date=MODEL_RELEASED,
         summary={
             "k": [1],
             "pass": {"1": estimate(0.5, 3)},
@@ -214,6 +220,8 @@ def _evaluated(release) -> None:
                 "difficulty": {"hard": estimate(0.25, 1), "medium": estimate(0.625, 2)},
                 "origin": {"evolved": estimate(0.625, 2), "original": estimate(0.25, 1)},
             },
+            # One problem (the seed) is older than the model: flagged, left out of "clean".
+            "contamination": {"clean_pass1": estimate(0.625, 2), "flagged": 1},
         },
     )
 
@@ -327,6 +335,11 @@ def _scopes(page: Page, facts: Facts) -> list[str]:
 # The release-level facts, on any page of a release with a problem under blind review.
 ORIGIN_COUNT = re.compile(r"\b\d+\s*(evolved|original)\b", re.I)
 BREAKDOWN = re.compile(r"\bby (origin|difficulty)\b|[?&]sort=(o|d)(%3A|:)", re.I)
+# The seed's problem date is its contest's, an evolution's the day it was made: the date
+# window (its dates, a count in view per date) and the count of problems older than a model
+# ("flagged", and the pass@1 over the others) split the release by origin.
+DATE_WINDOW = re.compile(r'data-dates="|name="after"|"dates":|released on or after', re.I)
+FLAGGED = re.compile(r'\b\d+ flagged\b|"flagged":\s*\d|"clean":\s*\{', re.I)
 
 
 def leaks(pages: list[Page], under_review: list[Facts]) -> list[str]:
@@ -344,6 +357,10 @@ def leaks(pages: list[Page], under_review: list[Facts]) -> list[str]:
                     out.append(f"{page.url}: origin count key {key}")
         if m := BREAKDOWN.search(page.body):
             out.append(f"{page.url}: leaderboard breakdown {m.group(0)!r}")
+        if m := DATE_WINDOW.search(page.body):
+            out.append(f"{page.url}: leaderboard date window {m.group(0)!r}")
+        if m := FLAGGED.search(text):
+            out.append(f"{page.url}: contamination count {m.group(0)!r}")
         for facts in under_review:
             for scope in _scopes(page, facts):
                 for name, pattern in facts.patterns().items():

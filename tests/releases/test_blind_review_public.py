@@ -87,9 +87,36 @@ def test_every_fact_shows_again_once_every_reviewer_has_submitted(world):
     for facts in world.under_review:
         for name in facts.patterns():
             assert f"{facts.public_id} ({facts.key}) shows {name}" in found, (facts.key, name)
-    assert "origin count" in found and "leaderboard breakdown" in found
+    for fact in ("origin count", "leaderboard breakdown", "date window", "contamination count"):
+        assert fact in found, fact
     detail = Client().get(world.urls[1]).content.decode()
     assert COUNTS_WITHHELD not in detail
+
+
+def test_the_date_window_is_withheld_while_a_problem_is_rated_blind(world):
+    """The seed's date is its contest's (2023), its evolutions' the day they were made: a
+    window from 2024 on would keep only evolutions, and "1 flagged" for a model released in
+    2024 would count the original."""
+    client = Client()
+    leaderboard = world.urls[3]
+    api = f"/api/releases/{world.release.pk}/leaderboard"
+    windowed = client.get(leaderboard, {"after": "2024-01-01"}).content.decode()
+    assert "2 of 3 problems in view" not in windowed
+    assert "3 of 3 problems in view" in windowed  # the window is not applied
+    refused = client.get(api, {"after": "2024-01-01"})
+    assert refused.status_code == 409
+    assert "date window is withheld" in refused.json()["detail"]
+    (row,) = client.get(api).json()
+    assert (row["clean"], row["flagged"]) == (None, None)
+    assert client.get(api, {"sort": "clean"}).status_code == 200  # an unknown sort: pass@1
+    world.close_round()
+    assert (
+        "2 of 3 problems in view"
+        in client.get(leaderboard, {"after": "2024-01-01"}).content.decode()
+    )
+    assert client.get(api, {"after": "2024-01-01"}).status_code == 200
+    (row,) = client.get(api).json()
+    assert row["flagged"] == 1
 
 
 def test_a_reviewer_with_an_open_assignment_is_told_public_pages_are_off_limits(world, personas):

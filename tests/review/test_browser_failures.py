@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
@@ -16,21 +15,12 @@ from evolution.models.campaigns import CampaignState
 from review import services
 from review.models import Assignment, Review
 from tests.factories import CampaignFactory
-from tests.support.browser import LAUNCH, log_in
+from tests.support.browser import LAUNCH, docs_screenshot, log_in
 
 from .conftest import answers
 from .factories import lineage_with_problems
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-# With BENCHFORGE_SCREENSHOTS=1 the test also saves the docs' screenshots of this page.
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
-
-
-def _screenshot(page, name: str) -> None:
-    if os.environ.get("BENCHFORGE_SCREENSHOTS") == "1":
-        page.evaluate("() => window.scrollTo(0, 0)")
-        page.screenshot(path=str(SCREENSHOTS / name))
 
 
 @contextmanager
@@ -100,7 +90,7 @@ def test_a_session_lost_during_autosave_keeps_the_page_and_saves_after_re_login(
         banner = page.locator("#session-banner")
         expect(banner).to_be_visible()
         expect(banner).to_contain_text("Log in again")
-        _screenshot(page, "review-session-lost.png")
+        docs_screenshot(page, "review-session-lost.png")
         # The page is intact: no login form swapped in, both problems and the form still there.
         expect(page.locator("input[name=password]")).to_have_count(0)
         expect(page.locator("section.problem")).to_have_count(2)
@@ -204,7 +194,7 @@ def test_a_refused_submit_opens_the_first_problem_with_errors_in_plain_words(liv
         expect(errors).to_contain_text("Codeforces rating estimate")
         expect(errors).to_contain_text("Justification")
         expect(errors).not_to_contain_text("cf_rating")
-        _screenshot(page, "review-refused-submit.png")
+        docs_screenshot(page, "review-refused-submit.png")
         a.refresh_from_db()
         assert a.submitted_at is None
 

@@ -4,9 +4,7 @@ leaves a text field, tabs show what is done, submitting opens the next group."""
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -14,22 +12,12 @@ from playwright.sync_api import expect
 from evolution.models import Problem
 from review import services
 from review.models import Assignment, Review
-from tests.support.browser import chromium_page, log_in
+from tests.support.browser import chromium_page, docs_screenshot, log_in
 
 from .factories import lineage_with_problems
 from .test_browser import _tab_to
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-# With BENCHFORGE_SCREENSHOTS=1 the test also saves the docs' screenshots of this page.
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
-
-
-def _screenshot(page, name: str) -> None:
-    if os.environ.get("BENCHFORGE_SCREENSHOTS") == "1":
-        page.evaluate("() => window.scrollTo(0, 0)")
-        page.screenshot(path=str(SCREENSHOTS / name))
-
 
 LONG = "\n\n".join(f"Paragraph {i}: constraints and story text." for i in range(120))
 
@@ -136,7 +124,7 @@ def test_a_reviewer_goes_from_page_load_to_the_next_group_without_the_mouse(live
         expect(tabs.nth(0)).to_have_class(_classes("flagged", "done", "active"))
 
         page.keyboard.press("Escape")
-        _screenshot(page, "review-keyboard.png")
+        docs_screenshot(page, "review-keyboard.png")
         _tab_to(page, 'input[name="certify_no_ai"]', limit=60)
         page.keyboard.press("Space")
         expect(page.locator("#save-status")).to_have_text("Draft saved", timeout=10_000)

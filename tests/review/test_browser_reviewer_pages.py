@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from review import services
 from review.models import Assignment
-from tests.support.browser import chromium_page, log_in
+from tests.support.browser import chromium_page, docs_screenshot, log_in
 
 from .conftest import answers
 from .factories import lineage_with_problems
@@ -78,6 +78,7 @@ def test_the_queue_fits_a_phone_without_scrolling_sideways(live_server, personas
             assert a.opaque_id in texts
         assert texts.count("submitted") == 1 and texts.count("to do") == 2
         assert "3 / 3" in texts and "0 / 3" in texts
+        docs_screenshot(page, "review-queue-phone.png", full_page=True)
         # Each group still opens from its id.
         page.click(f"text={assignments[1].opaque_id}")
         page.wait_for_url(re.compile(re.escape(f"/review/g/{assignments[1].opaque_id}/") + "$"))

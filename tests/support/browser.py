@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from contextlib import contextmanager
+from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
@@ -26,6 +27,17 @@ def chromium_page(width: int = 1280, height: int = 900):
             yield page
         finally:
             browser.close()
+
+
+# With BENCHFORGE_SCREENSHOTS=1 browser tests also save the docs' screenshots of their pages.
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
+
+
+def docs_screenshot(page, name: str, *, full_page: bool = False) -> None:
+    """Saves the page (from its top) as ``docs/img/<name>`` when screenshots are asked for."""
+    if os.environ.get("BENCHFORGE_SCREENSHOTS") == "1":
+        page.evaluate("() => window.scrollTo(0, 0)")
+        page.screenshot(path=str(SCREENSHOTS / name), full_page=full_page)
 
 
 def log_in(page, base_url: str, username: str, password: str, next_url: str = "/") -> None:

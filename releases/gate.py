@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from datetime import date
 
-from evolution.judging.duplicates import near_duplicate
+from evolution.judging.duplicates import ShingleIndex
 from evolution.screening import describe as screen_text
 
 
@@ -474,9 +474,13 @@ def evaluate(
     (``seed_statements``: label -> (problem id, statement), its own seed included: a reskin of
     its seed is a duplicate too; the candidate itself, when it is also a seed, is not); every candidate with the earlier candidates that passed all their
     other rules, so of two near-identical problems the first is kept and the second is
-    reported as its duplicate.
+    reported as its duplicate. Each statement is tokenised once (``ShingleIndex``), not once per
+    pair: the comparisons grow with the square of the candidates, the tokenising does not.
     """
     seed_statements = seed_statements or {}
+    texts = ShingleIndex(
+        [f.statement for f in candidates] + [text for _, text in seed_statements.values()]
+    )
     kept: dict[str, str] = {}
     reports = []
     for facts in candidates:
@@ -512,7 +516,7 @@ def evaluate(
                     if problem_id != facts.problem_id
                 }
             )
-        dup = near_duplicate(facts.statement, against, rules.duplicate_threshold)
+        dup = texts.near_duplicate(facts.statement, against, rules.duplicate_threshold)
         report.rules.append(
             RuleResult(
                 "duplicate",

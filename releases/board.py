@@ -246,10 +246,15 @@ def build(
             {d or "unlabelled" for d in release.items.values_list("difficulty", flat=True)}
         )
         board.origins = sorted(set(release.items.values_list("origin", flat=True)))
-    runs = list(release.runs.filter(state=RunState.COMPLETED).order_by("pk"))
-    board.models = sorted({r.label for r in runs}, key=str.lower)
+    # Every model's name for the filter's list, but only the shown runs' summaries (each holds
+    # a row per problem: hundreds of kilobytes on a release of LiveCodeBench's size).
+    completed = release.runs.filter(state=RunState.COMPLETED).order_by("pk")
+    labels = list(completed.values_list("pk", "label"))
+    board.models = sorted({label for _, label in labels}, key=str.lower)
     needle = model.lower()
-    rows = [_row(run, items, after, scored) for run in runs if needle in run.label.lower()]
+    shown = [pk for pk, label in labels if needle in label.lower()]
+    runs = list(completed.filter(pk__in=shown)) if len(shown) < len(labels) else list(completed)
+    rows = [_row(run, items, after, scored) for run in runs]
     for row in rows:
         if blind:
             row.update(breakdown={}, clean=None, flagged=None)

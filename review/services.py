@@ -129,14 +129,19 @@ def round_create(
         instructions=instructions,
     )
     review_round.reviewers.set(reviewers)
-    for position, source in enumerate(sources):
-        group = ReviewGroup.objects.create(
+    # Every coding group, then every item, in one insert each: the queries do not grow with
+    # the round (a round over a release of LiveCodeBench's size has hundreds of groups).
+    groups = ReviewGroup.objects.bulk_create(
+        ReviewGroup(
             round=review_round, lineage=source.lineage, root_problem=source.root, position=position
         )
-        GroupItem.objects.bulk_create(
-            GroupItem(group=group, problem=p, lineage_position=i)
-            for i, p in enumerate(source.problems[:MAX_GROUP])
-        )
+        for position, source in enumerate(sources)
+    )
+    GroupItem.objects.bulk_create(
+        GroupItem(group=group, problem=p, lineage_position=i)
+        for group, source in zip(groups, sources, strict=True)
+        for i, p in enumerate(source.problems[:MAX_GROUP])
+    )
     source = selectors.question_source() if question_groups else None
     for position, items in enumerate(question_groups, start=len(sources)):
         group = ReviewGroup.objects.create(
@@ -175,33 +180,45 @@ def _check_reasoning_groups(groups: list[list]) -> None:
             seen.add(item.pk)
 
 
-def _group_creators(group: ReviewGroup) -> set[int]:
-    """Users who helped create a group's problems: creators of the campaigns behind them."""
-    creators = set()
-    if group.kind == GroupKind.REASONING:
-        creators |= selectors.question_source().creator_ids(
-            item_ids=group.items.values_list("reasoning_item_id", flat=True)
-        )
-    if group.lineage_id:
-        creators.add(group.lineage.campaign.created_by_id)
-    problem_ids = group.items.values_list("problem_id", flat=True)
-    creators |= set(
-        Candidate.objects.filter(accepted_problem_id__in=problem_ids).values_list(
-            "lineage__campaign__created_by_id", flat=True
-        )
-    )
+def _group_creators(groups: list[ReviewGroup]) -> dict[int, set[int]]:
+    """Per group, the users who helped create its problems: creators of the campaigns behind
+    them. The groups' items must be prefetched; the coding groups' creators come from three
+    queries whatever their number."""
+    creators: dict[int, set[int]] = {group.pk: set() for group in groups}
+    problem_groups: dict[int, list[int]] = {}
+    for group in groups:
+        if group.kind == GroupKind.REASONING:
+            creators[group.pk] |= selectors.question_source().creator_ids(
+                item_ids=[item.reasoning_item_id for item in group.items.all()]
+            )
+        if group.lineage_id:
+            creators[group.pk].add(group.lineage.campaign.created_by_id)
+        for item in group.items.all():
+            if item.problem_id is not None:
+                problem_groups.setdefault(item.problem_id, []).append(group.pk)
+    by_problem: dict[int, set[int]] = {}
+    for problem_id, creator in Candidate.objects.filter(
+        accepted_problem_id__in=list(problem_groups)
+    ).values_list("accepted_problem_id", "lineage__campaign__created_by_id"):
+        by_problem.setdefault(problem_id, set()).add(creator)
     # Kinds without candidates (X-Coder, EvoSyn, FrontierSmith) record their campaign's id.
-    campaign_ids = {
-        c
-        for c in Problem.objects.filter(pk__in=problem_ids).values_list(
-            "metadata__campaign", flat=True
+    campaign_of = {
+        problem_id: campaign
+        for problem_id, campaign in Problem.objects.filter(pk__in=list(problem_groups)).values_list(
+            "pk", "metadata__campaign"
         )
-        if isinstance(c, int)
+        if isinstance(campaign, int)
     }
-    creators |= set(
-        Campaign.objects.filter(pk__in=campaign_ids).values_list("created_by_id", flat=True)
+    campaign_creators = dict(
+        Campaign.objects.filter(pk__in=set(campaign_of.values())).values_list("pk", "created_by_id")
     )
-    creators.discard(None)
+    for problem_id, campaign in campaign_of.items():
+        by_problem.setdefault(problem_id, set()).add(campaign_creators.get(campaign))
+    for problem_id, group_ids in problem_groups.items():
+        for group_id in group_ids:
+            creators[group_id] |= by_problem.get(problem_id, set())
+    for found in creators.values():
+        found.discard(None)
     return creators
 
 
@@ -233,32 +250,31 @@ def round_assign(*, review_round: ReviewRound, rng: random.Random | None = None)
     )
     # Visit groups in random order so early lineages do not always get the same reviewers.
     rng.shuffle(groups)
-    created = 0
+    excluded = _group_creators(groups) if review_round.exclude_creators else {}
+    planned: list[tuple[Assignment, list[GroupItem]]] = []
     for group in groups:
         taken = {a.reviewer_id for a in group.assignments.all()}
-        excluded = _group_creators(group) if review_round.exclude_creators else set()
+        skip = excluded.get(group.pk, set())
         items = list(group.items.all())
         while len(taken) < review_round.reviewers_per_group:
-            eligible = [u for u in pool if u.pk not in taken and u.pk not in excluded]
+            eligible = [u for u in pool if u.pk not in taken and u.pk not in skip]
             if not eligible:
                 break  # "where possible": fewer reviewers than asked; the round page says so
             rng.shuffle(eligible)
             reviewer = min(eligible, key=lambda u: load[u.pk])
-            _assignment_create(group=group, reviewer=reviewer, items=items, rng=rng)
+            order = list(items)
+            rng.shuffle(order)  # per-reviewer order: position never reveals which one is the seed
+            planned.append((Assignment(group=group, reviewer=reviewer), order))
             taken.add(reviewer.pk)
             load[reviewer.pk] += len(items)
-            created += 1
-    return created
-
-
-def _assignment_create(*, group: ReviewGroup, reviewer, items: list[GroupItem], rng) -> Assignment:
-    assignment = Assignment.objects.create(group=group, reviewer=reviewer)
-    order = list(items)
-    rng.shuffle(order)  # per-reviewer order: position never reveals which one is the seed
+    # The assignments, then their reviews, in one insert each.
+    Assignment.objects.bulk_create(assignment for assignment, _ in planned)
     Review.objects.bulk_create(
-        Review(assignment=assignment, item=item, position=i) for i, item in enumerate(order)
+        Review(assignment=assignment, item=item, position=i)
+        for assignment, order in planned
+        for i, item in enumerate(order)
     )
-    return assignment
+    return len(planned)
 
 
 @transaction.atomic

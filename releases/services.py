@@ -41,6 +41,8 @@ from .models import (
 from .reviews import problem_reviews
 
 VERSION = re.compile(r"^(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})$")
+# Rows per insert when a release is frozen (its items, their tests).
+FREEZE_BATCH = 200
 
 
 def parse_version(text: str) -> tuple[int, int, int]:
@@ -385,11 +387,22 @@ def _lineage_chain(problem: Problem) -> list[str]:
     return list(reversed(chain))
 
 
-def _seed_panel_results(lineages: list[Lineage]) -> dict:
-    rows: dict[str, dict] = {}
+def _seed_attempts(lineages: list[Lineage]) -> dict[int, list[SolverAttempt]]:
+    """The seed calibration attempts (no candidate) of ``lineages``, by lineage id: one query."""
+    out: dict[int, list[SolverAttempt]] = defaultdict(list)
     for a in SolverAttempt.objects.filter(
         lineage__in=lineages, candidate__isnull=True
     ).select_related("endpoint"):
+        out[a.lineage_id].append(a)
+    return out
+
+
+def _seed_panel_results(lineages: list[Lineage], attempts: dict | None = None) -> dict:
+    """Per panel model, the seed calibration's passes, attempts and verdicts over ``lineages``
+    (``attempts``: ``_seed_attempts`` of them, read beforehand for many items at once)."""
+    attempts = _seed_attempts(lineages) if attempts is None else attempts
+    rows: dict[str, dict] = {}
+    for a in (a for lineage in lineages for a in attempts.get(lineage.pk, ())):
         row = rows.setdefault(a.endpoint.name, {"passes": 0, "attempts": 0, "verdicts": {}})
         row["attempts"] += 1
         row["passes"] += a.verdict == "AC"
@@ -397,7 +410,9 @@ def _seed_panel_results(lineages: list[Lineage]) -> dict:
     return rows
 
 
-def _provenance(problem: Problem, entry: dict, measured: dict, review: dict) -> dict:
+def _provenance(
+    problem: Problem, entry: dict, measured: dict, review: dict, seed_attempts: dict | None = None
+) -> dict:
     cands = measured.get("candidates") or []
     cand = cands[0] if cands else None
     lineages = measured.get("lineages") or []
@@ -440,7 +455,7 @@ def _provenance(problem: Problem, entry: dict, measured: dict, review: dict) -> 
         prov["campaign"] = {"id": lineages[0].campaign_id}
         prov["seed_calibration"] = {"level": lineages[0].seed_level}
         prov["validation_ledger"] = []
-        prov["panel_results"] = _seed_panel_results(lineages)
+        prov["panel_results"] = _seed_panel_results(lineages, seed_attempts)
     else:
         prov["validation_ledger"] = []
         prov["panel_results"] = {}
@@ -595,8 +610,12 @@ def release_freeze(*, release: Release, by=None) -> Release:
     _, panel, _ = _candidate_pool(release)
     reviews = problem_reviews(problem_ids=list(problems))
     release.items.all().delete()  # a draft may hold a stale snapshot from an aborted freeze
+    seed_attempts = _seed_attempts(
+        [lin for e in chosen for lin in panel.get(e["problem_id"], {}).get("lineages") or []]
+    )
     hashes = []
-    test_total = 0
+    items: list[ReleaseItem] = []
+    item_tests: list[list[dict]] = []
     ordered = sorted(chosen, key=lambda e: (e["origin"] != Origin.EVOLVED, e["public_id"]))
     for position, entry in enumerate(ordered):
         problem = problems[entry["problem_id"]]
@@ -617,25 +636,34 @@ def release_freeze(*, release: Release, by=None) -> Release:
         agg = reviews[problem.id]
         decision = entry["decision"]
         label, basis = _difficulty(problem, entry)
-        provenance = _provenance(problem, entry, panel.get(problem.id, {}), agg.to_dict())
-        provenance["difficulty"] = basis
-        item = ReleaseItem.objects.create(
-            release=release,
-            problem=problem,
-            position=position,
-            public_id=problem.public_id,
-            title=problem.title,
-            origin=entry["origin"],
-            difficulty=label,
-            tags=agg.tags,
-            record=record,
-            provenance=provenance,
-            created_on=problem.contest_date if problem.kind == "seed" else problem.created_at,
-            content_hash=digest,
-            gate_passed=entry["passed"],
-            curator_note=decision.justification if decision else "",
+        provenance = _provenance(
+            problem, entry, panel.get(problem.id, {}), agg.to_dict(), seed_attempts
         )
-        rows = []
+        provenance["difficulty"] = basis
+        items.append(
+            ReleaseItem(
+                release=release,
+                problem=problem,
+                position=position,
+                public_id=problem.public_id,
+                title=problem.title,
+                origin=entry["origin"],
+                difficulty=label,
+                tags=agg.tags,
+                record=record,
+                provenance=provenance,
+                created_on=problem.contest_date if problem.kind == "seed" else problem.created_at,
+                content_hash=digest,
+                gate_passed=entry["passed"],
+                curator_note=decision.justification if decision else "",
+            )
+        )
+        item_tests.append(tests)
+    # The items, then their tests, in bulk: a release of LiveCodeBench's size has a thousand
+    # items. bulk_create skips save(); the database triggers still guard these rows.
+    ReleaseItem.objects.bulk_create(items, batch_size=FREEZE_BATCH)
+    rows = []
+    for item, tests in zip(items, item_tests, strict=True):
         for t in tests:
             row = ReleaseTest(
                 item=item,
@@ -646,9 +674,8 @@ def release_freeze(*, release: Release, by=None) -> Release:
             )
             row.input, row.output = t["input"], t["output"]
             rows.append(row)
-        # bulk_create skips save(); the database triggers still guard these rows.
-        ReleaseTest.objects.bulk_create(rows)
-        test_total += len(rows)
+    ReleaseTest.objects.bulk_create(rows, batch_size=FREEZE_BATCH)
+    test_total = len(rows)
 
     # Questions: re-snapshot from the living items (an override since selection counts),
     # in a stable order, and refuse any whose answer no longer counts as correct.

@@ -488,10 +488,12 @@ def _screen_statement(release: Release, rules: dict, *, withhold_origin: bool) -
     """How the release's problems were screened against the public corpora: the corpora and
     their sizes, the method, the thresholds, the day (evolution.screening, docs/screening.md),
     from the screens its items froze with."""
+    # The provenances alone (a model instance with only them would load each item's release
+    # id again, one query per item).
     provenances = [
-        item.provenance
-        for item in release.items.order_by("position").only("provenance")
-        if (item.provenance or {}).get("screen")
+        provenance
+        for provenance in release.items.order_by("position").values_list("provenance", flat=True)
+        if (provenance or {}).get("screen")
     ]
     screens = [p["screen"] for p in provenances]
     # Items a curator included although a screen rule failed (the gate's verdict is frozen).

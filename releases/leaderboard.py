@@ -93,7 +93,7 @@ def _parse_upload(release: Release, content: str) -> dict[int, list[str]]:
     """{item id: [code, ...]} from JSONL lines ``{"question_id", "code_list"}`` (LiveCodeBench's
     own output form) or ``{"question_id", "output_list"}`` (raw answers, code extracted).
     ``question_id`` is the item's public id (the LiveCodeBench export uses the same)."""
-    items = {i.public_id: i.pk for i in release.items.only("pk", "public_id")}
+    items = dict(release.items.values_list("public_id", "pk"))
     out: dict[int, list[str]] = {}
     # split("\n"), not splitlines(): U+2028 and friends are valid inside JSON strings (code
     # comments, statements) and are not line ends in JSONL.

@@ -1031,7 +1031,7 @@ def current_levels(*, release: Release) -> dict[str, dict]:
     ).order_by("measured_at", "id"):
         if point.pass_at_1 is not None:  # an open-ended problem's point has no pass@1
             latest[point.public_id] = point
-    items = list(release.items.only("public_id", "provenance"))
+    items = list(release.items.only("release_id", "public_id", "provenance"))
     campaign_ids = {((i.provenance or {}).get("campaign") or {}).get("id") for i in items} - {None}
     thresholds = {
         pk: chosen.get("level_thresholds") or DEFAULT_LEVEL_THRESHOLDS

@@ -5,8 +5,8 @@ them): ``after`` keeps only problems released on or after a date (LiveCodeBench'
 slider), ``model`` keeps models whose name contains the text, ``sort`` / ``dir`` order the
 rows by any column. Every score is a mean over the problems in view with a seeded bootstrap
 interval (``stats.bootstrap_mean``, the run's own seed); with no date chosen they are the
-run's stored summary, with one they are recomputed from the run's per-problem results and
-kept in the cache (a completed run on a published release never changes). A run whose stored
+run's stored summary, with one they are recomputed from the run's per-problem results (every
+run not in the cache at once, ``stats.bootstrap_means``) and kept in the cache (a completed run on a published release never changes). A run whose stored
 summary is malformed (``summaries.readable``) keeps its row, shown as "result unavailable".
 
 pass@1, pass@k, the after-release pass@1 and the breakdowns are over the pass/fail problems
@@ -30,7 +30,7 @@ from evolution.sandbox import scoring
 from . import summaries
 from .difficulty import LABELS
 from .models import Release, ReleaseState, RunState
-from .stats import bootstrap_mean
+from .stats import bootstrap_means
 
 BASE_SORTS = ("pass1", "passk", "clean", "model", "released", "avgk", "bestk")
 # Kept for callers of the first version of the leaderboard.
@@ -78,21 +78,30 @@ def _order_difficulties(labels: set[str]) -> list[str]:
     return known + sorted(labels - set(LABELS))
 
 
-def _estimate(values: list[float], seed: int) -> dict | None:
-    return bootstrap_mean(values, seed=seed).to_dict() if values else None
-
-
-def _windowed(run, summary: dict, keep: set[str], top_k: str, scored: set[str]) -> dict:
-    """The run's scores over the problems in ``keep`` (public ids), cached per run and window:
-    the pass@ figures over its pass/fail problems, Avg@k and Best@k over its ``scored`` ones."""
+def _window_key(run, keep: set[str]) -> str:
     digest = hashlib.sha256(",".join(sorted(keep)).encode()).hexdigest()[:32]
     finished = run.finished_at.isoformat() if run.finished_at else ""
     # "board2": entries from before scored problems were set apart are not read back.
-    key = f"board2:{run.pk}:{finished}:{digest}"
-    hit = cache.get(key)
-    if hit is not None:
-        return hit
-    seed = run.bootstrap_seed
+    return f"board2:{run.pk}:{finished}:{digest}"
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """Where an estimate goes in a window's scores: the column of values it is over."""
+
+    column: int
+
+
+def _window_plan(summary: dict, keep: set[str], top_k: str, scored: set[str], columns: list):
+    """A run's scores over the problems in ``keep`` with every estimate left as a ``_Slot``
+    into ``columns`` (the values it is the mean of, appended here); None where no values."""
+
+    def slot(values: list[float]):
+        if not values:
+            return None
+        columns.append(values)
+        return _Slot(len(columns) - 1)
+
     rows = [
         r
         for r in summary.get("per_item") or []
@@ -103,26 +112,60 @@ def _windowed(run, summary: dict, keep: set[str], top_k: str, scored: set[str]) 
         return [r["pass"].get(k) for r in subset if r["pass"].get(k) is not None]
 
     out: dict = {
-        "pass1": _estimate(passes(rows), seed),
-        "passk": _estimate(passes(rows, top_k), seed),
-        "clean": _estimate(passes([r for r in rows if r.get("contaminated") is False]), seed),
+        "pass1": slot(passes(rows)),
+        "passk": slot(passes(rows, top_k)),
+        "clean": slot(passes([r for r in rows if r.get("contaminated") is False])),
         "flagged": sum(1 for r in rows if r.get("contaminated")),
         "breakdown": {"origin": {}, "difficulty": {}},
     }
     for group in ("origin", "difficulty"):
         names = sorted({r.get(group) or "unlabelled" for r in rows})
         out["breakdown"][group] = {
-            name: _estimate(
-                passes([r for r in rows if (r.get(group) or "unlabelled") == name]), seed
-            )
+            name: slot(passes([r for r in rows if (r.get(group) or "unlabelled") == name]))
             for name in names
         }
     score = summary.get("score") or {}
     open_rows = [r for r in score.get("per_item") or [] if r["public_id"] in keep]
-    out["avgk"] = _estimate([r["avg"][top_k] for r in open_rows if top_k in r["avg"]], seed)
-    out["bestk"] = _estimate([r["best"][top_k] for r in open_rows if top_k in r["best"]], seed)
-    cache.set(key, out, CACHE_SECONDS)
+    out["avgk"] = slot([r["avg"][top_k] for r in open_rows if top_k in r["avg"]])
+    out["bestk"] = slot([r["best"][top_k] for r in open_rows if top_k in r["best"]])
     return out
+
+
+def _filled(value, estimates: list):
+    if isinstance(value, _Slot):
+        return estimates[value.column].to_dict()
+    if isinstance(value, dict):
+        return {key: _filled(v, estimates) for key, v in value.items()}
+    return value
+
+
+def _windowed_many(wanted: list[tuple]) -> list[dict]:
+    """The scores of each ``(run, summary, keep, top_k, scored)`` over the problems in ``keep``
+    (public ids), cached per run and window: the pass@ figures over its pass/fail problems,
+    Avg@k and Best@k over its ``scored`` ones. The runs not in the cache are estimated
+    together, per bootstrap seed (``stats.bootstrap_means``: one matrix product for the
+    columns of one length, the same intervals as one by one)."""
+    out: list[dict | None] = []
+    missing: dict[int, list[int]] = {}
+    for index, (run, *_rest) in enumerate(wanted):
+        keep = wanted[index][2]
+        out.append(cache.get(_window_key(run, keep)))
+        if out[-1] is None:
+            missing.setdefault(run.bootstrap_seed, []).append(index)
+    for seed, indices in missing.items():
+        columns: list[list[float]] = []
+        plans = [_window_plan(*wanted[i][1:], columns) for i in indices]
+        estimates = bootstrap_means(columns, seed=seed)
+        for index, plan in zip(indices, plans, strict=True):
+            run, keep = wanted[index][0], wanted[index][2]
+            out[index] = _filled(plan, estimates)
+            cache.set(_window_key(run, keep), out[index], CACHE_SECONDS)
+    return out
+
+
+def _windowed(run, summary: dict, keep: set[str], top_k: str, scored: set[str]) -> dict:
+    """One run's scores over the problems in ``keep`` (``_windowed_many``)."""
+    return _windowed_many([(run, summary, keep, top_k, scored)])[0]
 
 
 def _unavailable(row: dict) -> dict:
@@ -145,7 +188,22 @@ def _unavailable(row: dict) -> dict:
     return row
 
 
-def _row(run, items: dict[str, date | None], after: date | None, scored: set[str]) -> dict:
+def _window_request(run, s: dict | None, items: dict, after: date | None, scored: set[str]):
+    """``(run, summary, keep, top_k, scored)`` when the run's row is computed from its
+    per-problem results (a date window, or a summary from before scored problems were set
+    apart), else None (the stored summary is the row)."""
+    if s is None or (after is None and ("pass_fail_problems" in s or not scored)):
+        return None
+    if after is None:  # summarised with its scored problems counted as failed passes
+        keep = set(items)
+    else:
+        keep = {pid for pid, day in items.items() if day is not None and day >= after}
+    return (run, s, keep, str(s.get("k", [1])[-1]), scored)
+
+
+def _row(run, s: dict | None, after: date | None, windowed: dict | None) -> dict:
+    """The run's row from its readable summary ``s`` (None: unavailable) and, when its scores
+    were computed over a window, those (``windowed``)."""
     row = {
         "run_id": run.pk,
         "model": run.label,
@@ -156,7 +214,6 @@ def _row(run, items: dict[str, date | None], after: date | None, scored: set[str
         "windowed": after is not None,
         "available": True,
     }
-    s = summaries.readable(run.summary)
     if s is None:
         return _unavailable(row)
     ks = s.get("k", [1])
@@ -164,7 +221,7 @@ def _row(run, items: dict[str, date | None], after: date | None, scored: set[str
     # Failed model calls asked again: never counted as a sample (releases.leaderboard).
     row.update({"infra_errors": s.get("infra_errors", 0), "k": top_k})
     score = s.get("score") or {}
-    if after is None and ("pass_fail_problems" in s or not scored):
+    if windowed is None:
         row.update(
             {
                 "pass1": (s.get("pass") or {}).get("1"),
@@ -178,11 +235,7 @@ def _row(run, items: dict[str, date | None], after: date | None, scored: set[str
             }
         )
     else:
-        if after is None:  # summarised with its scored problems counted as failed passes
-            keep = set(items)
-        else:
-            keep = {pid for pid, day in items.items() if day is not None and day >= after}
-        row.update(_windowed(run, s, keep, top_k, scored))
+        row.update(windowed)
         row["avg1"] = (score.get("avg") or {}).get("1") if after is None else None
     if run.model_release_date is None:
         # No date, no contamination check: the column says so instead of a blank.
@@ -254,7 +307,16 @@ def build(
     needle = model.lower()
     shown = [pk for pk, label in labels if needle in label.lower()]
     runs = list(completed.filter(pk__in=shown)) if len(shown) < len(labels) else list(completed)
-    rows = [_row(run, items, after, scored) for run in runs]
+    readable = [summaries.readable(run.summary) for run in runs]
+    requests = [
+        _window_request(r, s, items, after, scored) for r, s in zip(runs, readable, strict=True)
+    ]
+    asked = [request for request in requests if request is not None]
+    computed = iter(_windowed_many(asked))
+    rows = [
+        _row(run, s, after, next(computed) if request is not None else None)
+        for run, s, request in zip(runs, readable, requests, strict=True)
+    ]
     for row in rows:
         if blind:
             row.update(breakdown={}, clean=None, flagged=None)

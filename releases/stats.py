@@ -87,9 +87,33 @@ def _order_statistic(values, draws: np.ndarray, approx: np.ndarray, order, k: in
     below = int(np.searchsorted(approx, pivot - 2 * slack, side="left", sorter=order))
     above = int(np.searchsorted(approx, pivot + 2 * slack, side="right", sorter=order))
     n = draws.shape[1]
-    pick = values.__getitem__
-    exact = sorted(math.fsum(map(pick, draws[i].tolist())) / n for i in order[below:above])
+    rows = np.asarray(values, dtype=np.float64)[draws[order[below:above]]].tolist()
+    exact = sorted(math.fsum(row) / n for row in rows)
     return exact[k - below]
+
+
+def _bounds(resamples: int, level: float) -> tuple[int, int]:
+    alpha = 1.0 - level
+    low_index = math.floor(resamples * alpha / 2)
+    high_index = min(resamples - 1, math.ceil(resamples * (1 - alpha / 2)) - 1)
+    return low_index, high_index
+
+
+def _estimate(values: list, draws: np.ndarray, approx: np.ndarray, level: float) -> Estimate:
+    """The estimate of ``values`` from numpy's resampled means ``approx`` (``draws`` rows)."""
+    n = len(values)
+    resamples = len(approx)
+    # Any order of summing n + 1 terms errs by at most (n + 1) u times the sum of their sizes;
+    # the division adds half a unit: doubled, with room to spare.
+    slack = 4.0 * (n + 4) * _UNIT_ROUNDOFF * max(abs(v) for v in values) + 1e-300
+    order = np.argsort(approx, kind="stable")
+    low_index, high_index = _bounds(resamples, level)
+    return Estimate(
+        value=math.fsum(values) / n,
+        low=_order_statistic(values, draws, approx, order, low_index, slack),
+        high=_order_statistic(values, draws, approx, order, high_index, slack),
+        n=n,
+    )
 
 
 def bootstrap_mean(
@@ -104,19 +128,54 @@ def bootstrap_mean(
         return Estimate(value=math.nan, low=math.nan, high=math.nan, n=0)
     if resamples < 1:
         raise ValueError("resamples must be at least 1")
-    n = len(values)
-    mean = math.fsum(values) / n
     values = list(values)
+    n = len(values)
     draws = _draws(seed, n, resamples)
-    array = np.asarray(values, dtype=np.float64)
-    approx = array[draws].sum(axis=1) / n
-    order = np.argsort(approx, kind="stable")
-    # Any order of summing n + 1 terms errs by at most (n + 1) u times the sum of their sizes;
-    # the division adds half a unit: doubled, with room to spare.
-    slack = 4.0 * (n + 4) * _UNIT_ROUNDOFF * float(np.abs(array).max()) + 1e-300
-    alpha = 1.0 - level
-    low_index = math.floor(resamples * alpha / 2)
-    high_index = min(resamples - 1, math.ceil(resamples * (1 - alpha / 2)) - 1)
-    low = _order_statistic(values, draws, approx, order, low_index, slack)
-    high = _order_statistic(values, draws, approx, order, high_index, slack)
-    return Estimate(value=mean, low=low, high=high, n=n)
+    approx = np.asarray(values, dtype=np.float64)[draws].sum(axis=1) / n
+    return _estimate(values, draws, approx, level)
+
+
+# Columns of one length summed by one matrix product from this many on (fewer: one by one).
+BATCH_COLUMNS = 4
+
+
+@functools.lru_cache(maxsize=4)
+def _kept_weights(seed: int, n: int, resamples: int) -> np.ndarray:
+    """How often each problem is drawn in each resample (resamples x n): a resampled sum of
+    any column is then one row of a matrix product."""
+    draws = _draws(seed, n, resamples)
+    rows = np.repeat(np.arange(resamples, dtype=np.int64) * n, n)
+    flat = np.bincount(rows + draws.ravel(), minlength=resamples * n)
+    weights = flat.reshape(resamples, n).astype(np.float64)
+    weights.setflags(write=False)
+    return weights
+
+
+def bootstrap_means(
+    columns: Sequence[Sequence[float]],
+    *,
+    seed: int = 0,
+    resamples: int = DEFAULT_RESAMPLES,
+    level=0.95,
+) -> list[Estimate]:
+    """``bootstrap_mean`` of every column, the same estimates, faster for many columns of one
+    length (a leaderboard's pass@1 of every model over the same problems): their resampled
+    means come from one matrix product of the draw counts with the columns."""
+    if resamples < 1:
+        raise ValueError("resamples must be at least 1")
+    out: list[Estimate | None] = [None] * len(columns)
+    by_length: dict[int, list[int]] = {}
+    for i, column in enumerate(columns):
+        by_length.setdefault(len(column), []).append(i)
+    for n, indices in by_length.items():
+        if n == 0 or len(indices) < BATCH_COLUMNS or n * resamples > KEPT_DRAWS:
+            for i in indices:
+                out[i] = bootstrap_mean(columns[i], seed=seed, resamples=resamples, level=level)
+            continue
+        lists = [list(columns[i]) for i in indices]
+        matrix = np.array(lists, dtype=np.float64).T  # n x columns
+        means = (_kept_weights(seed, n, resamples) @ matrix) / n
+        draws = _draws(seed, n, resamples)
+        for j, i in enumerate(indices):
+            out[i] = _estimate(lists[j], draws, np.ascontiguousarray(means[:, j]), level)
+    return out

@@ -75,3 +75,36 @@ def test_a_model_filter_decodes_only_the_shown_runs_summaries(monkeypatch):
     decoded.clear()
     every = board.build(release=world.release, after=date(2024, 1, 1))
     assert len(every.rows) == 2 and len(decoded) == 2
+
+
+def test_many_columns_get_the_estimates_of_one_by_one():
+    rng = random.Random(9)
+    columns = [[rng.randint(0, 10) / 10 for _ in range(200)] for _ in range(12)]
+    columns += [[rng.random() for _ in range(200)] for _ in range(3)]
+    columns += [[0.5] * 7, [1.0, 0.0], []]
+    together = stats.bootstrap_means(columns, seed=2)
+    alone = [stats.bootstrap_mean(c, seed=2) for c in columns]
+    assert [(e.value, e.low, e.high, e.n) for e in together[:-1]] == [
+        (e.value, e.low, e.high, e.n) for e in alone[:-1]
+    ]
+    assert together[-1].n == 0 and math.isnan(together[-1].value)
+
+
+@pytest.mark.django_db
+def test_a_date_window_estimates_every_run_in_one_batch(monkeypatch):
+    world = board_world()
+    calls = []
+    real = board.bootstrap_means
+
+    def counted(columns, **kwargs):
+        calls.append(len(columns))
+        return real(columns, **kwargs)
+
+    monkeypatch.setattr(board, "bootstrap_means", counted)
+    seeds = set(world.release.runs.values_list("bootstrap_seed", flat=True))
+    windowed = board.build(release=world.release, after=date(2024, 1, 1))
+    assert len(windowed.rows) == 2
+    assert len(calls) == len(seeds)
+    calls.clear()
+    assert board.build(release=world.release, after=date(2024, 1, 1)).rows == windowed.rows
+    assert calls == []  # kept in the cache

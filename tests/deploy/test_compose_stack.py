@@ -573,7 +573,12 @@ def test_two_machines_the_sandbox_worker_apart_reaches_only_the_database_and_the
             decisions = _campaign(stack, api, server, "two-machines")
         except AssertionError as failed:
             b_log = machine_b("logs", "--no-color", "sandbox-worker", check=False).stdout
-            raise AssertionError(f"{failed}\nmachine B:\n{b_log[-6000:]}") from None
+            responder = server.responder
+            unscripted = sorted({k for k in responder.seen if k not in responder.table})
+            raise AssertionError(
+                f"{failed}\nrequests with no scripted answer: {unscripted}\n"
+                f"machine B:\n{b_log[-6000:]}"
+            ) from None
     campaign_flow.assert_expected_decisions(decisions)
     log = machine_b("logs", "--no-color", "sandbox-worker").stdout
     assert re.search(r"Task \S+\[[0-9a-f-]+\] succeeded", log), log[-4000:]

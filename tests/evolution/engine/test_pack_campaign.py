@@ -18,6 +18,7 @@ from evolution.streams.runner import run_inline
 from tests.support.fake_openai import FakeOpenAI
 
 from .conftest import KeyedResponder, build_world, truncate_engine_tables
+from .test_replay_decisions import _decisions, _replay_world
 
 # Read-only tests over data the module fixture committed (the db mark also makes pytest-django
 # create the test database for this module).
@@ -44,6 +45,24 @@ def run(django_db_setup, django_db_blocker):
             campaign = run_inline(campaign_id=campaign.pk, workers=2)
             yield {"campaign": campaign, "server": server, "responder": responder}
         truncate_engine_tables()
+
+
+@pytest.fixture(scope="module")
+def replayed(run, django_db_blocker):
+    """The pack again on replay endpoints reading its committed cassette (what `make demo`
+    replays). Asked for by the module's last test only, so the others read the live run alone."""
+    campaign = run["campaign"]
+    with django_db_blocker.unblock():
+        evolver, panel = _replay_world("demo.jsonl", campaign.evolver, campaign.panel)
+        second = campaign_create(
+            name="pack replayed",
+            seed_set=campaign.seed_set,
+            evolver=evolver,
+            panel=panel,
+            settings=pack.DEMO_SETTINGS,
+        )
+        campaign_launch(campaign_id=second.pk)
+        return run_inline(campaign_id=second.pk, workers=2)
 
 
 def lineage_of(campaign: Campaign, origin_id: str):
@@ -211,3 +230,17 @@ def test_the_mutator_prompt_sees_lineage_and_global_memory(run):
     # The mutator said "dynamic programming over prefixes": stored as the vocabulary's tag.
     assert "accepted round 1: dynamic programming" in second.memory_context
     assert "Digest: accepted 1" in second.memory_context
+
+
+# Last in the module: the replay commits a second campaign beside the live one.
+def test_the_committed_cassette_replays_to_the_same_decisions(run, replayed):
+    """The demo's cassette holds the pack's exchanges: a campaign on replay endpoints reading
+    it computes every decision afresh (execution, votes, panel verdicts) and comes out with
+    the live run's decisions."""
+    first = run["campaign"]
+    assert replayed.state == "completed", replayed.state_reason
+    assert replayed.replayed
+    assert _decisions(replayed) == _decisions(first)
+    assert {"accepted", "judge_rejected", "duplicate", "not_harder", "error"} <= {
+        d for _, _, d in _decisions(first)
+    }

@@ -77,7 +77,10 @@ def run(args) -> list[dict]:
     for label, keep in (("all 91 problems in view", every), ("46 problems in view", half)):
 
         def board_for(keep=keep):
-            return [board._windowed(r, s, keep, "4") for r, s in zip(runs, summaries, strict=True)]
+            return [
+                board._windowed(r, s, keep, "4", set())
+                for r, s in zip(runs, summaries, strict=True)
+            ]
 
         # Baseline in the same run: the same computation drawing the bootstrap indices
         # again for every estimate (as before the draws were kept per (seed, n)).

@@ -257,10 +257,7 @@ def _forget() -> None:
     from releases import stats
 
     cache.clear()
-    for name in dir(stats):
-        kept = getattr(stats, name)
-        if callable(getattr(kept, "cache_clear", None)):
-            kept.cache_clear()
+    stats.forget_kept()
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import math
 import random
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -49,16 +50,45 @@ KEPT_DRAWS = 2_000_000
 _UNIT_ROUNDOFF = 2.0**-53
 
 
-def _draw_rows(seed: int, n: int, resamples: int) -> np.ndarray:
-    """The resampled indices, one row per resample: exactly the draws
-    ``random.Random(seed).choices(values, k=n)`` makes ``resamples`` times
-    (``floor(random() * n)`` each), which depend only on the seed and n. numpy's legacy
-    Mersenne Twister, given Python's generator state for the seed, makes the same doubles as
-    ``random.random()`` (both take 53 bits from two 32-bit outputs), all at once."""
+def _uniforms(seed: int, count: int) -> np.ndarray:
+    """The first ``count`` doubles ``random.Random(seed).random()`` returns, all at once: numpy's
+    legacy Mersenne Twister, given Python's generator state for the seed, makes the same ones
+    (both take 53 bits from two 32-bit outputs). The doubles of the largest count asked so far
+    are kept per seed (up to ``KEPT_DRAWS``): the draws for any n begin with the same doubles."""
+    kept = _kept_uniforms.get(seed)
+    if kept is not None and len(kept) >= count:
+        return kept[:count]
     state = random.Random(seed).getstate()[1]
     generator = np.random.RandomState()
     generator.set_state(("MT19937", np.array(state[:-1], dtype=np.uint32), state[-1]))
-    return np.floor(generator.random_sample((resamples, n)) * float(n)).astype(np.int32)
+    doubles = generator.random_sample(count)
+    if count <= KEPT_DRAWS:
+        doubles.setflags(write=False)
+        with _kept_lock:
+            if len(_kept_uniforms) >= 4 and seed not in _kept_uniforms:
+                _kept_uniforms.pop(next(iter(_kept_uniforms)))
+            _kept_uniforms[seed] = doubles
+    return doubles
+
+
+_kept_uniforms: dict[int, np.ndarray] = {}
+_kept_lock = threading.Lock()
+
+
+def forget_kept() -> None:
+    """Drop every kept draw (a cold start, for the benchmarks)."""
+    with _kept_lock:
+        _kept_uniforms.clear()
+    _kept_draws.cache_clear()
+    _kept_weights.cache_clear()
+
+
+def _draw_rows(seed: int, n: int, resamples: int) -> np.ndarray:
+    """The resampled indices, one row per resample: exactly the draws
+    ``random.Random(seed).choices(values, k=n)`` makes ``resamples`` times
+    (``floor(random() * n)`` each), which depend only on the seed and n."""
+    doubles = _uniforms(seed, resamples * n).reshape(resamples, n)
+    return np.floor(doubles * float(n)).astype(np.int32)
 
 
 @functools.lru_cache(maxsize=12)
@@ -105,7 +135,7 @@ def _estimate(values: list, draws: np.ndarray, approx: np.ndarray, level: float)
     resamples = len(approx)
     # Any order of summing n + 1 terms errs by at most (n + 1) u times the sum of their sizes;
     # the division adds half a unit: doubled, with room to spare.
-    slack = 4.0 * (n + 4) * _UNIT_ROUNDOFF * max(abs(v) for v in values) + 1e-300
+    slack = 4.0 * (n + 4) * _UNIT_ROUNDOFF * max(max(values), -min(values)) + 1e-300
     order = np.argsort(approx, kind="stable")
     low_index, high_index = _bounds(resamples, level)
     return Estimate(

@@ -6,8 +6,8 @@ JavaScript the inline SVG stays. Screenshots go to docs/img/."""
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -15,12 +15,10 @@ from playwright.sync_api import expect
 from benchapp.services import user_create
 from evolution.models import Campaign
 from review.models import Adjudication
-from tests.support.browser import chromium_page, log_in
+from tests.support.browser import SCREENSHOTS, chromium_page, docs_screenshot, log_in
 
 from .living_support import remeasured_release
 from .test_living_calibration import _author
-
-IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 
 def _hover(page, point) -> None:
@@ -55,7 +53,7 @@ def test_a_curator_walks_the_living_page_and_the_calibration_plot(transactional_
         page.click("text=Re-evolve saturated problems")
         expect(page.locator("p.reevolution")).to_contain_text("Re-evolve")
         expect(page.locator("p.reevolution")).to_contain_text("draft")
-        page.screenshot(path=str(IMG / "living.png"), full_page=True)
+        docs_screenshot(page, "living.png", full_page=True)
         # The curator narrows the draft to E-OK and launches it from this page.
         draft = page.locator("div.reevolution-draft")
         expect(draft.locator("input[name=retired]")).to_have_count(2)
@@ -77,7 +75,10 @@ def test_a_curator_walks_the_living_page_and_the_calibration_plot(transactional_
         expect(history).to_contain_text("saturation bound 0.75")
         _hover(page, history.locator(".scatterlayer .point").nth(1))
         expect(history.locator(".hoverlayer")).to_contain_text("7 of 8 samples")
-        page.locator("#difficulty-history").screenshot(path=str(IMG / "living-history.png"))
+        if os.environ.get("BENCHFORGE_SCREENSHOTS") == "1":
+            page.locator("#difficulty-history").screenshot(
+                path=str(SCREENSHOTS / "living-history.png")
+            )
 
         page.goto(f"{live_server.url}/curate/campaigns/{world.campaign.pk}/calibration/")
         expect(page.locator("#calibration-rho")).to_contain_text("over 8 problems")
@@ -91,7 +92,7 @@ def test_a_curator_walks_the_living_page_and_the_calibration_plot(transactional_
         expect(scatter).to_contain_text("panel pass@1")
         expect(page.locator("tr.disagreement")).to_have_count(2)
         expect(page.locator("tr.disagreement").first).to_contain_text("model-only hardness")
-        page.screenshot(path=str(IMG / "living-calibration.png"), full_page=True)
+        docs_screenshot(page, "living-calibration.png", full_page=True)
         page.click("text=Send to the adjudication queue")
         expect(page.locator("body")).to_contain_text("2 disagreement(s) sent to the adjudication")
         assert re.search(r"/calibration/$", page.url)

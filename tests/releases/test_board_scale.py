@@ -14,16 +14,7 @@ from releases import board, stats
 from releases.models import LeaderboardRun
 
 from .board_world import board_world
-
-
-def _by_choices(values, seed, resamples=2000, level=0.95):
-    n = len(values)
-    rng = random.Random(seed)
-    means = sorted(math.fsum(rng.choices(values, k=n)) / n for _ in range(resamples))
-    alpha = 1 - level
-    low = means[math.floor(resamples * alpha / 2)]
-    high = means[min(resamples - 1, math.ceil(resamples * (1 - alpha / 2)) - 1)]
-    return math.fsum(values) / n, low, high
+from .test_stats import _bootstrap_by_choices as _by_choices
 
 
 def test_an_interval_over_a_thousand_problems_sums_few_resamples_exactly(monkeypatch):

@@ -324,6 +324,10 @@ class ProcessSession(Session):
 
     def _write_loop(self) -> None:
         fd = self._stdin_fd
+        # poll, not select.select: select refuses descriptors from 1,024 on, which a long-lived
+        # worker's pipes reach (the thread died and the runner never got its code).
+        writable = select.poll()
+        writable.register(fd, select.POLLOUT)
         while True:
             data = self._outbox.get()
             if data is None:
@@ -334,7 +338,7 @@ class ProcessSession(Session):
                     try:
                         view = view[os.write(fd, view) :]
                     except BlockingIOError:
-                        select.select([], [fd], [])
+                        writable.poll()
             except OSError:  # the runner is gone: recv reports why
                 break
             finally:

@@ -147,8 +147,7 @@ def _windowed_many(wanted: list[tuple]) -> list[dict]:
     columns of one length, the same intervals as one by one)."""
     out: list[dict | None] = []
     missing: dict[int, list[int]] = {}
-    for index, (run, *_rest) in enumerate(wanted):
-        keep = wanted[index][2]
+    for index, (run, _summary, keep, *_rest) in enumerate(wanted):
         out.append(cache.get(_window_key(run, keep)))
         if out[-1] is None:
             missing.setdefault(run.bootstrap_seed, []).append(index)
@@ -157,7 +156,7 @@ def _windowed_many(wanted: list[tuple]) -> list[dict]:
         plans = [_window_plan(*wanted[i][1:], columns) for i in indices]
         estimates = bootstrap_means(columns, seed=seed)
         for index, plan in zip(indices, plans, strict=True):
-            run, keep = wanted[index][0], wanted[index][2]
+            run, _summary, keep, *_rest = wanted[index]
             out[index] = _filled(plan, estimates)
             cache.set(_window_key(run, keep), out[index], CACHE_SECONDS)
     return out

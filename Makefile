@@ -27,7 +27,7 @@ PACKAGES := benchapp evolution review releases reasoning xcoder evosyn frontiers
 
 .PHONY: install bytecode demo test lint format bench clean
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml setup.py Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip "setuptools>=68" wheel
 	$(PY) -m pip install -q -e ".[test]"

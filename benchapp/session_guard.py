@@ -4,7 +4,7 @@ A view that needs a login answers an anonymous request with a redirect to the lo
 browser's XMLHttpRequest follows that redirect silently, so htmx used to receive the login form
 with a 200 and swap it into whatever it was updating: the review form's save indicator, the
 live campaign panel. The middleware turns that redirect into a 401 for htmx requests, which htmx
-does not swap, and ``benchapp/session.js`` shows a banner, keeps the page as it is and notices
+does not swap, and ``static/js/session.js`` shows a banner, keeps the page as it is and notices
 the re-login through :func:`session_state`.
 """
 

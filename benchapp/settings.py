@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from datetime import timedelta
 from pathlib import Path
 
@@ -26,6 +27,21 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 # beside the packages) keeps it in ./var of the directory it is started from.
 _DEFAULT_DATA_DIR = BASE_DIR / "var" if (BASE_DIR / "manage.py").exists() else Path.cwd() / "var"
 DATA_DIR = Path(env_str("BENCHFORGE_DATA_DIR", str(_DEFAULT_DATA_DIR)))
+
+
+def _project_dir(name: str, package: str) -> Path:
+    """The project-wide ``templates/`` or ``static/``: the checkout's own at its top, or the copy
+    an installed wheel carries as ``package`` (pyproject.toml maps the one onto the other)."""
+    if (BASE_DIR / "manage.py").exists():
+        return BASE_DIR / name
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ImproperlyConfigured(f"the installed copy lacks {package} (the project's {name}/)")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+TEMPLATES_DIR = _project_dir("templates", "benchforge_templates")
+STATIC_DIR = _project_dir("static", "benchforge_static")
 
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY")
@@ -98,7 +114,7 @@ WSGI_APPLICATION = "benchapp.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        "DIRS": [TEMPLATES_DIR],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -174,6 +190,7 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
+STATICFILES_DIRS = [STATIC_DIR]
 STATIC_ROOT = DATA_DIR / "staticfiles"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 STORAGES = {

@@ -18,7 +18,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/session/", session_guard.session_state, name="session_state"),
     path("accounts/back/", session_guard.logged_in_again, name="logged_in_again"),
-    path("favicon.ico", RedirectView.as_view(url="/static/benchapp/favicon.svg", permanent=True)),
+    path("favicon.ico", RedirectView.as_view(url="/static/img/favicon.svg", permanent=True)),
     path(
         "accounts/password_change/",
         auth_views.PasswordChangeView.as_view(template_name="benchapp/password_change.html"),

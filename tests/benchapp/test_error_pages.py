@@ -34,4 +34,4 @@ def test_the_500_page_needs_no_database_or_request_context(django_assert_num_que
 def test_the_favicon_is_served_from_the_static_files():
     response = Client().get("/favicon.ico")
     assert response.status_code == 301
-    assert response["Location"] == "/static/benchapp/favicon.svg"
+    assert response["Location"] == "/static/img/favicon.svg"

@@ -189,6 +189,21 @@ def test_the_installed_wheel_runs_a_campaign_on_gunicorn_and_two_workers(
     deploy = _run(benchforge + ["check", "--deploy"], env=env, cwd=home)
     assert "System check identified" in deploy.stdout + deploy.stderr
     _run(benchforge + ["collectstatic", "--noinput"], env=env, cwd=home)
+    # The project-wide templates/ and static/ come from the wheel's packaged copy.
+    layout = _run(
+        benchforge
+        + [
+            "shell",
+            "-c",
+            "from django.template.loader import get_template as t; "
+            "from django.conf import settings as s; "
+            "print(t('base.html').origin.name); print(s.STATIC_ROOT / 'css' / 'app.css')",
+        ],
+        env=env,
+        cwd=home,
+    ).stdout.split()
+    assert layout[0].endswith("site-packages/benchforge_templates/base.html"), layout
+    assert Path(layout[1]).is_file(), layout
     made = _run(benchforge + ["create_user", "ops", "--role", "admin"], env=env, cwd=home)
     assert "admin ops ready. password:" in made.stdout
     _run(benchforge + ["create_user", "cora", "--role", "curator"], env=env, cwd=home)

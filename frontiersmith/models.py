@@ -225,3 +225,39 @@ class FrontierCandidate(models.Model):
         return [
             (name, parts.get(name, {})) for name in ("generator", "verifier", "baseline", "weak")
         ]
+
+
+class NoFilterAblation(models.Model):
+    """The no-filter ablation of one campaign (seed document 002: the same mutations with the
+    coarse filter and the divergence filters skipped). The ablation arm is a campaign of its own
+    (``arm``, never launched) holding copies of the filtered run's candidates; its model calls
+    are charged to it. ``summary`` holds both arms' measures side by side, ``candidates`` one
+    row per candidate (``frontiersmith/ablation.py``)."""
+
+    frontier = models.ForeignKey(
+        FrontierCampaign, on_delete=models.CASCADE, related_name="ablations"
+    )
+    arm = models.OneToOneField(
+        FrontierCampaign,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="ablation_of",
+    )
+    # Some answers either arm used came from a replay cassette (the programs ran live).
+    replayed = models.BooleanField(default=False)
+    summary = models.JSONField(default=dict, blank=True)
+    candidates = models.JSONField(default=list, blank=True)
+    calls = models.PositiveIntegerField(default=0, help_text="model calls the arm made")
+    reused = models.PositiveIntegerField(
+        default=0, help_text="candidates whose stored answers the arm took from the filtered run"
+    )
+    stopped = models.TextField(blank=True, help_text="why the arm stopped early, if it did")
+    elapsed_s = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["frontier_id", "-created_at"]
+
+    def __str__(self):
+        return f"no-filter ablation {self.pk} of {self.frontier_id}"

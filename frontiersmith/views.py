@@ -14,9 +14,10 @@ from evolution import views as platform_views
 from evolution.models.campaigns import CampaignKind
 
 from . import selectors, services
+from .ablation import MEASURES
 from .config import settings_table
 from .forms import FrontierCampaignForm
-from .models import FrontierCampaign, FrontierCandidate
+from .models import FrontierCampaign, FrontierCandidate, NoFilterAblation
 
 
 def _get(pk: int) -> FrontierCampaign:
@@ -54,9 +55,22 @@ def campaign_detail(request, pk: int):
             "funnel": selectors.funnel(fc=fc),
             "candidates": selectors.candidate_list(fc=fc),
             "can_control": has_role(request.user, ADMIN),
+            **_ablation(fc),
         },
         live_body="frontiersmith/_live.html",
     )
+
+
+def _ablation(fc: FrontierCampaign) -> dict:
+    """The campaign's latest no-filter ablation, its measures as (label, filtered, no filter)
+    rows, and, for an ablation arm, the ablation it belongs to."""
+    ablation = fc.ablations.select_related("arm__campaign").first()
+    rows = []
+    if ablation is not None:
+        filtered, no_filter = ablation.summary["filtered"], ablation.summary["no_filter"]
+        rows = [(key, label, filtered.get(key), no_filter.get(key)) for key, label in MEASURES]
+    arm_of = NoFilterAblation.objects.filter(arm=fc).select_related("frontier__campaign").first()
+    return {"ablation": ablation, "ablation_rows": rows, "ablation_of": arm_of}
 
 
 @role_required(ADMIN, CURATOR)

@@ -14,6 +14,7 @@ from evolution.models import ModelEndpoint, Problem, ProblemSet
 from evosyn.demo.pack import BLANK, FIGURE_3, SEED_TESTINGS, SUM_EVENS
 from evosyn.demo.pack import CRASHING_STRATEGY as CRASHING
 from tests.evolution.engine.conftest import KeyedResponder
+from tests.support.answers import fenced
 from tests.support.fake_openai import FakeOpenAI
 
 SEED = "HumanEval/0"
@@ -81,10 +82,6 @@ DOUBLE_TESTINGS = [
     [{"input": [-2], "output": -6}],
     [{"input": [5], "output": 15}, {"input": [-1], "output": -3}],
 ]
-
-
-def fenced(code: str) -> str:
-    return f"Here is my answer.\n\n```python\n{code}```\n"
 
 
 def tests_answer(tests: list[dict]) -> str:

@@ -21,8 +21,9 @@ from evosyn import services
 from evosyn.ablation import ablation_run
 from evosyn.engine import ablation as A
 from evosyn.models import Ablation, InstanceRole, InstanceStatus
+from tests.support.answers import fenced
 
-from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, fenced, respond, script
+from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
 
 pytestmark = pytest.mark.django_db
 

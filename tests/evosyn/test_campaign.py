@@ -22,8 +22,9 @@ from evosyn.models import (
 )
 from evosyn.stages.common import _load
 from evosyn.stages.execute import _verdict_row
+from tests.support.answers import fenced
 
-from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, fenced, respond, script
+from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
 
 pytestmark = pytest.mark.django_db(transaction=False)
 

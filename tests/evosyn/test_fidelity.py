@@ -31,9 +31,10 @@ from evosyn.models import (
     InstanceStatus,
     StrategyStatus,
 )
+from tests.support.answers import fenced
 
 from . import conftest
-from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, fenced, respond, script
+from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
 
 pytestmark = pytest.mark.django_db(transaction=False)
 

@@ -8,8 +8,9 @@ from django.urls import reverse
 from evolution.services import campaigns as campaign_services
 from evolution.streams.runner import run_inline
 from evosyn import services
+from tests.support.answers import fenced
 
-from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, fenced, respond, script
+from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
 
 pytestmark = pytest.mark.django_db
 

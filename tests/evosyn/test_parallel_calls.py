@@ -12,8 +12,9 @@ from evolution.services import campaigns as campaign_services
 from evolution.streams.runner import run_inline
 from evosyn import services
 from evosyn.models import Instance
+from tests.support.answers import fenced
 
-from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, fenced, respond, script
+from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
 
 
 @pytest.fixture

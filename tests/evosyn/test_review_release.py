@@ -13,9 +13,10 @@ from evosyn.models import InstanceStatus
 from releases import services as release_services
 from review import services as review_services
 from tests.review.blinding import crawl_reviewer_surface, find_leaks, provenance_values
+from tests.support.answers import fenced
 from tests.support.gate_rules import SELECTION_TIME_OK
 
-from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, fenced, respond, script
+from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
 
 pytestmark = pytest.mark.django_db
 

@@ -16,8 +16,9 @@ from evolution.streams.runner import run_inline
 from evosyn import services
 from evosyn.config import EvoSynSettings
 from evosyn.models import InstanceRole, ProgramStatus
+from tests.support.answers import fenced
 
-from .conftest import SEED, SEED_TESTINGS, SMALL_SETTINGS, fenced, respond, script
+from .conftest import SEED, SEED_TESTINGS, SMALL_SETTINGS, respond, script
 
 pytestmark = pytest.mark.django_db
 

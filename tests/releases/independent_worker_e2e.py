@@ -13,12 +13,13 @@ from django.conf import settings
 
 from releases import independent, services
 from releases.independent_models import GateEvaluation
+from tests.support.answers import fenced
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.gate_rules import SELECTION_TIME_OK
 from tests.support.workers import kill_group, start_worker, wait_for, wait_until_consuming
 
 from .builders import SUM_CODE, WRONG_CODE, crafted_world
-from .living_support import endpoint, fenced
+from .living_support import endpoint
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

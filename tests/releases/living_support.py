@@ -10,13 +10,10 @@ from django.utils import timezone
 
 from evolution.demo import pack
 from evolution.models import ModelEndpoint
+from tests.support.answers import fenced
 from tests.support.fake_openai import Fault
 
 from .builders import SUM_CODE, WRONG_CODE
-
-
-def fenced(code: str) -> str:
-    return f"Here you go.\n\n```python\n{code}```\n"
 
 
 class Panel:

@@ -29,7 +29,7 @@ from releases import leaderboard, services
 from releases.models import CurationDecision, LeaderboardRun, Release, ReleaseState
 from review.models import GroupItem, ReviewRound
 from tests.evolution.engine.conftest import KeyedResponder
-from tests.evolution.measurement.conftest import fenced, make_panel
+from tests.evolution.measurement.conftest import make_panel
 from tests.evosyn.conftest import (
     CRASHING,
     FIGURE_3,
@@ -37,9 +37,9 @@ from tests.evosyn.conftest import (
     SUM_EVENS_SOLUTIONS,
     script,
 )
-from tests.evosyn.conftest import fenced as evosyn_fenced
 from tests.frontiersmith.conftest import SMALL as FRONTIER_SMALL
 from tests.frontiersmith.scripted import SEED_STATEMENT, Script
+from tests.support.answers import fenced
 from tests.support.browser import chromium_page, log_in
 from tests.support.fake_openai import FakeOpenAI, Fault
 from tests.support.gate_rules import SELECTION_TIME_OK
@@ -76,9 +76,7 @@ class World:
 
     def __init__(self):
         self.xcoder = Responder(base_table())
-        self.evosyn = KeyedResponder(
-            script(strategist=[evosyn_fenced(CRASHING), evosyn_fenced(FIGURE_3)])
-        )
+        self.evosyn = KeyedResponder(script(strategist=[fenced(CRASHING), fenced(FIGURE_3)]))
         self.frontier = Script()
 
     def __call__(self, body, headers):

@@ -13,11 +13,12 @@ from releases import independent, services
 from releases.gate import GateRules, RulesError
 from releases.independent_models import GateEvaluationSample
 from tests.factories import ProblemSetFactory, SolverAttemptFactory
+from tests.support.answers import fenced
 from tests.support.fake_openai import FakeOpenAI, Fault, by_model, intermittent
 from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .builders import SUM_CODE, WRONG_CODE, crafted_world
-from .living_support import endpoint, fenced
+from .living_support import endpoint
 
 
 def _sample(headers) -> int:

@@ -15,11 +15,12 @@ from playwright.sync_api import expect
 from benchapp.services import user_create
 from releases import independent, services
 from tests.benchapp.test_headers import VIOLATIONS
+from tests.support.answers import fenced
 from tests.support.browser import chromium_page, log_in
 from tests.support.fake_openai import FakeOpenAI
 
 from .builders import SUM_CODE, WRONG_CODE, crafted_world
-from .living_support import endpoint, fenced
+from .living_support import endpoint
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -16,13 +16,13 @@ from evolution.models import ModelEndpoint
 from releases import leaderboard
 from releases.models import LeaderboardRun, LeaderboardSample, RunState
 from releases.tasks import enqueue_leaderboard_run
+from tests.support.answers import fenced
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.outage import RedisServer, alive, celery_broker, env_with, start_beat
 from tests.support.workers import kill_group, start_worker, wait_for, worker_env
 
 from .builders import SUM_CODE
 from .conftest import frozen_release
-from .living_support import fenced
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

@@ -17,11 +17,12 @@ from releases.independent_models import GateEvaluation
 from releases.living_models import Remeasurement, RemeasurementTrigger
 from releases.models import LeaderboardRun, RunState
 from releases.question_models import QuestionRun
+from tests.support.answers import fenced
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .builders import SUM_CODE, crafted_world
-from .living_support import endpoint, fenced
+from .living_support import endpoint
 
 pytestmark = pytest.mark.django_db
 

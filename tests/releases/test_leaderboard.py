@@ -12,15 +12,12 @@ from django.utils import timezone
 from evolution.models import ModelEndpoint
 from releases import leaderboard
 from releases.models import LeaderboardSample, RunState
+from tests.support.answers import fenced
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.gate_rules import SELECTION_TIME_OK
 from tests.support.scoring import as_scoring_service
 
 from .builders import SUM_CODE, WRONG_CODE
-
-
-def fenced(code: str) -> str:
-    return f"Here you go.\n\n```python\n{code}```\n"
 
 
 class Scripted:

@@ -15,13 +15,10 @@ from django.utils import timezone
 from evolution.models import ModelEndpoint
 from releases import leaderboard, services
 from releases.models import LeaderboardSample, RunState
+from tests.support.answers import fenced
 from tests.support.fake_openai import FakeOpenAI, Fault, intermittent
 
 from .builders import SUM_CODE
-
-
-def fenced(code: str) -> str:
-    return f"Here you go.\n\n```python\n{code}```\n"
 
 
 def _right(body, headers):

@@ -9,11 +9,12 @@ from django.core.cache import cache
 
 from releases import living
 from releases.models import PanelSeat, SaturationFlag
+from tests.support.answers import fenced
 from tests.support.fake_openai import FakeOpenAI
 
 from .builders import WRONG_CODE
 from .conftest import frozen_release
-from .living_support import Panel, endpoint, fenced
+from .living_support import Panel, endpoint
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

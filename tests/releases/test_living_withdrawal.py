@@ -16,10 +16,11 @@ from django.utils import timezone
 from evolution.models import ModelEndpoint
 from releases import living
 from releases.models import PanelSeat, SaturationFlag
+from tests.support.answers import fenced
 from tests.support.fake_openai import FakeOpenAI, by_model
 
 from .builders import WRONG_CODE
-from .living_support import Panel, endpoint, fenced, remeasured_release
+from .living_support import Panel, endpoint, remeasured_release
 
 
 @pytest.fixture

@@ -13,10 +13,11 @@ from django.urls import reverse
 
 from evolution.measurement.models import Measurement, MeasurementBatch, MeasurementState
 from evolution.models import Problem, ProblemSet, TestCase
+from tests.support.answers import fenced
 from tests.support.fake_openai import Fault
 from tests.support.workers import kill_group, start_worker, wait_for, wait_until_consuming
 
-from .conftest import PanelAnswers, fenced, make_panel
+from .conftest import PanelAnswers, make_panel
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

@@ -22,10 +22,10 @@ from tests.evosyn.conftest import (
     script,
     world,  # noqa: F401 - the EvoSyn world fixture
 )
-from tests.evosyn.conftest import fenced as evosyn_fenced
+from tests.support.answers import fenced
 from tests.support.gate_rules import SELECTION_TIME_OK
 
-from .conftest import PanelAnswers, fenced, make_panel
+from .conftest import PanelAnswers, make_panel
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -43,9 +43,7 @@ def test_an_evosyn_campaign_measures_its_kept_problems(world, fake_server, perso
                 "weak": fenced(IS_EMPTY_SOLUTIONS[0].replace("== ''", "!= ''")),
             },
         },
-        fallback=KeyedResponder(
-            script(strategist=[evosyn_fenced(CRASHING), evosyn_fenced(FIGURE_3)])
-        ),
+        fallback=KeyedResponder(script(strategist=[fenced(CRASHING), fenced(FIGURE_3)])),
     )
     panel = make_panel(fake_server, ["strong", "weak"])
     campaign = evosyn.evosyn_campaign_create(

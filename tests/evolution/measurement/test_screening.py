@@ -27,12 +27,12 @@ from tests.evosyn.conftest import (
     script,
     world,  # noqa: F401 - the EvoSyn world fixture
 )
-from tests.evosyn.conftest import fenced as evosyn_fenced
 from tests.factories import ProblemFactory
+from tests.support.answers import fenced
 from tests.support.gate_rules import SELECTION_TIME_OK
 from tests.xcoder.conftest import CORRECT, WRONG_LARGE, Responder, base_table
 
-from .conftest import PanelAnswers, fenced, make_panel
+from .conftest import PanelAnswers, make_panel
 from .test_stage import LANTERN, run, xcoder_campaign
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -81,9 +81,7 @@ def test_evosyn_kept_problems_are_screened_when_measured(world, fake_server, per
                 "weak": fenced(IS_EMPTY_SOLUTIONS[0].replace("== ''", "!= ''")),
             },
         },
-        fallback=KeyedResponder(
-            script(strategist=[evosyn_fenced(CRASHING), evosyn_fenced(FIGURE_3)])
-        ),
+        fallback=KeyedResponder(script(strategist=[fenced(CRASHING), fenced(FIGURE_3)])),
     )
     campaign = evosyn.evosyn_campaign_create(
         name="evosyn screened",

@@ -7,6 +7,7 @@ to the arm campaign's ledger."""
 from __future__ import annotations
 
 import io
+import json
 import re
 import shlex
 from pathlib import Path
@@ -220,3 +221,31 @@ def test_the_documented_command_runs_over_the_demo_and_the_page_shows_both_arms(
     page = personas.curator.client.get(f"/frontiersmith/{fc.pk}/").content.decode()
     assert 'id="ablation-arms"' in page and 'id="ablation-replayed"' in page
     assert "replayed answers" in page
+
+
+@pytest.mark.django_db
+def test_the_command_takes_other_endpoints_for_the_arm_and_writes_json(world, tmp_path):
+    fc = _run(world)
+    target = tmp_path / "ablation.json"
+    call_command(
+        "frontiersmith_ablation",
+        "--campaign",
+        str(fc.pk),
+        "--solver-endpoint",
+        "mutator",
+        "--json",
+        str(target),
+        stdout=io.StringIO(),
+    )
+    ablation = NoFilterAblation.objects.get()
+    assert ablation.arm.solver_endpoint.name == "mutator"
+    assert ablation.arm.mutator_endpoint_id == fc.mutator_endpoint_id
+    # The arm's solutions and environment came from the endpoint it was given.
+    arm_calls = LLMCall.objects.filter(campaign_id=ablation.arm_id)
+    assert set(arm_calls.filter(role="solve").values_list("endpoint_name", flat=True)) == {
+        "mutator"
+    }
+    written = json.loads(target.read_text())
+    assert written["ablation"] == ablation.pk and written["arm"] == ablation.arm_id
+    assert written["summary"]["no_filter"]["kept"] == 3
+    assert [row["index"] for row in written["candidates"]] == [0, 1, 2, 3]

@@ -21,7 +21,14 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from evolution.measurement.selectors import problem_difficulty
 from evolution.models import Campaign, Candidate, Lineage, Problem, TestCase
 from evolution.models.campaigns import CampaignKind
+from evolution.models.problems import ProblemKind
 from evolution.rendering import examples_to_show, render_statement
+from evolution.screening.describe import (
+    RECOMMENDED_MAX_SIMILARITY,
+    corpora_text,
+    shown_neighbours,
+)
+from evolution.screening.models import ProblemScreen
 from evolution.selectors import campaign_problems
 from evolution.sources import ProblemSource, source_for_model
 
@@ -909,6 +916,61 @@ def round_adjudications(*, review_round: ReviewRound, status: str | None = None)
     if status:
         qs = qs.filter(status=status)
     return qs.order_by("status", "item__group__position", "item__lineage_position", "dimension")
+
+
+@dataclass(frozen=True)
+class ScreenPanel:
+    """The contamination screen of an item under adjudication, for the curator only (never a
+    reviewer's: provenance): its nearest public problems beside the ratings."""
+
+    screened: bool
+    reason: str = ""  # why there is no screen (not screened)
+    neighbours: tuple = ()  # describe.shown_neighbours entries, each with "above"
+    lineage_count: int = 0
+    index: str = ""
+    screened_at: object = None
+    context: str = ""
+    max_similarity: float | None = None
+    threshold: float = RECOMMENDED_MAX_SIMILARITY
+
+    @property
+    def above(self) -> int:
+        return sum(1 for n in self.neighbours if n["above"])
+
+
+def adjudication_screens(*, adjudications) -> dict[int, ScreenPanel]:
+    """Each adjudicated item's screen panel, by item id, in one query: the stored screen of
+    its problem (``evolution.screening``) compared with the gate's recommended
+    ``max_public_similarity`` (a round belongs to no release, whose gate sets its own)."""
+    items = {a.item_id: a.item for a in adjudications}
+    problem_ids = {i.problem_id for i in items.values() if i.problem_id}
+    screens = {s.problem_id: s for s in ProblemScreen.objects.filter(problem_id__in=problem_ids)}
+    threshold = RECOMMENDED_MAX_SIMILARITY
+    out = {}
+    for item_id, item in items.items():
+        screen = screens.get(item.problem_id) if item.problem_id else None
+        if screen is None:
+            if not item.problem_id:
+                reason = "a reasoning question: the screen compares coding problems"
+            elif item.problem.kind == ProblemKind.SEED:
+                reason = "a seed: a public problem itself"
+            else:
+                reason = "no screen stored yet (a BenchEvolver acceptance, a panel measurement "
+                reason += "or a release's gate screens it)"
+            out[item_id] = ScreenPanel(screened=False, reason=reason, threshold=threshold)
+            continue
+        record = screen.record or {}
+        out[item_id] = ScreenPanel(
+            screened=True,
+            neighbours=tuple(shown_neighbours(record, threshold)),
+            lineage_count=len(record.get("lineage") or []),
+            index=corpora_text(record.get("index") or {}),
+            screened_at=screen.screened_at,
+            context=screen.context,
+            max_similarity=screen.max_similarity,
+            threshold=threshold,
+        )
+    return out
 
 
 def adjudication_reviews(*, adjudication: Adjudication) -> list[Review]:

@@ -550,6 +550,8 @@ def round_create_reasoning(request):
 def round_detail(request, pk: int):
     review_round = get_object_or_404(ReviewRound, pk=pk)
     aggregates = selectors.round_item_aggregates(review_round=review_round)
+    adjudications = list(selectors.round_adjudications(review_round=review_round))
+    screens = selectors.adjudication_screens(adjudications=adjudications)
     return render(
         request,
         "review/round_detail.html",
@@ -562,8 +564,8 @@ def round_detail(request, pk: int):
             "aggregates": aggregates,
             "answer_rows": [a for a in aggregates if a.reasoning_item is not None],
             "adjudications": [
-                (a, selectors.adjudication_reviews(adjudication=a))
-                for a in selectors.round_adjudications(review_round=review_round)
+                (a, selectors.adjudication_reviews(adjudication=a), screens[a.item_id])
+                for a in adjudications
             ],
             "dimensions": RATING_DIMENSIONS,
             "override_form": OverrideForm(),

@@ -3,7 +3,18 @@ dicts in the form ``services.screen_record`` documents, no database."""
 
 from __future__ import annotations
 
-__all__ = ["before", "corpora_text", "nearest_text", "neighbour_text"]
+__all__ = [
+    "RECOMMENDED_MAX_SIMILARITY",
+    "before",
+    "corpora_text",
+    "nearest_text",
+    "neighbour_text",
+    "shown_neighbours",
+]
+
+# The gate's ``max_public_similarity`` that the labelled sets recommend (docs/screening.md,
+# "Precision and recall"): a release sets its own, and the rule is off by default.
+RECOMMENDED_MAX_SIMILARITY = 0.3
 
 
 def corpora_text(summary: dict) -> str:
@@ -47,3 +58,15 @@ def before(record: dict | None, day: str) -> dict | None:
         n for n in (record or {}).get("neighbours") or [] if not n.get("date") or n["date"] < day
     ]
     return max(older, key=lambda n: n["similarity"], default=None)
+
+
+def shown_neighbours(record: dict | None, threshold: float, *, nearest: int = 5) -> list[dict]:
+    """The neighbours a page lists beside a problem: the ``nearest`` most similar and every
+    other one at ``threshold`` or above, each with ``above`` (its similarity reaches the
+    threshold, as the gate's rule counts it)."""
+    neighbours = (record or {}).get("neighbours") or []
+    return [
+        {**n, "above": n["similarity"] >= threshold}
+        for i, n in enumerate(neighbours)
+        if i < nearest or n["similarity"] >= threshold
+    ]

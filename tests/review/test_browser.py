@@ -8,6 +8,9 @@ import re
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
+from evolution.importers import import_seeds
+from evolution.models import Problem
+from evolution.screening import services as screening
 from review import services
 from review.models import Assignment, Review
 
@@ -79,7 +82,16 @@ def test_a_reviewer_rates_a_group_with_the_keyboard_and_the_curator_sees_aggrega
 ):
     # Playwright's sync API runs an event loop in this thread; the ORM calls here are ours.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    lineage, _ = lineage_with_problems(n_evolved=2, tag="browser")
+    lineage, problems = lineage_with_problems(n_evolved=2, tag="browser")
+    # Every problem recalls a HumanEval program (the seed HumanEval/0's, the evolved ones
+    # HumanEval/12's): whichever is disputed, its screen names one above the threshold.
+    import_seeds(source="humaneval")
+    origins = ("HumanEval/0", "HumanEval/12", "HumanEval/12")
+    for problem, origin in zip(problems, origins, strict=True):
+        recalled = Problem.objects.get(origin_id=origin)
+        problem.reference_solution = recalled.reference_solution
+        problem.save(update_fields=["reference_solution"])
+        screening.screen_problem(problem, context="measurement")
     review_round = services.round_create(
         name="browser round",
         created_by=personas.curator.user,
@@ -158,5 +170,15 @@ def test_a_reviewer_rates_a_group_with_the_keyboard_and_the_curator_sees_aggrega
             expect(row).to_contain_text("heavy-light decomposition, segment tree")
             expect(curator.locator("#agreement")).to_contain_text("Krippendorff")
             expect(curator.locator("#progress")).to_contain_text("rae_reviewer")
+            # A disagreement (clarity 3 against 5 on the third problem) shows, beside the
+            # ratings, the disputed problem's nearest public problems and the threshold.
+            panel = curator.locator("#adjudication details.screen-panel").first
+            expect(panel).to_be_visible()
+            expect(panel.locator("summary")).to_contain_text("at or above 0.3")
+            nearest = panel.locator("tr.screen-neighbour").first
+            expect(nearest).to_be_visible()
+            expect(nearest).to_have_attribute("data-origin-id", re.compile(r"^HumanEval/(0|12)$"))
+            expect(nearest).to_contain_text("humaneval")
+            expect(nearest.locator("td.screen-above")).to_have_text("above")
         finally:
             browser.close()

@@ -30,6 +30,7 @@ import socket
 import ssl
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -44,28 +45,35 @@ logger = logging.getLogger(__name__)
 # Never wait longer than this for one Retry-After, whatever the server asks.
 RETRY_AFTER_MAX_S = 600.0
 
-_clients: dict[tuple[int, str, float], httpx.Client] = {}
+# The pooled clients of this process, most recently used last. At most CLIENTS_KEPT: a process
+# that talks to many base URLs over its life (a test run's loopback servers, an operator trying
+# endpoints) would otherwise keep every pool's sockets open. A client dropped from here is not
+# closed (a call in flight may still hold it); its sockets close when the last holder lets go.
+CLIENTS_KEPT = 64
+_clients: OrderedDict[tuple[int, str, float], httpx.Client] = OrderedDict()
 _clients_lock = threading.Lock()
 
 
 def http_client(*, base_url: str, timeout_s: float) -> httpx.Client:
     """A pooled httpx client per process, base URL and timeout (pools must not cross a fork)."""
     key = (os.getpid(), base_url, timeout_s)
-    client = _clients.get(key)
-    if client is None:
-        with _clients_lock:
-            client = _clients.get(key)
-            if client is None:
-                client = httpx.Client(
-                    base_url=base_url.rstrip("/") + "/",
-                    timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0)),
-                    transport=urlpolicy.GuardedTransport(
-                        limits=httpx.Limits(max_connections=512, max_keepalive_connections=128)
-                    ),
-                    # The key goes to the endpoint's own host only: a redirect is a failure.
-                    follow_redirects=False,
-                )
-                _clients[key] = client
+    with _clients_lock:
+        client = _clients.get(key)
+        if client is not None:
+            _clients.move_to_end(key)
+            return client
+        client = httpx.Client(
+            base_url=base_url.rstrip("/") + "/",
+            timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0)),
+            transport=urlpolicy.GuardedTransport(
+                limits=httpx.Limits(max_connections=512, max_keepalive_connections=128)
+            ),
+            # The key goes to the endpoint's own host only: a redirect is a failure.
+            follow_redirects=False,
+        )
+        _clients[key] = client
+        while len(_clients) > CLIENTS_KEPT:
+            _clients.popitem(last=False)
     return client
 
 

@@ -20,8 +20,10 @@ SETTING_HELP = {
     "n_final": "N_final: problems accepted per round after execution re-ranking",
     "solutions_per_candidate": "n: sampled solutions per candidate (divergence estimates)",
     "tests_per_candidate": "m: test inputs the test-case generator produces per candidate",
-    "max_build_attempts": "scoring-environment attempts before a candidate is dropped (each "
-    "attempt asks again only the programs a check blamed)",
+    "agent_rounds": "rounds of the test-case agent and the verifier agent (write or revise, run "
+    "each other's programs with tools, accept or name a defect) before a candidate is dropped",
+    "max_build_attempts": "times the environment both agents agreed on may fail the fixed-rule "
+    "checks (their findings go back to the blamed agent) before a candidate is dropped",
     "min_objective_spread": "verifier check: relative spread of objectives across solutions",
     "execution_timeout": "seconds per test for solutions, baselines and generators",
     "memory_mb": "memory limit per test process (MB)",
@@ -35,7 +37,7 @@ SETTING_HELP = {
 
 # Where each default comes from: the place in seed document 002 (a reading of the FrontierSmith
 # paper) that gives the value, or PROJECT. It gives no number of tests, build attempts, spread,
-# limits or temperatures.
+# limits or temperatures; it has the two agents agree without a number of rounds.
 SETTING_SOURCES = {
     "rounds": "experiment design, Synthesis",
     "budget_candidates": "experiment design, Synthesis",
@@ -43,6 +45,7 @@ SETTING_SOURCES = {
     "n_final": "experiment design, Synthesis",
     "solutions_per_candidate": "method, step 4",
     "tests_per_candidate": PROJECT,
+    "agent_rounds": PROJECT,
     "max_build_attempts": PROJECT,
     "min_objective_spread": PROJECT,
     "execution_timeout": PROJECT,
@@ -66,6 +69,7 @@ class FrontierSettings(AlgorithmSettings):
     n_final: int = 50
     solutions_per_candidate: int = 10
     tests_per_candidate: int = 8
+    agent_rounds: int = 4
     max_build_attempts: int = 3
     min_objective_spread: float = 0.05
     execution_timeout: float = 6.0
@@ -82,6 +86,7 @@ class FrontierSettings(AlgorithmSettings):
         "n_final": (1, 100000),
         "solutions_per_candidate": (2, 50),
         "tests_per_candidate": (1, 200),
+        "agent_rounds": (1, 20),
         "max_build_attempts": (1, 10),
         "min_objective_spread": (0.0, 1.0),
         "execution_timeout": (0.5, 600.0),

@@ -7,8 +7,13 @@ value within the capacity), one "restrict the outputs" proposal whose verifier c
 unparsable output (it never converges), one "generalise the inputs" proposal the coarse filter
 rejects. Three sampled strategies (value/weight ratio, highest value, lightest first) really
 differ on the generated tests; the baseline takes items in input order and the weak solution
-one item. The generator, the verifier, the baseline and the weak solution are four separate
-answers (the crashing verifier alone is asked again). The tests, the verifier runs, the score
+one item. The scoring environment is built by two agents: the test-case agent writes the
+generator, the verifier agent the verifier, the baseline and the weak solution; each reviews
+the other's programs by running them through tool calls (authored requests, run live in the
+sandbox) and answers with an authored verdict: the good proposals agree in one round; the
+crashing verifier is caught by the test-case agent running it on unparsable output, named as a
+defect with that tool result as evidence, and rewritten (still crashing) until the round bound.
+The tests, the verifier runs, the score
 matrices, both divergences and the final selection are computed live: every program runs in
 the sandbox. Before the round, the coarse filter is measured on the bundled labelled sets
 (authored answers, one wrong per label). ``tests/frontiersmith/scripted.py`` answers the tests' campaigns with these same
@@ -35,6 +40,7 @@ DEMO_SETTINGS = {
     "n_final": 1,
     "solutions_per_candidate": 3,
     "tests_per_candidate": 3,
+    "agent_rounds": 2,
     "max_build_attempts": 2,
     "execution_timeout": 3.0,
     "memory_mb": 256,
@@ -157,14 +163,50 @@ def fenced(language: str, code: str) -> str:
     return f"```{language}\n{code}```\n"
 
 
-def build_answers(*, strict: bool = False) -> dict[str, str]:
-    """{writer role: answer} of the scoring environment's four separate calls; ``strict``: the
-    verifier crashes on unparsable output."""
+def write_answers(*, strict: bool = False) -> dict[str, str]:
+    """{writer role: answer} of the two agents' first round; ``strict``: the verifier crashes
+    on unparsable output."""
     return {
-        "test_writer": fenced("generator", GENERATOR),
-        "verifier_writer": fenced("verifier", CRASHING_VERIFIER if strict else VERIFIER),
-        "baseline_writer": fenced("baseline", BASELINE),
-        "weak_writer": fenced("weak", WEAK),
+        "test_agent": fenced("generator", GENERATOR),
+        "verifier_agent": fenced("verifier", CRASHING_VERIFIER if strict else VERIFIER)
+        + fenced("baseline", BASELINE)
+        + fenced("weak", WEAK),
+    }
+
+
+def action(data: dict) -> str:
+    return "```json\n" + json.dumps(data) + "\n```\n"
+
+
+# The reviews' tool requests (each agent runs the other's programs) and verdicts.
+VERIFIER_AGENT_TOOLS = {
+    "tools": [
+        {"tool": "run_generator", "seed": 1},
+        {"tool": "run_generator", "seed": 2},
+    ]
+}
+TEST_AGENT_TOOLS = {
+    "tools": [
+        {"tool": "run_verifier", "seed": 1, "output": "not an answer"},
+        {"tool": "run_verifier", "seed": 1, "program": "baseline"},
+    ]
+}
+ACCEPT = {"verdict": "accept"}
+CRASH_DEFECT = {
+    "verdict": "defect",
+    "program": "verifier",
+    "defect": "the verifier crashed on the output 'not an answer' instead of rejecting it",
+    "evidence": ["T1"],
+}
+
+
+def review_answers(*, strict: bool = False) -> dict[tuple[str, int], str]:
+    """{(review role, reply number): answer} of one round's two reviews."""
+    return {
+        ("verifier_review", 1): action(VERIFIER_AGENT_TOOLS),
+        ("verifier_review", 2): action(ACCEPT),
+        ("test_review", 1): action(TEST_AGENT_TOOLS),
+        ("test_review", 2): action(CRASH_DEFECT if strict else ACCEPT),
     }
 
 
@@ -209,16 +251,21 @@ def answers() -> dict[tuple[str, str], str]:
                 table[("pair_judge", f"{base};pair={i}-{j};role=pair_judge")] = json.dumps(
                     {"different": i % 3 != j % 3, "reason": "different orderings of the items"}
                 )
-        # The four programs of the scoring environment come from four separate calls. The
-        # crashing verifier is asked again until max_build_attempts, alone: the generator,
-        # the baseline and the weak solution passed their own checks and are kept.
+        # The scoring environment: the two agents write, then review each other's programs
+        # with tools. The crashing verifier is named as a defect every round and rewritten
+        # (alone) until the round bound; the generator, baseline and weak solution are kept.
         strict = operator == "restrict_outputs"
-        for role, answer in build_answers(strict=strict).items():
-            table[(role, f"{base};attempt=1;role={role}")] = answer
-        if strict:
-            for attempt in range(2, DEMO_SETTINGS["max_build_attempts"] + 1):
-                key = f"{base};attempt={attempt};role=verifier_writer"
-                table[("verifier_writer", key)] = fenced("verifier", CRASHING_VERIFIER)
+        rounds = DEMO_SETTINGS["agent_rounds"] if strict else 1
+        for rnd in range(1, rounds + 1):
+            at = f"{base};agent_round={rnd}"
+            if rnd == 1:
+                for role, answer in write_answers(strict=strict).items():
+                    table[(role, f"{at};role={role}")] = answer
+            else:
+                key = f"{at};role=verifier_agent"
+                table[("verifier_agent", key)] = fenced("verifier", CRASHING_VERIFIER)
+            for (role, step), answer in review_answers(strict=strict).items():
+                table[(role, f"{at};step={step};role={role}")] = answer
     return table
 
 

@@ -1,14 +1,13 @@
-"""The scoring environment of a candidate: four programs written by four separate model calls,
-each checked on its own and the verifier checked against the others.
+"""The scoring environment of a candidate: four programs and the fixed-rule checks that are
+the final gate of their construction.
 
-The paper builds the test inputs and the verifier with two agents that expose each other's
-errors. Here each of the four programs comes from its own call with its own prompt, so an
-error of one is not copied into another: ```generator (prints one test input for seed N,
-role ``test_writer``), ```verifier (the scoring contract of ``evolution.sandbox.scoring``,
-role ``verifier_writer``), ```baseline (the baseline solution s*, stdin to stdout, role
-``baseline_writer``) and ```weak (a deliberately worse feasible solution, the reference point
-of the ordering check, role ``weak_writer``). The verifier writer never sees the baseline or
-the weak solution, nor they the verifier.
+The programs are written by two cooperating agents (``agents.py``, run by
+``stages/build.py``): the test-case agent writes ```generator (prints one test input for seed
+N), the verifier agent writes ```verifier (the scoring contract of
+``evolution.sandbox.scoring``), ```baseline (the baseline solution s*, stdin to stdout) and
+```weak (a deliberately worse feasible solution, the reference point of the ordering check).
+The agents run each other's programs with tools and argue until both accept; then these checks
+run on what they agreed.
 
 ``check`` is pure: it takes what the sandbox measured and returns findings, each naming the
 program(s) it suspects. Each program is first validated on its own (the generator's inputs
@@ -16,9 +15,9 @@ are distinct and non-empty; the baseline and the weak solution run without crash
 input; the verifier rejects garbage without crashing), then the verifier is checked against
 the baseline and the weak solution (the baseline is feasible with a positive objective, the
 weak solution is feasible somewhere and never beats the baseline, objectives do not collapse
-into a narrow band). ``blame`` turns findings into the programs to rewrite at the next
-attempt; the others are kept. An empty list of findings with all four programs present means
-convergence.
+into a narrow band). ``blame`` turns findings into the programs whose agent must revise them
+in the next round. An empty list of findings with all four programs present means the gate is
+passed.
 """
 
 from __future__ import annotations
@@ -30,14 +29,8 @@ from evolution.llm.parsing import fenced_blocks
 
 from .formulation import ParseProblem
 
-# The four programs, in the order they are asked for, and the role of each one's writer.
+# The four programs, in the order they are shown.
 COMPONENTS = ("generator", "verifier", "baseline", "weak")
-WRITER_ROLE = {
-    "generator": "test_writer",
-    "verifier": "verifier_writer",
-    "baseline": "baseline_writer",
-    "weak": "weak_writer",
-}
 LABEL = {
     "generator": "test-case generator",
     "verifier": "verifier",
@@ -47,7 +40,7 @@ LABEL = {
 # Outputs a verifier must reject gracefully (feasible: false), not crash on.
 GARBAGE_OUTPUTS = ("", "not an answer\n", "-1 -1 -1\nnan inf\n", "\x00\x01\x02\n")
 
-# Which program each check suspects, in order: a check that fires again at the next attempt
+# Which program each check suspects, in order: a check that fires again at the next gate
 # (after its first suspect was rewritten) blames the next one. "The weak solution beats the
 # baseline" first blames the weak solution; if a rewritten weak solution still beats it, the
 # verifier's ordering is rewritten too.
@@ -215,8 +208,8 @@ def check(obs: Observations, *, min_spread: float) -> list[Finding]:
 
 
 def blame(findings: list[Finding], history: list[dict] = ()) -> dict[str, list[str]]:
-    """{program: [findings it must fix]} for the next attempt. ``history`` is the build ledger
-    so far (each entry's ``checks``): a check that fired in the k previous attempts in a row
+    """{program: [findings it must fix]} for the next round. ``history`` is the build ledger's
+    gate entries so far (each entry's ``checks``): a check that fired in the k previous gates in a row
     blames its (k+1)-th suspect (the last one once the list runs out)."""
     out: dict[str, list[str]] = {}
     for finding in findings:

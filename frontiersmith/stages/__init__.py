@@ -12,15 +12,16 @@ An action asks the independent model calls of its stage side by side (``evolutio
 bounded by ``ENGINE_FANOUT_THREADS`` and the endpoints' limits, up to ``fanout.STEP_WAVES``
 waves): the calibration probes, the seed formulations and mutations the round's proposals need,
 the filter verdicts of the proposed candidates, the missing sampled solutions and pair
-judgements of the filtered ones, and a build attempt's test writer and verifier writer. Each
+judgements of the filtered ones, and a build round's test-case agent and verifier agent. Each
 item's answers are stored for that item in input order (a candidate's solutions in sample
 order), and unique keys (round, index), (campaign, problem) make a rerun after a crash continue
 instead of duplicating.
 
 A round: propose B candidates (seed x operator, round-robin over the pool) -> coarse filter ->
 n sampled solutions -> pairwise judge (model-judged divergence) -> keep the top N_div ->
-generator, verifier, baseline and weak solution written by separate calls and checked against
-each other (only blamed programs asked again), dropped after ``max_build_attempts`` ->
+the test-case agent (generator) and the verifier agent (verifier, baseline, weak solution) run
+each other's programs with tools until both accept, then the fixed-rule checks as final gate;
+dropped after ``agent_rounds`` rounds or ``max_build_attempts`` failed gates ->
 score vectors (execution divergence) -> keep the top N_final, which become Problems and join
 the seed pool for the next round.
 """

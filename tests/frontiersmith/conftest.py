@@ -17,6 +17,7 @@ SMALL = {
     "n_final": 1,
     "solutions_per_candidate": 3,
     "tests_per_candidate": 3,
+    "agent_rounds": 2,
     "max_build_attempts": 2,
     "execution_timeout": 3.0,
     "memory_mb": 256,

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from frontiersmith.engine import divergence, environment, formulation
+from frontiersmith.engine import agents, divergence, environment, formulation
 from tests.frontiersmith.scripted import FORMULATION, mutation
 
 PARENT = formulation.Formulation(**FORMULATION)
@@ -215,3 +215,83 @@ def test_it_reads_the_labelled_block_of_each_program_and_names_a_missing_one():
     assert found == {"verifier": "print(1)\n", "baseline": "print(2)\n", "weak": "print(3)\n"}
     # One program per answer: a verifier answer is read for its own block only.
     assert environment.parse_blocks(text, ("verifier",)) == {"verifier": "print(1)\n"}
+
+
+def _act(data, *, agent="test", results=1):
+    text = "```json\n" + json.dumps(data) + "\n```"
+    return agents.parse_action(text, agent=agent, samples=3, results=results)
+
+
+def test_an_agent_reply_is_tool_calls_or_a_verdict():
+    act = _act(
+        {
+            "tools": [
+                {"tool": "run_generator", "seed": 2},
+                {"tool": "run_solution", "program": "sample2", "input": "1 5\n3 4\n"},
+                {"tool": "run_verifier", "seed": 1, "output": "junk"},
+            ]
+        },
+        results=0,
+    )
+    assert [c.args() for c in act.tools] == [
+        {"seed": 2},
+        {"input": "1 5\n3 4\n", "program": "sample2"},
+        {"seed": 1, "output": "junk"},
+    ]
+    assert act.verdict is None
+    assert _act({"verdict": "accept"}).verdict == agents.Verdict(accept=True)
+    defect = _act(
+        {"verdict": "defect", "program": "weak", "defect": "beats s*", "evidence": "T2"},
+        results=2,
+    ).verdict
+    assert (defect.accept, defect.program, defect.evidence) == (False, "weak", ("T2",))
+
+
+@pytest.mark.parametrize(
+    ("data", "results", "problem"),
+    [
+        ({"verdict": "accept"}, 0, "run at least one tool"),
+        ({"verdict": "defect", "program": "verifier", "defect": "x"}, 1, "evidence"),
+        (
+            {"verdict": "defect", "program": "verifier", "defect": "x", "evidence": ["T3"]},
+            2,
+            "T1, T2",
+        ),
+        # The test-case agent names defects in the verifier agent's programs, not its own.
+        (
+            {"verdict": "defect", "program": "generator", "defect": "x", "evidence": ["T1"]},
+            1,
+            "other agent",
+        ),
+        ({"tools": [{"tool": "rm_rf", "seed": 1}]}, 0, "unknown tool"),
+        (
+            {"tools": [{"tool": "run_solution", "program": "oracle", "seed": 1}]},
+            0,
+            "program must be",
+        ),
+        ({"tools": [{"tool": "run_generator"}]}, 0, "integer seed"),
+        ({"tools": [{"tool": "run_generator", "seed": 1}] * 5}, 0, "at most 4"),
+        ({"verdict": "maybe"}, 1, "accept"),
+    ],
+)
+def test_an_unusable_agent_action_says_why(data, results, problem):
+    with pytest.raises(formulation.ParseProblem, match=problem):
+        _act(data, results=results)
+
+
+def test_a_named_defect_quotes_its_evidence_for_the_other_agent():
+    result = {
+        "id": "T1",
+        "tool": "run_generator",
+        "args": {"seed": 1},
+        "status": "OK",
+        "stdout": "13 40\n5 6\n",
+    }
+    verdict = agents.Verdict(False, "generator", "13 items announced, 1 printed", ("T1",))
+    assert agents.defect_text("verifier", verdict, [result]) == (
+        'verifier agent: 13 items announced, 1 printed (evidence T1 run_generator {"seed": 1} '
+        "-> OK: 13 40 5 6)"
+    )
+    shown = agents.results_message([result], steps_left=1)
+    assert 'T1 run_generator {"seed": 1} -> OK\nstdout:\n```\n13 40\n5 6\n```' in shown
+    assert "last reply" in shown

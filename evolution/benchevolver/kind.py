@@ -20,7 +20,7 @@ from django.db.models import Q
 
 from evolution.judging.difficulty import INFRA_ERROR
 from evolution.models import Campaign, Candidate, Lineage, SolverAttempt
-from evolution.models.campaigns import Decision, LineageState, Stage
+from evolution.models.campaigns import CandidateStage, Decision, LineageState
 from evolution.services.campaigns import ACTIVE_LINEAGE_STATES
 from evolution.streams.kinds import (
     ANY,
@@ -29,24 +29,24 @@ from evolution.streams.kinds import (
     NEW,
     SANDBOX,
     Kind,
+    Stage,
     count_by,
     register,
     unit_transition,
 )
-from evolution.streams.kinds import Stage as StreamStage
 
 from .engine.config import EvolutionSettings
 from .stages import accept, calibrate, difficulty, judge, materialize, propose, validate
 from .stages.common import KIND_NAME, Action, Ctx, open_candidate
 
 ORDER = [
-    Stage.PROPOSED,
-    Stage.GENERATED,
-    Stage.MATERIALIZED,
-    Stage.VALIDATED,
-    Stage.MEASURED,
-    Stage.JUDGED,
-    Stage.DECIDED,
+    CandidateStage.PROPOSED,
+    CandidateStage.GENERATED,
+    CandidateStage.MATERIALIZED,
+    CandidateStage.VALIDATED,
+    CandidateStage.MEASURED,
+    CandidateStage.JUDGED,
+    CandidateStage.DECIDED,
 ]
 
 
@@ -83,11 +83,11 @@ def action_for(ctx: Ctx) -> Action:
     if cand is None:
         return Action("propose", DEFAULT)
     c = cand.pk
-    if cand.stage == Stage.PROPOSED:
+    if cand.stage == CandidateStage.PROPOSED:
         return Action("write_tests", DEFAULT, c)
-    if cand.stage == Stage.GENERATED:
+    if cand.stage == CandidateStage.GENERATED:
         return Action("materialize", SANDBOX, c)
-    if cand.stage == Stage.MATERIALIZED:
+    if cand.stage == CandidateStage.MATERIALIZED:
         gen = cand.generators
         if gen.get("pending_repair"):
             return Action("repair", DEFAULT, c)
@@ -100,12 +100,12 @@ def action_for(ctx: Ctx) -> Action:
         if "faithfulness" not in gen:
             return Action("faithfulness_solve", DEFAULT, c)
         return Action("faithfulness_execute", SANDBOX, c)
-    if cand.stage == Stage.VALIDATED:
+    if cand.stage == CandidateStage.VALIDATED:
         attempts = cand.solver_attempts.exclude(verdict=INFRA_ERROR)
         if attempts.count() < difficulty.planned_attempts(ctx, cand):
             return Action("measure_solve", DEFAULT, c)
         return Action("measure_judge", SANDBOX, c)
-    if cand.stage == Stage.MEASURED:
+    if cand.stage == CandidateStage.MEASURED:
         return Action("judge", DEFAULT, c)
     return Action("decide", ANY, c)
 
@@ -176,37 +176,37 @@ KIND = register(
         # (accepted, rejected, error) from any stage. Stages move only through
         # ``stages.common.move_candidate``.
         edges=(
-            (NEW, Stage.PROPOSED),
+            (NEW, CandidateStage.PROPOSED),
             *zip(ORDER[:-2], ORDER[1:-1], strict=True),
             # The test generator failed or wrote invalid inputs: it is written again.
-            (Stage.GENERATED, Stage.PROPOSED),
+            (CandidateStage.GENERATED, CandidateStage.PROPOSED),
             # The reference was repaired: the tests are materialized again.
-            (Stage.MATERIALIZED, Stage.GENERATED),
+            (CandidateStage.MATERIALIZED, CandidateStage.GENERATED),
             # The statement was repaired: the test generator (and the input validator) are
             # written again from it, then the tests materialized again.
-            (Stage.MATERIALIZED, Stage.PROPOSED),
+            (CandidateStage.MATERIALIZED, CandidateStage.PROPOSED),
             # The level's interval does not yet clear the bar: the panel attempts it again.
-            (Stage.MEASURED, Stage.VALIDATED),
-            *((s, Stage.DECIDED) for s in ORDER[:-1]),
+            (CandidateStage.MEASURED, CandidateStage.VALIDATED),
+            *((s, CandidateStage.DECIDED) for s in ORDER[:-1]),
         ),
         stages=(
-            StreamStage("calibrate_solve", calibrate.act_calibrate_solve, DEFAULT),
-            StreamStage("calibrate_judge", calibrate.act_calibrate_judge, SANDBOX),
-            StreamStage("calibrate_finish", calibrate.act_calibrate_finish, ANY),
-            StreamStage("skip_scored_seed", calibrate.act_skip_scored_seed, ANY),
-            StreamStage("skip_without_reference", calibrate.act_skip_without_reference, ANY),
-            StreamStage("propose", propose.act_propose, DEFAULT),
-            StreamStage("write_tests", materialize.act_write_tests, DEFAULT),
-            StreamStage("materialize", materialize.act_materialize, SANDBOX),
-            StreamStage("validate_witnesses", validate.act_validate_witnesses, DEFAULT),
-            StreamStage("validate_execute", validate.act_validate_execute, SANDBOX),
-            StreamStage("repair", validate.act_repair, DEFAULT),
-            StreamStage("faithfulness_solve", validate.act_faithfulness_solve, DEFAULT),
-            StreamStage("faithfulness_execute", validate.act_faithfulness_execute, SANDBOX),
-            StreamStage("measure_solve", difficulty.act_measure_solve, DEFAULT),
-            StreamStage("measure_judge", difficulty.act_measure_judge, SANDBOX),
-            StreamStage("judge", judge.act_judge, DEFAULT),
-            StreamStage("decide", accept.act_decide, ANY),
+            Stage("calibrate_solve", calibrate.act_calibrate_solve, DEFAULT),
+            Stage("calibrate_judge", calibrate.act_calibrate_judge, SANDBOX),
+            Stage("calibrate_finish", calibrate.act_calibrate_finish, ANY),
+            Stage("skip_scored_seed", calibrate.act_skip_scored_seed, ANY),
+            Stage("skip_without_reference", calibrate.act_skip_without_reference, ANY),
+            Stage("propose", propose.act_propose, DEFAULT),
+            Stage("write_tests", materialize.act_write_tests, DEFAULT),
+            Stage("materialize", materialize.act_materialize, SANDBOX),
+            Stage("validate_witnesses", validate.act_validate_witnesses, DEFAULT),
+            Stage("validate_execute", validate.act_validate_execute, SANDBOX),
+            Stage("repair", validate.act_repair, DEFAULT),
+            Stage("faithfulness_solve", validate.act_faithfulness_solve, DEFAULT),
+            Stage("faithfulness_execute", validate.act_faithfulness_execute, SANDBOX),
+            Stage("measure_solve", difficulty.act_measure_solve, DEFAULT),
+            Stage("measure_judge", difficulty.act_measure_judge, SANDBOX),
+            Stage("judge", judge.act_judge, DEFAULT),
+            Stage("decide", accept.act_decide, ANY),
         ),
         load=load,
         next_action=next_action,

@@ -198,7 +198,7 @@ class Lineage(WorkStream):
         return f"{self.campaign_id}/{self.seed_id} ({self.state})"
 
 
-class Stage(models.TextChoices):
+class CandidateStage(models.TextChoices):
     PROPOSED = "proposed"  # mutator + writer answered; code and statement stored
     GENERATED = "generated"  # the test-input generator program is written
     MATERIALIZED = "materialized"  # tests generated and outputs produced by executing C'
@@ -223,7 +223,9 @@ class Candidate(models.Model):
     parent = models.ForeignKey(
         "Problem", on_delete=models.PROTECT, related_name="candidate_children"
     )
-    stage = models.CharField(max_length=14, choices=Stage.choices, default=Stage.PROPOSED)
+    stage = models.CharField(
+        max_length=14, choices=CandidateStage.choices, default=CandidateStage.PROPOSED
+    )
 
     title = models.CharField(max_length=300, blank=True)
     code = models.TextField(blank=True)

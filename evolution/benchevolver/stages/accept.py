@@ -14,7 +14,7 @@ from django.utils import timezone
 from evolution.benchevolver.engine import accept, memory
 from evolution.benchevolver.engine.types import GeneratedTest
 from evolution.models import Candidate, GlobalMemoryEntry, Lineage, Problem, TestCase
-from evolution.models.campaigns import Decision, LineageState, Stage
+from evolution.models.campaigns import CandidateStage, Decision, LineageState
 from evolution.models.problems import ProblemKind
 from evolution.screening import services as screening
 from evolution.streams.kinds import unit_transition
@@ -168,7 +168,7 @@ def _screen(cand: Candidate) -> dict:
 def _store_decided(cand: Candidate) -> bool:
     """Store the decided candidate and move it to DECIDED from the stage it is in. The row is
     locked, so it moves; were it not, the decision's writes (an accepted problem) are undone."""
-    if move_candidate(cand, Stage.DECIDED, *DECIDED_FIELDS):
+    if move_candidate(cand, CandidateStage.DECIDED, *DECIDED_FIELDS):
         return True
     transaction.set_rollback(True)
     return False

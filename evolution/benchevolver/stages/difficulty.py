@@ -9,7 +9,7 @@ import contextlib
 from evolution.judging import attempts, difficulty
 from evolution.judging.attempts import AttemptRows
 from evolution.models import Candidate, ModelEndpoint, SolverAttempt
-from evolution.models.campaigns import Stage
+from evolution.models.campaigns import CandidateStage
 from evolution.services import campaigns as campaign_services
 
 from .common import (
@@ -135,5 +135,11 @@ def act_measure_judge(ctx: Ctx, action: Action) -> None:
     cand.panel_results = panel.per_model
     cand.error_pattern = panel.error_pattern
     move_candidate(
-        cand, Stage.MEASURED, "passes", "attempts", "level", "panel_results", "error_pattern"
+        cand,
+        CandidateStage.MEASURED,
+        "passes",
+        "attempts",
+        "level",
+        "panel_results",
+        "error_pattern",
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from evolution.benchevolver.engine import accept, judge
 from evolution.llm import BudgetExhausted, LLMError, mark_unparsable
 from evolution.models import Candidate, GlobalMemoryEntry
-from evolution.models.campaigns import Decision, Stage
+from evolution.models.campaigns import CandidateStage, Decision
 
 from .accept import _decide
 from .common import Action, Ctx, _candidate_or_none, _ledger, move_candidate
@@ -76,7 +76,7 @@ def act_judge(ctx: Ctx, action: Action) -> None:
         gen["panel_cap"] = accept.attempt_cap(
             needed=needed, panel_size=len(plan), settings=ctx.settings
         )
-        move_candidate(cand, Stage.VALIDATED, generators=gen)
+        move_candidate(cand, CandidateStage.VALIDATED, generators=gen)
         return
     if verdict == "insufficient":
         cap_name = (
@@ -142,4 +142,4 @@ def act_judge(ctx: Ctx, action: Action) -> None:
         "reasons": verdict.reasons,
         "parsed": verdict.parsed,
     }
-    move_candidate(cand, Stage.JUDGED, judge_report=report)
+    move_candidate(cand, CandidateStage.JUDGED, judge_report=report)

@@ -15,7 +15,7 @@ from evolution.benchevolver.engine import materialize, propose
 from evolution.benchevolver.engine.types import StageError
 from evolution.llm import BudgetExhausted, LLMError
 from evolution.models import Candidate
-from evolution.models.campaigns import Decision, Stage
+from evolution.models.campaigns import CandidateStage, Decision
 from evolution.services import execution
 from evolution.streams.errors import SandboxFailure
 
@@ -68,7 +68,7 @@ def act_write_tests(ctx: Ctx, action: Action) -> None:
     gen = {**cand.generators, "program": program}
     if ctx.settings.validate_inputs and cand.harness == "stdio" and "input_validator" not in gen:
         gen["input_validator"] = _write_input_validator(ctx, cand)
-    move_candidate(cand, Stage.GENERATED, "validation_ledger", generators=gen)
+    move_candidate(cand, CandidateStage.GENERATED, "validation_ledger", generators=gen)
 
 
 def _write_input_validator(ctx: Ctx, cand: Candidate) -> str:
@@ -212,7 +212,9 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
             cand.generators = {**gen, "generator_feedback": exc.reason}
             cand.generators.pop("program", None)
             cand.test_repairs += 1
-            move_candidate(cand, Stage.PROPOSED, "generators", "validation_ledger", "test_repairs")
+            move_candidate(
+                cand, CandidateStage.PROPOSED, "generators", "validation_ledger", "test_repairs"
+            )
             return
         _ledger(cand, {"step": "materialize", "outcome": "invalid", "reason": exc.reason, **counts})
         cand.save(update_fields=["validation_ledger"])
@@ -244,7 +246,9 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
             cand.generators = {**gen, "generator_feedback": f"test generator: {reason}"}
             cand.generators.pop("program", None)
             cand.test_repairs += 1
-            move_candidate(cand, Stage.PROPOSED, "generators", "validation_ledger", "test_repairs")
+            move_candidate(
+                cand, CandidateStage.PROPOSED, "generators", "validation_ledger", "test_repairs"
+            )
             return
     body = gen.get("statement_body", cand.statement)
     cand.tests = [t.to_dict() for t in result.all]
@@ -261,4 +265,4 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
             "notes": result.notes,
         },
     )
-    move_candidate(cand, Stage.MATERIALIZED, "tests", "statement", "validation_ledger")
+    move_candidate(cand, CandidateStage.MATERIALIZED, "tests", "statement", "validation_ledger")

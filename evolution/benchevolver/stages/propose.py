@@ -18,7 +18,7 @@ from evolution.benchevolver.engine import accept, memory, propose
 from evolution.benchevolver.engine.types import StageError
 from evolution.llm import BudgetExhausted, LLMError
 from evolution.models import Candidate, GlobalMemoryEntry, Lineage, LLMCall
-from evolution.models.campaigns import Decision, LineageState, Stage
+from evolution.models.campaigns import CandidateStage, Decision, LineageState
 from evolution.streams.kinds import unit_created, unit_transition
 
 from .accept import _decide
@@ -171,7 +171,7 @@ def _create_candidate(
                 parent=parent,
                 harness=harness,
                 entry_point=entry_point,
-                stage=unit_created(KIND_NAME, Stage.PROPOSED),
+                stage=unit_created(KIND_NAME, CandidateStage.PROPOSED),
                 code=record.get("code", ""),
                 idea=record.get("idea", ""),
                 family=record.get("family", ""),

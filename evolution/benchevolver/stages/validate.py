@@ -13,7 +13,7 @@ from evolution.judging import difficulty
 from evolution.llm import BudgetExhausted, LLMError, mark_unparsable
 from evolution.llm.fanout import fanout_threads, parallel
 from evolution.models import Candidate
-from evolution.models.campaigns import Decision, Stage
+from evolution.models.campaigns import CandidateStage, Decision
 from evolution.sandbox import contracts
 from evolution.services import execution
 from evolution.streams.errors import SandboxFailure
@@ -376,7 +376,7 @@ def act_validate_execute(ctx: Ctx, action: Action) -> None:
         return
     if not _parent_check(ctx, cand):
         return
-    move_candidate(cand, Stage.VALIDATED, "validation_ledger", valid=True)
+    move_candidate(cand, CandidateStage.VALIDATED, "validation_ledger", valid=True)
 
 
 # What a repair changes on its candidate.
@@ -472,13 +472,15 @@ def act_repair(ctx: Ctx, action: Action) -> None:
         if target == validate.REFERENCE:
             cand.code = fixed
             cand.code_diff = propose.code_diff(cand.parent.reference_solution, fixed)
-            back = Stage.GENERATED  # outputs must be materialized again from the new C'
+            back = CandidateStage.GENERATED  # outputs must be materialized again from the new C'
         elif target == validate.BRUTE_FORCE:
             gen["brute_force"] = fixed
         else:
             gen["statement_body"] = fixed
             _ledger(cand, _statement_revised(ctx, cand, gen))
-            back = Stage.PROPOSED  # the tests are written again from the repaired statement
+            back = (
+                CandidateStage.PROPOSED
+            )  # the tests are written again from the repaired statement
     elif not ctx.triangulates:
         gen.pop("faithfulness", None)
     cand.generators = gen
@@ -584,7 +586,7 @@ def act_faithfulness_execute(ctx: Ctx, action: Action) -> None:
     if validate.faithfulness_passes(best, floor):
         if not _parent_check(ctx, cand):
             return
-        move_candidate(cand, Stage.VALIDATED, "validation_ledger", valid=True)
+        move_candidate(cand, CandidateStage.VALIDATED, "validation_ledger", valid=True)
         return
     if cand.spec_repairs >= ctx.settings.faithfulness_max_repair:
         cand.save(update_fields=["validation_ledger"])

@@ -16,7 +16,7 @@ from evolution.benchevolver.services import campaign_create, lineage_advance
 from evolution.benchevolver.stages.common import Ctx
 from evolution.demo import pack
 from evolution.models import LLMCall
-from evolution.models.campaigns import Stage
+from evolution.models.campaigns import CandidateStage
 
 from . import benchmark_world as bw
 from . import lcb_world as w
@@ -166,12 +166,12 @@ def test_a_call_based_livecodebench_seed_is_triangulated_with_the_livecodebench_
     for _ in range(40):
         lineage.refresh_from_db()
         cand = lineage.candidates.first()
-        if cand is not None and (cand.decision or cand.stage == Stage.VALIDATED):
+        if cand is not None and (cand.decision or cand.stage == CandidateStage.VALIDATED):
             break
         assert lineage_advance(lineage_id=lineage.pk).outcome == "done"
     assert (lineage.seed_passes, lineage.seed_attempts) == (3, 4)
     cand = lineage.candidates.get()
-    assert (cand.decision, cand.stage, cand.valid) == ("", Stage.VALIDATED, True)
+    assert (cand.decision, cand.stage, cand.valid) == ("", CandidateStage.VALIDATED, True)
     assert (cand.harness, cand.entry_point) == ("function", "countPairs")
 
     # Tests of the LiveCodeBench column: 2 public examples, then 5/5/5/3 generated.

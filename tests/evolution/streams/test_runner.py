@@ -172,42 +172,42 @@ def test_an_undeclared_candidate_move_is_refused_and_writes_nothing(fake_server)
     # panel evidence, and to a decision from any stage; nothing else.
     from evolution.benchevolver.stages.common import move_candidate
     from evolution.models import Candidate, Lineage
-    from evolution.models.campaigns import Stage
+    from evolution.models.campaigns import CandidateStage
 
     campaign = WORLDS["benchevolver"](fake_server)
     lineage = Lineage.objects.get(campaign=campaign)
     cand = Candidate.objects.create(
-        lineage=lineage, round=1, parent=lineage.seed, stage=Stage.PROPOSED
+        lineage=lineage, round=1, parent=lineage.seed, stage=CandidateStage.PROPOSED
     )
     cand.title = "skipping its stages"
     with pytest.raises(UndeclaredTransition, match="from 'proposed' to 'validated'"):
-        move_candidate(cand, Stage.VALIDATED)
+        move_candidate(cand, CandidateStage.VALIDATED)
     cand.refresh_from_db()
-    assert (cand.stage, cand.title) == (Stage.PROPOSED, "")
+    assert (cand.stage, cand.title) == (CandidateStage.PROPOSED, "")
     # A decided candidate is never reopened.
     with pytest.raises(UndeclaredTransition, match="from 'decided' to 'proposed'"):
         unit_transition(
             "benchevolver",
             Candidate.objects.filter(pk=cand.pk),
-            source=Stage.DECIDED,
-            target=Stage.PROPOSED,
+            source=CandidateStage.DECIDED,
+            target=CandidateStage.PROPOSED,
         )
     # Declared moves store the fields named with the new stage, forward and back (the test
     # generator is written again); a field the step did not name is left as stored.
     cand.title = "not named"
     cand.test_repairs = 1
-    assert move_candidate(cand, Stage.GENERATED, generators={"program": "p"})
-    assert move_candidate(cand, Stage.PROPOSED, "test_repairs")
+    assert move_candidate(cand, CandidateStage.GENERATED, generators={"program": "p"})
+    assert move_candidate(cand, CandidateStage.PROPOSED, "test_repairs")
     cand.refresh_from_db()
     assert (cand.stage, cand.generators, cand.test_repairs, cand.title) == (
-        Stage.PROPOSED,
+        CandidateStage.PROPOSED,
         {"program": "p"},
         1,
         "",
     )
     # The stage itself moves only along an edge; it is never a field to store.
     with pytest.raises(ValueError, match="cannot store"):
-        move_candidate(cand, Stage.GENERATED, "stage")
+        move_candidate(cand, CandidateStage.GENERATED, "stage")
 
 
 @pytest.mark.django_db
@@ -216,30 +216,30 @@ def test_a_candidate_move_whose_source_stage_no_longer_matches_changes_nothing(f
     # stale, and its move (the same edge, or a repair back) writes nothing at all.
     from evolution.benchevolver.stages.common import move_candidate
     from evolution.models import Candidate, Lineage
-    from evolution.models.campaigns import Decision, Stage
+    from evolution.models.campaigns import CandidateStage, Decision
 
     campaign = WORLDS["benchevolver"](fake_server)
     lineage = Lineage.objects.get(campaign=campaign)
     cand = Candidate.objects.create(
-        lineage=lineage, round=1, parent=lineage.seed, stage=Stage.MEASURED
+        lineage=lineage, round=1, parent=lineage.seed, stage=CandidateStage.MEASURED
     )
     stale = Candidate.objects.get(pk=cand.pk)
-    assert move_candidate(cand, Stage.JUDGED, judge_report={"model": {"parsed": True}})
-    assert not move_candidate(stale, Stage.JUDGED, judge_report={"stale": True})
-    assert not move_candidate(stale, Stage.VALIDATED, generators={"panel_extra": 3})
-    assert stale.stage == Stage.MEASURED  # the copy is not told it moved
+    assert move_candidate(cand, CandidateStage.JUDGED, judge_report={"model": {"parsed": True}})
+    assert not move_candidate(stale, CandidateStage.JUDGED, judge_report={"stale": True})
+    assert not move_candidate(stale, CandidateStage.VALIDATED, generators={"panel_extra": 3})
+    assert stale.stage == CandidateStage.MEASURED  # the copy is not told it moved
     cand.refresh_from_db()
     assert (cand.stage, cand.judge_report, cand.generators) == (
-        Stage.JUDGED,
+        CandidateStage.JUDGED,
         {"model": {"parsed": True}},
         {},
     )
     # A decided candidate is not undone by a stale step either.
     decided = Candidate.objects.get(pk=cand.pk)
-    assert move_candidate(decided, Stage.DECIDED, decision=Decision.NOT_HARDER)
-    assert not move_candidate(cand, Stage.DECIDED, decision=Decision.ERROR)
+    assert move_candidate(decided, CandidateStage.DECIDED, decision=Decision.NOT_HARDER)
+    assert not move_candidate(cand, CandidateStage.DECIDED, decision=Decision.ERROR)
     cand.refresh_from_db()
-    assert (cand.stage, cand.decision) == (Stage.DECIDED, Decision.NOT_HARDER)
+    assert (cand.stage, cand.decision) == (CandidateStage.DECIDED, Decision.NOT_HARDER)
 
 
 @pytest.mark.django_db

@@ -32,10 +32,6 @@ def make_panel(server: FakeOpenAI, names: list[str], *, name: str = "measurement
     return panel
 
 
-def fenced(code: str) -> str:
-    return f"My solution:\n\n```python\n{code.strip()}\n```\n"
-
-
 class PanelAnswers:
     """Answers ``measure;`` solver requests from ``table``: {statement marker: {model: answer}}
     (an answer is text or a ``Fault``); anything else goes to ``fallback``."""

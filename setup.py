@@ -6,18 +6,13 @@ as the packages ``benchforge_templates`` and ``benchforge_static``: a discovery 
 folder to another name, and a list kept by hand would silently miss the next new package.
 """
 
+import tomllib
+
 from setuptools import find_namespace_packages, setup
 
-APPS = [
-    "benchapp",
-    "evolution",
-    "review",
-    "releases",
-    "reasoning",
-    "xcoder",
-    "evosyn",
-    "frontiersmith",
-]
+# The project's apps: the root packages its import contracts name.
+with open("pyproject.toml", "rb") as _pyproject:
+    APPS = tomllib.load(_pyproject)["tool"]["importlinter"]["root_packages"]
 TOP = {"benchforge_templates": "templates", "benchforge_static": "static"}
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -18,16 +19,7 @@ from django.contrib.staticfiles import finders
 from django.template.loader import get_template
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = (
-    "benchapp",
-    "evolution",
-    "review",
-    "releases",
-    "reasoning",
-    "xcoder",
-    "evosyn",
-    "frontiersmith",
-)
+APPS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["root_packages"]
 TOP = {"templates": "benchforge_templates", "static": "benchforge_static"}
 
 

@@ -189,17 +189,21 @@ def import_seeds(
     stored_ids: list[int] = []
 
     def write_batch() -> int:
-        """Settle the batch's references (one judge workload), then write its records in order;
-        returns how many of them carry a reference."""
+        """Settle the batch's references (one judge workload), then write its records in order,
+        in bulk (``RecordWriter.flush``); returns how many of them carry a reference."""
+        writer.find_many(batch)
         ledger.settle(
             [(line, record, writer.stored_problem(line, record)) for line, record in batch]
         )
         count = 0
+        written = []
         for line, record in batch:
             writer.add(line, record)
-            stored_ids.append(writer.last_problem.pk)
+            written.append(writer.last_problem)
             ledger.stored(record, writer.last_problem.public_id)
             count += bool((record.get("reference_solution") or "").strip())
+        writer.flush()  # the batch's problems and tests, written in bulk
+        stored_ids.extend(problem.pk for problem in written)
         batch.clear()
         return count
 

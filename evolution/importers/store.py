@@ -18,7 +18,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
 
 from evolution.exporters.jsonl import PROBLEM_FIELDS, problem_record, sort_tests
 from evolution.models import Problem, ProblemSet, TestCase
@@ -28,6 +30,9 @@ from .reading import check_size
 
 # Keys of a record that are about where it goes, not what the problem is.
 _NOT_COMPARED = ("format", "public_id", "problem_set", "member")
+# The columns an update writes (``_apply``), with ``updated_at`` (auto_now: set by hand, as
+# ``bulk_update`` does not).
+_UPDATED = [*PROBLEM_FIELDS, "contest_date", "parent", "lineage_root", "updated_at"]
 
 
 def _check_sizes(line: int, record: dict) -> None:
@@ -46,7 +51,14 @@ def _check_sizes(line: int, record: dict) -> None:
 
 
 class RecordWriter:
-    """Feeds records into one ProblemSet; call inside ``transaction.atomic()``."""
+    """Feeds records into one ProblemSet; call inside ``transaction.atomic()``.
+
+    Writes in batches: ``find_many`` reads the problems a batch of records would update in
+    two queries (their tests and lineage links with them), ``add`` decides and checks each
+    record and keeps its write pending, ``flush`` writes every pending one at once (new
+    problems, changed problems, their old tests deleted and new tests inserted: a query or so
+    per kind and batch, not per problem). ``last_problem`` has its primary key only once
+    flushed."""
 
     def __init__(self, *, source: str, set_name: str | None, default_set: str | None):
         self.source = source
@@ -54,33 +66,69 @@ class RecordWriter:
         self.default_set = default_set
         self.problem_set: ProblemSet | None = None
         self.counts = {"created": 0, "updated": 0, "unchanged": 0}
-        self._member_ids: list[int] = []
         self._seen: dict[object, int] = {}
         self.last_problem: Problem | None = None
         self._found: dict[int, Problem | None] = {}
         self._written: set[int] = set()
+        # Problems read or written by this import, by public id: lineage links resolve here.
+        self._known: dict[str, Problem] = {}
+        # Writes not flushed yet: (line, problem, record, created).
+        self._pending: list[tuple[int, Problem, dict, bool]] = []
+        self._members: list[Problem] = []
 
     def check(self, line: int, record: dict) -> None:
         """Refuse an oversized record as soon as it is read (before its reference is run)."""
         _check_sizes(line, record)
 
+    def find_many(self, batch: list[tuple[int, dict]]) -> None:
+        """Read the problems the records of ``batch`` would update, for ``stored_problem``, in
+        two queries (with their tests and lineage links): by public id, then by origin."""
+        for line, record in batch:
+            self._ensure_set(line, record.get("problem_set"))
+        problems = Problem.objects.select_related("parent", "lineage_root").prefetch_related(
+            "tests"
+        )
+        wanted = {r["public_id"] for _, r in batch if r.get("public_id")}
+        by_id = {p.public_id: p for p in problems.filter(public_id__in=wanted)} if wanted else {}
+        origins = {
+            (r["origin_dataset"], r["origin_id"])
+            for _, r in batch
+            if r["origin_id"] and by_id.get(r.get("public_id")) is None
+        }
+        by_origin: dict[tuple, Problem] = {}
+        if origins:
+            match = Q()
+            for dataset, origin_id in origins:
+                match |= Q(origin_dataset=dataset, origin_id=origin_id)
+            for p in problems.filter(match).order_by(*Problem._meta.ordering):
+                by_origin.setdefault((p.origin_dataset, p.origin_id), p)  # as .first()
+        for _, record in batch:
+            found = by_id.get(record.get("public_id")) if record.get("public_id") else None
+            if found is None and record["origin_id"]:
+                found = by_origin.get((record["origin_dataset"], record["origin_id"]))
+            self._found[id(record)] = found
+
     def stored_problem(self, line: int, record: dict) -> Problem | None:
         """The problem the record would update (None: it creates one); ``add`` uses it
-        unless a record written since changed that problem."""
+        unless a record written since changed that problem. Read by ``find_many`` when it
+        was given the record's batch."""
         self._ensure_set(line, record.get("problem_set"))
+        if id(record) in self._found:
+            return self._found[id(record)]
         found = self._find(record)
         self._found[id(record)] = found
         return found
 
     def add(self, line: int, record: dict) -> str:
-        """Store one record (checked with ``check``); return "created", "updated" or
-        "unchanged". ``last_problem`` is then its problem."""
+        """Store one record (checked with ``check``; written by the next ``flush``); return
+        "created", "updated" or "unchanged". ``last_problem`` is then its problem."""
         self._ensure_set(line, record.get("problem_set"))
         self._reject_repeat(line, record)
         # Found when its reference was settled; found again only if a record written since
         # changed that problem (a record matching a problem created since is a repeat).
         problem = self._found.pop(id(record), False)
         if problem is False or (problem is not None and problem.pk in self._written):
+            self.flush()
             problem = self._find(record)
         if problem is None:
             outcome = "created"
@@ -92,11 +140,14 @@ class RecordWriter:
         else:
             outcome = "updated"
         if outcome != "unchanged":
-            self._write(line, problem, record)
-            self._written.add(problem.pk)
+            self._apply(line, problem, record)
+            self._pending.append((line, problem, record, outcome == "created"))
+            if problem.pk is not None:
+                self._written.add(problem.pk)
+        self._known[problem.public_id] = problem
         # An ancestor carried only for its descendants' links stays out of the set.
         if record.get("member", True):
-            self._member_ids.append(problem.pk)
+            self._members.append(problem)
         self.last_problem = problem
         self.counts[outcome] += 1
         return outcome
@@ -104,7 +155,8 @@ class RecordWriter:
     def finish(self) -> ProblemSet:
         if self.problem_set is None:
             raise SeedImportError("the input holds no problems; nothing was imported")
-        self.problem_set.problems.add(*self._member_ids)
+        self.flush()
+        self.problem_set.problems.add(*(p.pk for p in self._members))
         return self.problem_set
 
     def _ensure_set(self, line: int, line_set: str | None) -> None:
@@ -164,7 +216,8 @@ class RecordWriter:
             incoming.pop(key, None)
         return current == incoming
 
-    def _write(self, line: int, problem: Problem, record: dict) -> None:
+    def _apply(self, line: int, problem: Problem, record: dict) -> None:
+        """Set the record's columns on ``problem`` and check them (written by ``flush``)."""
         for field in PROBLEM_FIELDS:
             setattr(problem, field, record[field])
         if record["contest_date"] is not None:
@@ -179,30 +232,67 @@ class RecordWriter:
         except ValidationError as exc:
             field, messages = next(iter(exc.message_dict.items()))
             raise SeedImportError("; ".join(messages), line=line, field=field)
+
+    def flush(self) -> None:
+        """Write every pending record: the new problems in one insert, the changed ones in one
+        update, their old tests deleted and every new test inserted in bulk. A row the
+        database refuses is found by writing the batch again one problem at a time, to name
+        its line (the import fails and writes nothing either way)."""
+        pending, self._pending = self._pending, []
+        if not pending:
+            return
         try:
-            problem.save()
+            with transaction.atomic():
+                self._write_all(pending)
         except IntegrityError as exc:
-            raise SeedImportError(f"the database refused the problem ({exc})", line=line)
-        problem.tests.all().delete()
+            for line, problem, _record, created in pending:
+                if created:
+                    problem.pk = None
+                    problem._state.adding = True
+                try:
+                    with transaction.atomic():
+                        problem.save()
+                except IntegrityError as refused:
+                    raise SeedImportError(
+                        f"the database refused the problem ({refused})", line=line
+                    )
+            raise SeedImportError(f"the database refused the problems ({exc})", line=pending[0][0])
+
+    def _write_all(self, pending: list) -> None:
+        created = [problem for _, problem, _, new in pending if new]
+        changed = [problem for _, problem, _, new in pending if not new]
+        Problem.objects.bulk_create(created, batch_size=500)
+        if changed:
+            now = timezone.now()
+            for problem in changed:
+                problem.updated_at = now
+            Problem.objects.bulk_update(changed, _UPDATED, batch_size=500)
+            TestCase.objects.filter(problem__in=changed).delete()
         rows = []
-        for test in record["tests"]:
-            row = TestCase(
-                problem=problem,
-                tier=test["tier"],
-                ordinal=test["ordinal"],
-                hidden=test["hidden"],
-                provenance=test["provenance"],
-            )
-            row.input = test["input"]
-            row.output = test["output"]
-            rows.append(row)
-        TestCase.objects.bulk_create(rows)
+        for _, problem, record, _ in pending:
+            self._written.add(problem.pk)
+            for test in record["tests"]:
+                row = TestCase(
+                    problem=problem,
+                    tier=test["tier"],
+                    ordinal=test["ordinal"],
+                    hidden=test["hidden"],
+                    provenance=test["provenance"],
+                )
+                row.input = test["input"]
+                row.output = test["output"]
+                rows.append(row)
+        TestCase.objects.bulk_create(rows, batch_size=500)
 
     def _lineage_link(self, line: int, record: dict, key: str) -> Problem | None:
         public_id = record.get(key)
         if public_id is None:
             return None
-        found = Problem.objects.filter(public_id=public_id).first()
+        found = self._known.get(public_id)
+        if found is not None and found.pk is None:
+            self.flush()  # written on an earlier line of this batch
+        if found is None:
+            found = Problem.objects.filter(public_id=public_id).first()
         if found is None:
             raise SeedImportError(
                 f"names {public_id!r}, which is neither in the database nor on an earlier "

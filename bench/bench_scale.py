@@ -21,7 +21,12 @@ PostgreSQL, through the real code paths:
   and a one-model filter;
 - a **review round** over every problem (``review.services.round_create`` with the groups
   ``review.selectors.coding_group_plan`` plans, two of four reviewers per group);
-- the **database size** per problem and per sample (``pg_total_relation_size``).
+- the **database size** per problem and per sample (``pg_total_relation_size``);
+- the **judge**: ``JUDGED`` simulated submissions really judged in the sandbox by a run of the
+  release executed as the scoring service executes one (``leaderboard.run_execute``), and as
+  many doing no work (the overhead per submission); the rate extrapolated to 500,000 samples;
+- the **heatmap JSON** of a finished campaign of ``HEATMAP_SEEDS_PER_PROBLEM`` seeds per problem
+  x ``HEATMAP_ROUNDS`` rounds (10,000 seeds at 1,000 problems), first page and every row.
 
 Simulated data (nothing here is LiveCodeBench's own): statements of 60-160 words with Input /
 Output / Constraints / Sample sections (``bench_screening``'s generator), one public test and
@@ -72,6 +77,17 @@ _RULES = {
     "require_independent": False,
     "selection_time_reason": "simulated scale data: no independent evaluation is run",
 }
+
+# The judge rows: this many simulated submissions really judged in the sandbox, a run of the
+# release executed as the scoring service executes one (``leaderboard.run_execute``), and as
+# many that do no work (the overhead per submission); the rate is extrapolated to a full
+# leaderboard run of LiveCodeBench's size.
+JUDGED = 40
+FULL_RUN_SAMPLES = 500_000
+# The heatmap rows: a finished BenchEvolver campaign of this many seeds per problem of the size
+# (10,000 seeds at 1,000 problems) x HEATMAP_ROUNDS rounds, its heatmap JSON read by a curator.
+HEATMAP_SEEDS_PER_PROBLEM = 10
+HEATMAP_ROUNDS = 10
 
 # Targets (issue #36): seconds, or "queries" (the query count must not grow with the data).
 PAGE_TARGET_S = 1.0
@@ -246,6 +262,145 @@ def _score_runs(release, models: int, samples: int) -> Measure:
     return summary_time
 
 
+def _answering(tests: list) -> str:
+    """A simulated accepted submission: it answers each of the item's tests by the digest of
+    its input (the simulated outputs are random numbers no program derives), after reading the
+    whole input as a real solution does."""
+    import hashlib
+
+    answers = {hashlib.sha1(t.input.encode()).hexdigest(): t.output for t in tests}
+    return (
+        "import hashlib, sys\n"
+        f"ANSWERS = {answers!r}\n"
+        "data = sys.stdin.read()\n"
+        "sys.stdout.write(ANSWERS.get(hashlib.sha1(data.encode()).hexdigest(), ''))\n"
+    )
+
+
+_WRONG = "import sys\nsys.stdin.read()\nprint(-1)\n"
+_IDLE = "print(-1)\n"
+
+
+def _judged_run(release, label: str, codes: list[tuple[int, str]]) -> tuple[float, object]:
+    """Seconds to execute a run of ``codes`` ((item id, code) pairs, each one sample) through
+    ``leaderboard.run_execute``: claim, judge every sample on all its item's tests in the
+    sandbox (stopping at the first failure), summarise, complete."""
+    from releases import leaderboard, public_record
+    from releases.models import LeaderboardRun, LeaderboardSample, RunSource
+
+    run = LeaderboardRun.objects.create(
+        release=release, source=RunSource.UPLOAD, label=label, samples_per_problem=1
+    )
+    with public_record.writing():
+        LeaderboardSample.objects.bulk_create(
+            [
+                LeaderboardSample(run=run, item_id=item_id, sample_index=0, code=code)
+                for item_id, code in codes
+            ]
+        )
+    started = time.perf_counter()
+    run = leaderboard.run_execute(run_id=run.pk)
+    return time.perf_counter() - started, run
+
+
+def judge_throughput(release, result: SizeResult, *, judged: int = JUDGED) -> None:
+    """The judge rows: ``judged`` simulated submissions on distinct items drawn at random, accepted
+    with the chance of a middling model (easy 0.8, medium 0.5, hard 0.2: an accepted one runs
+    every test, a wrong one stops at its first), really judged through the leaderboard's path;
+    then as many submissions that do no work, for the overhead per submission."""
+    from collections import defaultdict
+
+    from django.conf import settings
+
+    from releases.models import ReleaseTest, RunState
+
+    rng = random.Random(5)
+    items = list(release.items.values_list("id", "difficulty"))
+    chosen = rng.sample(items, min(judged, len(items)))  # one sample per item, as a run has
+    judged = len(chosen)
+    tests = defaultdict(list)
+    for t in ReleaseTest.objects.filter(item_id__in={i for i, _ in chosen}).order_by(
+        "item_id", "tier", "ordinal"
+    ):
+        tests[t.item_id].append(t)
+    chance = {"easy": 0.8, "medium": 0.5, "hard": 0.2}
+    accepted = [rng.random() < chance.get(d, 0.5) for _, d in chosen]
+    codes = [
+        (item_id, _answering(tests[item_id]) if ok else _WRONG)
+        for (item_id, _), ok in zip(chosen, accepted, strict=True)
+    ]
+    seconds, run = _judged_run(release, "judge throughput (simulated answers)", codes)
+    if run.state != RunState.COMPLETED:
+        raise RuntimeError(f"the judged run ended {run.state}: {run.state_reason}")
+    verdicts = list(run.samples.values_list("verdict", "total_tests"))
+    if sum(1 for v, _ in verdicts if v == "AC") != sum(accepted):
+        raise RuntimeError(f"the simulated accepted answers were not all accepted: {verdicts}")
+    idle_seconds, _ = _judged_run(
+        release, "judge overhead (submissions doing no work)", [(i, _IDLE) for i, _ in chosen]
+    )
+    rate = judged / seconds
+    width = int(getattr(settings, "SANDBOX_MAX_PARALLEL", 2))
+    result.measures["judge throughput"] = Measure(rate)
+    result.measures["judge overhead"] = Measure(idle_seconds / judged)
+    result.measures["judge full run"] = Measure(FULL_RUN_SAMPLES / rate / 3600)
+    tests_run = sum(n for v, n in verdicts if v == "AC") + sum(1 for v, _ in verdicts if v != "AC")
+    result.facts["judge sample"] = (
+        f"{judged} simulated submissions judged in {seconds:.1f} s ({sum(accepted)} accepted, "
+        f"run on all their tests; the rest stop at their first: {tests_run} test runs), "
+        f"{width} sandboxes in parallel (SANDBOX_MAX_PARALLEL), "
+        f"{settings.SANDBOX_BACKEND} backend; {FULL_RUN_SAMPLES:,} samples / {rate:.2f} "
+        f"samples/s = {FULL_RUN_SAMPLES / rate / 3600:.1f} h, extrapolated linearly: the same "
+        "mix of verdicts and test sizes, one machine"
+    )
+
+
+def heatmap_rows(result: SizeResult, *, seeds: int) -> None:
+    """The heatmap rows: a finished campaign of ``seeds`` seeds x ``HEATMAP_ROUNDS`` rounds
+    (factory data, ``tests.evolution.analytics.data.build_campaign``; no panel attempts, which
+    the heatmap does not read), its heatmap JSON read as a curator: the first page (200 seeds)
+    and every row (``limit=0``), cold (the chart cache cleared) and warm."""
+    from django.db import connection
+    from django.test import Client
+    from django.urls import reverse
+
+    from benchapp.services import user_create
+    from tests.evolution.analytics.data import build_campaign
+
+    started = time.perf_counter()
+    built = build_campaign(
+        seeds=seeds,
+        rounds=HEATMAP_ROUNDS,
+        rng_seed=42,
+        full_rounds=True,
+        calls_per_candidate=0,
+        tag=f"scale{seeds}",
+    )
+    result.facts["heatmap campaign"] = (
+        f"{seeds:,} seeds x {HEATMAP_ROUNDS} rounds ({len(built.candidates):,} candidates, "
+        f"factory data) built in {time.perf_counter() - started:.0f} s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    user = user_create(username="scale-heatmap-curator", password="scale-pw-1", role="curator")
+    client = Client()
+    client.force_login(user)
+    client.get("/")  # the session's first load is not part of any measured request
+    url = reverse("evolution:campaign_heatmap_json", args=[built.campaign.pk])
+    for key, path in (("heatmap first page", url), ("heatmap all rows", url + "?limit=0")):
+        size = []
+
+        def get(path=path, size=size):
+            response = client.get(path)
+            if response.status_code != 200:
+                raise RuntimeError(f"{path} answered {response.status_code}")
+            size[:] = [len(response.content)]
+
+        result.measures[f"{key} cold"] = _timed(get, cold=True)
+        get()
+        result.measures[f"{key} warm"] = _timed(get, cold=False)
+        result.measures[f"{key} bytes"] = Measure(size[0] / 1024 / 1024)
+
+
 # --- measuring -----------------------------------------------------------------------------------
 
 
@@ -325,10 +480,18 @@ def _database_bytes() -> dict[str, int]:
 
 
 def measure(
-    problems: int, models: int, samples: int = SAMPLES, *, throwaway: bool = True
+    problems: int,
+    models: int,
+    samples: int = SAMPLES,
+    *,
+    throwaway: bool = True,
+    judged: int = JUDGED,
+    heatmap_seeds: int | None = None,
 ) -> SizeResult:
     """Build one size's world in a throwaway database (``throwaway=False``: in the current
-    one, as a test's) and measure it."""
+    one, as a test's) and measure it. ``judged``: submissions really judged for the judge rows;
+    ``heatmap_seeds``: the heatmap campaign's seeds (default ``HEATMAP_SEEDS_PER_PROBLEM`` per
+    problem)."""
     result = SizeResult(problems=problems, models=models, samples=samples)
     database = throwaway_database(f"scale{problems}") if throwaway else nullcontext()
     with database:
@@ -410,6 +573,8 @@ def measure(
             cold=False,
         )
         result.facts["review groups"] = str(len(groups))
+        judge_throughput(release, result, judged=judged)
+        heatmap_rows(result, seeds=heatmap_seeds or HEATMAP_SEEDS_PER_PROBLEM * problems)
         _forget()
     return result
 
@@ -438,6 +603,20 @@ ROWS = (
     ("release page cold", "release page, cold", "s", PAGE_TARGET_S),
     ("problem page cold", "problem page, cold", "s", PAGE_TARGET_S),
     ("review round", "review round over every problem", "s", QUERIES),
+    (
+        "judge throughput",
+        "judge throughput, submissions really judged through run_execute",
+        "samples/s",
+        None,
+    ),
+    ("judge overhead", "judge overhead per submission (a program doing no work)", "s", None),
+    ("judge full run", "a full leaderboard run of 500,000 samples at that rate", "h", None),
+    ("heatmap first page cold", "heatmap JSON, first page (200 seeds), cold", "s", PAGE_TARGET_S),
+    ("heatmap first page warm", "heatmap JSON, first page, warm", "s", PAGE_TARGET_S),
+    ("heatmap first page bytes", "heatmap JSON, first page, size", "MB", None),
+    ("heatmap all rows cold", "heatmap JSON, every seed (limit=0), cold", "s", QUERIES),
+    ("heatmap all rows warm", "heatmap JSON, every seed, warm", "s", None),
+    ("heatmap all rows bytes", "heatmap JSON, every seed, size", "MB", None),
 )
 
 

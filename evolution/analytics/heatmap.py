@@ -60,7 +60,12 @@ def cell_from_candidate(candidate: dict) -> dict:
     }
 
 
-def _outcome(lineage: dict, accepted_cells: list[dict]) -> str:
+def outcome_of(state: str | None, any_accepted: bool) -> str:
+    """A row's outcome from its lineage's state and whether any of its rounds was accepted."""
+    return _outcome({"state": state}, [True] if any_accepted else [])
+
+
+def _outcome(lineage: dict, accepted_cells: list) -> str:
     state = lineage.get("state")
     if accepted_cells:
         return "accepted"

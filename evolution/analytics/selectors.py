@@ -13,7 +13,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db.models import Count, F, Func, OuterRef, Q, Subquery, Sum, TextField, Value
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    Func,
+    OuterRef,
+    Q,
+    Subquery,
+    Sum,
+    TextField,
+    Value,
+)
 from django.db.models.functions import Cast, Concat, Left
 
 from evolution.models import Campaign, Candidate, Lineage, LLMCall, SolverAttempt
@@ -103,8 +114,9 @@ def _cached(campaign: Campaign, name: str, build: Callable[[], dict]) -> dict:
 # --------------------------------------------------------------------------- rows
 
 
-def _lineage_rows(campaign: Campaign) -> list[dict]:
-    return list(
+def _lineage_rows(campaign: Campaign, *, offset: int = 0, limit: int = 0) -> list[dict]:
+    """The campaign's lineages in position order; ``limit`` rows from ``offset`` (0: all)."""
+    rows = (
         Lineage.objects.filter(campaign=campaign)
         .order_by("position", "id")
         .values(
@@ -121,6 +133,7 @@ def _lineage_rows(campaign: Campaign) -> list[dict]:
             seed_difficulty=F("seed__origin_difficulty"),
         )
     )
+    return list(rows[offset : offset + limit] if limit else rows)
 
 
 def _candidate_rows(campaign: Campaign, *fields: str, **expressions) -> list[dict]:
@@ -163,13 +176,14 @@ def _reviews_for(campaign: Campaign) -> dict:
 # --------------------------------------------------------------------------- heatmap
 
 
-def heatmap_data(*, campaign: Campaign) -> dict:
-    """Unfiltered heatmap rows and the filters' choices (2 queries on a miss)."""
-
-    def build() -> dict:
-        lineages = _lineage_rows(campaign)
-        candidates = _candidate_rows(
-            campaign,
+def _cell_rows(candidates) -> list[dict]:
+    """The heatmap's fields of ``candidates`` (a Candidate queryset), one round trip."""
+    rows = list(
+        candidates.order_by().values(
+            "id",
+            "lineage_id",
+            "round",
+            "decision",
             "passes",
             "attempts",
             "level",
@@ -177,12 +191,67 @@ def heatmap_data(*, campaign: Campaign) -> dict:
             idea_short=Left("idea", heatmap.IDEA_CHARS),
             reason=Left("decision_reason", heatmap.REASON_CHARS),
         )
-        for c in candidates:
-            c["idea"] = c.pop("idea_short")
+    )
+    for c in rows:
+        c["idea"] = c.pop("idea_short")
+    return rows
+
+
+def _heatmap_key(campaign: Campaign) -> str:
+    return f"bf:analytics:{CACHE_VERSION}:heatmap:{campaign.pk}:{fingerprint(campaign)}"
+
+
+def heatmap_data(*, campaign: Campaign) -> dict:
+    """Unfiltered heatmap rows and the filters' choices (2 queries on a miss)."""
+
+    def build() -> dict:
+        lineages = _lineage_rows(campaign)
+        candidates = _cell_rows(Candidate.objects.filter(lineage__campaign=campaign))
         rows = heatmap.build_rows(lineages, candidates)
         return {"rows": rows, "options": heatmap.filter_options(rows)}
 
     return _cached(campaign, "heatmap", build)
+
+
+def _heatmap_summary(campaign: Campaign) -> dict:
+    """What a page needs of the rows it does not show: how many there are and the filters'
+    choices (``heatmap.filter_options`` of every row), read by two grouped queries instead of
+    the rows themselves."""
+    accepted = Candidate.objects.filter(lineage=OuterRef("pk"), decision="accepted")
+    groups = (
+        Lineage.objects.filter(campaign=campaign)
+        .annotate(any_accepted=Exists(accepted))
+        .values("state", "any_accepted", difficulty=F("seed__origin_difficulty"))
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    groups = list(groups)
+    families = (
+        Candidate.objects.filter(lineage__campaign=campaign)
+        .exclude(family="")
+        .order_by()
+        .values_list("family", flat=True)
+        .distinct()
+    )
+    outcomes = {heatmap.outcome_of(g["state"], g["any_accepted"]) for g in groups}
+    return {
+        "total": sum(g["n"] for g in groups),
+        "options": {
+            "difficulties": sorted({g["difficulty"] or "" for g in groups}),
+            "families": sorted(set(families)),
+            "outcomes": [o for o in heatmap.OUTCOMES if o in outcomes],
+            "sorts": list(heatmap.SORTS),
+        },
+    }
+
+
+def _plain_page(query: HeatmapQuery) -> bool:
+    """A page in seed order without filters: its rows are the lineages at its positions."""
+    return (
+        query.limit > 0
+        and not (query.difficulty or query.family or query.outcome)
+        and query.sort == "position"
+    )
 
 
 @dataclass(frozen=True)
@@ -196,8 +265,33 @@ class HeatmapQuery:
 
 
 def heatmap_page(*, campaign: Campaign, query: HeatmapQuery) -> dict:
-    """The rows a heatmap request asks for: filtered, sorted, then one page of them."""
-    data = heatmap_data(campaign=campaign)
+    """The rows a heatmap request asks for: filtered, sorted, then one page of them.
+
+    A plain page (seed order, no filter: what the heatmap opens with) while every row is not
+    cached reads only its own lineages and their candidates, and the count and the filters'
+    choices by grouped queries (4 queries whatever the campaign's size), instead of building
+    every row of a 10,000-seed campaign to show 200. Any other request builds (and caches)
+    every row, then filters, sorts and pages them."""
+    data = cache.get(_heatmap_key(campaign))
+    if data is None and _plain_page(query):
+        summary = _heatmap_summary(campaign)
+        lineages = _lineage_rows(campaign, offset=query.offset, limit=query.limit)
+        candidates = _cell_rows(
+            Candidate.objects.filter(lineage_id__in=[lin["id"] for lin in lineages])
+        )
+        page = heatmap.build_rows(lineages, candidates)
+        return {
+            "campaign": {"id": campaign.pk, "name": campaign.name, "replayed": campaign.replayed},
+            "total": summary["total"],
+            "all_rows": summary["total"],
+            "offset": query.offset,
+            "limit": query.limit,
+            "max_round": heatmap.max_round(page),
+            "options": summary["options"],
+            "rows": page,
+        }
+    if data is None:
+        data = heatmap_data(campaign=campaign)
     rows = heatmap.sort_rows(
         heatmap.filter_rows(
             data["rows"],

@@ -64,3 +64,39 @@ def test_a_query_target_compares_the_sizes_and_a_time_target_reads_the_largest()
         assert rows[keys.index("review round")]["met"] == met
         assert rows[keys.index("gate")]["met"] == met
     assert grows[keys.index("summary")]["met"] == ""
+
+
+def test_the_judge_and_heatmap_rows_come_from_real_judging_and_real_requests():
+    result = bench_scale.measure(6, 2, samples=1, throwaway=False, judged=4, heatmap_seeds=30)
+    throughput = result.measures["judge throughput"].seconds
+    assert throughput > 0 and result.measures["judge overhead"].seconds > 0
+    hours = bench_scale.FULL_RUN_SAMPLES / throughput / 3600
+    assert result.measures["judge full run"].seconds == hours
+    assert result.facts["judge sample"].startswith("4 simulated submissions judged in ")
+    assert "extrapolated linearly" in result.facts["judge sample"]
+    # Both runs went through the scoring path: every sample has a verdict from the sandbox.
+    from releases.models import LeaderboardRun
+
+    judged = LeaderboardRun.objects.filter(label__startswith="judge ")
+    assert judged.count() == 2
+    for run in judged:
+        assert run.state == "completed"
+        verdicts = list(run.samples.values_list("verdict", flat=True))
+        assert len(verdicts) == 4 and "" not in verdicts
+    idle = judged.get(label__startswith="judge overhead")
+    assert set(idle.samples.values_list("verdict", flat=True)) == {"WA"}
+
+    assert result.facts["heatmap campaign"].startswith("30 seeds x 10 rounds (300 candidates")
+    first, every = (
+        result.measures["heatmap first page bytes"],
+        result.measures["heatmap all rows bytes"],
+    )
+    # 30 seeds: the first page holds every row (the two answers differ in their "limit" only)
+    assert first.seconds > 0 and first.seconds == pytest.approx(every.seconds, rel=0.01)
+    for key in ("heatmap first page", "heatmap all rows"):
+        assert result.measures[f"{key} warm"].queries < result.measures[f"{key} cold"].queries
+    rows = {r["measure (SIMULATED data)"]: r for r in bench_scale.table([result])}
+    assert rows["heatmap JSON, first page (200 seeds), cold"]["met"] in ("yes", "NO")
+    assert rows["judge throughput, submissions really judged through run_execute"][
+        "6 x 2 x 1"
+    ].endswith("samples/s")

@@ -161,7 +161,8 @@ def _verdict(data: dict, *, agent: str, results: int) -> Verdict:
     evidence = data.get("evidence")
     evidence = [evidence] if isinstance(evidence, str) else evidence
     valid = {f"T{i}" for i in range(1, results + 1)}
-    if not isinstance(evidence, list) or not evidence or not set(evidence) <= valid:
+    cited = isinstance(evidence, list) and all(isinstance(e, str) for e in evidence)
+    if not cited or not evidence or not set(evidence) <= valid:
         raise ParseProblem(
             'a defect cites its "evidence": tool result ids of this review '
             f"({', '.join(sorted(valid, key=lambda t: int(t[1:])))})"

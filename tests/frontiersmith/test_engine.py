@@ -272,6 +272,11 @@ def test_an_agent_reply_is_tool_calls_or_a_verdict():
         ({"tools": [{"tool": "run_generator"}]}, 0, "integer seed"),
         ({"tools": [{"tool": "run_generator", "seed": 1}] * 5}, 0, "at most 4"),
         ({"verdict": "maybe"}, 1, "accept"),
+        (
+            {"verdict": "defect", "program": "weak", "defect": "x", "evidence": [{"T": 1}]},
+            1,
+            "evidence",
+        ),
     ],
 )
 def test_an_unusable_agent_action_says_why(data, results, problem):

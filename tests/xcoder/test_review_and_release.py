@@ -4,17 +4,22 @@ campaign's problem set, and into a frozen release. Curators see the method."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from django.urls import reverse
 
 from evolution.models import Campaign, Problem
 from evolution.models.campaigns import CampaignState
 from evolution.streams.runner import run_inline
+from releases import exporters
 from releases import services as release_services
 from review import services as review_services
 from tests.review.blinding import crawl_reviewer_surface, find_leaks, provenance_values
 from tests.support.gate_rules import SELECTION_TIME_OK
 from xcoder import services
+from xcoder.models import CandidateSolution
 
 from .conftest import SCRIPTED_SETTINGS, Responder, base_table, endpoint, seed_set
 
@@ -86,3 +91,40 @@ def test_curators_see_the_method_on_the_problem_page(personas, accepted):
         reverse("evolution:problem_detail", args=[accepted.public_id])
     )
     assert "synthesized / xcoder" in page.content.decode()
+
+
+def test_the_sft_export_pairs_the_statement_with_the_golden_chain_of_thought(personas, accepted):
+    """[q, A_golden] with the golden candidate's long chain of thought: the SFT export's answer
+    is the think block of the golden candidate's real answer, then the golden code."""
+    golden = CandidateSolution.objects.get(pk=accepted.metadata["golden_candidate"])
+    thought = re.search(r"<think>\n(.*)\n</think>", golden.content, re.DOTALL).group(1)
+    assert thought == "The k largest offers give the best total."  # the scripted model's
+    assert accepted.metadata["golden_reasoning"] == thought
+    assert accepted.metadata["golden_call"] == golden.call_id
+
+    xc_set = Campaign.objects.get(kind="xcoder").xcoder.problem_set
+    benchmark = release_services.benchmark_create(default_rules=SELECTION_TIME_OK, name="SFT")
+    release = release_services.release_create(
+        benchmark=benchmark, problem_sets=[xc_set], rules={"min_reviews": 0, "min_quality": 1.0}
+    )
+    release_services.gate_run_create(release=release, by=personas.curator.user)
+    release_services.curation_decide(
+        release=release,
+        problem=accepted,
+        include=True,
+        justification="verified by the vote; exported for SFT",
+        by=personas.curator.user,
+    )
+    frozen = release_services.release_freeze(release=release, by=personas.curator.user)
+    lines = exporters.export_bytes(frozen, "sft").decode().splitlines()
+    [line] = [json.loads(x) for x in lines]
+    assert line["id"] == frozen.items.get().public_id
+    assert line["reasoning"] == thought
+    user, assistant = line["messages"][-2:]
+    assert user["role"] == "user" and "Lantern Festival" in user["content"]
+    assert assistant["role"] == "assistant"
+    assert assistant["content"] == (
+        f"<think>\n{thought}\n</think>\n\n```python\n{accepted.reference_solution.rstrip()}\n```"
+    )
+    # The golden code is the code the C.1 gate took from that answer.
+    assert golden.code == accepted.reference_solution

@@ -223,3 +223,14 @@ def think_answer(content: str) -> tuple[str, str]:
     if not answer.strip():
         return "", "nothing after the reasoning block"
     return answer, ""
+
+
+def reasoning_of(content: str) -> str:
+    """The inside of the one complete ``<think>…</think>`` block of an answer that passes
+    ``think_answer`` (the golden candidate's long chain of thought, kept for the SFT pair
+    [q, A_golden]); "" for an answer without one."""
+    _, reason = think_answer(content)
+    if reason:
+        return ""
+    text = content or ""
+    return text[_THINK_OPEN.search(text).end() : _THINK_CLOSE.search(text).start()].strip()

@@ -16,7 +16,7 @@ from evolution.models.problems import ProblemKind
 from evolution.streams.errors import SandboxFailure
 
 from ..engine import features as feat
-from ..engine import voting
+from ..engine import gates, voting
 from ..models import CandidateSolution, FeatureNode, SynthTask, TaskStatus
 from .common import (
     METHOD,
@@ -197,6 +197,13 @@ def _parent_seed(ctx: Ctx, task: SynthTask) -> Problem:
     return seeds[0]
 
 
+def _golden_reasoning(golden: CandidateSolution) -> dict:
+    reasoning = gates.reasoning_of(golden.content)
+    if not reasoning:
+        return {}
+    return {"golden_reasoning": reasoning, "golden_call": golden.call_id}
+
+
 def _accepted_problem(ctx: Ctx, task: SynthTask, golden: CandidateSolution, ver) -> Problem:
     """The Problem row with the tests of T_golden (the weighted suite, not the hold-out) that
     the golden solution reproduces (a benchmark's reference must pass its own tests; the share
@@ -236,6 +243,9 @@ def _accepted_problem(ctx: Ctx, task: SynthTask, golden: CandidateSolution, ver)
             "golden_pass_rate": ver.golden_pass_rate,
             "candidates": len(ver.weighted_scores),
             "holdout_tests": ver.split.count("val"),
+            # The golden candidate's reasoning (its <think> block, C.1 (i)): the long chain
+            # of thought of the SFT pair [q, A_golden] (the release's ``sft`` export).
+            **_golden_reasoning(golden),
         },
         parent=parent,
         lineage_root=root,

@@ -78,6 +78,11 @@ SETTING_HELP = {
     "(J models x K attempts, as BenchEvolver does), so the gate reads its pass@1",
     "measure_k": "BenchForge: K attempts per panel model when measuring accepted problems, "
     "unless a panel member sets its own",
+    "difficulty_estimate": "B.3 done differently: ask a judge model for a Codeforces-style rating "
+    "of every accepted task (one call per task; a model-judged rating, not the document's "
+    "fine-tuned classifier), calibrated on the campaign page against the panel's pass@1",
+    "difficulty_judge": "name of the model endpoint that rates difficulty; empty: the generator "
+    "endpoint",
 }
 
 
@@ -117,6 +122,8 @@ SETTING_SOURCES = {
     "sample_seed": PROJECT,
     "measure_kept": PROJECT,
     "measure_k": PROJECT,
+    "difficulty_estimate": PROJECT,
+    "difficulty_judge": PROJECT,
 }
 
 
@@ -156,6 +163,10 @@ class XcoderSettings(AlgorithmSettings):
     sample_seed: int = 42
     measure_kept: bool = True
     measure_k: int = 4
+    # Off by default: one more model call per accepted task, and the rating is a model's
+    # judgement, not the document's classifier (engine/difficulty.py).
+    difficulty_estimate: bool = False
+    difficulty_judge: str = ""
 
     _BOUNDS = {
         "evolution_rounds": (0, 5),

@@ -26,6 +26,7 @@ from .models import (
 )
 from .stages import (
     close_tree,
+    difficulty,
     evolve,
     evolve_seed,
     extract,
@@ -88,6 +89,12 @@ def action_for(ctx: Ctx) -> Action:
             task = min(waiting, key=lambda t: (OPEN.index(t.status), t.index))
             return Action(TASK_STEPS[task.status], task_index=task.index, task_id=task.pk)
         index = group.stop
+    if s.difficulty_estimate:
+        # B.3 done differently: every accepted task rated by the judge model (one step asks
+        # for all of them), before the panel measures them.
+        first = difficulty.unrated(ctx).only("id", "index").first()
+        if first is not None:
+            return Action("difficulty", task_index=first.index, task_id=first.pk)
     return Action("finished")
 
 
@@ -131,6 +138,13 @@ def next_action(ctx: Ctx):
 
 def give_up(ctx: Ctx, action: Action, reason: str) -> bool:
     reason = reason[:500]
+    if action.name == "difficulty":
+        # The estimate fails; the accepted task stays accepted.
+        difficulty.store(
+            SynthTask.objects.get(pk=action.task_id),
+            {"status": "failed", "method": difficulty.METHOD, "reason": reason},
+        )
+        return True
     if action.task_id:
         unit_transition(
             KIND,
@@ -209,6 +223,7 @@ KIND = register(
                 evolve_seed,
                 close_tree,
                 plan,
+                difficulty,
                 select,
                 write,
                 tests,

@@ -196,6 +196,10 @@ class SynthTask(models.Model):
     problem = models.ForeignKey(
         "evolution.Problem", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # B.3 done differently (engine/difficulty.py): the judge model's Codeforces-style rating of
+    # an accepted task, {"status": "ok", "method", "rating", "table10_bin", "raw", "rationale",
+    # "judge", "call_id"} or {"status": "failed", "method", "reason"}; empty: not estimated.
+    difficulty = models.JSONField(default=dict, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

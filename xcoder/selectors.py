@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, Q, QuerySet
 
-from .engine import diversity
+from evolution.measurement import selectors as measurement_selectors
+
+from .engine import difficulty, diversity
 from .engine.features import CATEGORIES
 from .models import (
     CandidateSolution,
@@ -202,3 +204,56 @@ def diversity_map(xc: XcoderCampaign) -> dict | None:
         "max": result.max_distance,
         "method": result.method,
     }
+
+
+def difficulty_agreement(xc: XcoderCampaign) -> dict:
+    """B.3 done differently, calibrated: each accepted task's judged rating beside its problem's
+    measured pass@1 (the panel's newest measurement, where there is one), and Spearman's rank
+    correlation between the two over the tasks that have both, with n. Agreement is a negative
+    coefficient (a higher rating, a lower pass rate); None below 3 pairs or on constant data."""
+    tasks = list(
+        SynthTask.objects.filter(xcoder=xc, status=TaskStatus.ACCEPTED)
+        .exclude(difficulty={})
+        .select_related("problem")
+        .order_by("index")
+    )
+    measured = measurement_selectors.problem_difficulty(
+        [t.problem_id for t in tasks if t.problem_id]
+    )
+    rows, ratings, passes = [], [], []
+    for task in tasks:
+        est = task.difficulty
+        m = measured.get(task.problem_id)
+        pass_at_1 = m.pass_rate if m is not None and m.attempts else None
+        rows.append(
+            {
+                "task": task,
+                "status": est.get("status"),
+                "rating": est.get("rating"),
+                "reason": est.get("reason", ""),
+                "pass_at_1": pass_at_1,
+                "attempts": m.attempts if m is not None else 0,
+            }
+        )
+        if est.get("status") == "ok" and pass_at_1 is not None:
+            ratings.append(float(est["rating"]))
+            passes.append(pass_at_1)
+    rated = [r for r in rows if r["status"] == "ok"]
+    return {
+        "method": difficulty.METHOD_LABEL,
+        "rows": rows,
+        "rated": len(rated),
+        "failed": len(rows) - len(rated),
+        "n": len(ratings),
+        "spearman": difficulty.spearman(ratings, passes),
+        "bins": _bins([r["rating"] for r in rated]),
+    }
+
+
+def _bins(ratings: list[int]) -> list[dict]:
+    """Table 10's layout for this campaign: tasks per rating bin (nearest bin)."""
+    counts = dict.fromkeys(difficulty.TABLE10_BINS, 0)
+    for rating in ratings:
+        counts[difficulty.table10_bin(rating)] += 1
+    total = len(ratings)
+    return [{"bin": b, "tasks": n, "share": n / total if total else 0.0} for b, n in counts.items()]

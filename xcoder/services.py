@@ -51,6 +51,13 @@ def xcoder_campaign_create(
                 ]
             }
         )
+    judge = []
+    if validated.difficulty_judge:
+        judge = list(ModelEndpoint.objects.filter(name=validated.difficulty_judge))
+        if not judge:
+            raise ValidationError(
+                {"difficulty_judge": [f"no model endpoint named {validated.difficulty_judge!r}"]}
+            )
     seeds = seed_set.problems.exclude(reference_solution="").order_by("id")
     if not seeds.exists():
         raise ValidationError(
@@ -60,7 +67,7 @@ def xcoder_campaign_create(
         kind=CampaignKind.XCODER,
         name=name,
         validated=validated,
-        endpoints=[generator_endpoint, *solvers],
+        endpoints=[generator_endpoint, *solvers, *judge],
         seed_set=seed_set,
         seed_limit=seed_limit,
         evolver=generator_endpoint,

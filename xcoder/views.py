@@ -12,6 +12,7 @@ from evolution import views as platform_views
 
 from . import selectors, services
 from .config import XcoderSettings
+from .engine import difficulty
 from .forms import XcoderCampaignForm
 from .kind import kept_problems
 from .models import SynthTask, XcoderCampaign
@@ -43,6 +44,8 @@ def campaign_detail(request, pk: int):
         "status_counts": selectors.status_counts(xc),
         "reasons": selectors.discard_reasons(xc),
         "diversity": selectors.diversity_map(xc),
+        "difficulty": selectors.difficulty_agreement(xc),
+        "difficulty_on": XcoderSettings.from_dict(xc.campaign.settings).difficulty_estimate,
         "can_control": has_role(request.user, ADMIN),
         "measurement": platform_views.kept_measurement(
             xc.campaign, XcoderSettings, kept_problems(xc.campaign)
@@ -64,5 +67,6 @@ def task_detail(request, pk: int, index: int):
         "campaign": task.xcoder.campaign,
         "solutions": selectors.solutions(task),
         "matrix": selectors.vote_matrix(task),
+        "difficulty_method": difficulty.METHOD_LABEL,
     }
     return render(request, "xcoder/task_detail.html", context)

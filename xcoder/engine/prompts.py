@@ -82,6 +82,12 @@ def generator_messages(*, statement: str, harness: str):
     return template.messages(question=statement, input_format=INPUT_FORMATS[harness]), template
 
 
+def difficulty_messages(*, statement: str):
+    """B.3 done differently: a judge model rates the task's statement (``engine/difficulty.py``)."""
+    template = load("difficulty")
+    return template.messages(statement=statement.strip()), template
+
+
 @dataclass(frozen=True)
 class Selection:
     roles_tree: dict

@@ -1,6 +1,7 @@
 """X-Coder's stages, database side (SynthSmith, seed document 003): one module per stage the kind
 declares in ``xcoder/kind.py`` (``extract``, ``evolve_seed``, ``merge``, ``evolve``,
-``close_tree``, ``plan``, ``select``, ``write``, ``tests``, ``solve``, ``verify``), pure logic in
+``close_tree``, ``plan``, ``select``, ``write``, ``tests``, ``solve``, ``verify``,
+``difficulty``), pure logic in
 ``xcoder/engine/``; ``common`` holds the step's context and the helpers several stages share,
 ``generate`` runs a CYaRon test generator in the sandbox and ``testfiles`` keeps large test
 inputs and voted outputs in files.
@@ -28,5 +29,7 @@ category by category) -> per task: sample a subtree, stage 1 (roles, selection, 
 strategy), stage 2 (stylised statement, then the statement gates and the near-duplicate check),
 test inputs (prompted and/or a generator program run sandboxed), candidate solutions from every
 solver endpoint (static gates), dual verification (vote, weights, hold-out) -> an accepted
-``Problem(kind="synthesized", method="xcoder")`` or a discarded task with its reason.
+``Problem(kind="synthesized", method="xcoder")`` or a discarded task with its reason -> with
+``difficulty_estimate`` on, a judge model's Codeforces-style rating of every accepted task (B.3
+done differently) -> the panel's measurement of the accepted problems.
 """

@@ -36,7 +36,7 @@ from types import ModuleType
 from unittest.mock import mock_open, patch
 
 from evolution.sandbox.compare import compare_stdio
-from evolution.sandbox.runner import LCB_PRELUDE
+from evolution.sandbox.inside.protocol import LCB_PRELUDE
 
 
 class _Timeout(Exception):

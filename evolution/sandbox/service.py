@@ -20,6 +20,10 @@ from contextlib import nullcontext
 from . import compare, config
 from .backends import get_backend
 from .backends.base import Backend
+
+# The runner's exit code for an escaped AssertionError, and the columns of the fast mode's
+# outcome rows: defined once, by the protocol the runner inside the sandbox speaks.
+from .inside.protocol import EXIT_ASSERT, OUTCOME_FIELDS
 from .types import (
     AC,
     CE,
@@ -40,7 +44,6 @@ from .types import (
     TestVerdict,
 )
 
-EXIT_ASSERT = 112  # runner.py: an AssertionError escaped the assert harness
 # Tests per shard below which a second sandbox costs more than it saves.
 MIN_SHARD = 24
 # Host-side grace on top of a test's own wall limit (fork, cleanup, a loaded machine).
@@ -88,20 +91,6 @@ def resolve_isolation(isolation: str | None) -> str:
     return mode
 
 
-# The columns of the fast mode's outcome rows, as runner.py writes them (its OUTCOME_FIELDS; the
-# host does not import the runner on its start-up path; tests/evolution/sandbox/test_wire_format.py
-# checks the two agree).
-OUTCOME_FIELDS = (
-    "status",
-    "stdout",
-    "stderr",
-    "time_ms",
-    "cpu_ms",
-    "memory_kb",
-    "exit_code",
-    "signal",
-    "internal",
-)
 # A JSON integer (RFC 8259: no leading zeros, no plus sign), with the surrounding whitespace
 # json.loads accepts.
 _JSON_INT = re.compile(r"[ \t\n\r]*-?(?:0|[1-9][0-9]*)[ \t\n\r]*\Z")
@@ -421,7 +410,7 @@ def run_to_file(
 ) -> RunOutcome:
     """Execute ``code`` once on ``test_input`` with its stdout streamed into the file ``path``
     (created or truncated), byte for byte, as the sandbox sends it: at most one piece of it
-    (runner.py's STREAM_CHUNK, 1 MiB) is in this process's memory at a time, so a run may print
+    (the runner's STREAM_CHUNK, 1 MiB) is in this process's memory at a time, so a run may print
     far more than a string should hold. The outcome's ``stdout`` is empty; its status is
     checked as ``run_batch``'s (OLE above ``limits.max_output_bytes``, of which the file holds
     the first bytes, as it holds whatever a run that failed printed). ``harness``: stdio or

@@ -15,10 +15,11 @@ import time
 import zlib
 from functools import cache
 
+from ..inside import bundle
 from ..types import Limits, SandboxError
 
-with open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "runner.py")) as _source:
-    RUNNER_SOURCE = _source.read()
+# The runner, as one program: the modules of evolution/sandbox/inside/ in order.
+RUNNER_SOURCE = bundle()
 # Interpreter flags inside every backend: isolated mode (no user site, no PYTHON* variables,
 # no script directory on sys.path), no site module, no .pyc writes, UTF-8 everywhere.
 PYTHON_FLAGS = ["-I", "-S", "-B", "-X", "utf8"]

@@ -289,7 +289,7 @@ class BwrapBackend(Backend):
 
     def open(self, *, limits: Limits) -> Session:
         """A sandbox for ONE submission. Its namespaces, scratch and processes are fresh; the
-        bwrap process and warm interpreter that create them come from a pool (see runner.py,
+        bwrap process and warm interpreter that create them come from a pool (see inside/factory.py,
         factory mode) and return to it only after a clean, complete job."""
         with self._lock:
             if self._pid != os.getpid():  # a forked worker must not share its parent's pool

@@ -10,7 +10,7 @@ exactly as under bwrap.
 
 A container is not started per submission: each process keeps a pool of warm containers (one
 per sandbox slot, keyed by the memory limit a container's spec fixes), whose runner serves
-submissions one after another in ``pool`` mode and resets the container between two (runner.py,
+submissions one after another in ``pool`` mode and resets the container between two (inside/pool.py,
 ``pool``: the reset a bwrap group does between its submissions). A container goes back to the
 pool only after a clean, complete job, and once its runner said it is ready again; one that
 misbehaved in any way (the host stopped waiting, the runner died or answered out of protocol,

@@ -38,7 +38,9 @@ from .helpers import (
 
 pytestmark = pytest.mark.slow
 
-EXIT_HOST_GONE = 115  # runner.py: the runner ended because the host's end of its stream did
+EXIT_HOST_GONE = (
+    115  # inside/protocol.py: the runner ended because the host's end of its stream did
+)
 
 
 def _judge_batch(jobs_path, out_path, *extra) -> subprocess.Popen:

@@ -317,7 +317,7 @@ def test_fast_mode_stops_at_the_first_failure_with_tests_in_flight(backend):
     assert run([1, 2])[0] == ["AC", "AC"]
 
 
-# --- the worker forked ahead for the next submission (runner.py, FastWorker.prefork) ----------
+# --- the worker forked ahead for the next submission (inside/fast.py, FastWorker.prefork) ----------
 
 PID = "import os\nprint(os.getpid())"
 

@@ -124,7 +124,7 @@ def test_the_function_harness_is_refused(tmp_path):
 
 
 def test_the_unsafe_and_docker_backends_stream_the_same_bytes(tmp_path):
-    # Every backend runs the same runner.py: the chunk frames cross docker's multiplexed
+    # Every backend runs the same runner (evolution/sandbox/inside/): the chunk frames cross docker's multiplexed
     # attach stream (here its SDK surface over a local process) and the unsafe backend's pipes.
     from evolution.sandbox.backends.docker import DockerBackend
     from evolution.sandbox.backends.unsafe import UnsafeBackend

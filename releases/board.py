@@ -5,9 +5,14 @@ them): ``after`` keeps only problems released on or after a date (LiveCodeBench'
 slider), ``model`` keeps models whose name contains the text, ``sort`` / ``dir`` order the
 rows by any column. Every score is a mean over the problems in view with a seeded bootstrap
 interval (``stats.bootstrap_mean``, the run's own seed); with no date chosen they are the
-run's stored summary, with one they are recomputed from the run's per-problem results (every
-run not in the cache at once, ``stats.bootstrap_means``) and kept in the cache (a completed run on a published release never changes). A run whose stored
-summary is malformed (``summaries.readable``) keeps its row, shown as "result unavailable".
+run's stored summary's top-level figures, with one they are recomputed from the run's
+per-problem results (every run not in the cache at once, ``stats.bootstrap_means``) and kept
+in the shared cache (a completed run on a published release never changes). Both are read
+from ``LeaderboardRunFigures`` (``figures_of``: the top-level figures, and the per-problem
+values as arrays), never the run's whole summary, a row per problem (hundreds of kilobytes a
+run at LiveCodeBench's size): the plain board reads the figures only, a window the arrays of
+the runs the cache lacks. A run whose stored summary (or figures) is malformed
+(``summaries.readable``) keeps its row, shown as "result unavailable".
 
 pass@1, pass@k, the after-release pass@1 and the breakdowns are over the pass/fail problems
 only; open-ended (scored) problems (``scoring.is_scored`` of the item's comparison) have their
@@ -29,7 +34,7 @@ from evolution.sandbox import scoring
 
 from . import summaries
 from .difficulty import LABELS
-from .models import Release, ReleaseState, RunState
+from .models import LeaderboardRunFigures, Release, ReleaseState, RunState
 from .stats import bootstrap_means
 
 BASE_SORTS = ("pass1", "passk", "clean", "model", "released", "avgk", "bestk")
@@ -83,6 +88,107 @@ def _window_key(run, keep: set[str]) -> str:
     finished = run.finished_at.isoformat() if run.finished_at else ""
     # "board2": entries from before scored problems were set apart are not read back.
     return f"board2:{run.pk}:{finished}:{digest}"
+
+
+def figures_of(summary) -> tuple[dict | None, dict | None]:
+    """What the board reads of a run's stored ``summary`` (``LeaderboardRunFigures``): its
+    top-level figures (the summary without its rows per problem and its list of flagged
+    problems) and the per-problem values a date window is computed from, as arrays in the
+    summary's order: each row's public id, pass@1 and pass@k (k the largest), contamination
+    flag, origin, difficulty and whether it is open-ended (scored), and each open-ended row's
+    Avg@k and Best@k. ``(None, None)`` when the summary is unreadable (``summaries.readable``)."""
+    s = summaries.readable(summary)
+    if s is None:
+        return None, None
+    top = {key: value for key, value in s.items() if key != "per_item"}
+    if isinstance(top.get("score"), dict):
+        top["score"] = {key: v for key, v in top["score"].items() if key != "per_item"}
+    if isinstance(top.get("contamination"), dict):
+        top["contamination"] = {
+            key: v for key, v in top["contamination"].items() if key != "flagged_items"
+        }
+    top_k = str(s.get("k", [1])[-1])
+    rows = s.get("per_item") or []
+    open_rows = (s.get("score") or {}).get("per_item") or []
+    problems = {
+        "public_id": [r["public_id"] for r in rows],
+        "pass": {k: [r["pass"].get(k) for r in rows] for k in sorted({"1", top_k})},
+        "contaminated": [r.get("contaminated") for r in rows],
+        "origin": [r.get("origin") for r in rows],
+        "difficulty": [r.get("difficulty") for r in rows],
+        "scored": [bool(r.get("scored")) for r in rows],
+        "open": {
+            "public_id": [r["public_id"] for r in open_rows],
+            "avg": [r["avg"].get(top_k) for r in open_rows],
+            "best": [r["best"].get(top_k) for r in open_rows],
+        },
+    }
+    return top, problems
+
+
+def _arrays_readable(problems) -> bool:
+    """Stored per-problem arrays (``figures_of``) of the shape a window reads."""
+
+    def numbers(values, size) -> bool:
+        return (
+            isinstance(values, list)
+            and len(values) == size
+            and all(v is None or summaries._number(v) for v in values)
+        )
+
+    if not isinstance(problems, dict):
+        return False
+    ids, passes, flat = problems.get("public_id"), problems.get("pass"), problems.get("open")
+    if not isinstance(ids, list) or not isinstance(passes, dict) or not isinstance(flat, dict):
+        return False
+    size = len(ids)
+    lists = [problems.get(key) for key in ("contaminated", "origin", "difficulty", "scored")]
+    open_ids = flat.get("public_id")
+    return (
+        all(isinstance(v, list) and len(v) == size for v in lists)
+        and all(numbers(v, size) for v in passes.values())
+        and isinstance(open_ids, list)
+        and all(numbers(flat.get(key), len(open_ids)) for key in ("avg", "best"))
+    )
+
+
+class _StoredRows:
+    """A run's per-problem arrays (``figures_of``) read as its summary's rows, for
+    ``_window_plan``: built only when a window is computed, not when the cache has it."""
+
+    def __init__(self, problems: dict, top_k: str):
+        self.problems = problems
+        self.top_k = top_k
+
+    def get(self, key: str, default=None):
+        p = self.problems
+        if key == "per_item":
+            return [
+                {
+                    "public_id": public_id,
+                    "pass": {k: values[i] for k, values in p["pass"].items()},
+                    "contaminated": p["contaminated"][i],
+                    "origin": p["origin"][i],
+                    "difficulty": p["difficulty"][i],
+                    "scored": p["scored"][i],
+                }
+                for i, public_id in enumerate(p["public_id"])
+            ]
+        if key == "score":
+            flat = p["open"]
+            rows = []
+            for public_id, avg, best in zip(
+                flat["public_id"], flat["avg"], flat["best"], strict=True
+            ):
+                rows.append(
+                    {
+                        "public_id": public_id,
+                        "avg": {} if avg is None else {self.top_k: avg},
+                        "best": {} if best is None else {self.top_k: best},
+                    }
+                )
+            return {"per_item": rows}
+        return default
 
 
 @dataclass(frozen=True)
@@ -139,27 +245,59 @@ def _filled(value, estimates: list):
     return value
 
 
-def _windowed_many(wanted: list[tuple]) -> list[dict]:
+def _windowed_many(wanted: list[tuple], load=None) -> list[dict | None]:
     """The scores of each ``(run, summary, keep, top_k, scored)`` over the problems in ``keep``
-    (public ids), cached per run and window: the pass@ figures over its pass/fail problems,
-    Avg@k and Best@k over its ``scored`` ones. The runs not in the cache are estimated
-    together, per bootstrap seed (``stats.bootstrap_means``: one matrix product for the
-    columns of one length, the same intervals as one by one)."""
-    out: list[dict | None] = []
+    (public ids), cached per run and window in the shared cache: the pass@ figures over its
+    pass/fail problems, Avg@k and Best@k over its ``scored`` ones. The runs not in the cache
+    are estimated together, per bootstrap seed (``stats.bootstrap_means``: one matrix product
+    for the columns of one length, the same intervals as one by one). ``load`` (optional)
+    reads the rows of the runs the cache lacks, by run id, in one go (``_stored_rows``): then
+    a run it gives None for has no scores (None)."""
+    keys = [_window_key(run, keep) for run, _summary, keep, *_rest in wanted]
+    found = cache.get_many(keys)
+    out: list[dict | None] = [found.get(key) for key in keys]
     missing: dict[int, list[int]] = {}
-    for index, (run, _summary, keep, *_rest) in enumerate(wanted):
-        out.append(cache.get(_window_key(run, keep)))
-        if out[-1] is None:
+    for index, (run, *_rest) in enumerate(wanted):
+        if out[index] is None:
             missing.setdefault(run.bootstrap_seed, []).append(index)
+    loaded = {}
+    if load is not None and missing:
+        loaded = load([wanted[i][0].pk for indices in missing.values() for i in indices])
     for seed, indices in missing.items():
+        if load is not None:
+            indices = [i for i in indices if loaded.get(wanted[i][0].pk) is not None]
         columns: list[list[float]] = []
-        plans = [_window_plan(*wanted[i][1:], columns) for i in indices]
+        plans = [
+            _window_plan(
+                loaded[wanted[i][0].pk] if load is not None else wanted[i][1],
+                *wanted[i][2:],
+                columns,
+            )
+            for i in indices
+        ]
         estimates = bootstrap_means(columns, seed=seed)
         for index, plan in zip(indices, plans, strict=True):
-            run, _summary, keep, *_rest = wanted[index]
             out[index] = _filled(plan, estimates)
-            cache.set(_window_key(run, keep), out[index], CACHE_SECONDS)
+            cache.set(keys[index], out[index], CACHE_SECONDS)
     return out
+
+
+def _stored_rows(runs: list, fallback: dict) -> callable:
+    """``load`` for ``_windowed_many``: the rows of the runs asked, from their stored
+    per-problem arrays (one query; ``_StoredRows``), or from the whole summaries in
+    ``fallback`` (runs without stored figures); None for arrays that are unreadable."""
+
+    def load(run_ids: list[int]) -> dict:
+        top_k = {run.pk: run._board_top_k for run in runs}
+        wanted = [pk for pk in run_ids if pk not in fallback]
+        out = {pk: fallback[pk] for pk in run_ids if pk in fallback}
+        stored = LeaderboardRunFigures.objects.filter(run_id__in=wanted)
+        for run_id, problems in stored.values_list("run_id", "problems"):
+            if _arrays_readable(problems):
+                out[run_id] = _StoredRows(problems, top_k[run_id])
+        return out
+
+    return load
 
 
 def _windowed(run, summary: dict, keep: set[str], top_k: str, scored: set[str]) -> dict:
@@ -185,6 +323,14 @@ def _unavailable(row: dict) -> dict:
         }
     )
     return row
+
+
+def _has_figures(run) -> bool:
+    try:
+        run.figures  # noqa: B018 (select_related's row, or none)
+    except LeaderboardRunFigures.DoesNotExist:
+        return False
+    return True
 
 
 def _window_request(run, s: dict | None, items: dict, after: date | None, scored: set[str]):
@@ -305,17 +451,38 @@ def build(
     board.models = sorted({label for _, label in labels}, key=str.lower)
     needle = model.lower()
     shown = [pk for pk, label in labels if needle in label.lower()]
-    runs = list(completed.filter(pk__in=shown)) if len(shown) < len(labels) else list(completed)
-    readable = [summaries.readable(run.summary) for run in runs]
+    chosen = completed.filter(pk__in=shown) if len(shown) < len(labels) else completed
+    # Each run's top-level figures only (LeaderboardRunFigures): not its summary, nor its
+    # per-problem values, which a window reads for the runs the cache lacks (``_stored_rows``).
+    runs = list(chosen.select_related("figures").defer("summary", "figures__problems"))
+    stored = {run.pk: run.figures for run in runs if _has_figures(run)}
+    # A run completed without stored figures (none is, since migration 0015) is read whole.
+    fallback = (
+        {
+            pk: summaries.readable(summary)
+            for pk, summary in completed.filter(
+                pk__in=[run.pk for run in runs if run.pk not in stored]
+            ).values_list("pk", "summary")
+        }
+        if len(stored) < len(runs)
+        else {}
+    )
+    readable = [
+        summaries.readable(stored[run.pk].summary) if run.pk in stored else fallback[run.pk]
+        for run in runs
+    ]
     requests = [
         _window_request(r, s, items, after, scored) for r, s in zip(runs, readable, strict=True)
     ]
+    for run, s in zip(runs, readable, strict=True):
+        run._board_top_k = str(s.get("k", [1])[-1]) if s is not None else "1"
     asked = [request for request in requests if request is not None]
-    computed = iter(_windowed_many(asked))
-    rows = [
-        _row(run, s, after, next(computed) if request is not None else None)
-        for run, s, request in zip(runs, readable, requests, strict=True)
-    ]
+    computed = iter(_windowed_many(asked, load=_stored_rows(runs, fallback)))
+    rows = []
+    for run, s, request in zip(runs, readable, requests, strict=True):
+        windowed = next(computed) if request is not None else None
+        # Per-problem values that cannot be read: the row is unavailable, as its summary's.
+        rows.append(_row(run, None if request and windowed is None else s, after, windowed))
     for row in rows:
         if blind:
             row.update(breakdown={}, clean=None, flagged=None)

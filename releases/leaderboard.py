@@ -34,9 +34,10 @@ from evolution.judging import attempts
 from evolution.llm import CallContext, LLMClient, LLMError
 from evolution.sandbox import scoring
 
-from . import jobs, public_record
+from . import board, jobs, public_record
 from .models import (
     LeaderboardRun,
+    LeaderboardRunFigures,
     LeaderboardSample,
     Release,
     ReleaseItem,
@@ -546,11 +547,20 @@ def execute_run(model, run_id: int, *, label, load, work, samples, what, summari
 
 def record_completion(model, run_id: int, token: str, *, summary: dict) -> bool:
     """The scoring service completes a run it holds (``token``) with the ``summary`` it
-    computed from the run's samples: the one write of a run's result. The database refuses
+    computed from the run's samples: the one write of a run's result (for a leaderboard run,
+    with the figures the public board reads, ``LeaderboardRunFigures``). The database refuses
     it from anywhere else, and for a run that is not running (migration 0013): a completed
     run never changes, a failed one is run again, never edited."""
     with public_record.writing():
-        return jobs.finish(
+        figures = None
+        if model is LeaderboardRun:
+            # What the public board reads, apart from the summary's rows per problem
+            # (board.figures_of), written before the run completes: never after (0015).
+            top, problems = board.figures_of(summary)
+            figures, _ = LeaderboardRunFigures.objects.update_or_create(
+                run_id=run_id, defaults={"summary": top, "problems": problems}
+            )
+        done = jobs.finish(
             model,
             run_id,
             token,
@@ -558,6 +568,9 @@ def record_completion(model, run_id: int, token: str, *, summary: dict) -> bool:
             summary=summary,
             finished_at=timezone.now(),
         )
+        if figures is not None and not done:
+            figures.delete()
+        return done
 
 
 # --- summarising -----------------------------------------------------------------------------------

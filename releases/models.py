@@ -456,6 +456,28 @@ class LeaderboardRun(SupervisedJob):
         return f"{self.label} on release {self.release_id}"
 
 
+class LeaderboardRunFigures(models.Model):
+    """What the public leaderboard reads of a completed run, stored apart from its summary
+    (``releases.board.figures_of``): ``summary`` is the run's summary without its rows per
+    problem (pass@k, breakdowns, contamination, Avg@k and Best@k; None when the stored summary
+    is unreadable: the row shows "result unavailable"), ``problems`` the few per-problem values
+    a date window is computed from, as arrays in the summary's problem order. The run's
+    summary stays its whole record (the run page and the living benchmark read its rows); the
+    plain board reads ``summary`` here only, a window ``problems`` too.
+
+    Written by the scoring service in the transaction that completes the run and, like its
+    samples, never once the run completed (migration 0015)."""
+
+    run = models.OneToOneField(
+        LeaderboardRun, primary_key=True, on_delete=models.CASCADE, related_name="figures"
+    )
+    summary = models.JSONField(null=True, blank=True)
+    problems = models.JSONField(null=True, blank=True)
+
+    def __str__(self):
+        return f"figures of run {self.run_id}"
+
+
 class LeaderboardSample(models.Model):
     """One judged solution; unique per (run, item, sample) so a redelivered task never
     duplicates work."""

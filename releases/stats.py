@@ -106,20 +106,80 @@ def _draws(seed: int, n: int, resamples: int) -> np.ndarray:
     return _draw_rows(seed, n, resamples)
 
 
-def _order_statistic(values, draws: np.ndarray, approx: np.ndarray, order, k: int, slack: float):
+class _ExactSums:
+    """Exact resampled sums of ``values``, each what ``math.fsum`` gives for its resample (the
+    correctly rounded sum), without summing a list per resample. A resample's exact sum is the
+    count of each distinct value in it times that value; every distinct value is an integer
+    times ``2**exponent``, split into 30-bit limbs, so the sum is an integer product of the
+    counts with the limbs (int64: every partial sum stays below ``n * 2**30``), rounded to a
+    double once (``float(int)`` rounds correctly, half to even, as ``fsum`` does). Values it
+    cannot hold so (not finite, too wide a range of exponents) and sums near the ends of the
+    double range are summed with ``math.fsum`` instead."""
+
+    LIMB = 30
+    MAX_BITS = 1_200
+
+    def __init__(self, values: np.ndarray):
+        self.values = values
+        self.parts = None
+        if len(values) >= 2**32 or not np.all(np.isfinite(values)):
+            return
+        distinct, self.inverse = np.unique(values, return_inverse=True)
+        scaled = []  # (integer, exponent) of each distinct value: integer * 2**exponent
+        for value in distinct.tolist():
+            mantissa, exponent = math.frexp(value)
+            scaled.append((int(mantissa * 2.0**53), exponent - 53))
+        exponents = [exponent for integer, exponent in scaled if integer]
+        if not exponents:
+            return
+        self.exponent = min(exponents)
+        integers = [i << (e - self.exponent) if i else 0 for i, e in scaled]
+        bits = max(abs(i).bit_length() for i in integers)
+        if bits > self.MAX_BITS:
+            return
+        mask = 2**self.LIMB - 1
+        places = range(-(-bits // self.LIMB))
+        self.parts = np.array(  # distinct values x limbs, each limb signed as its value
+            [
+                [(-1 if i < 0 else 1) * ((abs(i) >> (self.LIMB * p)) & mask) for p in places]
+                for i in integers
+            ],
+            dtype=np.int64,
+        )
+
+    def means(self, rows: np.ndarray) -> list[float]:
+        """``math.fsum(values[row]) / n`` for every row of draws."""
+        count, n = rows.shape
+        if self.parts is None or count == 0:
+            return [math.fsum(row) / n for row in self.values[rows].tolist()]
+        distinct = len(self.parts)
+        codes = self.inverse[rows] + (np.arange(count, dtype=np.int64) * distinct)[:, None]
+        counts = np.bincount(codes.ravel(), minlength=count * distinct)
+        sums = (counts.reshape(count, distinct) @ self.parts).tolist()
+        out = []
+        for index, limbs in enumerate(sums):
+            total = 0
+            for place, limb in enumerate(limbs):
+                total += limb << (self.LIMB * place)
+            top = abs(total).bit_length() + self.exponent
+            if total and not -1020 < top < 1023:  # subnormal or past the largest double
+                out.append(math.fsum(self.values[rows[index]].tolist()) / n)
+            else:
+                out.append(math.ldexp(float(total), self.exponent) / n)
+        return out
+
+
+def _order_statistic(exact: _ExactSums, draws, approx: np.ndarray, order, k: int, slack: float):
     """The k-th smallest (0-based) of the exact resampled means ``math.fsum(values[row]) / n``.
 
     ``approx`` (numpy's sums, within ``slack`` of the exact means; ``order`` sorts it) puts
     every resample whose approximate mean is more than ``2 * slack`` from the k-th approximate
     one surely below or above the exact k-th mean (order statistics move by at most the
-    largest error); only the few left between are summed exactly."""
+    largest error); only the few left between are summed exactly (``_ExactSums``)."""
     pivot = approx[order[k]]
     below = int(np.searchsorted(approx, pivot - 2 * slack, side="left", sorter=order))
     above = int(np.searchsorted(approx, pivot + 2 * slack, side="right", sorter=order))
-    n = draws.shape[1]
-    rows = np.asarray(values, dtype=np.float64)[draws[order[below:above]]].tolist()
-    exact = sorted(math.fsum(row) / n for row in rows)
-    return exact[k - below]
+    return sorted(exact.means(draws[order[below:above]]))[k - below]
 
 
 def _bounds(resamples: int, level: float) -> tuple[int, int]:
@@ -138,10 +198,11 @@ def _estimate(values: list, draws: np.ndarray, approx: np.ndarray, level: float)
     slack = 4.0 * (n + 4) * _UNIT_ROUNDOFF * max(max(values), -min(values)) + 1e-300
     order = np.argsort(approx, kind="stable")
     low_index, high_index = _bounds(resamples, level)
+    exact = _ExactSums(np.asarray(values, dtype=np.float64))
     return Estimate(
         value=math.fsum(values) / n,
-        low=_order_statistic(values, draws, approx, order, low_index, slack),
-        high=_order_statistic(values, draws, approx, order, high_index, slack),
+        low=_order_statistic(exact, draws, approx, order, low_index, slack),
+        high=_order_statistic(exact, draws, approx, order, high_index, slack),
         n=n,
     )
 

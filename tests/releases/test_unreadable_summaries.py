@@ -10,6 +10,7 @@ and the question leaderboard does the same; every other row is unchanged.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -18,7 +19,7 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
-from releases import leaderboard
+from releases import board, leaderboard
 from releases.models import LeaderboardRun, RunState
 from releases.question_models import QuestionRun, QuestionSample
 from tests.factories import ModelEndpointFactory
@@ -54,6 +55,22 @@ def _store_behind_the_guard(table: str, pk: int, summary: str) -> None:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no pending events: ALTER may run
         cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
         cursor.execute(f"UPDATE {table} SET summary = %s::jsonb WHERE id = %s", [summary, pk])
+        cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
+    if table == "releases_leaderboardrun":
+        # What the board reads of the run, as migration 0015 stores it from such a summary.
+        top, problems = board.figures_of(json.loads(summary))
+        _store_figures_behind_the_guard(pk, json.dumps(top), json.dumps(problems))
+
+
+def _store_figures_behind_the_guard(pk: int, top: str, problems: str) -> None:
+    table = "releases_leaderboardrunfigures"
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
+        cursor.execute(
+            f"UPDATE {table} SET summary = %s::jsonb, problems = %s::jsonb WHERE run_id = %s",
+            [top, problems, pk],
+        )
         cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
 
 
@@ -91,6 +108,32 @@ def test_a_malformed_stored_score_shows_as_unavailable_never_a_500(world, summar
     rows = {r["model"]: r for r in api.json()}
     assert rows["model-a"]["available"] is False and rows["model-a"]["pass1"] is None
     assert rows["model-b"]["available"] is True and rows["model-b"]["pass1"]["value"] > 0
+
+
+@pytest.mark.parametrize(
+    ("top", "problems", "windowed_only"),
+    [
+        ('"97%"', "{}", False),
+        ('{"pass": {"1": {"value": "high"}}}', "{}", False),
+        (None, '{"public_id": ["x"], "pass": {"1": ["high"]}}', True),
+        (None, '{"public_id": ["x", "y"], "pass": {"1": [0.5]}}', True),
+    ],
+)
+def test_malformed_stored_figures_show_as_unavailable_never_a_500(
+    world, top, problems, windowed_only
+):
+    """The figures the board reads (``LeaderboardRunFigures``), not the summary, malformed."""
+    run = LeaderboardRun.objects.get(release=world.release, label="model-a")
+    stored = run.figures
+    _store_figures_behind_the_guard(run.pk, top or json.dumps(stored.summary), problems)
+    for query in ("", "?after=2024-01-01"):
+        cache.clear()
+        page = Client().get(world.url + query)
+        assert page.status_code == 200, query
+        body = page.content.decode()
+        unavailable = "result unavailable" in _row(body, "model-a")
+        assert unavailable == (bool(query) or not windowed_only), query
+        assert "result unavailable" not in _row(body, "model-b")
 
 
 def _scored_question_run(world, label: str) -> QuestionRun:

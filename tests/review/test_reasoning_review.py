@@ -8,6 +8,7 @@ import io
 import json
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from reasoning.models import ReasoningItem, ResultLogEntry
 from review import selectors, services
@@ -104,7 +105,7 @@ def test_it_rejects_chosen_items_that_form_no_group(personas, reasoning):
     )
     assert response.status_code == 200
     assert "each needs 2 judged items of one type" in response.content.decode()
-    with pytest.raises(services.ValidationError, match="needs 2 to 4 items"):
+    with pytest.raises(ValidationError, match="needs 2 to 4 items"):
         services.round_create(
             name="x",
             created_by=personas.curator.user,
@@ -246,7 +247,7 @@ def test_an_answer_override_is_refused_for_a_coding_problem(personas):
         lineages=[lineage],
     )
     item = GroupItem.objects.filter(group__round=review_round).first()
-    with pytest.raises(services.ValidationError, match="Only reasoning items"):
+    with pytest.raises(ValidationError, match="Only reasoning items"):
         services.score_override_create(
             item=item, dimension="answer", value="correct", reason="x", by=personas.curator.user
         )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from review.selectors import _blind_heading, blind_title
+from review.selectors.reviewer import _blind_heading, blind_title
 
 
 @pytest.mark.parametrize(

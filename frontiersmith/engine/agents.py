@@ -170,9 +170,15 @@ def _verdict(data: dict, *, agent: str, results: int) -> Verdict:
     return Verdict(False, program, defect[:1000], tuple(dict.fromkeys(evidence)))
 
 
+def call_text(tool: str, args: dict) -> str:
+    """A tool call as written in results and on pages: run_verifier(seed=1, output='x')."""
+    shown = ", ".join(f"{k}={(v[:80] if isinstance(v, str) else v)!r}" for k, v in args.items())
+    return f"{tool}({shown})"
+
+
 def render_result(result: dict) -> str:
     """One tool result as the agent reads it."""
-    head = f"{result['id']} {result['tool']} {json.dumps(result['args'])} -> {result['status']}"
+    head = f"{result['id']} {call_text(result['tool'], result['args'])} -> {result['status']}"
     lines = [head]
     for name in ("input", "output", "stdout", "stderr", "verdict"):
         value = result.get(name)
@@ -208,16 +214,17 @@ def defect_text(agent: str, verdict: Verdict, results: list[dict]) -> str:
 def _what(result: dict) -> str:
     """A tool result's content on one line: the verdict, else the output, else the end of the
     error (where a traceback names the exception)."""
-    what = result.get("verdict") or result.get("stdout")
-    if what:
-        what = what if isinstance(what, str) else json.dumps(what)
-        return " ".join(what.split())[:160]
+    verdict = result.get("verdict")
+    if verdict:
+        return ", ".join(f"{k}={v!r}" for k, v in verdict.items())[:160]
+    if result.get("stdout"):
+        return " ".join(result["stdout"].split())[:160]
     return " ".join((result.get("stderr") or "").split())[-160:]
 
 
 def _short(result: dict) -> str:
-    args = json.dumps(result["args"])[:120]
-    return f"{result['id']} {result['tool']} {args} -> {result['status']}: {_what(result)}"
+    call = call_text(result["tool"], result["args"])
+    return f"{result['id']} {call} -> {result['status']}: {_what(result)}"
 
 
 def ledger_review(review: dict) -> dict:
@@ -227,6 +234,7 @@ def ledger_review(review: dict) -> dict:
             {
                 "id": r["id"],
                 "tool": r["tool"],
+                "call": call_text(r["tool"], r["args"]),
                 "args": {k: (v[:200] if isinstance(v, str) else v) for k, v in r["args"].items()},
                 "status": r["status"],
                 "result": _what(r),

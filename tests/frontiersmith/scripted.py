@@ -101,7 +101,7 @@ class Script:
 
 # The reviews argue from what the tools really returned (the sandbox's output, read back from
 # the conversation), not from the replay key.
-RESULT = re.compile(r"^(T\d+) (run_\w+) (\{.*\}) -> (.*)$", re.M)
+RESULT = re.compile(r"^(T\d+) (run_\w+)\((.*)\) -> (.*)$", re.M)
 
 
 def tool_results(messages: list[dict]) -> list[dict]:

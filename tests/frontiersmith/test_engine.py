@@ -294,9 +294,9 @@ def test_a_named_defect_quotes_its_evidence_for_the_other_agent():
     }
     verdict = agents.Verdict(False, "generator", "13 items announced, 1 printed", ("T1",))
     assert agents.defect_text("verifier", verdict, [result]) == (
-        'verifier agent: 13 items announced, 1 printed (evidence T1 run_generator {"seed": 1} '
+        "verifier agent: 13 items announced, 1 printed (evidence T1 run_generator(seed=1) "
         "-> OK: 13 40 5 6)"
     )
     shown = agents.results_message([result], steps_left=1)
-    assert 'T1 run_generator {"seed": 1} -> OK\nstdout:\n```\n13 40\n5 6\n```' in shown
+    assert "T1 run_generator(seed=1) -> OK\nstdout:\n```\n13 40\n5 6\n```" in shown
     assert "last reply" in shown

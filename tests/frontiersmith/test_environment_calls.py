@@ -104,7 +104,7 @@ def test_the_agents_agree_after_the_verifier_agent_runs_the_generator_and_finds_
     [named] = first["blame"]["generator"]
     assert named.startswith(
         "verifier agent: the first line announces 13 items but 12 follow "
-        '(evidence T1 run_generator {"seed": 1} -> OK: 13 40 '
+        "(evidence T1 run_generator(seed=1) -> OK: 13 40 "
     )
     assert second["asked"] == ["generator"]
     assert {a: r["verdict"] for a, r in second["reviews"].items()} == {
@@ -123,7 +123,7 @@ def test_the_agents_agree_after_the_verifier_agent_runs_the_generator_and_finds_
     # The verifier agent's second reply saw the tool results in its conversation.
     reviews = LLMCall.objects.filter(campaign_id=fc.pk, role="verifier_review")
     shown = [m["content"] for c in reviews for m in json.loads(c.request_text)["messages"]]
-    assert any('T1 run_generator {"seed": 1} -> OK\nstdout:\n```\n13 40\n' in m for m in shown)
+    assert any("T1 run_generator(seed=1) -> OK\nstdout:\n```\n13 40\n" in m for m in shown)
 
     html = personas.curator.client.get(f"/frontiersmith/candidates/{c.pk}/").content.decode()
     rows = re.findall(r'<tr data-round="(\d+)">(.*?)</tr>', html, re.S)
@@ -161,7 +161,7 @@ def test_the_round_bound_ends_construction_with_the_open_defect_as_reason(world,
     assert dropped.decision_reason.startswith(
         "the test-case agent and the verifier agent did not agree in 3 round(s): test-case "
         "agent: the verifier crashed on the output 'not an answer' instead of rejecting it "
-        '(evidence T1 run_verifier {"seed": 1, "output": "not an answer"} -> CRASHED: '
+        "(evidence T1 run_verifier(seed=1, output='not an answer') -> CRASHED: "
     )
     assert dropped.decision_reason.endswith(
         "Not blamed: test-case generator, baseline solution, weak solution"

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from django.db.models import Q
+
 from . import calibration
-from .models import CandidateDecision, FilterProbe, FrontierCampaign, FrontierCandidate
+from .models import (
+    CandidateDecision,
+    CandidateStage,
+    FilterProbe,
+    FrontierCampaign,
+    FrontierCandidate,
+)
 
 FUNNEL_KEYS = ("proposed", "parsed", "passed_filter", "kept_div", "converged", "accepted")
 
@@ -16,7 +24,13 @@ def round_funnel(*, fc: FrontierCampaign, number: int) -> dict:
     parsed = qs.exclude(decision=CandidateDecision.UNPARSABLE).count()
     passed = qs.filter(filter_passed=True).count()
     kept = qs.filter(build_attempts__gt=0).count()
-    converged = qs.filter(execution_divergence__isnull=False).count()
+    # Converged: its environment was built and the solutions scored, whether or not enough of
+    # them scored for an execution divergence (such a candidate is refused, not unbuilt).
+    converged = qs.filter(
+        Q(execution_divergence__isnull=False)
+        | Q(stage=CandidateStage.EXECUTED)
+        | Q(decision=CandidateDecision.UNMEASURED_DIVERGENCE)
+    ).count()
     accepted = qs.filter(decision=CandidateDecision.ACCEPTED).count()
     return {
         "proposed": proposed,

@@ -119,6 +119,7 @@ def test_final_selection_refuses_a_converged_candidate_without_execution_diverge
     fc = FrontierCampaign.objects.get(pk=campaign.pk)
     kept = fc.candidates.get(round=1, decision=CandidateDecision.ACCEPTED)
     problems_before = Problem.objects.filter(method="frontiersmith").count()
+    converged_before = selectors.round_funnel(fc=fc, number=1)["converged"]
     fc.rounds.filter(number=1).update(closed=False, closed_at=None)
     FrontierCampaign.objects.filter(pk=fc.pk).update(current_round=1)
     scored = kept.score_matrix[:1]
@@ -140,3 +141,5 @@ def test_final_selection_refuses_a_converged_candidate_without_execution_diverge
     # No new Problem was made from it.
     assert Problem.objects.filter(method="frontiersmith").count() == problems_before
     assert not fc.candidates.filter(round=1, decision=CandidateDecision.ACCEPTED).exists()
+    # It converged all the same: the round's funnel still counts it among the converged.
+    assert selectors.round_funnel(fc=fc, number=1)["converged"] == converged_before

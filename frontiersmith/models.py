@@ -171,14 +171,17 @@ class FrontierCandidate(models.Model):
     pair_verdicts = models.JSONField(default=dict, blank=True)
     judged_divergence = models.FloatField(null=True, blank=True)
 
+    # The two agents' rounds so far (stages/build.py, engine/agents.py).
     build_attempts = models.PositiveSmallIntegerField(default=0)
-    # One entry per attempt: {"attempt", "asked": [programs], "problems": [...],
-    # "checks": [...], "blame": {program: [...]}, "tests": m}
+    # One entry per round of the two agents: {"attempt": round, "asked": [programs written in
+    # it], "reviews": {agent: its tool calls and verdict}, "agreed", "gate": the fixed-rule
+    # checks' result once both accepted, "problems", "checks", "blame": {program: [...]},
+    # "tests": m}
     build_ledger = models.JSONField(default=list, blank=True)
-    # Where each of the four programs (generator, verifier, baseline, weak) stands, each from
-    # its own model call: {program: {"attempt", "call_id", "state": "kept" | "failed" |
-    # "unparsable" | "passed", "problems": [...]}}. Only failed and unparsable ones are asked
-    # again.
+    # Where each of the four programs (generator from the test-case agent; verifier, baseline
+    # and weak solution from the verifier agent) stands: {program: {"attempt", "call_id",
+    # "state": "kept" | "failed" | "unparsable" | "passed", "problems": [...]}}. Only the
+    # programs a defect was named against are written again.
     build_parts = models.JSONField(default=dict, blank=True)
     generator = models.TextField(blank=True)
     verifier = models.TextField(blank=True)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Q, QuerySet
 
 from evolution.measurement import selectors as measurement_selectors
+from evolution.models import LLMCall
 
 from .engine import difficulty, diversity
 from .engine.features import CATEGORIES
@@ -210,7 +211,9 @@ def difficulty_agreement(xc: XcoderCampaign) -> dict:
     """B.3 done differently, calibrated: each accepted task's judged rating beside its problem's
     measured pass@1 (the panel's newest measurement, where there is one), and Spearman's rank
     correlation between the two over the tasks that have both, with n. Agreement is a negative
-    coefficient (a higher rating, a lower pass rate); None below 3 pairs or on constant data."""
+    coefficient (a higher rating, a lower pass rate); None below 3 pairs or on constant data.
+    An estimate whose judge call was answered by a replay cassette is ``replayed`` (and the
+    whole section when any is)."""
     tasks = list(
         SynthTask.objects.filter(xcoder=xc, status=TaskStatus.ACCEPTED)
         .exclude(difficulty={})
@@ -219,6 +222,12 @@ def difficulty_agreement(xc: XcoderCampaign) -> dict:
     )
     measured = measurement_selectors.problem_difficulty(
         [t.problem_id for t in tasks if t.problem_id]
+    )
+    replayed_calls = set(
+        LLMCall.objects.filter(
+            pk__in=[t.difficulty["call_id"] for t in tasks if t.difficulty.get("call_id")],
+            replayed=True,
+        ).values_list("pk", flat=True)
     )
     rows, ratings, passes = [], [], []
     for task in tasks:
@@ -233,6 +242,8 @@ def difficulty_agreement(xc: XcoderCampaign) -> dict:
                 "reason": est.get("reason", ""),
                 "pass_at_1": pass_at_1,
                 "attempts": m.attempts if m is not None else 0,
+                "judge": est.get("judge", ""),
+                "replayed": est.get("call_id") in replayed_calls,
             }
         )
         if est.get("status") == "ok" and pass_at_1 is not None:
@@ -244,6 +255,7 @@ def difficulty_agreement(xc: XcoderCampaign) -> dict:
         "rows": rows,
         "rated": len(rated),
         "failed": len(rows) - len(rated),
+        "replayed": any(r["replayed"] for r in rows),
         "n": len(ratings),
         "spearman": difficulty.spearman(ratings, passes),
         "bins": _bins([r["rating"] for r in rated]),

@@ -7,6 +7,10 @@ judge sees only the statement, never a measured pass rate. The calls of all acce
 still unrated go out side by side; each answer is stored on its task as it is applied, so a
 rerun asks only for the ones missing. An answer with no rating in it is stored as a failed
 estimate with the reason (and the call marked unparsable), never retried in a loop.
+
+``rate_campaign`` runs the same step over a campaign that has finished (the command
+``xcoder_difficulty``): the estimate of every accepted task still unrated, the calls in the
+campaign's ledger and budget as the stage makes them.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from evolution.models import ModelEndpoint
 from ..engine import difficulty as estimate
 from ..engine import prompts
 from ..models import SynthTask, TaskStatus
-from .common import Action, Ctx, fan_out_calls, raise_first
+from .common import Action, Ctx, _load, fan_out_calls, raise_first
 
 METHOD = estimate.METHOD
 
@@ -51,7 +55,13 @@ def _ask(ctx: Ctx, task: SynthTask, endpoint: ModelEndpoint):
 
 
 def act_difficulty(ctx: Ctx, action: Action) -> None:
-    endpoint = judge_endpoint(ctx)
+    rate(ctx, judge_endpoint(ctx))
+
+
+def rate(ctx: Ctx, endpoint: ModelEndpoint) -> list[SynthTask]:
+    """Ask ``endpoint`` for the rating of every accepted task still unrated, side by side, and
+    store each answer on its task; returns the tasks asked for. The first failed call is
+    raised after the others are stored."""
     tasks = list(unrated(ctx))
     outcomes = fan_out_calls(
         [lambda t=t: _ask(ctx, t, endpoint) for t in tasks], fanout.width_for(endpoint)
@@ -69,6 +79,14 @@ def act_difficulty(ctx: Ctx, action: Action) -> None:
         record.update(method=METHOD, judge=endpoint.name, call_id=result.call_id)
         store(task, record)
     raise_first(outcomes)
+    return tasks
+
+
+def rate_campaign(campaign_id: int, endpoint: ModelEndpoint | None = None) -> list[SynthTask]:
+    """``rate`` over the X-Coder campaign ``campaign_id`` outside its run: with ``endpoint``,
+    or the judge its settings name (``judge_endpoint``)."""
+    ctx = _load(campaign_id)
+    return rate(ctx, endpoint or judge_endpoint(ctx))
 
 
 def store(task: SynthTask, record: dict) -> None:

@@ -207,6 +207,12 @@ def diversity_map(xc: XcoderCampaign) -> dict | None:
     }
 
 
+def difficulty_replayed(task: SynthTask) -> bool:
+    """Whether the task's difficulty estimate came from a replayed judge answer."""
+    call_id = (task.difficulty or {}).get("call_id")
+    return bool(call_id) and LLMCall.objects.filter(pk=call_id, replayed=True).exists()
+
+
 def difficulty_agreement(xc: XcoderCampaign) -> dict:
     """B.3 done differently, calibrated: each accepted task's judged rating beside its problem's
     measured pass@1 (the panel's newest measurement, where there is one), and Spearman's rank

@@ -68,5 +68,6 @@ def task_detail(request, pk: int, index: int):
         "solutions": selectors.solutions(task),
         "matrix": selectors.vote_matrix(task),
         "difficulty_method": difficulty.METHOD_LABEL,
+        "difficulty_replayed": selectors.difficulty_replayed(task),
     }
     return render(request, "xcoder/task_detail.html", context)

@@ -106,6 +106,9 @@ def test_the_documented_command_rates_the_demo_and_the_page_labels_them_replayed
     agreement = re.search(r'id="difficulty-agreement">(.*?)</p>', section, re.S).group(1)
     assert "Spearman rank correlation" in agreement and "not computed (n = 2 task(s)" in agreement
     assert "model-judged rating, not the document&#x27;s fine-tuned classifier" in section
+    # The task page says so too.
+    task_page = client.get(reverse("xcoder:task_detail", args=[campaign.pk, 0])).content.decode()
+    assert 'id="difficulty-task-replayed"' in task_page
 
     # A rerun asks for nothing and changes nothing.
     target = tmp_path / "difficulty.json"
@@ -168,6 +171,9 @@ def test_the_command_rates_a_finished_campaign_live_within_its_budget(personas, 
     section = _section(_page(personas.curator.client, campaign.pk))
     assert "<b>-1.000</b> over n = 3 task(s)" in section
     assert "replayed" not in section
+    task_page = personas.curator.client.get(reverse("xcoder:task_detail", args=[campaign.pk, 0]))
+    assert 'id="difficulty-rating">1200' in task_page.content.decode()
+    assert 'id="difficulty-task-replayed"' not in task_page.content.decode()
 
 
 @pytest.mark.django_db

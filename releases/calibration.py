@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
+from evolution.correlation import average_ranks, spearman_rho
 from evolution.sandbox import scoring
 from review.models import Adjudication, GroupItem
 
@@ -41,32 +42,6 @@ TOP_DISAGREEMENTS = 5
 EASY = 2.0
 FAILING = 0.25
 DIMENSION = "calibration"
-
-
-def average_ranks(values: list[float]) -> list[float]:
-    """1-based ranks; tied values share the mean of the ranks they span."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
-
-
-def _pearson(x: list[float], y: list[float]) -> float | None:
-    n = len(x)
-    mx, my = math.fsum(x) / n, math.fsum(y) / n
-    sxy = math.fsum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
-    sxx = math.fsum((a - mx) ** 2 for a in x)
-    syy = math.fsum((b - my) ** 2 for b in y)
-    if sxx == 0 or syy == 0:
-        return None  # one side has no spread: no ranking to correlate
-    return sxy / math.sqrt(sxx * syy)
 
 
 @dataclass(frozen=True)
@@ -87,7 +62,7 @@ def spearman(x: list[float], y: list[float]) -> Correlation:
         raise ValueError("x and y need the same length")
     if n < 2:
         return Correlation(None, None, None, n)
-    rho = _pearson(average_ranks(x), average_ranks(y))
+    rho = spearman_rho(x, y)
     if rho is None:
         return Correlation(None, None, None, n)
     if n < 4 or abs(rho) >= 1:

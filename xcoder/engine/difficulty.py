@@ -23,6 +23,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from evolution.correlation import spearman_rho
 from evolution.llm.parsing import ParseError
 
 METHOD = "model-judged"
@@ -124,33 +125,9 @@ def parse_rating(text: str) -> Rating:
     )
 
 
-def _ranks(values: list[float]) -> list[float]:
-    """Ranks from 1, ties sharing the mean of their ranks."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
-
-
 def spearman(xs: list[float], ys: list[float]) -> float | None:
-    """Spearman's rank correlation (Pearson's over average ranks, so ties are handled); None
-    with fewer than 3 pairs or when either side is constant."""
+    """Spearman's rank correlation of judged ratings and measured pass@1
+    (``evolution.correlation``); None with fewer than 3 pairs or when either side is constant."""
     if len(xs) != len(ys):
         raise ValueError("spearman needs pairs")
-    if len(xs) < 3:
-        return None
-    rx, ry = _ranks(list(xs)), _ranks(list(ys))
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
-    sxx = sum((a - mx) ** 2 for a in rx)
-    syy = sum((b - my) ** 2 for b in ry)
-    if sxx == 0 or syy == 0:
-        return None
-    return sxy / math.sqrt(sxx * syy)
+    return spearman_rho(xs, ys) if len(xs) >= 3 else None

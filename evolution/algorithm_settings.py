@@ -43,6 +43,9 @@ class AlgorithmSettings:
     #: the value ("Table 5, LCB column", "§4.2"), or PROJECT where the document gives none
     SOURCES: ClassVar[Mapping[str, str]] = {}
     UNKNOWN_MESSAGE: ClassVar[str] = "unknown {label} setting {key!r}"
+    #: {former name: current name} of renamed settings: the former name is refused with the new
+    #: one named (stored campaigns were migrated; a client still sending it learns the new one)
+    RENAMED: ClassVar[Mapping[str, str]] = {}
     BOUNDS_MESSAGE: ClassVar[str] = "{name} must be in [{low}, {high}]"
     # {name: (low, high)} inclusive, for numeric settings; subclasses set it.
     _BOUNDS: ClassVar[Mapping[str, tuple[Any, Any]]] = {}
@@ -96,7 +99,11 @@ class AlgorithmSettings:
         names = cls.names()
         errors: dict[str, list[str]] = {}
         for key in data:
-            if key not in names:
+            if key in cls.RENAMED:
+                errors.setdefault(key, []).append(
+                    f"{key!r} is now called {cls.RENAMED[key]!r}: {cls.HELP[cls.RENAMED[key]]}"
+                )
+            elif key not in names:
                 errors.setdefault(key, []).append(
                     cls.UNKNOWN_MESSAGE.format(label=cls.LABEL, key=key)
                 )

@@ -38,9 +38,10 @@ SETTING_HELP = {
     "subtree_categories": "categories the sampled subtree draws from",
     "min_selected_features": "stage 1 must keep at least this many features",
     "style_mix": "percentages of Codeforces / AtCoder / LeetCode tasks",
-    "min_statement_tokens": (
+    "min_statement_words": (
         "statements with fewer words and punctuation marks than this are discarded (C.1 asks "
-        "for 200 tokens; counted as words, no tokenizer ships with BenchForge)"
+        "for 200 tokens; counted as words, since no tokenizer ships in an installable package "
+        "without a download)"
     ),
     "min_samples": "sample I/O pairs, each with an explanation, a statement must show",
     "test_mode": "generator (D.2, BenchForge's default: the paper's Table 5 favours the tool-based "
@@ -99,7 +100,7 @@ SETTING_SOURCES = {
     "subtree_categories": PROJECT,
     "min_selected_features": PROJECT,
     "style_mix": PROJECT,
-    "min_statement_tokens": "C.1",
+    "min_statement_words": "C.1",
     "min_samples": "B.2.2 prompt",
     "test_mode": PROJECT,
     "prompt_test_count": "D.1",
@@ -132,6 +133,8 @@ class XcoderSettings(AlgorithmSettings):
     UNKNOWN_MESSAGE = "unknown setting {key!r}"
     HELP = SETTING_HELP
     SOURCES = SETTING_SOURCES
+    # It counts words and punctuation marks, not tokens (C.1's unit).
+    RENAMED = {"min_statement_tokens": "min_statement_words"}
 
     evolution_rounds: int = 1
     evolution_scope: str = "seed"
@@ -140,7 +143,7 @@ class XcoderSettings(AlgorithmSettings):
     subtree_categories: int = 3
     min_selected_features: int = 2
     style_mix: dict = field(default_factory=default_style_mix)
-    min_statement_tokens: int = 200
+    min_statement_words: int = 200
     min_samples: int = 2
     test_mode: str = "generator"
     prompt_test_count: int = 15
@@ -173,7 +176,7 @@ class XcoderSettings(AlgorithmSettings):
         "num_tasks": (1, 10000),
         "subtree_leaves": (2, 64),
         "subtree_categories": (1, 6),
-        "min_statement_tokens": (1, 5000),
+        "min_statement_words": (1, 5000),
         "min_samples": (0, 10),
         "prompt_test_count": (1, 100),
         "candidates": (2, 128),

@@ -112,7 +112,7 @@ def test_frontiersmith_marks_only_the_synthesis_setup_and_n_as_the_papers():
 
 
 def test_the_other_kinds_mark_what_their_documents_give():
-    assert XcoderSettings.source("min_statement_tokens") == "paper (C.1)"
+    assert XcoderSettings.source("min_statement_words") == "paper (C.1)"
     assert XcoderSettings.source("style_mix") == "BenchForge"  # the document gives no shares
     assert EvoSynSettings.source("max_iterations") == "paper (§4.2)"
     assert EvoSynSettings.source("num_islands") == "BenchForge"  # not in the document's text

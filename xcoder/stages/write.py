@@ -59,7 +59,7 @@ def _apply(ctx: Ctx, task: SynthTask, result) -> None:
         written.question,
         style=task.style,
         features=feat.selected_features(task.selected_tree),
-        min_words=s.min_statement_tokens,
+        min_words=s.min_statement_words,
         min_samples=s.min_samples,
     )
     earlier = {

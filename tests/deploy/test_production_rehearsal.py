@@ -189,21 +189,26 @@ def test_the_installed_wheel_runs_a_campaign_on_gunicorn_and_two_workers(
     deploy = _run(benchforge + ["check", "--deploy"], env=env, cwd=home)
     assert "System check identified" in deploy.stdout + deploy.stderr
     _run(benchforge + ["collectstatic", "--noinput"], env=env, cwd=home)
-    # The project-wide templates/ and static/ come from the wheel's packaged copy.
-    layout = _run(
+    # The project-wide templates/ and static/ come from the wheel's packaged copy (the lines
+    # are marked: the shell may print its own, such as how many objects it imported).
+    out = _run(
         benchforge
         + [
             "shell",
             "-c",
             "from django.template.loader import get_template as t; "
             "from django.conf import settings as s; "
-            "print(t('base.html').origin.name); print(s.STATIC_ROOT / 'css' / 'app.css')",
+            "print('TEMPLATE', t('base.html').origin.name); "
+            "print('STATIC', s.STATIC_ROOT / 'css' / 'app.css')",
         ],
         env=env,
         cwd=home,
-    ).stdout.split()
-    assert layout[0].endswith("site-packages/benchforge_templates/base.html"), layout
-    assert Path(layout[1]).is_file(), layout
+    ).stdout
+    layout = dict(
+        line.split(" ", 1) for line in out.splitlines() if line.startswith(("TEMPLATE ", "STATIC "))
+    )
+    assert layout["TEMPLATE"].endswith("site-packages/benchforge_templates/base.html"), out
+    assert Path(layout["STATIC"]).is_file(), out
     made = _run(benchforge + ["create_user", "ops", "--role", "admin"], env=env, cwd=home)
     assert "admin ops ready. password:" in made.stdout
     _run(benchforge + ["create_user", "cora", "--role", "curator"], env=env, cwd=home)

@@ -17,6 +17,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from evolution.demo.authored import write_authored_cassette
+
 CASSETTE = Path(__file__).resolve().parent / "cassette.jsonl"
 SEED = "HumanEval/0"
 SEED_SET = "evosyn-demo-seeds"
@@ -205,25 +207,7 @@ def panel_answers() -> dict[tuple[str, str], str]:
 
 
 def write_cassette(path: Path = CASSETTE) -> int:
-    lines = []
-    for (role, key), content in sorted({**answers(), **panel_answers()}.items()):
-        lines.append(
-            json.dumps(
-                {
-                    "fingerprint": "",
-                    "key": key,
-                    "role": role,
-                    "response": {
-                        "content": content,
-                        "tokens_in": 400,
-                        "tokens_out": len(content.split()),
-                    },
-                },
-                sort_keys=True,
-            )
-        )
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return len(lines)
+    return write_authored_cassette(path, {**answers(), **panel_answers()})
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from evolution.demo.authored import write_authored_cassette
+
 from . import pack
 
 CASSETTE = Path(__file__).resolve().parent / "ablation_cassette.jsonl"
@@ -63,24 +65,7 @@ def ablation_endpoints() -> dict:
 
 def write_cassette(path: Path = CASSETTE) -> int:
     """The cassette in the demo pack's format (one JSON object a line, keyed, no fingerprint)."""
-    lines = [
-        json.dumps(
-            {
-                "fingerprint": "",
-                "key": key,
-                "role": role,
-                "response": {
-                    "content": content,
-                    "tokens_in": 400,
-                    "tokens_out": len(content.split()),
-                },
-            },
-            sort_keys=True,
-        )
-        for (role, key), content in sorted(answers().items())
-    ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return len(lines)
+    return write_authored_cassette(path, answers())
 
 
 if __name__ == "__main__":

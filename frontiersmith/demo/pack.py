@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from evolution.demo.authored import write_authored_cassette
 from frontiersmith import calibration
 
 CASSETTE = Path(__file__).resolve().parent / "cassette.jsonl"
@@ -270,25 +271,7 @@ def answers() -> dict[tuple[str, str], str]:
 
 
 def write_cassette(path: Path = CASSETTE) -> int:
-    lines = []
-    for (role, key), content in sorted(answers().items()):
-        lines.append(
-            json.dumps(
-                {
-                    "fingerprint": "",
-                    "key": key,
-                    "role": role,
-                    "response": {
-                        "content": content,
-                        "tokens_in": 400,
-                        "tokens_out": len(content.split()),
-                    },
-                },
-                sort_keys=True,
-            )
-        )
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return len(lines)
+    return write_authored_cassette(path, answers())
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from evolution.demo.authored import write_authored_cassette
+
 CASSETTE = Path(__file__).resolve().parent / "cassette.jsonl"
 SEEDS = ("HumanEval/0", "HumanEval/3", "HumanEval/12")
 SOLVERS = ("demo-solver-r (replayed)", "demo-solver-q (replayed)")
@@ -428,22 +430,7 @@ def panel_answers() -> dict[tuple[str, str], str]:
 
 
 def write_cassette(path: Path = CASSETTE) -> int:
-    lines = []
-    for (role, key), content in sorted(answers().items()):
-        words = len(content.split())
-        lines.append(
-            json.dumps(
-                {
-                    "fingerprint": "",
-                    "key": key,
-                    "role": role,
-                    "response": {"content": content, "tokens_in": 400, "tokens_out": words},
-                },
-                sort_keys=True,
-            )
-        )
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return len(lines)
+    return write_authored_cassette(path, answers())
 
 
 if __name__ == "__main__":

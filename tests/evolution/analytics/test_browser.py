@@ -11,16 +11,12 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from benchapp.services import user_create
-from tests.support.browser import assert_light_plotly
+from tests.support.browser import LAUNCH, assert_light_plotly, log_in
 
 from .data import build_campaign
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-LAUNCH = {
-    "executable_path": "/usr/bin/chromium",
-    "args": ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-}
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 
 
@@ -58,11 +54,7 @@ def test_curator_hovers_a_heatmap_cell_and_clicks_through_to_the_candidate(
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         console_errors = []
         page.on("pageerror", lambda exc: console_errors.append(str(exc)))
-        page.goto(f"{base}/login/?next={heatmap_url}")
-        page.fill("input[name=username]", "cory")
-        page.fill("input[name=password]", "cory-password-1")
-        page.press("input[name=password]", "Enter")
-        page.wait_for_url(re.compile(re.escape(heatmap_url) + "$"))
+        log_in(page, base, "cory", "cory-password-1", next_url=heatmap_url)
         page.wait_for_selector("#heatmap[data-ready='1']", timeout=20_000)
         assert_light_plotly(page)
         expect(page.locator("#heatmap-status")).to_contain_text("Seeds 1–8 of 8")

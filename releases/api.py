@@ -16,7 +16,7 @@ from ninja.errors import HttpError
 from benchapp.roles import ADMIN, CURATOR, request_user, user_roles
 from evolution.models import ModelEndpoint
 
-from . import blinding, board, exporters, independent, leaderboard, selectors, services
+from . import blinding, board, exports, independent, leaderboard, selectors, services
 from .independent_models import GateEvaluation
 from .models import Release, ReleaseState
 from .tasks import enqueue_leaderboard_run
@@ -427,10 +427,10 @@ def export(request, release_id: int, fmt: str):
     release = _release(release_id)
     if release.state == ReleaseState.DRAFT:
         raise HttpError(409, "A draft has no exports; freeze it first.")
-    if fmt not in exporters.FORMATS:
-        raise HttpError(404, f"Unknown format; choose one of {', '.join(exporters.FORMATS)}.")
-    content_type, suffix = exporters.FORMATS[fmt]
-    response = HttpResponse(exporters.export_bytes(release, fmt), content_type=content_type)
+    if fmt not in exports.FORMATS:
+        raise HttpError(404, f"Unknown format; choose one of {', '.join(exports.FORMATS)}.")
+    content_type, suffix = exports.FORMATS[fmt]
+    response = HttpResponse(exports.export_bytes(release, fmt), content_type=content_type)
     name = f"{release.benchmark.slug}-v{release.version}-{suffix}"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

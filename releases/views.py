@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from benchapp.roles import ADMIN, CURATOR, role_required
 from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
 
-from . import blinding, exporters, independent, jobs, leaderboard, living, selectors, services
+from . import blinding, exports, independent, jobs, leaderboard, living, selectors, services
 from . import board as leaderboard_board
 from .blinding import COUNTS_WITHHELD, closed_while_rating_blind
 from .gate_form import GateRulesForm, RulesJSONError, parse_rules_json
@@ -77,7 +77,7 @@ def public_detail(request, slug: str, version: str):
             "errata": selectors.release_errata(release=release),
             "items": selectors.public_release_items(release=release),
             "questions": selectors.public_release_questions(release=release, blind=blind),
-            "card": exporters.card_markdown(
+            "card": exports.card_markdown(
                 release, yaml_header=False, withhold_origin=blind.counts_withheld
             ),
             "saturation": living.saturation_share(release=release),
@@ -169,7 +169,7 @@ def public_card(request, slug: str, version: str):
     release = _published(slug, version)
     withhold = blinding.release_blind(release).counts_withheld
     return HttpResponse(
-        exporters.card_markdown(release, withhold_origin=withhold),
+        exports.card_markdown(release, withhold_origin=withhold),
         content_type="text/markdown; charset=utf-8",
     )
 
@@ -256,12 +256,10 @@ def _curate_context(release: Release, **overrides) -> dict:
         "runs": selectors.release_runs(release=release),
         "question_runs": release.question_runs.select_related("endpoint").order_by("-created_at"),
         "endpoints": ModelEndpoint.objects.order_by("name"),
-        "formats": exporters.FORMATS,
-        "manifest": exporters.export_manifest(release) if not release.is_draft else None,
+        "formats": exports.FORMATS,
+        "manifest": exports.export_manifest(release) if not release.is_draft else None,
         # The dataset card as a frozen release publishes it (its contamination screen included).
-        "card": exporters.card_markdown(release, yaml_header=False)
-        if not release.is_draft
-        else None,
+        "card": exports.card_markdown(release, yaml_header=False) if not release.is_draft else None,
         "freeze_preview": selectors.freeze_preview(release=release, selection=selection)
         if release.is_draft
         else None,
@@ -515,10 +513,10 @@ def release_export(request, pk: int, fmt: str):
     release = get_object_or_404(Release.objects.select_related("benchmark"), pk=pk)
     if release.is_draft:
         raise Http404("A draft has no exports; freeze it first.")
-    if fmt not in exporters.FORMATS:
+    if fmt not in exports.FORMATS:
         raise Http404("Unknown export format.")
-    content_type, suffix = exporters.FORMATS[fmt]
-    response = HttpResponse(exporters.export_bytes(release, fmt), content_type=content_type)
+    content_type, suffix = exports.FORMATS[fmt]
+    response = HttpResponse(exports.export_bytes(release, fmt), content_type=content_type)
     name = f"{release.benchmark.slug}-v{release.version}-{suffix}"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

@@ -26,7 +26,7 @@ from django.urls import reverse
 
 from evolution.demo import setup
 from evolution.models import Campaign
-from releases import exporters
+from releases import exports
 from tests.support import lcb_grading
 from tests.support.crawl import crawl
 from tests.support.demo_db import demo_build  # noqa: F401 (the module's fixture)
@@ -222,11 +222,10 @@ def demo_export(demo_build, django_db_blocker):  # noqa: F811
     with django_db_blocker.unblock():
         release = Release.objects.get(benchmark__name=DEMO_BENCHMARK, state="published")
         rows = [
-            json.loads(line)
-            for line in exporters.export_bytes(release, "lcb").decode().splitlines()
+            json.loads(line) for line in exports.export_bytes(release, "lcb").decode().splitlines()
         ]
-        solutions = json.loads(exporters.export_bytes(release, "lcb_solutions"))
-        manifest = exporters.export_manifest(release)
+        solutions = json.loads(exports.export_bytes(release, "lcb_solutions"))
+        manifest = exports.export_manifest(release)
         items = release.item_count
     return rows, {s["question_id"]: s["code_list"] for s in solutions}, manifest, items
 

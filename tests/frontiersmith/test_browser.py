@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from benchapp.services import user_create
 from evolution.services.campaigns import campaign_launch
 from evolution.streams.runner import run_inline
-from releases import exporters, leaderboard
+from releases import exports, leaderboard
 from releases import services as release_services
 from releases.models import LeaderboardSample
 from tests.frontiersmith.conftest import make_campaign
@@ -49,7 +49,7 @@ def test_an_open_ended_release_is_built_and_scored_on_the_leaderboard(
     release = release_services.release_publish(
         release=release_services.release_freeze(release=draft)
     )
-    exported = json.loads(next(exporters.export_jsonl(release)))
+    exported = json.loads(next(exports.export_jsonl(release)))
     assert exported["problem"]["comparison"]["verifier"] == problem.comparison["verifier"]
 
     upload = {

@@ -9,7 +9,7 @@ import json
 import pytest
 from django.db import DatabaseError, transaction
 
-from releases import content, exporters, services
+from releases import content, exports, services
 from releases.models import Release
 from tests.support.gate_rules import SELECTION_TIME_OK
 
@@ -20,9 +20,9 @@ def test_a_frozen_release_is_hashed_in_format_2_and_verifies(frozen):
     _, release = frozen
     assert release.hash_format == content.FORMAT_V2
     assert content.verify(release)
-    lines = list(exporters.export_jsonl(release))
+    lines = list(exports.export_jsonl(release))
     assert content.release_hash_from_lines(lines) == release.content_hash
-    manifest = exporters.export_manifest(release)
+    manifest = exports.export_manifest(release)
     assert manifest["hash_format"] == content.FORMAT_V2
 
 
@@ -40,7 +40,7 @@ IDENTITY_CHANGES = {
 def shown(release) -> tuple[str, str]:
     """What a reader gets: the card and the project JSONL export (problem lines carry the
     benchmark's slug in their problem set's name)."""
-    return exporters.card_markdown(release), "".join(exporters.export_jsonl(release))
+    return exports.card_markdown(release), "".join(exports.export_jsonl(release))
 
 
 @pytest.mark.parametrize("field", sorted(IDENTITY_CHANGES))
@@ -97,7 +97,7 @@ def test_changing_anything_an_export_line_shows_of_an_item_changes_the_hash(froz
         release.content_hash
     )
     # The same through the export: a line whose listing was edited no longer verifies.
-    lines = [json.loads(line) for line in exporters.export_jsonl(release)]
+    lines = [json.loads(line) for line in exports.export_jsonl(release)]
     line = next(x for x in lines if x["problem"]["public_id"] == items[0].public_id)
     line[field] = content.item_listing(changed)[field]
     edited = [json.dumps(x) for x in lines]
@@ -118,7 +118,7 @@ def test_a_hash_stored_in_format_1_stays_verifiable(frozen):
     assert not content.verify(legacy)
 
     old_lines = []
-    for line in exporters.export_jsonl(release):
+    for line in exports.export_jsonl(release):
         row = json.loads(line)
         row.pop("hash_format")
         row.pop("release_identity")

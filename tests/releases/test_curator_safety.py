@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from evolution.models import Problem
-from releases import difficulty, exporters, gate_form, selectors, services
+from releases import difficulty, exports, gate_form, selectors, services
 from releases.gate import GateRules
 from releases.gate_form import GateRulesForm, RulesJSONError, parse_rules_json
 from releases.models import Release
@@ -227,7 +227,7 @@ def test_evolved_items_carry_their_measured_difficulty_not_the_seeds(personas, c
     assert '<span class="badge difficulty" id="difficulty"' in page and ">medium</span>" in page
     assert "measured: 3 of 8 panel attempts pass (pass@1 0.38)" in page
     export = [
-        json.loads(line) for line in exporters.export_bytes(release, "jsonl").decode().splitlines()
+        json.loads(line) for line in exports.export_bytes(release, "jsonl").decode().splitlines()
     ]
     assert {r["problem"]["public_id"]: r["difficulty"] for r in export if "problem" in r}[ok] == (
         "medium"

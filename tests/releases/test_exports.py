@@ -13,15 +13,16 @@ import pytest
 
 from evolution.importers import import_seeds
 from evolution.models import Problem, TestCase
-from releases import content, exporters, services
+from releases import content, exports, services
+from releases.exports import rl
 from releases.selectors import release_changelog
 from tests.support.gate_rules import SELECTION_TIME_OK
 
 
 def test_the_hash_is_reproducible_across_two_exports(frozen):
     _, release = frozen
-    first = {fmt: exporters.export_bytes(release, fmt) for fmt in exporters.FORMATS}
-    second = {fmt: exporters.export_bytes(release, fmt) for fmt in exporters.FORMATS}
+    first = {fmt: exports.export_bytes(release, fmt) for fmt in exports.FORMATS}
+    second = {fmt: exports.export_bytes(release, fmt) for fmt in exports.FORMATS}
     assert first == second
     lines = first["jsonl"].decode().splitlines()
     assert content.release_hash_from_lines(lines) == release.content_hash
@@ -60,7 +61,7 @@ def test_same_content_gives_the_same_item_hashes_and_a_changed_test_a_new_one(fr
 
 def test_the_livecodebench_export_reimports_with_identical_tests(frozen):
     _, release = frozen
-    text = exporters.export_bytes(release, "lcb").decode()
+    text = exports.export_bytes(release, "lcb").decode()
     rows = [json.loads(line) for line in text.splitlines()]
     assert len(rows) == release.item_count  # every crafted item is stdin/stdout
     # LiveCodeBench's own packing: base64(zlib(pickle(json string))).
@@ -103,10 +104,10 @@ def test_the_livecodebench_export_carries_call_based_problems_and_skips_assert_o
     release = services.release_create(benchmark=bench, campaigns=[world.campaign])
     services.gate_run_create(release=release)
     release = services.release_freeze(release=release)
-    text = exporters.export_bytes(release, "lcb").decode()
+    text = exports.export_bytes(release, "lcb").decode()
     rows = {json.loads(line)["question_id"]: json.loads(line) for line in text.splitlines()}
     assert asserted.public_id not in rows
-    assert exporters.export_manifest(release)["lcb_skipped_assert_items"] == [asserted.public_id]
+    assert exports.export_manifest(release)["lcb_skipped_assert_items"] == [asserted.public_id]
     row = rows[fn.public_id]
     assert json.loads(row["metadata"]) == {"func_name": "add"}
     assert json.loads(row["public_test_cases"])[0]["testtype"] == "functional"
@@ -118,7 +119,7 @@ def test_the_livecodebench_export_carries_call_based_problems_and_skips_assert_o
 
 def test_the_project_jsonl_carries_full_provenance_and_importable_problems(frozen):
     world, release = frozen
-    lines = exporters.export_bytes(release, "jsonl").decode().splitlines()
+    lines = exports.export_bytes(release, "jsonl").decode().splitlines()
     rows = {json.loads(line)["problem"]["public_id"]: json.loads(line) for line in lines}
     ok = rows[world.problem("E-OK").public_id]
     assert ok["format"] == "benchforge-release/1" and ok["version"] == "1.0.0"
@@ -137,7 +138,7 @@ def test_the_project_jsonl_carries_full_provenance_and_importable_problems(froze
 
 def test_the_hugging_face_layout_has_data_and_a_card_with_yaml_metadata(frozen):
     _, release = frozen
-    archive = zipfile.ZipFile(io.BytesIO(exporters.export_bytes(release, "hf")))
+    archive = zipfile.ZipFile(io.BytesIO(exports.export_bytes(release, "hf")))
     assert sorted(archive.namelist()) == [
         "README.md",
         "data/test.jsonl",
@@ -157,17 +158,17 @@ def test_the_hugging_face_layout_has_data_and_a_card_with_yaml_metadata(frozen):
 
 def test_the_rl_export_carries_prompt_tests_and_the_appendix_d3_reward(frozen):
     _, release = frozen
-    rows = [json.loads(x) for x in exporters.export_bytes(release, "rl").decode().splitlines()]
+    rows = [json.loads(x) for x in exports.export_bytes(release, "rl").decode().splitlines()]
     assert len(rows) == release.item_count
     row = rows[0]
     assert row["prompt"][-1]["role"] == "user" and row["tests"]
     assert row["reward"]["lambda"] == 0.1
     assert row["reward"]["formula"] == "r = c + lambda * (f - 1)"
-    assert exporters.rl_reward(has_code_block=True, all_tests_pass=True) == 1.0
-    assert exporters.rl_reward(has_code_block=True, all_tests_pass=False) == 0.0
-    assert exporters.rl_reward(has_code_block=False, all_tests_pass=False) == pytest.approx(-0.1)
-    assert exporters.rl_has_code_block("```python\nprint(1)\n```") is True
-    assert exporters.rl_has_code_block("I think the answer is 3.") is False
+    assert rl.rl_reward(has_code_block=True, all_tests_pass=True) == 1.0
+    assert rl.rl_reward(has_code_block=True, all_tests_pass=False) == 0.0
+    assert rl.rl_reward(has_code_block=False, all_tests_pass=False) == pytest.approx(-0.1)
+    assert rl.rl_has_code_block("```python\nprint(1)\n```") is True
+    assert rl.rl_has_code_block("I think the answer is 3.") is False
 
 
 def test_the_livecodebench_export_leaves_out_what_its_grader_would_misgrade(personas):
@@ -188,13 +189,13 @@ def test_the_livecodebench_export_leaves_out_what_its_grader_would_misgrade(pers
     release = services.release_create(benchmark=bench, campaigns=[world.campaign])
     services.gate_run_create(release=release)
     release = services.release_freeze(release=release)
-    rows = [json.loads(x) for x in exporters.export_bytes(release, "lcb").decode().splitlines()]
+    rows = [json.loads(x) for x in exports.export_bytes(release, "lcb").decode().splitlines()]
     ids = {r["question_id"] for r in rows}
     assert tolerant.public_id not in ids and not_json.public_id not in ids
-    skipped = exporters.export_manifest(release)["lcb_skipped"]
+    skipped = exports.export_manifest(release)["lcb_skipped"]
     assert skipped[tolerant.public_id] == "comparison 'float'"
     assert skipped[not_json.public_id] == "test public/0 is not one JSON value per line"
-    solutions = json.loads(exporters.export_bytes(release, "lcb_solutions"))
+    solutions = json.loads(exports.export_bytes(release, "lcb_solutions"))
     assert [s["question_id"] for s in solutions] == [r["question_id"] for r in rows]
     # The curator's release page says what was left out and why.
     from django.urls import reverse

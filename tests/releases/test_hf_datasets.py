@@ -19,7 +19,8 @@ import pytest  # noqa: E402
 from datasets.info import DatasetInfosDict  # noqa: E402
 from huggingface_hub import DatasetCard  # noqa: E402
 
-from releases import exporters  # noqa: E402
+from releases import exports  # noqa: E402
+from releases.exports import hf  # noqa: E402
 
 DOCUMENTED = datasets.Features(
     {
@@ -46,7 +47,7 @@ DOCUMENTED = datasets.Features(
 def exported(frozen, tmp_path):
     _, release = frozen
     folder = tmp_path / "hf"
-    zipfile.ZipFile(io.BytesIO(exporters.export_bytes(release, "hf"))).extractall(folder)
+    zipfile.ZipFile(io.BytesIO(exports.export_bytes(release, "hf"))).extractall(folder)
     return release, folder
 
 
@@ -95,4 +96,4 @@ def test_the_parquet_file_alone_carries_the_features(exported):
     # from the schema metadata instead of guessing them.
     alone = datasets.Dataset.from_parquet(str(folder / "data" / "test.parquet"))
     assert alone.features == DOCUMENTED
-    assert [name for name, _ in exporters.HF_FEATURES] == list(DOCUMENTED)
+    assert [name for name, _ in hf.HF_FEATURES] == list(DOCUMENTED)

@@ -4,7 +4,7 @@ tests/test_demo_database.py (the demo database is built once for all its readers
 
 from __future__ import annotations
 
-from releases import exporters
+from releases.exports import lcb
 from tests.support import lcb_grading
 
 
@@ -21,15 +21,15 @@ def test_stdin_grading_follows_the_published_comparison():
 
 
 def test_function_inputs_are_encoded_as_livecodebench_stores_them():
-    assert exporters.lcb_function_input("[1.0, 2.0]\n1.5\n") == "[1.0, 2.0]\n1.5"
-    assert exporters.lcb_function_input('["a","b"]\n\n') == '["a", "b"]'
-    assert exporters.lcb_function_output("3\n") == "3"
+    assert lcb.lcb_function_input("[1.0, 2.0]\n1.5\n") == "[1.0, 2.0]\n1.5"
+    assert lcb.lcb_function_input('["a","b"]\n\n') == '["a", "b"]'
+    assert lcb.lcb_function_output("3\n") == "3"
     record = {
         "harness": "function",
         "entry_point": "count",
         "starter_code": "",
         "reference_solution": "def count(xs: list[int], t: float) -> int:\n    return 0\n",
     }
-    assert exporters.lcb_starter_code(record) == (
+    assert lcb.lcb_starter_code(record) == (
         "class Solution:\n    def count(self, xs: list[int], t: float) -> int:\n        "
     )

@@ -11,7 +11,7 @@ from django.db import IntegrityError, InternalError, connection, transaction
 
 from reasoning.models import ReasoningItem
 from reasoning.services import item_override_score
-from releases import content, exporters, selectors, services
+from releases import content, exports, selectors, services
 from releases.models import FrozenReleaseError, ReleaseQuestion
 from tests.reasoning.judged import judged_reasoning
 from tests.support.fake_openai import FakeOpenAI
@@ -80,7 +80,7 @@ def test_a_questions_only_release_freezes_without_a_gate_and_hashes_its_question
         ],
     )
     # Anyone holding the JSONL export can recompute the published hash.
-    lines = list(exporters.export_jsonl(release))
+    lines = list(exports.export_jsonl(release))
     assert len(lines) == 2 and '"question":' in lines[0]
     # The kind is the problem source's name (releases never write it down themselves).
     assert [json.loads(line)["kind"] for line in lines] == ["reasoning", "reasoning"]
@@ -109,7 +109,7 @@ def test_a_mixed_release_hashes_problems_and_questions_together(db, reasoning):
     v1 = content.compute_release_hash(release, hash_format=content.FORMAT_V1)
     assert v1 == content.release_hash(pairs + question_pairs) != content.release_hash(pairs)
     assert release.item_count == len(pairs) + 2
-    assert content.release_hash_from_lines(exporters.export_jsonl(release)) == release.content_hash
+    assert content.release_hash_from_lines(exports.export_jsonl(release)) == release.content_hash
 
 
 def test_frozen_questions_refuse_every_change(reasoning):

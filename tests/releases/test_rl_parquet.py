@@ -7,7 +7,8 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from releases import exporters, rl_export
+from releases import exports
+from releases.exports import rl, rl_parquet
 from tests.releases.builders import SUM_CODE, WRONG_CODE
 
 COLUMNS = ["data_source", "prompt", "ability", "reward_model", "reward_spec", "extra_info", "split"]
@@ -16,9 +17,9 @@ COLUMNS = ["data_source", "prompt", "ability", "reward_model", "reward_spec", "e
 @pytest.fixture
 def rows(frozen):
     _, release = frozen
-    data = exporters.export_bytes(release, "rl_parquet")
-    assert data == exporters.export_bytes(release, "rl_parquet")  # deterministic
-    return release, rl_export.read_rows(data), data
+    data = exports.export_bytes(release, "rl_parquet")
+    assert data == exports.export_bytes(release, "rl_parquet")  # deterministic
+    return release, rl_parquet.read_rows(data), data
 
 
 def test_the_rl_parquet_round_trips_prompt_tests_and_reward_spec(rows, tmp_path):
@@ -41,7 +42,7 @@ def test_the_rl_parquet_round_trips_prompt_tests_and_reward_spec(rows, tmp_path)
         assert sorted((t["input"], t["output"]) for t in truth["tests"]) == sorted(
             (t.input, t.output) for t in item.tests.all()
         )
-        assert json.loads(row["reward_spec"]) == exporters.REWARD_SPEC
+        assert json.loads(row["reward_spec"]) == rl.REWARD_SPEC
 
 
 def test_the_reward_of_a_sample_is_computed_with_the_judge(rows):
@@ -49,9 +50,9 @@ def test_the_reward_of_a_sample_is_computed_with_the_judge(rows):
     row = back[0]
     right = f"Sum them.\n\n```python\n{SUM_CODE}```\n"
     wrong = f"```python\n{WRONG_CODE}```"
-    assert rl_export.reward(row, right) == 1.0
-    assert rl_export.reward(row, wrong) == 0.0
-    assert rl_export.reward(row, "The answer is the sum.") == pytest.approx(-0.1)
+    assert rl_parquet.reward(row, right) == 1.0
+    assert rl_parquet.reward(row, wrong) == 0.0
+    assert rl_parquet.reward(row, "The answer is the sum.") == pytest.approx(-0.1)
 
 
 def test_an_xcoder_item_gets_the_pass_fraction_reward_of_its_document(rows):
@@ -64,24 +65,24 @@ def test_an_xcoder_item_gets_the_pass_fraction_reward_of_its_document(rows):
     assert item.record.get("method") != "xcoder"
     # The same frozen item as an X-Coder problem's record would carry it (not saved).
     item.record = {**item.record, "method": "xcoder"}
-    row = rl_export.rl_row(item, release, 0)
-    assert json.loads(row["reward_spec"]) == exporters.PASS_FRACTION_REWARD_SPEC
-    assert json.loads(rows[1][0]["reward_spec"]) == exporters.REWARD_SPEC
+    row = rl_parquet.rl_row(item, release, 0)
+    assert json.loads(row["reward_spec"]) == rl.PASS_FRACTION_REWARD_SPEC
+    assert json.loads(rows[1][0]["reward_spec"]) == rl.REWARD_SPEC
     # Round trip through Parquet, as a trainer reads it.
     import io
 
     import pyarrow as pa
 
     sink = io.BytesIO()
-    pq.write_table(pa.Table.from_pylist([row], schema=rl_export.rl_schema()), sink)
-    row = rl_export.read_rows(sink.getvalue())[0]
+    pq.write_table(pa.Table.from_pylist([row], schema=rl_parquet.rl_schema()), sink)
+    row = rl_parquet.read_rows(sink.getvalue())[0]
     tests = json.loads(row["reward_model"]["ground_truth"])["tests"]
     assert len(tests) == 4 and ("1 2\n", "3\n") in {(t["input"], t["output"]) for t in tests}
     right = f"```python\n{SUM_CODE}```"
     # Prints 3 whatever the input: right on the public example only, 1 test of 4.
     one_of_four = "```python\nprint(3)\n```"
-    assert rl_export.reward(row, right) == 5.0
-    assert rl_export.reward(row, one_of_four) == pytest.approx(5.0 * 1 / 4)
-    assert rl_export.reward(row, f"```python\n{WRONG_CODE}```") == 0.0
-    assert rl_export.reward(row, "```python\ndef broken(:\n    pass\n```") == -2.0
-    assert rl_export.reward(row, "The answer is the sum.") == -2.0
+    assert rl_parquet.reward(row, right) == 5.0
+    assert rl_parquet.reward(row, one_of_four) == pytest.approx(5.0 * 1 / 4)
+    assert rl_parquet.reward(row, f"```python\n{WRONG_CODE}```") == 0.0
+    assert rl_parquet.reward(row, "```python\ndef broken(:\n    pass\n```") == -2.0
+    assert rl_parquet.reward(row, "The answer is the sum.") == -2.0

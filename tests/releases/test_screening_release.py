@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from releases import exporters, services
+from releases import exports, services
 from releases.gate import GateRules, RulesError
 from tests.evolution.engine.conftest import fake_server  # noqa: F401 (fixture)
 from tests.evolution.screening.recall_world import recall_world
@@ -97,7 +97,7 @@ def test_the_gate_holds_back_a_recalled_problem_and_the_card_states_the_screen(f
     items = {i.public_id: i for i in frozen.items.all()}
     assert world.novel.public_id in items and world.recalled.public_id not in items
     assert items[world.novel.public_id].provenance["screen"]["max_similarity"] < 0.3
-    card = exporters.card_markdown(frozen)
+    card = exports.card_markdown(frozen)
     section = card.split("## Contamination screen\n\n", 1)[1].split("\n\n## ", 1)[0]
     day = frozen.gate_runs.order_by("-created_at").first().created_at.date().isoformat()
     assert section.startswith(f"Screened on {day} against 168 public problems (")
@@ -131,7 +131,7 @@ def test_a_curator_who_includes_a_flagged_problem_is_named_on_the_card(fake_serv
     )
     frozen = services.release_freeze(release=draft)
     assert frozen.items.filter(public_id=world.recalled.public_id).exists()
-    card = exporters.card_markdown(frozen)
+    card = exports.card_markdown(frozen)
     assert (
         "held back at 0.3 or above to a public problem dated before 2024-01-01 (undated ones "
         "counted as older)." in card
@@ -139,7 +139,7 @@ def test_a_curator_who_includes_a_flagged_problem_is_named_on_the_card(fake_serv
     assert "1 problem above it was included by a curator's decision" in card
     assert "Highest similarity to a public problem over its 2 screened problems: 1.00." in card
     # Blind review withholds how many problems were evolved: the card does not count them.
-    blind = exporters.card_markdown(frozen, withhold_origin=True)
+    blind = exports.card_markdown(frozen, withhold_origin=True)
     assert "screened problems" not in blind and "Some problems above it" in blind
 
 

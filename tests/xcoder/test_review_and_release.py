@@ -13,7 +13,7 @@ from django.urls import reverse
 from evolution.models import Campaign, Problem
 from evolution.models.campaigns import CampaignState
 from evolution.streams.runner import run_inline
-from releases import exporters
+from releases import exports
 from releases import services as release_services
 from review import services as review_services
 from tests.review.blinding import crawl_reviewer_surface, find_leaks, provenance_values
@@ -116,7 +116,7 @@ def test_the_sft_export_pairs_the_statement_with_the_golden_chain_of_thought(per
         by=personas.curator.user,
     )
     frozen = release_services.release_freeze(release=release, by=personas.curator.user)
-    lines = exporters.export_bytes(frozen, "sft").decode().splitlines()
+    lines = exports.export_bytes(frozen, "sft").decode().splitlines()
     [line] = [json.loads(x) for x in lines]
     assert line["id"] == frozen.items.get().public_id
     assert line["reasoning"] == thought

@@ -10,9 +10,9 @@ A row (one per coding item, split ``test``):
   ``{"harness", "entry_point", "time_limit_s", "memory_mb", "comparison", "tests": [{"input",
   "output"}]}`` with every test, hidden ones included
 - ``reward_spec``: JSON string of the reward: BenchEvolver's r = c + 0.1 (f - 1)
-  (``exporters.REWARD_SPEC``), X-Coder's A.2 pass fraction for items its method made
-  (``exporters.PASS_FRACTION_REWARD_SPEC``: -2 / 0 / 5 passed / total) or, for a scored (open-ended) item, its verifier's score
-  (``exporters.SCORED_REWARD_SPEC``, with the verifier and direction under ``comparison``)
+  (``rl.REWARD_SPEC``), X-Coder's A.2 pass fraction for items its method made
+  (``rl.PASS_FRACTION_REWARD_SPEC``: -2 / 0 / 5 passed / total) or, for a scored (open-ended) item, its verifier's score
+  (``rl.SCORED_REWARD_SPEC``, with the verifier and direction under ``comparison``)
 - ``extra_info``: ``{"split", "index", "question_id", "item_hash", "prompt_template"}``
 - ``split``: ``"test"``
 
@@ -28,14 +28,15 @@ import json
 from evolution.llm.parsing import ParseError, extract_code
 from evolution.sandbox import scoring
 
-from . import exporters
-from .models import Release
+from ..models import Release
+from .rl import rl_pass_fraction_reward, rl_record, rl_reward
+from .rows import parquet_bytes, release_items
 
 RL_SPLIT = "test"
 
 
 def rl_row(item, release: Release, index: int) -> dict:
-    base = exporters.rl_record(item)
+    base = rl_record(item)
     ground_truth = {
         "harness": base["harness"],
         "entry_point": base["entry_point"],
@@ -89,14 +90,8 @@ def rl_schema():
 
 
 def export_rl_parquet(release: Release) -> bytes:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    rows = [rl_row(item, release, index) for index, item in enumerate(exporters._items(release))]
-    table = pa.Table.from_pylist(rows, schema=rl_schema())
-    sink = io.BytesIO()
-    pq.write_table(table, sink, compression="zstd", row_group_size=max(1, len(rows)))
-    return sink.getvalue()
+    rows = [rl_row(item, release, index) for index, item in enumerate(release_items(release))]
+    return parquet_bytes(rows, rl_schema())
 
 
 def read_rows(data: bytes) -> list[dict]:
@@ -143,9 +138,9 @@ def reward(row: dict, answer: str) -> float:
     if spec.get("name") == "pass_fraction":
         return _pass_fraction(code, tests, truth, spec, comparison)
     if not code:
-        return exporters.rl_reward(has_code_block=False, all_tests_pass=False)
+        return rl_reward(has_code_block=False, all_tests_pass=False)
     result = _judged(code, tests, truth, spec, comparison, stop_on_first_failure=True)
-    return exporters.rl_reward(has_code_block=True, all_tests_pass=result.verdict == "AC")
+    return rl_reward(has_code_block=True, all_tests_pass=result.verdict == "AC")
 
 
 def _judged(code: str, tests, truth: dict, spec: dict, comparison: dict, *, stop_on_first_failure):
@@ -176,12 +171,12 @@ def _pass_fraction(code: str, tests, truth: dict, spec: dict, comparison: dict) 
     """A.2 eq. (6): every test is run (no stop at the first failure); code that does not
     compile (a Python syntax error, or the judge's CE) gets the no-code reward."""
     if not code:
-        return exporters.rl_pass_fraction_reward(has_code=False, compiles=False, passed=0, total=0)
+        return rl_pass_fraction_reward(has_code=False, compiles=False, passed=0, total=0)
     try:
         compile(code, "<answer>", "exec")
     except (SyntaxError, ValueError):
-        return exporters.rl_pass_fraction_reward(has_code=True, compiles=False, passed=0, total=0)
+        return rl_pass_fraction_reward(has_code=True, compiles=False, passed=0, total=0)
     result = _judged(code, tests, truth, spec, comparison, stop_on_first_failure=False)
-    return exporters.rl_pass_fraction_reward(
+    return rl_pass_fraction_reward(
         has_code=True, compiles=result.verdict != "CE", passed=result.passed, total=result.total
     )

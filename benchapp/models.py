@@ -4,7 +4,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 
-from releases.job_models import SupervisedJob
+from releases.models.jobs import SupervisedJob
 
 
 def _hash_token(raw: str) -> str:

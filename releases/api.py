@@ -17,8 +17,7 @@ from benchapp.roles import ADMIN, CURATOR, request_user, user_roles
 from evolution.models import ModelEndpoint
 
 from . import blinding, board, exports, independent, leaderboard, selectors, services
-from .independent_models import GateEvaluation
-from .models import Release, ReleaseState
+from .models import GateEvaluation, Release, ReleaseState
 from .tasks import enqueue_leaderboard_run
 
 router = Router(tags=["releases"])

@@ -176,7 +176,7 @@ def compute(measured: list[tuple]) -> Calibration:
 
 
 def for_release(*, release) -> Calibration:
-    from .living_models import DifficultyPoint
+    from .models import DifficultyPoint
 
     latest = {}
     for point in DifficultyPoint.objects.filter(

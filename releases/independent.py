@@ -38,15 +38,16 @@ from evolution.models import PanelMember, SolverAttempt
 from evolution.sandbox import scoring
 
 from . import content, jobs, leaderboard
-from .independent_models import (
+from .living import wilson_interval
+from .models import (
     GateEvaluation,
     GateEvaluationSample,
     GateEvaluationState,
     GatePanel,
+    PanelSeat,
+    Release,
+    ReleaseState,
 )
-from .living import wilson_interval
-from .living_models import PanelSeat
-from .models import Release, ReleaseState
 from .stats import bootstrap_mean
 
 log = logging.getLogger(__name__)

@@ -45,10 +45,7 @@ from django.db import DatabaseError, connection, connections, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from .independent_models import GateEvaluation
-from .living_models import Remeasurement
-from .models import LeaderboardRun
-from .question_models import QuestionRun
+from .models import GateEvaluation, LeaderboardRun, QuestionRun, Remeasurement
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +79,7 @@ _registered: list[Job] = []
 
 def register(job: Job) -> Job:
     """Put a job kind of an app above releases under the same supervision. Its model carries
-    ``job_models.SupervisedJob``'s fields, a ``state`` with the queued / running / failed
+    ``models.jobs.SupervisedJob``'s fields, a ``state`` with the queued / running / failed
     values, ``error`` and ``created_at``; its task executes it with ``claim``, ``beating``
     and ``finish``."""
     if all(known.task != job.task for known in _registered):

@@ -39,21 +39,19 @@ from evolution.models.campaigns import CampaignState
 
 from . import jobs, leaderboard, living_plots
 from .gate import GateRules, RulesError
-from .living_models import (
-    DifficultyPoint,
-    PanelSeat,
-    ReEvolution,
-    Remeasurement,
-    RemeasurementTrigger,
-    SaturationFlag,
-)
 from .models import (
     Benchmark,
+    DifficultyPoint,
     LeaderboardRun,
     LeaderboardSample,
+    PanelSeat,
+    ReEvolution,
     Release,
     ReleaseState,
+    Remeasurement,
+    RemeasurementTrigger,
     RunState,
+    SaturationFlag,
 )
 
 Z95 = 1.959963984540054

@@ -34,8 +34,7 @@ from .leaderboard import (
     infra_entry,
     parallel,
 )
-from .models import Release, ReleaseQuestion, ReleaseState, RunState
-from .question_models import QuestionRun, QuestionSample
+from .models import QuestionRun, QuestionSample, Release, ReleaseQuestion, ReleaseState, RunState
 from .stats import bootstrap_mean
 
 MAX_SAMPLES = 20

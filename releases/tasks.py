@@ -41,7 +41,7 @@ def question_run(run_id: int) -> str:
 
 def _send_question_run(run_id: int) -> None:
     from . import jobs
-    from .question_models import QuestionRun
+    from .models import QuestionRun
 
     question_run.delay(run_id)
     jobs.note_sent(QuestionRun, run_id)

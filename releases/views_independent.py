@@ -16,8 +16,7 @@ from benchapp.roles import ADMIN, CURATOR, role_required
 from evolution.models import ModelEndpoint
 
 from . import independent, services
-from .independent_models import GateEvaluation
-from .models import Release
+from .models import GateEvaluation, Release
 
 CURATORS = (ADMIN, CURATOR)
 

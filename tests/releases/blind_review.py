@@ -24,8 +24,7 @@ from django.utils import timezone
 from evolution.models import Problem
 from releases import services as release_services
 from releases.difficulty import describe
-from releases.living_models import DifficultyPoint, Remeasurement, SaturationFlag
-from releases.models import ReleaseItem
+from releases.models import DifficultyPoint, ReleaseItem, Remeasurement, SaturationFlag
 from review import services as review_services
 from review.models import Assignment, Review, Tag
 from tests.support.gate_rules import SELECTION_TIME_OK

@@ -12,7 +12,7 @@ import redis
 from django.conf import settings
 
 from releases import independent, services
-from releases.independent_models import GateEvaluation
+from releases.models import GateEvaluation
 from tests.support.answers import fenced
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.gate_rules import SELECTION_TIME_OK

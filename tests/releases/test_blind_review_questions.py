@@ -11,7 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from releases import services
-from releases.question_models import QuestionRun
+from releases.models import QuestionRun
 from review import selectors as review_selectors
 from review import services as review_services
 from review.models import Assignment

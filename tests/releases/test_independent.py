@@ -11,7 +11,7 @@ from django.urls import reverse
 from evolution.models import PanelMember
 from releases import independent, services
 from releases.gate import GateRules, RulesError
-from releases.independent_models import GateEvaluationSample
+from releases.models import GateEvaluationSample
 from tests.factories import ProblemSetFactory, SolverAttemptFactory
 from tests.support.answers import fenced
 from tests.support.fake_openai import FakeOpenAI, Fault, by_model, intermittent

@@ -13,10 +13,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from releases import independent, jobs, leaderboard, services
-from releases.independent_models import GateEvaluation
-from releases.living_models import Remeasurement, RemeasurementTrigger
-from releases.models import LeaderboardRun, RunState
-from releases.question_models import QuestionRun
+from releases.models import (
+    GateEvaluation,
+    LeaderboardRun,
+    QuestionRun,
+    Remeasurement,
+    RemeasurementTrigger,
+    RunState,
+)
 from tests.support.answers import fenced
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.gate_rules import SELECTION_TIME_OK

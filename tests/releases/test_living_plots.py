@@ -9,7 +9,7 @@ import pytest
 
 from releases import living_plots
 from releases.calibration import Calibration, Row
-from releases.living_models import DifficultyPoint
+from releases.models import DifficultyPoint
 
 
 def _point(at, passes, samples, low, high, detail):

@@ -26,10 +26,11 @@ from releases.models import (
     ErratumKind,
     LeaderboardRun,
     LeaderboardSample,
+    QuestionRun,
+    QuestionSample,
     Release,
     RunState,
 )
-from releases.question_models import QuestionRun, QuestionSample
 from tests.factories import ModelEndpointFactory
 
 from .board_world import board_world

@@ -14,7 +14,7 @@ from reasoning.models import ReasoningItem
 from reasoning.services import item_override_score
 from releases import question_leaderboard as ql
 from releases import services
-from releases.question_models import QuestionRun, QuestionSample
+from releases.models import QuestionRun, QuestionSample
 from tests.reasoning.judged import judged_reasoning
 from tests.support.fake_openai import FakeOpenAI, Fault
 from tests.support.gate_rules import SELECTION_TIME_OK

@@ -20,8 +20,7 @@ from django.test import Client
 from django.urls import reverse
 
 from releases import board, leaderboard
-from releases.models import LeaderboardRun, RunState
-from releases.question_models import QuestionRun, QuestionSample
+from releases.models import LeaderboardRun, QuestionRun, QuestionSample, RunState
 from tests.factories import ModelEndpointFactory
 
 from .board_world import board_world

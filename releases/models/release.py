@@ -18,7 +18,7 @@ from django.db.models import Q
 
 from evolution.models.fields import pack_text, unpack_text
 
-from .job_models import SupervisedJob
+from .jobs import SupervisedJob
 
 
 class FrozenReleaseError(Exception):
@@ -506,24 +506,3 @@ class LeaderboardSample(models.Model):
     @property
     def passed(self) -> bool:
         return self.verdict == "AC"
-
-
-# The living-benchmark and independent-evaluation models live in their own modules;
-# importing them here registers them.
-from .independent_models import (  # noqa: E402, F401
-    GateEvaluation,
-    GateEvaluationSample,
-    GateEvaluationState,
-    GatePanel,
-)
-from .living_models import (  # noqa: E402, F401
-    DifficultyPoint,
-    PanelSeat,
-    ReEvolution,
-    Remeasurement,
-    RemeasurementTrigger,
-    SaturationFlag,
-)
-
-# Scoring released question sets (reasoning leaderboards), likewise.
-from .question_models import QuestionRun, QuestionSample  # noqa: E402, F401

@@ -198,7 +198,7 @@ def _mount() -> None:
     api.add_router("/", "evolution.problem_api.router")
     api.add_router("/", review_router)
     api.add_router("/", "releases.api.router")
-    api.add_router("/", "releases.api_living.router")
+    api.add_router("/", "releases.living.api.router")
     api.add_router("/", "reasoning.api.router")
     api.add_router("/", "evosyn.api.router")
     api.add_router("/", "frontiersmith.api.router")

@@ -1,6 +1,7 @@
 from django.urls import path
 
-from . import views, views_independent, views_living, views_questions
+from . import views, views_independent, views_questions
+from .living import views as views_living
 
 app_name = "releases"
 V = "releases/<slug:slug>/v<str:version>/"

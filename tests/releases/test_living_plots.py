@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from releases import living_plots
 from releases.calibration import Calibration, Row
+from releases.living import plots
 from releases.models import DifficultyPoint
 
 
@@ -40,14 +40,14 @@ def test_the_history_figure_has_dated_points_intervals_and_the_bound():
             [{"label": "weak", "c": 3, "n": 4}, {"label": "strong", "c": 4, "n": 4}],
         ),
     ]
-    figure = living_plots.history_figure(points=points, bound=0.75)
+    figure = plots.history_figure(points=points, bound=0.75)
     (trace,) = figure["data"]
     assert trace["x"] == ["2026-11-20 10:00:00", "2026-11-23 12:30:00"]
     assert trace["y"] == [0.75, 0.875]
     assert trace["error_y"]["array"] == [pytest.approx(0.2), pytest.approx(0.105)]
     assert trace["error_y"]["arrayminus"] == [pytest.approx(0.45), pytest.approx(0.345)]
     # 0.75 is the bound itself (not saturated); 0.875 is above it.
-    assert trace["marker"]["color"] == [living_plots.BLUE, living_plots.RED]
+    assert trace["marker"]["color"] == [plots.BLUE, plots.RED]
     assert trace["customdata"][1] == [0.53, 0.98, 7, 8, "weak 3/4, strong 4/4"]
     assert "95% interval" in trace["hovertemplate"]
     layout = figure["layout"]
@@ -57,7 +57,7 @@ def test_the_history_figure_has_dated_points_intervals_and_the_bound():
     (bound,) = layout["shapes"]
     assert (bound["y0"], bound["y1"], bound["line"]["dash"]) == (0.75, 0.75, "dash")
     assert layout["annotations"][0]["text"] == "saturation bound 0.75"
-    assert living_plots.history_figure(points=[], bound=0.75) is None
+    assert plots.history_figure(points=[], bound=0.75) is None
 
 
 def test_the_saturation_figure_shows_the_share_as_a_percentage():
@@ -72,7 +72,7 @@ def test_the_saturation_figure_shows_the_share_as_a_percentage():
             "share": 2 / 3,
         },
     ]
-    figure = living_plots.saturation_figure(series=series)
+    figure = plots.saturation_figure(series=series)
     (trace,) = figure["data"]
     assert trace["y"] == [0.0, 0.6667]
     assert trace["customdata"] == [["1.0.0", 0, 3], ["1.0.0", 2, 3]]
@@ -80,7 +80,7 @@ def test_the_saturation_figure_shows_the_share_as_a_percentage():
     yaxis = figure["layout"]["yaxis"]
     assert yaxis["tickformat"] == ".0%"
     assert yaxis["title"]["text"] == "share of the release saturated"
-    assert living_plots.saturation_figure(series=[]) is None
+    assert plots.saturation_figure(series=[]) is None
 
 
 def _row(pid, difficulty, pass_at_1, **extra):
@@ -106,15 +106,13 @@ def test_the_calibration_figure_puts_the_disagreements_in_their_own_red_trace():
             _row("P3", 1.0, 0.0, gap=0.8, reason="experts rate it easy; the panel fails it"),
         ]
     )
-    figure = living_plots.calibration_figure(calibration=cal)
+    figure = plots.calibration_figure(calibration=cal)
     agree, disagree = figure["data"]
-    assert agree["text"] == ["P1", "P2"] and agree["marker"]["color"] == living_plots.BLUE
+    assert agree["text"] == ["P1", "P2"] and agree["marker"]["color"] == plots.BLUE
     assert (agree["x"], agree["y"]) == ([1.5, 4.5], [0.9, 0.1])
     assert agree["customdata"][0] == ["Title P1", "1200", 1, 2, ""]
     assert agree["customdata"][1][1:3] == ["none", 5]
-    assert (
-        disagree["name"] == "most disagreeing" and disagree["marker"]["color"] == living_plots.RED
-    )
+    assert disagree["name"] == "most disagreeing" and disagree["marker"]["color"] == plots.RED
     assert disagree["customdata"][0][4] == "experts rate it easy; the panel fails it"
     layout = figure["layout"]
     assert layout["xaxis"]["title"]["text"] == "experts' difficulty (1 easy to 5 hard)"
@@ -122,9 +120,9 @@ def test_the_calibration_figure_puts_the_disagreements_in_their_own_red_trace():
     assert layout["yaxis"]["title"]["text"] == "panel pass@1"
     assert layout["showlegend"] is True
     # Without disagreements: one trace, no legend.
-    calm = living_plots.calibration_figure(calibration=Calibration(rows=cal.rows[:2]))
+    calm = plots.calibration_figure(calibration=Calibration(rows=cal.rows[:2]))
     assert len(calm["data"]) == 1 and calm["layout"]["showlegend"] is False
-    assert living_plots.calibration_figure(calibration=Calibration()) is None
+    assert plots.calibration_figure(calibration=Calibration()) is None
 
 
 def test_plotly_is_served_from_the_analytics_route(client):

@@ -85,7 +85,7 @@ def _trace_types(text: str) -> set[str]:
         "releases/static/releases/leaderboard.js",
         "reasoning/templates/reasoning/campaign_detail.html",
         "evosyn/templates/evosyn/campaign_detail.html",
-        "releases/living_plots.py",
+        "releases/living/plots.py",
     ],
 )
 def test_every_trace_type_a_page_draws_is_in_the_bundle(path):

@@ -14,8 +14,8 @@ from ninja.errors import HttpError
 from benchapp.roles import ADMIN, CURATOR, user_roles
 from evolution.models import ModelEndpoint
 
-from . import blinding, calibration, living
-from .models import Benchmark, Release
+from .. import blinding, calibration, living
+from ..models import Benchmark, Release
 
 router = Router(tags=["living benchmarks"])
 

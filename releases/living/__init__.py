@@ -37,9 +37,9 @@ from django.utils import timezone
 
 from evolution.models.campaigns import CampaignState
 
-from . import jobs, leaderboard, living_plots
-from .gate import GateRules, RulesError
-from .models import (
+from .. import jobs, leaderboard
+from ..gate import GateRules, RulesError
+from ..models import (
     Benchmark,
     DifficultyPoint,
     LeaderboardRun,
@@ -53,6 +53,7 @@ from .models import (
     RunState,
     SaturationFlag,
 )
+from . import plots
 
 Z95 = 1.959963984540054
 
@@ -462,7 +463,7 @@ def difficulty_history(*, release: Release, public_id: str) -> list[DifficultyPo
     )
 
 
-# --- small plots (inline SVG: the pages' figures without JavaScript; living_plots.py draws
+# --- small plots (inline SVG: the pages' figures without JavaScript; plots.py draws
 # the same data with plotly.js) -----------------------------------------------------------------
 
 PLOT_W, PLOT_H, PLOT_PAD = 320, 120, 18
@@ -528,7 +529,7 @@ def item_context(*, release: Release, public_id: str) -> dict:
     points = difficulty_history(release=release, public_id=public_id)
     return {
         "history_plot": history_plot(points=points, bound=bound),
-        "history_figure": living_plots.history_figure(points=points, bound=bound),
+        "history_figure": plots.history_figure(points=points, bound=bound),
         "saturation_flag": SaturationFlag.objects.active()
         .filter(release=release, public_id=public_id)
         .first(),
@@ -662,7 +663,7 @@ def reevolution_create(
 
 
 # A curator reviews a re-evolution drafted from the living page, adjusts it and launches it
-# there (``releases.views_living``): which saturated problems go in, the campaign's name and
+# there (``releases.living.views``): which saturated problems go in, the campaign's name and
 # budget. The evolver, the target panel and the algorithm settings stay those inherited, so
 # the problems are re-evolved by the method that evolved them. Launching any other campaign
 # stays an admin's action (``evolution.views.campaign_control``).
@@ -887,7 +888,7 @@ def _removal_facts(*, release: Release, changelog) -> dict:
     """What decided this version's selection: its latest gate run (the one it was frozen
     on), its curators' latest decisions, the saturation flags of the previous version active
     when that gate ran, the re-measured points it read and the errata the removals fixed."""
-    from .models import CurationDecision
+    from ..models import CurationDecision
 
     gate = release.gate_runs.order_by("-created_at", "-id").first()
     at = gate.created_at if gate is not None else timezone.now()
@@ -1158,7 +1159,7 @@ def benchmark_living(*, benchmark: Benchmark) -> dict:
         "releases": [{"release": r, "saturation": saturation_share(release=r)} for r in releases],
         "series": series,
         "saturation_plot": saturation_plot(series=series),
-        "saturation_figure": living_plots.saturation_figure(series=series),
+        "saturation_figure": plots.saturation_figure(series=series),
         "remeasurements": remeasurements,
         "seats": list(PanelSeat.objects.filter(benchmark=benchmark).select_related("endpoint")),
         "pending": pending,

@@ -18,9 +18,10 @@ from django.views.decorators.http import require_GET, require_POST
 from benchapp.roles import ADMIN, CURATOR, has_role, role_required
 from evolution.models import Campaign, ModelEndpoint
 
-from . import blinding, calibration, living, living_plots
-from .blinding import closed_while_rating_blind
-from .models import Benchmark, ReEvolution, Release, RemeasurementTrigger
+from .. import blinding, calibration, living
+from ..blinding import closed_while_rating_blind
+from ..models import Benchmark, ReEvolution, Release, RemeasurementTrigger
+from . import plots
 
 CURATORS = (ADMIN, CURATOR)
 
@@ -215,7 +216,7 @@ def _calibration_page(request, *, title: str, back: str, cal, route_url: str):
             "back": back,
             "cal": cal,
             "plot": cal.plot(),
-            "figure": living_plots.calibration_figure(calibration=cal),
+            "figure": plots.calibration_figure(calibration=cal),
             "disagreements": cal.disagreements,
             "route_url": route_url,
         },

@@ -20,7 +20,7 @@ from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
 from . import blinding, exports, independent, jobs, leaderboard, living, selectors, services
 from . import board as leaderboard_board
 from .blinding import COUNTS_WITHHELD, closed_while_rating_blind
-from .gate_form import GateRulesForm, RulesJSONError, parse_rules_json
+from .gate.form import GateRulesForm, RulesJSONError, parse_rules_json
 from .models import Benchmark, ErratumKind, LeaderboardRun, Release, ReleaseItem
 from .page_cache import cached_public_page
 from .tasks import enqueue_leaderboard_run

@@ -11,9 +11,10 @@ import pytest
 from django.urls import reverse
 
 from evolution.models import Problem
-from releases import difficulty, exports, gate_form, selectors, services
+from releases import difficulty, exports, selectors, services
 from releases.gate import GateRules
-from releases.gate_form import GateRulesForm, RulesJSONError, parse_rules_json
+from releases.gate import form as gate_form
+from releases.gate.form import GateRulesForm, RulesJSONError, parse_rules_json
 from releases.models import Release
 from tests.support.gate_rules import SELECTION_TIME_OK
 

@@ -19,7 +19,7 @@ from dataclasses import MISSING, dataclass, fields
 
 from django import forms
 
-from .gate import GateRules, RulesError
+from . import GateRules, RulesError
 
 # Label and help per rule. A rule without an entry still gets a field (see the docstring).
 HELP: dict[str, tuple[str, str]] = {

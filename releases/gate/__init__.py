@@ -374,7 +374,7 @@ def _difficulty_rule(facts: CandidateFacts, rules: GateRules) -> RuleResult:
 
 
 def _model_only_rule(facts: CandidateFacts) -> RuleResult:
-    from .calibration import EASY, FAILING
+    from ..calibration import EASY, FAILING
 
     value = facts.gate_pass_at_1
     model_only = (

@@ -152,7 +152,7 @@ def _serve():
 
 def _bundle(variant: str):
     """The pages with this plotly.js; the public page cache off, so that each variant's
-    leaderboard is its own HTML (its data stays cached: releases.board)."""
+    leaderboard is its own HTML (its data stays cached: releases.leaderboard.board)."""
     from django.test import override_settings
 
     return override_settings(PLOTLY_BUNDLE=variant, PUBLIC_PAGE_CACHE_SECONDS=0)

@@ -1,7 +1,7 @@
 """The public leaderboard's date window: the cost of recomputing every score when a visitor
 moves the slider.
 
-With no date chosen a row is the run's stored summary; with one, ``releases.board`` recomputes
+With no date chosen a row is the run's stored summary; with one, ``releases.leaderboard.board`` recomputes
 pass@1, pass@k, the after-release score and the difficulty and origin breakdowns (each a mean
 with a 2000-resample bootstrap interval) from the run's per-problem results, and caches the
 result per (run, problems in view). This times that recomputation for LiveCodeBench-Plus's
@@ -61,7 +61,7 @@ def _time(fn, *, cold: bool) -> float:
 def run(args) -> list[dict]:
     from django.core.cache import cache
 
-    from releases import board, stats
+    from releases.leaderboard import board, stats
 
     rng = random.Random(7)
     runs = [

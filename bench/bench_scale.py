@@ -409,7 +409,7 @@ def _forget() -> None:
     bootstrap draws of this process."""
     from django.core.cache import cache
 
-    from releases import stats
+    from releases.leaderboard import stats
 
     cache.clear()
     stats.forget_kept()

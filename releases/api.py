@@ -16,7 +16,8 @@ from ninja.errors import HttpError
 from benchapp.roles import ADMIN, CURATOR, request_user, user_roles
 from evolution.models import ModelEndpoint
 
-from . import blinding, board, exports, independent, leaderboard, selectors, services
+from . import blinding, exports, independent, leaderboard, selectors, services
+from .leaderboard import board
 from .models import GateEvaluation, Release, ReleaseState
 from .tasks import enqueue_leaderboard_run
 

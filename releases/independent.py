@@ -38,6 +38,7 @@ from evolution.models import PanelMember, SolverAttempt
 from evolution.sandbox import scoring
 
 from . import content, jobs, leaderboard
+from .leaderboard.stats import bootstrap_mean
 from .living import wilson_interval
 from .models import (
     GateEvaluation,
@@ -48,7 +49,6 @@ from .models import (
     Release,
     ReleaseState,
 )
-from .stats import bootstrap_mean
 
 log = logging.getLogger(__name__)
 

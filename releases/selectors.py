@@ -12,8 +12,9 @@ from evolution.models import TestCase
 from evolution.rendering import examples_to_show, render_statement
 from review.selectors import problems_under_blind_review
 
-from . import blinding, board, difficulty
+from . import blinding, difficulty
 from .gate import GateRules, RulesError
+from .leaderboard import board
 from .models import (
     Benchmark,
     Erratum,

@@ -34,7 +34,7 @@ def enqueue_leaderboard_run(run_id: int) -> None:
 
 @shared_task(**TASK_OPTIONS)
 def question_run(run_id: int) -> str:
-    from . import question_leaderboard
+    from .leaderboard import questions as question_leaderboard
 
     return question_leaderboard.question_run_execute(run_id=run_id).state
 

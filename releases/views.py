@@ -18,9 +18,9 @@ from benchapp.roles import ADMIN, CURATOR, role_required
 from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
 
 from . import blinding, exports, independent, jobs, leaderboard, living, selectors, services
-from . import board as leaderboard_board
 from .blinding import COUNTS_WITHHELD, closed_while_rating_blind
 from .gate.form import GateRulesForm, RulesJSONError, parse_rules_json
+from .leaderboard import board as leaderboard_board
 from .models import Benchmark, ErratumKind, LeaderboardRun, Release, ReleaseItem
 from .page_cache import cached_public_page
 from .tasks import enqueue_leaderboard_run
@@ -116,7 +116,7 @@ LEADERBOARD_CONTROLS = ("after", "model", "sort", "dir")
 def public_leaderboard(request, slug: str, version: str):
     release = _published(slug, version)
     # While a problem is rated blind, pass@1 by difficulty and by origin, and anything resting
-    # on the problems' dates, would split the release by origin (releases.board.build).
+    # on the problems' dates, would split the release by origin (releases.leaderboard.board.build).
     blind = blinding.release_blind(release).counts_withheld
     board = leaderboard_board.build(
         release=release,

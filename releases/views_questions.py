@@ -11,8 +11,9 @@ from django.views.decorators.http import require_GET, require_POST
 from benchapp.roles import ADMIN, CURATOR, role_required
 from evolution.models import ModelEndpoint
 
-from . import blinding, question_leaderboard
+from . import blinding
 from .blinding import closed_while_rating_blind
+from .leaderboard import questions as question_leaderboard
 from .models import Release
 from .page_cache import cached_public_page
 from .tasks import enqueue_question_run

@@ -1,6 +1,6 @@
 """What the public leaderboard reads of a completed run, stored apart from its summary (issue
 #36): ``LeaderboardRunFigures`` holds the summary's top-level figures and the per-problem
-values a date window is computed from (``releases.board.figures_of``), so the plain board no
+values a date window is computed from (``releases.leaderboard.board.figures_of``), so the plain board no
 longer reads every run's rows per problem (about 265 KB of JSON a run at 1,000 problems).
 
 Every completed run gets its figures from its stored summary here (``figures_of`` as it is
@@ -102,7 +102,7 @@ SQLITE_NAMES = [
 
 def fill_figures(apps, schema_editor):
     """The figures of every completed run, from its stored summary."""
-    from releases.board import figures_of
+    from releases.leaderboard.board import figures_of
 
     LeaderboardRun = apps.get_model("releases", "LeaderboardRun")
     Figures = apps.get_model("releases", "LeaderboardRunFigures")

@@ -458,7 +458,7 @@ class LeaderboardRun(SupervisedJob):
 
 class LeaderboardRunFigures(models.Model):
     """What the public leaderboard reads of a completed run, stored apart from its summary
-    (``releases.board.figures_of``): ``summary`` is the run's summary without its rows per
+    (``releases.leaderboard.board.figures_of``): ``summary`` is the run's summary without its rows per
     problem (pass@k, breakdowns, contamination, Avg@k and Best@k; None when the stored summary
     is unreadable: the row shows "result unavailable"), ``problems`` the few per-problem values
     a date window is computed from, as arrays in the summary's problem order. The run's

@@ -11,8 +11,8 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from releases import board
-from releases.stats import bootstrap_mean
+from releases.leaderboard import board
+from releases.leaderboard.stats import bootstrap_mean
 
 from .board_world import board_world
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from django.core.cache import cache
 
-from releases import board, stats, summaries
+from releases.leaderboard import board, stats, summaries
 from releases.models import LeaderboardRun, LeaderboardRunFigures
 
 from .board_world import board_world

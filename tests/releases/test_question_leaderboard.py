@@ -12,8 +12,8 @@ from django.urls import reverse
 from evolution.models import LLMCall, ModelEndpoint
 from reasoning.models import ReasoningItem
 from reasoning.services import item_override_score
-from releases import question_leaderboard as ql
 from releases import services
+from releases.leaderboard import questions as ql
 from releases.models import QuestionRun, QuestionSample
 from tests.reasoning.judged import judged_reasoning
 from tests.support.fake_openai import FakeOpenAI, Fault

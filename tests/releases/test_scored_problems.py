@@ -16,7 +16,8 @@ from django.test import Client
 from django.urls import reverse
 
 from releases import calibration, leaderboard, living, services
-from releases.board import build
+from releases.leaderboard.board import build
+from releases.leaderboard.stats import bootstrap_mean
 from releases.models import (
     DifficultyPoint,
     LeaderboardRun,
@@ -25,7 +26,6 @@ from releases.models import (
     RunSource,
     SaturationFlag,
 )
-from releases.stats import bootstrap_mean
 from review.models import Review
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.scoring import as_scoring_service, complete

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from releases import stats
-from releases.stats import bootstrap_mean, pass_at_k
+from releases.leaderboard import stats
+from releases.leaderboard.stats import bootstrap_mean, pass_at_k
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,8 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
-from releases import board, leaderboard
+from releases import leaderboard
+from releases.leaderboard import board
 from releases.models import LeaderboardRun, QuestionRun, QuestionSample, RunState
 from tests.factories import ModelEndpointFactory
 

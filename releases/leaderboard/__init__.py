@@ -34,8 +34,8 @@ from evolution.judging import attempts
 from evolution.llm import CallContext, LLMClient, LLMError
 from evolution.sandbox import scoring
 
-from . import board, jobs, public_record
-from .models import (
+from .. import jobs, public_record
+from ..models import (
     LeaderboardRun,
     LeaderboardRunFigures,
     LeaderboardSample,
@@ -46,6 +46,7 @@ from .models import (
     RunSource,
     RunState,
 )
+from . import board
 from .stats import bootstrap_mean, pass_at_k
 
 log = logging.getLogger(__name__)

@@ -26,15 +26,16 @@ from django.db import IntegrityError
 from evolution.llm import LLMError
 from evolution.sources import ProblemSource, source_for_model
 
-from . import public_record, summaries
-from .leaderboard import (
+from .. import public_record
+from ..models import QuestionRun, QuestionSample, Release, ReleaseQuestion, ReleaseState, RunState
+from . import (
     INFRA_ERROR,
     ask_missing_rounds,
     execute_run,
     infra_entry,
     parallel,
+    summaries,
 )
-from .models import QuestionRun, QuestionSample, Release, ReleaseQuestion, ReleaseState, RunState
 from .stats import bootstrap_mean
 
 MAX_SAMPLES = 20

@@ -32,9 +32,9 @@ from django.core.cache import cache
 
 from evolution.sandbox import scoring
 
+from ..difficulty import LABELS
+from ..models import LeaderboardRunFigures, Release, ReleaseState, RunState
 from . import summaries
-from .difficulty import LABELS
-from .models import LeaderboardRunFigures, Release, ReleaseState, RunState
 from .stats import bootstrap_means
 
 BASE_SORTS = ("pass1", "passk", "clean", "model", "released", "avgk", "bestk")

@@ -55,10 +55,6 @@ class AlgorithmSettings:
         return [f.name for f in fields(cls)]
 
     @classmethod
-    def field_names(cls) -> list[str]:
-        return cls.names()
-
-    @classmethod
     def defaults(cls) -> dict:
         return asdict(cls())
 

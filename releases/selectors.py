@@ -345,9 +345,6 @@ def public_release_item(*, release: Release, public_id: str) -> PublicItem:
     return _public_item(item, with_examples=True, withheld=blind)
 
 
-SORT_KEYS = board.SORT_KEYS
-
-
 def public_leaderboard(*, release: Release, sort: str = "pass1", descending: bool = True):
     """Completed runs on a published release as rows for the leaderboard table (every
     problem, every model; ``board.build`` applies the public page's controls)."""

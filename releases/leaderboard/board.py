@@ -38,8 +38,6 @@ from . import summaries
 from .stats import bootstrap_means
 
 BASE_SORTS = ("pass1", "passk", "clean", "model", "released", "avgk", "bestk")
-# Kept for callers of the first version of the leaderboard.
-SORT_KEYS = BASE_SORTS
 CACHE_SECONDS = 24 * 3600
 
 

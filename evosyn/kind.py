@@ -25,7 +25,7 @@ from evolution.streams.kinds import (
 
 from .models import EvoSynCampaign, Instance, InstanceRole, InstanceStatus
 from .stages import evolve, execute, filter, solve, synthesize, write_tests
-from .stages.common import METHOD, Action, Ctx, SandboxBudgetReached, _load
+from .stages.common import METHOD, Action, Ctx, SandboxBudgetReached, load_context
 
 St = InstanceStatus
 
@@ -68,7 +68,7 @@ def action_for(ctx: Ctx) -> Action:
 
 
 def work_finished(campaign_id: int) -> bool:
-    return action_for(_load(campaign_id)).name == "finished"
+    return action_for(load_context(campaign_id)).name == "finished"
 
 
 def next_action(ctx: Ctx):
@@ -112,7 +112,7 @@ KIND = register(
             *stages_of(solve, write_tests, execute, evolve, synthesize, filter),
             *measurement.STAGES,
         ),
-        load=_load,
+        load=load_context,
         next_action=next_action,
         give_up=measurement.measure_or(give_up),
         unit_of=lambda action: getattr(action, "instance_id", None),

@@ -47,7 +47,7 @@ from .models import (
     NoFilterAblation,
 )
 from .selectors import round_funnel
-from .stages.common import KIND_NAME, Action, _decide, _load
+from .stages.common import KIND_NAME, Action, decide_candidate, load_context
 
 # The paper's result (seed document 002), shown beside the arms: a training result on FrontierCS
 # that cannot be reproduced here (no RL training), not comparable with the measures below.
@@ -205,7 +205,7 @@ def _run_arm(arm: FrontierCampaign, max_steps: int) -> str:
     early, or ""."""
     failures: dict[tuple[str, int], int] = {}
     for _ in range(max_steps):
-        ctx = _load(arm.pk)
+        ctx = load_context(arm.pk)
         name, c = _next(ctx.fc, ctx.settings)
         if c is None:
             return ""
@@ -225,7 +225,7 @@ def _run_arm(arm: FrontierCampaign, max_steps: int) -> str:
             key = (name, c.pk)
             failures[key] = failures.get(key, 0) + 1
             if failures[key] >= STAGE_TRIES:
-                _decide(
+                decide_candidate(
                     c.pk,
                     CandidateDecision.UNPARSABLE,
                     f"ablation arm gave up at {name} after {STAGE_TRIES} tries: "

@@ -37,7 +37,7 @@ from .stages import (
     select_final,
     start_round,
 )
-from .stages.common import Action, Ctx, _decide, _load, _proposal, probes_waiting
+from .stages.common import Action, Ctx, decide_candidate, load_context, probes_waiting, proposal_of
 
 C = CandidateStage
 ORDER = (C.PROPOSED, C.FILTERED, C.JUDGED, C.BUILDING, C.EXECUTED, C.DONE)
@@ -62,7 +62,7 @@ def action_for(ctx: Ctx) -> Action:
         index = len(candidates)
         if {c.index for c in candidates} != set(range(index)):
             index = min(set(range(s.budget_candidates)) - {c.index for c in candidates})
-        pid, _ = _proposal(rnd.pool, index)
+        pid, _ = proposal_of(rnd.pool, index)
         if not fc.formulations.filter(problem_id=pid).exists():
             return Action("extract", problem_id=pid)
         return Action("mutate", index=index)
@@ -93,7 +93,7 @@ def next_action(ctx: Ctx):
 
 def give_up(ctx: Ctx, action: Action, reason: str) -> bool:
     if action.candidate_id:
-        _decide(action.candidate_id, CandidateDecision.UNPARSABLE, reason)
+        decide_candidate(action.candidate_id, CandidateDecision.UNPARSABLE, reason)
         return True
     if action.name == "calibrate":
         FilterProbe.objects.get_or_create(
@@ -110,7 +110,7 @@ def give_up(ctx: Ctx, action: Action, reason: str) -> bool:
         return True
     if action.name == "mutate":
         mutate._candidate_create(
-            _load(ctx.fc.pk),
+            load_context(ctx.fc.pk),
             action.index,
             decision=CandidateDecision.UNPARSABLE,
             reason=reason,
@@ -170,7 +170,7 @@ KIND = register(
             build,
             select_final,
         ),
-        load=_load,
+        load=load_context,
         next_action=next_action,
         give_up=give_up,
         unit_of=lambda action: action.candidate_id,

@@ -26,7 +26,7 @@ from .engine import plan
 from .models import ItemStatus, ReasoningCampaign, ReasoningItem, RunStatus
 from .stages import answer, close_level, generate, judge, start_run
 from .stages import state as series_state
-from .stages.common import Action, Ctx, _load
+from .stages.common import Action, Ctx, load_context
 
 S = ItemStatus
 
@@ -80,7 +80,7 @@ def give_up(ctx: Ctx, action: Action, reason: str) -> bool:
         )
         return True
     if action.name == "generate" and action.cell is not None:
-        fresh = _load(ctx.rc.pk)
+        fresh = load_context(ctx.rc.pk)
         if fresh.run is not None:
             generate._item_create(
                 fresh, action.cell, status=unit_created(KIND, S.ERROR), status_reason=reason
@@ -122,7 +122,7 @@ KIND = register(
             (S.ANSWERED, S.ERROR),
         ),
         stages=stages_of(start_run, generate, answer, judge, close_level),
-        load=_load,
+        load=load_context,
         next_action=next_action,
         give_up=give_up,
         unit_of=unit_of,

@@ -23,8 +23,8 @@ from .models import (
     RunStatus,
 )
 from .stages import state as series_state
-from .stages.close_level import _scores, render_run_report
-from .stages.common import _log
+from .stages.close_level import item_scores, render_run_report
+from .stages.common import log_event
 
 SERIES_NAME_MAX = 200
 SERIES_SLUG_MAX = 80
@@ -177,7 +177,7 @@ def item_override_score(*, item_id: int, score: float | None, reason: str, user)
     item.override_at = timezone.now() if score is not None else None
     item.save(update_fields=["override_score", "override_reason", "override_by", "override_at"])
     state = series_state_recompute(series=series)
-    _log(
+    log_event(
         rc.pk,
         "score_overridden" if score is not None else "override_removed",
         {
@@ -222,14 +222,16 @@ def series_state_recompute(*, series: ReasoningSeries) -> ema_engine.RunState:
         level_scores = [
             (
                 level["difficulty"],
-                ema_engine.mean(_scores(i for i in items if i.difficulty == level["difficulty"])),
+                ema_engine.mean(
+                    item_scores(i for i in items if i.difficulty == level["difficulty"])
+                ),
             )
             for level in run.levels
         ]
         finished = run.status == RunStatus.COMPLETED
         type_scores = {
             entry["name"]: ema_engine.mean(
-                _scores(i for i in items if i.reasoning_type == entry["name"])
+                item_scores(i for i in items if i.reasoning_type == entry["name"])
             )
             for entry in run.plan
         }
@@ -237,7 +239,7 @@ def series_state_recompute(*, series: ReasoningSeries) -> ema_engine.RunState:
             ema_engine.RunScores(
                 level_scores=level_scores,
                 finished=finished,
-                run_score=ema_engine.mean(_scores(items)) if finished else None,
+                run_score=ema_engine.mean(item_scores(items)) if finished else None,
                 type_scores=type_scores if finished else {},
                 alpha=settings_of[rc.pk].alpha,
             )

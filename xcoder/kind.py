@@ -38,7 +38,7 @@ from .stages import (
     verify,
     write,
 )
-from .stages.common import METHOD, Action, Ctx, _load, seed_problems, tree_categories
+from .stages.common import METHOD, Action, Ctx, load_context, seed_problems, tree_categories
 
 T = TaskStatus
 OPEN = (T.PLANNED, T.SELECTED, T.WRITTEN, T.TESTED, T.SOLVED)
@@ -232,7 +232,7 @@ KIND = register(
             ),
             *measurement.STAGES,
         ),
-        load=_load,
+        load=load_context,
         next_action=next_action,
         give_up=measurement.measure_or(give_up),
         unit_of=lambda action: getattr(action, "task_id", None),

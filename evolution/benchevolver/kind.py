@@ -115,7 +115,7 @@ def give_up(ctx: Ctx, action, reason: str) -> bool:
     if not action.candidate_id:
         return False
     cand = Candidate.objects.get(pk=action.candidate_id)
-    accept._decide(ctx, cand, Decision.ERROR, reason)
+    accept.decide_candidate(ctx, cand, Decision.ERROR, reason)
     return True
 
 

@@ -113,12 +113,12 @@ def pending_like(ctx: Ctx, inst: Instance):
     )
 
 
-def _load(campaign_id: int) -> Ctx:
+def load_context(campaign_id: int) -> Ctx:
     esc = EvoSynCampaign.objects.select_related("campaign", "campaign__evolver").get(pk=campaign_id)
     return Ctx(esc=esc, settings=EvoSynSettings.from_dict(esc.campaign.settings))
 
 
-def _reserve(ctx: Ctx, executions: int) -> None:
+def reserve_executions(ctx: Ctx, executions: int) -> None:
     """Raise SandboxBudgetReached before a batch that would overspend the campaign's budget."""
     used = EvoSynCampaign.objects.values_list("sandbox_executions", flat=True).get(pk=ctx.esc.pk)
     if used + executions > ctx.settings.max_sandbox_executions:
@@ -128,14 +128,14 @@ def _reserve(ctx: Ctx, executions: int) -> None:
         )
 
 
-def _spend(ctx: Ctx, executions: int) -> None:
+def spend_executions(ctx: Ctx, executions: int) -> None:
     if executions:
         EvoSynCampaign.objects.filter(pk=ctx.esc.pk).update(
             sandbox_executions=F("sandbox_executions") + executions
         )
 
 
-def _instance_key(inst: Instance) -> str:
+def instance_key(inst: Instance) -> str:
     origin = inst.problem.origin_id or inst.problem.public_id
     if inst.role == InstanceRole.SEED:
         return f"seed={origin}"

@@ -20,7 +20,7 @@ from ..models import (
     Strategy,
     StrategyStatus,
 )
-from .common import Action, Ctx, _reserve, _spend, ask_program
+from .common import Action, Ctx, ask_program, reserve_executions, spend_executions
 
 
 def _seed_matrices(ctx: Ctx) -> list[Instance]:
@@ -36,7 +36,7 @@ def strategy_evaluate(ctx: Ctx, code: str) -> tuple[S.Evaluation, str]:
     (``consistency_k``): (evaluation, MAP-Elites cell)."""
     seeds = _seed_matrices(ctx)
     matrices = [i.matrix["rows"] for i in seeds]
-    _reserve(ctx, len(matrices))
+    reserve_executions(ctx, len(matrices))
     results = S.run_strategy(
         code,
         matrices,
@@ -44,7 +44,7 @@ def strategy_evaluate(ctx: Ctx, code: str) -> tuple[S.Evaluation, str]:
         run_batch=sandbox.run_batch,
         limits=ctx.strategy_limits,
     )
-    _spend(ctx, len(matrices))
+    spend_executions(ctx, len(matrices))
     checks = []
     for inst, matrix, result in zip(seeds, matrices, results, strict=True):
         if isinstance(result, S.StrategyFailure):

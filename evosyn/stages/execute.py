@@ -16,7 +16,7 @@ from evolution.streams.kinds import unit_transition
 
 from ..engine import prompts as P
 from ..models import Instance, InstanceRole, InstanceStatus, MatrixRow, TestItem
-from .common import KIND_NAME, Action, Ctx, _reserve, _spend
+from .common import KIND_NAME, Action, Ctx, reserve_executions, spend_executions
 
 
 def _suite_sha(payload) -> str:
@@ -75,11 +75,11 @@ def _evaluate_inputs(ctx: Ctx, inst: Instance) -> bool:
     pending = list(inst.tests.exclude(input_expr="").filter(input_expr_state="").order_by("index"))
     if not pending:
         return False
-    _reserve(ctx, len(pending))
+    reserve_executions(ctx, len(pending))
     outcomes = sandbox.run_batch(
         P.EVALUATE_INPUT, [t.input_expr for t in pending], harness="stdio", limits=ctx.limits
     )
-    _spend(ctx, len(pending))
+    spend_executions(ctx, len(pending))
     if any(o.status == "SE" for o in outcomes):
         raise SandboxFailure(f"sandbox failure: {outcomes[0].stderr[:300]}")
     dropped = False
@@ -139,7 +139,7 @@ def _execute(ctx: Ctx, action: Action) -> None:
             sandbox.TestSpec(input=t.input, output=t.output)
             for t in inst.problem.tests.order_by("tier", "ordinal")
         ]
-    _reserve(ctx, len(solutions) * (len(specs) + len(human_specs)))
+    reserve_executions(ctx, len(solutions) * (len(specs) + len(human_specs)))
     rows, verdicts, human = [], [], []
     spent = 0
     try:
@@ -162,7 +162,7 @@ def _execute(ctx: Ctx, action: Action) -> None:
                 spent += used
                 human.append(all(v == "AC" for v in hrow))
     finally:
-        _spend(ctx, spent)
+        spend_executions(ctx, spent)
     unit_transition(
         KIND_NAME,
         Instance.objects.filter(pk=inst.pk),

@@ -14,7 +14,7 @@ from evolution.streams.kinds import unit_transition
 from ..engine import pruning
 from ..engine import strategy as S
 from ..models import EvoSynCampaign, Instance, InstanceStatus, Solution
-from .common import KIND_NAME, METHOD, Action, Ctx, _reserve, _spend
+from .common import KIND_NAME, METHOD, Action, Ctx, reserve_executions, spend_executions
 
 
 def _filter(ctx: Ctx, action: Action) -> None:
@@ -42,11 +42,11 @@ def _filter(ctx: Ctx, action: Action) -> None:
             ranking=ranking or {},
         )
 
-    _reserve(ctx, 1)
+    reserve_executions(ctx, 1)
     (result,) = S.run_strategy(
         code, [rows], [len(test_order)], run_batch=sandbox.run_batch, limits=ctx.strategy_limits
     )
-    _spend(ctx, 1)
+    spend_executions(ctx, 1)
     if isinstance(result, S.StrategyFailure):
         return prune(f"strategy v{strategy.version if strategy else 1} failed: {result}"[:2000])
     ranking = {

@@ -14,7 +14,7 @@ from evolution.llm import fanout
 from ..engine import prompts as P
 from ..engine import pruning
 from ..models import Instance, Solution
-from .common import Action, Ctx, _instance_key, ask_program, pending_like, width_for
+from .common import Action, Ctx, ask_program, instance_key, pending_like, width_for
 
 
 def _asks(ctx: Ctx, action: Action) -> list[tuple[Instance, int]]:
@@ -46,7 +46,7 @@ def _solution(ctx: Ctx, inst: Instance, index: int) -> None:
         "solver",
         messages,
         template,
-        key=f"{_instance_key(inst)};solution={index}",
+        key=f"{instance_key(inst)};solution={index}",
         temperature=ctx.settings.solution_temperature,
         parse=P.parse_solution,
     )

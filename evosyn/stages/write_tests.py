@@ -24,11 +24,11 @@ from ..models import Instance, ProgramStatus, TestItem, TestProgram
 from .common import (
     Action,
     Ctx,
-    _instance_key,
-    _reserve,
-    _spend,
+    instance_key,
     log,
     pending_like,
+    reserve_executions,
+    spend_executions,
     width_for,
 )
 
@@ -79,7 +79,7 @@ def _write_tests(ctx: Ctx, action: Action) -> None:
             break
     as_code = ctx.settings.tests_as_code
     if as_code:
-        _reserve(ctx, len(asks))  # one sandbox run per program, checked before any call
+        reserve_executions(ctx, len(asks))  # one sandbox run per program, checked before any call
     outcomes = fanout.fan_out(
         [lambda a=a: _ask(ctx, *a) for a in asks], width, return_exceptions=True
     )
@@ -107,7 +107,7 @@ def _ask(ctx: Ctx, inst: Instance, call_no: int) -> Answer:
             "test_writer",
             messages,
             template,
-            key=f"{_instance_key(inst)};tests={call_no}",
+            key=f"{instance_key(inst)};tests={call_no}",
             temperature=ctx.settings.test_temperature,
         )
         try:
@@ -140,7 +140,7 @@ def _run_program(ctx: Ctx, inst: Instance, answer: Answer) -> None:
     (outcome,) = sandbox.run_batch(answer.program, [""], harness="stdio", limits=limits)
     if outcome.status == "SE":
         raise SandboxFailure(f"sandbox failure: {outcome.stderr[:300]}")
-    _spend(ctx, 1)
+    spend_executions(ctx, 1)
     if outcome.status != "OK":
         answer.status = ProgramStatus.FAILED
         answer.error = f"{outcome.status}: {(outcome.stderr or '').strip()[-600:]}".strip()

@@ -25,7 +25,7 @@ from evolution.streams.kinds import unit_transition
 from ..engine import agents, divergence, environment, formulation, prompts
 from ..engine.environment import COMPONENTS, LABEL
 from ..models import CandidateDecision, CandidateStage, FrontierCandidate
-from .common import KIND_NAME, Action, Ctx, _decide, _key
+from .common import KIND_NAME, Action, Ctx, candidate_key, decide_candidate
 
 
 def _revise(programs: dict, defects: dict, names: tuple[str, ...]) -> str:
@@ -64,7 +64,7 @@ def _write(ctx: Ctx, c: FrontierCandidate, agent: str, rnd: int, programs: dict,
         ctx.fc.solver_endpoint,
         template.messages(**values),
         template=template,
-        key=f"{_key(c)};agent_round={rnd}",
+        key=f"{candidate_key(c)};agent_round={rnd}",
         temperature=ctx.settings.solver_temperature,
     )
 
@@ -187,7 +187,7 @@ def _review(ctx: Ctx, c: FrontierCandidate, agent: str, rnd: int, programs: dict
             ctx.fc.solver_endpoint,
             messages,
             template=template,
-            key=f"{_key(c)};agent_round={rnd};step={step}",
+            key=f"{candidate_key(c)};agent_round={rnd};step={step}",
             temperature=ctx.settings.solver_temperature,
         )
         calls.append(call_id)
@@ -356,7 +356,9 @@ def _build(ctx: Ctx, action: Action) -> None:
     stored.update(**fields)
     failed_gates = sum(1 for e in fields["build_ledger"] if e.get("gate") == "failed")
     if rnd >= s.agent_rounds or failed_gates >= s.max_build_attempts:
-        _decide(c.pk, CandidateDecision.NOT_CONVERGED, _not_converged(rnd, failed_gates, entry))
+        decide_candidate(
+            c.pk, CandidateDecision.NOT_CONVERGED, _not_converged(rnd, failed_gates, entry)
+        )
 
 
 def _part(attempt: int, call_id: int | None, state: str, problems: list[str]) -> dict:

@@ -10,7 +10,7 @@ from ..models import FilterProbe
 from .common import (
     Action,
     Ctx,
-    _filter_verdict,
+    coarse_filter_verdict,
     fan_out_calls,
     probes_waiting,
     raise_first,
@@ -27,7 +27,7 @@ def _calibrate(ctx: Ctx, action: Action) -> None:
 
     def ask(label, pid):
         problem = problems[pid]
-        return _filter_verdict(
+        return coarse_filter_verdict(
             ctx, problem.statement, f"calibrate={label};problem={stable_id(problem)}"
         )
 

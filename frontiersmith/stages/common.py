@@ -100,19 +100,19 @@ def fan_out_calls(jobs, width: int) -> list:
 raise_first = fanout.raise_first
 
 
-def _load(campaign_id: int) -> Ctx:
+def load_context(campaign_id: int) -> Ctx:
     fc = FrontierCampaign.objects.select_related("campaign").get(pk=campaign_id)
     return Ctx(fc=fc, settings=FrontierSettings.from_dict(fc.campaign.settings))
 
 
-def _proposal(pool: list[int], index: int) -> tuple[int, str]:
+def proposal_of(pool: list[int], index: int) -> tuple[int, str]:
     """Candidate ``index`` of a round mutates pool problem (index // 3) with the operator
     index % 3: every seed gets each operator before the next seed is used again."""
     ops = formulation.OPERATOR_ORDER
     return pool[(index // len(ops)) % len(pool)], ops[index % len(ops)]
 
 
-def _decide(candidate_id: int, decision: str, reason: str) -> None:
+def decide_candidate(candidate_id: int, decision: str, reason: str) -> None:
     """Decide an undecided candidate (once: a decided one keeps its decision)."""
     unit_transition(
         KIND_NAME,
@@ -124,7 +124,7 @@ def _decide(candidate_id: int, decision: str, reason: str) -> None:
     )
 
 
-def _filter_verdict(ctx: Ctx, statement: str, key: str) -> tuple[bool | None, dict]:
+def coarse_filter_verdict(ctx: Ctx, statement: str, key: str) -> tuple[bool | None, dict]:
     """The coarse filter: accepted only when all three criteria hold. None: unusable answer."""
     template = prompts.load("filter")
     content, call_id = ctx.chat(
@@ -154,9 +154,9 @@ def stable_id(problem) -> str:
     return problem.origin_id or problem.public_id
 
 
-def _key(c: FrontierCandidate) -> str:
+def candidate_key(c: FrontierCandidate) -> str:
     return f"round={c.round};c={c.index}"
 
 
-def _round_candidates(ctx: Ctx):
+def round_candidates(ctx: Ctx):
     return FrontierCandidate.objects.filter(frontier=ctx.fc, round=ctx.fc.current_round)

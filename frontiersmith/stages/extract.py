@@ -12,8 +12,8 @@ from ..models import SeedFormulation
 from .common import (
     Action,
     Ctx,
-    _proposal,
     fan_out_calls,
+    proposal_of,
     proposals_waiting,
     raise_first,
     stable_id,
@@ -26,7 +26,7 @@ def _batch(ctx: Ctx, action: Action) -> list[Problem]:
     if rnd is not None:
         have = set(ctx.fc.formulations.values_list("problem_id", flat=True))
         for index in proposals_waiting(ctx, rnd):
-            pid, _ = _proposal(rnd.pool, index)
+            pid, _ = proposal_of(rnd.pool, index)
             if pid not in have and pid not in pids:
                 pids.append(pid)
             if len(pids) >= fanout.step_calls(ctx.mutator_width()):

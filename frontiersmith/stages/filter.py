@@ -10,12 +10,12 @@ from .common import (
     KIND_NAME,
     Action,
     Ctx,
-    _decide,
-    _filter_verdict,
-    _key,
-    _round_candidates,
+    candidate_key,
+    coarse_filter_verdict,
+    decide_candidate,
     fan_out_calls,
     raise_first,
+    round_candidates,
 )
 
 
@@ -24,14 +24,14 @@ def _filter(ctx: Ctx, action: Action) -> None:
     side; each verdict is stored for its own candidate."""
     first = FrontierCandidate.objects.get(pk=action.candidate_id)
     rest = (
-        _round_candidates(ctx)
+        round_candidates(ctx)
         .filter(stage=CandidateStage.PROPOSED, decision="")
         .exclude(pk=first.pk)
         .order_by("index")
     )
     batch = [first, *rest[: fanout.step_calls(ctx.mutator_width()) - 1]]
     outcomes = fan_out_calls(
-        [lambda c=c: _filter_verdict(ctx, c.statement, _key(c)) for c in batch],
+        [lambda c=c: coarse_filter_verdict(ctx, c.statement, candidate_key(c)) for c in batch],
         ctx.mutator_width(),
     )
     for c, outcome in zip(batch, outcomes, strict=True):
@@ -58,4 +58,4 @@ def _store(c: FrontierCandidate, accepted: bool | None, verdict: dict) -> None:
         if failed
         else f"coarse filter answer unusable: {verdict.get('error', '')}"
     )
-    _decide(c.pk, CandidateDecision.FILTERED_OUT, reason.strip())
+    decide_candidate(c.pk, CandidateDecision.FILTERED_OUT, reason.strip())

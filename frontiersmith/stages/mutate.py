@@ -8,12 +8,20 @@ from evolution.llm import fanout, mark_unparsable
 
 from ..engine import formulation, prompts
 from ..models import CandidateDecision, CandidateStage, FrontierCandidate, SeedFormulation
-from .common import Action, Ctx, _proposal, fan_out_calls, proposals_waiting, raise_first, stable_id
+from .common import (
+    Action,
+    Ctx,
+    fan_out_calls,
+    proposal_of,
+    proposals_waiting,
+    raise_first,
+    stable_id,
+)
 
 
 def _candidate_create(ctx: Ctx, index: int, *, decision: str = "", reason: str = "", **fields):
     rnd = ctx.fc.rounds.get(number=ctx.fc.current_round)
-    pid, operator = _proposal(rnd.pool, index)
+    pid, operator = proposal_of(rnd.pool, index)
     try:
         with transaction.atomic():
             return FrontierCandidate.objects.create(
@@ -43,7 +51,7 @@ def _mutate(ctx: Ctx, action: Action) -> None:
     for index in proposals_waiting(ctx, rnd):
         if len(indices) >= fanout.step_calls(ctx.mutator_width()):
             break
-        if index != action.index and _proposal(rnd.pool, index)[0] in seeds:
+        if index != action.index and proposal_of(rnd.pool, index)[0] in seeds:
             indices.append(index)
     outcomes = fan_out_calls(
         [lambda i=i: _ask(ctx, rnd, seeds, i) for i in indices], ctx.mutator_width()
@@ -55,7 +63,7 @@ def _mutate(ctx: Ctx, action: Action) -> None:
 
 
 def _ask(ctx: Ctx, rnd, seeds, index: int):
-    pid, operator = _proposal(rnd.pool, index)
+    pid, operator = proposal_of(rnd.pool, index)
     seed = seeds[pid]
     if not seed.ok:
         return None
@@ -74,7 +82,7 @@ def _ask(ctx: Ctx, rnd, seeds, index: int):
 
 
 def _store(ctx: Ctx, rnd, seeds, index: int, answer) -> None:
-    pid, operator = _proposal(rnd.pool, index)
+    pid, operator = proposal_of(rnd.pool, index)
     seed = seeds[pid]
     if answer is None:
         _candidate_create(ctx, index, decision=CandidateDecision.UNPARSABLE, reason=seed.error)

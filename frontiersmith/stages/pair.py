@@ -10,14 +10,14 @@ from evolution.llm import fanout, mark_unparsable
 
 from ..engine import divergence, formulation, prompts
 from ..models import CandidateStage, FrontierCandidate
-from .common import Action, Ctx, _key, _round_candidates, fan_out_calls, raise_first
+from .common import Action, Ctx, candidate_key, fan_out_calls, raise_first, round_candidates
 
 
 def _batch(ctx: Ctx, action: Action) -> list[tuple[FrontierCandidate, int, int]]:
     n, width = ctx.settings.solutions_per_candidate, ctx.mutator_width()
     first = FrontierCandidate.objects.get(pk=action.candidate_id)
     rest = (
-        _round_candidates(ctx)
+        round_candidates(ctx)
         .filter(stage=CandidateStage.FILTERED, decision="")
         .exclude(pk=first.pk)
         .order_by("index")
@@ -43,7 +43,7 @@ def _ask(ctx: Ctx, c: FrontierCandidate, i: int, j: int) -> float | None:
         ctx.fc.mutator_endpoint,
         template.messages(statement=c.statement, a=c.solutions[i], b=c.solutions[j]),
         template=template,
-        key=f"{_key(c)};pair={i}-{j}",
+        key=f"{candidate_key(c)};pair={i}-{j}",
         temperature=ctx.settings.judge_temperature,
     )
     try:

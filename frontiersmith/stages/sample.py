@@ -9,14 +9,14 @@ from evolution.llm.parsing import extract_code
 
 from ..engine import prompts
 from ..models import CandidateStage, FrontierCandidate
-from .common import Action, Ctx, _key, _round_candidates, fan_out_calls, raise_first
+from .common import Action, Ctx, candidate_key, fan_out_calls, raise_first, round_candidates
 
 
 def _batch(ctx: Ctx, action: Action) -> list[tuple[FrontierCandidate, int]]:
     n, width = ctx.settings.solutions_per_candidate, ctx.solver_width()
     first = FrontierCandidate.objects.get(pk=action.candidate_id)
     rest = (
-        _round_candidates(ctx)
+        round_candidates(ctx)
         .filter(stage=CandidateStage.FILTERED, decision="")
         .exclude(pk=first.pk)
         .order_by("index")
@@ -36,7 +36,7 @@ def _ask(ctx: Ctx, c: FrontierCandidate, i: int) -> str:
         ctx.fc.solver_endpoint,
         template.messages(statement=c.statement),
         template=template,
-        key=f"{_key(c)};sample={i}",
+        key=f"{candidate_key(c)};sample={i}",
         temperature=ctx.settings.solver_temperature,
     )
     try:

@@ -9,7 +9,7 @@ from evolution.streams.kinds import unit_transition
 
 from ..engine import divergence
 from ..models import CandidateDecision, CandidateStage, FrontierCandidate, FrontierRound
-from .common import KIND_NAME, Action, Ctx, _decide, _round_candidates
+from .common import KIND_NAME, Action, Ctx, decide_candidate, round_candidates
 
 
 @transaction.atomic
@@ -19,7 +19,7 @@ def _select_div(ctx: Ctx, action: Action) -> None:
     )
     if rnd.div_selected:
         return
-    judged = list(_round_candidates(ctx).filter(stage=CandidateStage.JUDGED, decision=""))
+    judged = list(round_candidates(ctx).filter(stage=CandidateStage.JUDGED, decision=""))
     kept = divergence.top(judged, ctx.settings.n_div, key=lambda c: c.judged_divergence)
     kept_ids = {c.pk for c in kept}
     for c in judged:
@@ -31,7 +31,7 @@ def _select_div(ctx: Ctx, action: Action) -> None:
                 target=CandidateStage.BUILDING,
             )
         else:
-            _decide(
+            decide_candidate(
                 c.pk,
                 CandidateDecision.LOW_DIVERGENCE,
                 f"model-judged divergence {c.judged_divergence} is outside the top "

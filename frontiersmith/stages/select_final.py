@@ -20,7 +20,7 @@ from ..models import (
     SeedFormulation,
 )
 from ..selectors import round_funnel
-from .common import KIND_NAME, METHOD, Action, Ctx, _decide, _round_candidates
+from .common import KIND_NAME, METHOD, Action, Ctx, decide_candidate, round_candidates
 
 
 @transaction.atomic
@@ -32,10 +32,10 @@ def _select_final(ctx: Ctx, action: Action) -> None:
     if rnd.closed:
         return
     executed = []
-    for c in _round_candidates(ctx).filter(stage=CandidateStage.EXECUTED, decision=""):
+    for c in round_candidates(ctx).filter(stage=CandidateStage.EXECUTED, decision=""):
         if c.execution_divergence is None:
             # Not measured (fewer than two scored solutions): refused, never ranked.
-            _decide(
+            decide_candidate(
                 c.pk,
                 CandidateDecision.UNMEASURED_DIVERGENCE,
                 divergence.unmeasured_reason(len(c.score_matrix or []), len(c.solutions or [])),
@@ -60,7 +60,7 @@ def _select_final(ctx: Ctx, action: Action) -> None:
                 updated_at=timezone.now(),
             )
         else:
-            _decide(
+            decide_candidate(
                 c.pk,
                 CandidateDecision.LOW_EXEC_DIVERGENCE,
                 f"execution divergence {divergence.describe(c.execution_divergence)} "

@@ -11,7 +11,7 @@ from evolution.streams.kinds import unit_transition
 
 from ..engine import prompts
 from ..models import ItemStatus, ReasoningItem
-from .common import KIND_NAME, Action, Ctx, _item_key, raise_for_action
+from .common import KIND_NAME, Action, Ctx, item_key, raise_for_action
 
 
 def _items(ctx: Ctx, action: Action, width: int) -> list[ReasoningItem]:
@@ -59,7 +59,7 @@ def answer_items(ctx: Ctx, items: list[ReasoningItem]) -> list:
     outcome (its failure in its place)."""
     width = fanout.width_for(ctx.rc.answering_endpoint)
     outcomes = fanout.fan_out(
-        [lambda i=i: ask(ctx, i.question, _item_key(i)) for i in items],
+        [lambda i=i: ask(ctx, i.question, item_key(i)) for i in items],
         width,
         return_exceptions=True,
     )

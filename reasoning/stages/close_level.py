@@ -13,10 +13,10 @@ from ..engine import ema as ema_engine
 from ..engine import plan, report
 from ..models import ReasoningCampaign, ReasoningRun, RunStatus
 from . import state as series_state
-from .common import Action, Ctx, _log
+from .common import Action, Ctx, log_event
 
 
-def _scores(items) -> list[float]:
+def item_scores(items) -> list[float]:
     return [i.score for i in items if i.score is not None]
 
 
@@ -31,7 +31,7 @@ def _close_level(ctx: Ctx, action: Action) -> None:
         if any(level["difficulty"] == difficulty for level in run.levels):
             return  # closed by an earlier attempt whose commit we did not see
         items = list(run.items.filter(difficulty=difficulty))
-        level_score = ema_engine.mean(_scores(items))
+        level_score = ema_engine.mean(item_scores(items))
         state = series_state.state_of(series)
         state.update_difficulty(difficulty, level_score, s.alpha)
         level_ema = state.ema_by_difficulty.get(str(difficulty))
@@ -59,13 +59,13 @@ def _close_level(ctx: Ctx, action: Action) -> None:
             state.current_difficulty = nxt.difficulty
             run.save(update_fields=["levels"])
             series_state.state_store(rc, state, series)
-            _log(rc.pk, "level_completed", {"run": run.number, **level}, run=run)
+            log_event(rc.pk, "level_completed", {"run": run.number, **level}, run=run)
             return
         run_items = list(run.items.all())
-        run.score = ema_engine.mean(_scores(run_items))
+        run.score = ema_engine.mean(item_scores(run_items))
         run.type_scores = {
             entry["name"]: ema_engine.mean(
-                _scores(i for i in run_items if i.reasoning_type == entry["name"])
+                item_scores(i for i in run_items if i.reasoning_type == entry["name"])
             )
             for entry in run.plan
         }
@@ -81,8 +81,8 @@ def _close_level(ctx: Ctx, action: Action) -> None:
         if series.holder_id == rc.pk and series_state.runs_done(rc) >= s.runs:
             series.holder = None  # the campaign's last run: the next campaign may continue
             series.save(update_fields=["holder"])
-        _log(rc.pk, "level_completed", {"run": run.number, **level}, run=run)
-        _log(
+        log_event(rc.pk, "level_completed", {"run": run.number, **level}, run=run)
+        log_event(
             rc.pk,
             "run_finished",
             {

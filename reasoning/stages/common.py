@@ -49,20 +49,20 @@ class Ctx:
             )
 
 
-def _load(campaign_id: int) -> Ctx:
+def load_context(campaign_id: int) -> Ctx:
     rc = ReasoningCampaign.objects.select_related("campaign").get(pk=campaign_id)
     settings = ReasoningSettings.from_dict(rc.campaign.settings)
     run = rc.runs.filter(status=RunStatus.RUNNING).first()
     return Ctx(rc=rc, settings=settings, run=run)
 
 
-def _log(rc_id: int, event: str, payload: dict, *, run=None, item=None) -> None:
+def log_event(rc_id: int, event: str, payload: dict, *, run=None, item=None) -> None:
     ResultLogEntry.objects.create(
         reasoning_id=rc_id, run=run, item=item, event=event, payload=payload
     )
 
 
-def _item_key(item: ReasoningItem) -> str:
+def item_key(item: ReasoningItem) -> str:
     return (
         f"run={item.run.number};d={item.difficulty};type={item.reasoning_type};"
         f"q={item.question_index}"

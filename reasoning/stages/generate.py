@@ -19,7 +19,7 @@ from evolution.llm import fanout, mark_unparsable
 from ..engine import judging, plan, prompts, similarity
 from ..models import ImportedExample, ItemStatus, ReasoningItem, ReasoningRun
 from . import answer, judge
-from .common import Action, Ctx, _log, raise_for_action
+from .common import Action, Ctx, log_event, raise_for_action
 
 
 def _replay_key(run: ReasoningRun, cell: plan.Cell) -> str:
@@ -99,7 +99,7 @@ def _generate(ctx: Ctx, action: Action) -> None:
         fields, result, results = outcome
         item = _item_create(ctx, cell, **fields)
         if item is not None and item.status == ItemStatus.FILTERED:
-            _log(
+            log_event(
                 ctx.rc.pk,
                 "item_filtered",
                 {"cell": _cell_dict(cell), "drafts": item.rejected_drafts},

@@ -9,7 +9,7 @@ from evolution.streams.kinds import unit_transition
 
 from ..engine import judging, prompts
 from ..models import ItemStatus, ReasoningItem
-from .common import KIND_NAME, Action, Ctx, _item_key, _log, raise_for_action
+from .common import KIND_NAME, Action, Ctx, item_key, log_event, raise_for_action
 
 
 def example_result(item: ReasoningItem) -> dict:
@@ -75,7 +75,7 @@ def judge_from(ctx: Ctx, item: ReasoningItem) -> list:
         return ask_seat(
             ctx,
             seat,
-            key=_item_key(one),
+            key=item_key(one),
             reasoning_type=one.reasoning_type,
             difficulty=one.difficulty,
             question=one.question,
@@ -136,4 +136,4 @@ def score(ctx: Ctx, item: ReasoningItem, seats, results) -> None:
     )
     if updated:
         item.refresh_from_db()
-        _log(ctx.rc.pk, "item_scored", example_result(item), run=item.run, item=item)
+        log_event(ctx.rc.pk, "item_scored", example_result(item), run=item.run, item=item)

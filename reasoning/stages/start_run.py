@@ -15,7 +15,7 @@ from evolution.services.campaigns import TransitionError, campaign_pause
 from ..engine import plan
 from ..models import ReasoningRun, RunStatus
 from . import state as series_state
-from .common import Action, Ctx, _log
+from .common import Action, Ctx, log_event
 
 
 def _start_run(ctx: Ctx, action: Action) -> None:
@@ -55,4 +55,4 @@ def _start_run(ctx: Ctx, action: Action) -> None:
         start.current_difficulty = ctx.settings.difficulty_start
         series_state.state_store(rc, start, series)
         rc.save(update_fields=["series_start", "updated_at"])
-        _log(rc.pk, "run_started", {"run": run.number, "plan": run_plan}, run=run)
+        log_event(rc.pk, "run_started", {"run": run.number, "plan": run_plan}, run=run)

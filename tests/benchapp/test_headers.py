@@ -74,7 +74,7 @@ document.addEventListener("securitypolicyviolation", function (e) {
 @pytest.mark.slow
 def test_the_pages_pass_the_policy_in_a_real_browser(transactional_db, live_server):
     from benchapp.services import user_create
-    from tests.releases.conftest import frozen_release
+    from tests.releases.helpers import frozen_release
 
     world, release = frozen_release(publish=True)
     user_create(username="csp_admin", password="csp-admin-password", role="admin")

@@ -23,7 +23,7 @@ from evosyn.engine import ablation as A
 from evosyn.models import Ablation, InstanceRole, InstanceStatus
 from tests.support.answers import fenced
 
-from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
+from .helpers import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
 
 pytestmark = pytest.mark.django_db
 

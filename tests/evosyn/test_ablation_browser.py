@@ -15,7 +15,7 @@ from evosyn.ablation import ablation_run
 from tests.support.answers import fenced
 from tests.support.browser import assert_light_plotly, chromium_page, log_in
 
-from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
+from .helpers import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

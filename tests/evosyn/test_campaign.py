@@ -20,11 +20,11 @@ from evosyn.models import (
     MatrixRow,
     StrategyStatus,
 )
-from evosyn.stages.common import _load
+from evosyn.stages.common import load_context
 from evosyn.stages.execute import _verdict_row
 from tests.support.answers import fenced
 
-from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
+from .helpers import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
 
 pytestmark = pytest.mark.django_db(transaction=False)
 
@@ -127,7 +127,7 @@ def test_a_rerun_executes_nothing_again(world, fake_server):
     spent = esc.sandbox_executions
     rows = MatrixRow.objects.count()
     assert spent > 0 and rows > 0
-    ctx = _load(esc.pk)
+    ctx = load_context(esc.pk)
     seed = esc.instances.get(role=InstanceRole.SEED)
     code = seed.solutions.get(index=0).code
     from evolution import sandbox

@@ -19,7 +19,7 @@ from evosyn.engine import strategy as S
 from evosyn.models import StrategyStatus
 from tests.support.answers import fenced
 
-from .conftest import SMALL_SETTINGS, respond, script
+from .helpers import SMALL_SETTINGS, respond, script
 
 # Ranks testing t0 first and the solutions in id order. On the world's seed (solutions: two
 # right, "always False", "always True"; human testing: [right, right, wrong, wrong]) t0 accepts

@@ -17,8 +17,8 @@ from evosyn import services
 from evosyn.engine import prompts as P
 from evosyn.models import InstanceRole
 
-from . import conftest
-from .conftest import SMALL_SETTINGS, respond, script
+from . import helpers
+from .helpers import SMALL_SETTINGS, respond, script
 
 SPREAD = "[[float(i) for i in range(0, 2000, 2)], 1.5]"  # 1,000 numbers 2 apart: False
 TOO_BIG = "[[1.0] * 10**10, 0.5]"  # 80 GB: the sandbox's memory limit stops it
@@ -54,7 +54,7 @@ def test_an_input_is_code_only_when_it_parses_as_an_expression_that_computes(tex
 
 
 def test_parsing_keeps_the_literal_reading_beside_the_code():
-    answer = conftest.tests_answer(
+    answer = helpers.tests_answer(
         [{"input": SPREAD, "output": False}, {"input": [[1.0, 2.0], 0.5], "output": True}]
     )
     generated, plain = P.parse_tests(answer, harness="function")
@@ -65,7 +65,7 @@ def test_parsing_keeps_the_literal_reading_beside_the_code():
     }
     assert plain["input_expr"] == "" and plain["input"] == "[1.0, 2.0]\n0.5\n"
     (stdin,) = P.parse_tests(
-        conftest.tests_answer([{"input": "'7 ' * 3", "output": "21"}]), harness="stdio"
+        helpers.tests_answer([{"input": "'7 ' * 3", "output": "21"}]), harness="stdio"
     )
     assert stdin["input_expr"] == "'7 ' * 3"
 
@@ -102,13 +102,13 @@ def test_the_sandbox_evaluates_the_code_and_the_matrix_runs_on_its_value(
     key = "evosyn;seed=HumanEval/0;tests={};role=test_writer"
     # t0: 1,000 numbers, none closer than 1.5 (False); t2: too big to build; t3: its first
     # unit test names nothing, so the text is the (one) argument.
-    table[("test_writer", key.format(0))] = conftest.tests_answer(
+    table[("test_writer", key.format(0))] = helpers.tests_answer(
         [{"input": SPREAD, "output": False}]
     )
-    table[("test_writer", key.format(2))] = conftest.tests_answer(
+    table[("test_writer", key.format(2))] = helpers.tests_answer(
         [{"input": TOO_BIG, "output": True}]
     )
-    table[("test_writer", key.format(3))] = conftest.tests_answer(
+    table[("test_writer", key.format(3))] = helpers.tests_answer(
         [{"input": UNKNOWN, "output": False}, {"input": [[1.0, 1.1], 0.5], "output": True}]
     )
     campaign, esc = _run(

@@ -33,8 +33,8 @@ from evosyn.models import (
 )
 from tests.support.answers import fenced
 
-from . import conftest
-from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
+from . import helpers
+from .helpers import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
 
 pytestmark = pytest.mark.django_db(transaction=False)
 
@@ -96,7 +96,7 @@ def test_an_answer_without_unit_tests_adds_no_testing_and_is_asked_again(world, 
     table = script(strategist=[])
     table[("test_writer", "evosyn;seed=HumanEval/0;tests=1;role=test_writer")] = "No tests."
     table[("test_writer", "evosyn;seed=HumanEval/0;tests=4;role=test_writer")] = (
-        conftest.tests_answer(conftest.SEED_TESTINGS[1])
+        helpers.tests_answer(helpers.SEED_TESTINGS[1])
     )
     campaign, esc = _run(
         seed_set,
@@ -286,7 +286,7 @@ def stdio_script() -> dict:
         table[("solver", f"evosyn;seed=all-even;solution={i};role=solver")] = fenced(code)
     for call, testing in enumerate(ALL_EVEN_TESTINGS):
         key = f"evosyn;seed=all-even;tests={call};role=test_writer"
-        table[("test_writer", key)] = conftest.tests_answer(testing)
+        table[("test_writer", key)] = helpers.tests_answer(testing)
     table[("strategist", "evosyn;iteration=1;role=strategist")] = fenced(FIGURE_3)
     table[("synthesizer", "evosyn;synth=0;role=synthesizer")] = json.dumps(
         {"title": "Largest", "statement": MAX_STATEMENT}
@@ -295,7 +295,7 @@ def stdio_script() -> dict:
         table[("solver", f"evosyn;synth=0;solution={i};role=solver")] = fenced(code)
     for call, testing in enumerate(MAX_TESTINGS):
         key = f"evosyn;synth=0;tests={call};role=test_writer"
-        table[("test_writer", key)] = conftest.tests_answer(testing)
+        table[("test_writer", key)] = helpers.tests_answer(testing)
     return table
 
 

@@ -10,7 +10,7 @@ from evolution.streams.runner import run_inline
 from evosyn import services
 from tests.support.answers import fenced
 
-from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
+from .helpers import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
 
 pytestmark = pytest.mark.django_db
 

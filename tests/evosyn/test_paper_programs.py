@@ -21,7 +21,7 @@ from evosyn.engine import strategy as S
 from evosyn.models import StrategyStatus
 from tests.support.answers import fenced
 
-from .conftest import SMALL_SETTINGS, respond, script
+from .helpers import SMALL_SETTINGS, respond, script
 from .paper_listings import PRINTED, unnumber
 
 LIMITS = sandbox.Limits(time_s=10, memory_mb=512)

@@ -14,7 +14,7 @@ from evosyn import services
 from evosyn.models import Instance
 from tests.support.answers import fenced
 
-from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
+from .helpers import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from tests.review.blinding import crawl_reviewer_surface, find_leaks, provenance
 from tests.support.answers import fenced
 from tests.support.gate_rules import SELECTION_TIME_OK
 
-from .conftest import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
+from .helpers import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
 
 pytestmark = pytest.mark.django_db
 

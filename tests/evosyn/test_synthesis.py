@@ -17,7 +17,7 @@ from evolution.streams.runner import run_inline
 from evosyn import services
 from evosyn.models import InstanceRole, InstanceStatus
 
-from .conftest import SEED, SMALL_SETTINGS, SUM_EVENS_STATEMENT, respond, script
+from .helpers import SEED, SMALL_SETTINGS, SUM_EVENS_STATEMENT, respond, script
 
 pytestmark = pytest.mark.django_db
 

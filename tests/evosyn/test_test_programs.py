@@ -18,7 +18,7 @@ from evosyn.config import EvoSynSettings
 from evosyn.models import InstanceRole, ProgramStatus
 from tests.support.answers import fenced
 
-from .conftest import SEED, SEED_TESTINGS, SMALL_SETTINGS, respond, script
+from .helpers import SEED, SEED_TESTINGS, SMALL_SETTINGS, respond, script
 
 pytestmark = pytest.mark.django_db
 

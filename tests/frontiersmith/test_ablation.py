@@ -27,7 +27,7 @@ from frontiersmith.models import (
     FrontierCandidate,
     NoFilterAblation,
 )
-from tests.frontiersmith.conftest import make_campaign
+from tests.frontiersmith.helpers import make_campaign
 
 # Roles asked before the build stage; every other role of a candidate is the build stage's.
 BUILD_ROLES_EXCLUDED = ablation_pack.SELECTION_ROLES

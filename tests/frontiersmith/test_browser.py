@@ -16,7 +16,7 @@ from evolution.streams.runner import run_inline
 from releases import exports, leaderboard
 from releases import services as release_services
 from releases.models import LeaderboardSample
-from tests.frontiersmith.conftest import make_campaign
+from tests.frontiersmith.helpers import make_campaign
 from tests.frontiersmith.scripted import BASELINE, STRATEGIES, WEAK
 from tests.support.browser import chromium_page, log_in
 from tests.support.gate_rules import SELECTION_TIME_OK

@@ -15,7 +15,7 @@ from evolution.services.campaigns import campaign_launch
 from evolution.streams.runner import run_inline
 from frontiersmith import calibration, selectors, services
 from frontiersmith.models import FrontierCampaign
-from tests.frontiersmith.conftest import SMALL
+from tests.frontiersmith.helpers import SMALL
 
 pytestmark = pytest.mark.django_db(transaction=False)
 

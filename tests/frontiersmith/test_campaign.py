@@ -14,8 +14,8 @@ from evolution.streams.runner import run_inline
 from frontiersmith import selectors
 from frontiersmith.models import CandidateDecision, FrontierCampaign, FrontierCandidate
 from frontiersmith.stages import select_final
-from frontiersmith.stages.common import Action, _load
-from tests.frontiersmith.conftest import make_campaign
+from frontiersmith.stages.common import Action, load_context
+from tests.frontiersmith.helpers import make_campaign
 
 pytestmark = pytest.mark.django_db(transaction=False)
 
@@ -106,7 +106,7 @@ def test_replaying_a_finished_step_never_duplicates_an_accepted_problem(world):
     # seen) finds the round closed and does nothing, however often it comes.
     FrontierCampaign.objects.filter(pk=fc.pk).update(current_round=1)
     for _ in range(2):
-        select_final._select_final(_load(fc.pk), Action("select_final"))
+        select_final._select_final(load_context(fc.pk), Action("select_final"))
     assert Problem.objects.filter(method="frontiersmith").count() == before == 1
     assert FrontierCandidate.objects.filter(frontier=fc, decision="accepted").count() == 1
 
@@ -131,7 +131,7 @@ def test_final_selection_refuses_a_converged_candidate_without_execution_diverge
         score_matrix=scored,
         execution_divergence=None,
     )
-    select_final._select_final(_load(fc.pk), Action("select_final"))
+    select_final._select_final(load_context(fc.pk), Action("select_final"))
     kept.refresh_from_db()
     assert kept.decision == CandidateDecision.UNMEASURED_DIVERGENCE
     assert kept.stage == "done"

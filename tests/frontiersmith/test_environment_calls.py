@@ -18,7 +18,7 @@ from evolution.services.campaigns import campaign_launch
 from evolution.streams.runner import run_inline
 from frontiersmith.demo.pack import BASELINE, GENERATOR, VERIFIER, WEAK, fenced
 from frontiersmith.models import CandidateDecision, FrontierCampaign
-from tests.frontiersmith.conftest import make_campaign
+from tests.frontiersmith.helpers import make_campaign
 from tests.support.fake_openai import Fault
 
 pytestmark = pytest.mark.django_db(transaction=False)

@@ -11,7 +11,7 @@ from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch
 from evolution.streams.runner import run_inline
 from frontiersmith.models import FilterProbe, FrontierCandidate
-from tests.frontiersmith.conftest import make_campaign
+from tests.frontiersmith.helpers import make_campaign
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from evolution.streams.runner import run_inline
 from reasoning.models import ReasoningCampaign
 from tests.support.fake_openai import FakeOpenAI
 
-from .conftest import World, make_campaign
+from .helpers import World, make_campaign
 
 
 class MarkedWorld(World):

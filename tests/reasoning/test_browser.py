@@ -10,7 +10,7 @@ from evolution.streams.runner import run_inline
 from reasoning.models import ReasoningCampaign
 from tests.support.browser import assert_light_plotly
 
-from .conftest import World, make_campaign
+from .helpers import World, make_campaign
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -10,7 +10,7 @@ from evolution.streams.runner import advance, run_inline
 from reasoning.models import ItemStatus, ReasoningCampaign, ReasoningItem, ResultLogEntry
 from reasoning.services import item_override_score
 
-from .conftest import World, fresh_question, key_cell, make_campaign, one_type, verdict
+from .helpers import World, fresh_question, key_cell, make_campaign, one_type, verdict
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from evolution.streams.runner import run_inline
 from reasoning.config import ReasoningSettings
 from reasoning.models import ItemStatus, ReasoningItem, ReasoningRun
 
-from .conftest import World, make_campaign, one_type
+from .helpers import World, make_campaign, one_type
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import pytest
 from evolution.streams.runner import run_inline
 from reasoning.models import ReasoningItem
 
-from .conftest import World, endpoint, make_campaign, one_type
+from .helpers import World, endpoint, make_campaign, one_type
 
 pytestmark = pytest.mark.django_db
 

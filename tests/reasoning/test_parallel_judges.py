@@ -11,7 +11,7 @@ import pytest
 from evolution.streams.runner import run_inline
 from reasoning.models import ReasoningItem, ResultLogEntry
 
-from .conftest import World, make_campaign, one_type, verdict
+from .helpers import World, make_campaign, one_type, verdict
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

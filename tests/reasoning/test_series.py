@@ -14,7 +14,7 @@ from evolution.streams.runner import run_inline
 from reasoning.models import ReasoningCampaign, ReasoningRun, ReasoningSeries, RunStatus
 from reasoning.services import item_override_score
 
-from .conftest import World, key_cell, make_campaign, one_type
+from .helpers import World, key_cell, make_campaign, one_type
 
 pytestmark = pytest.mark.django_db
 

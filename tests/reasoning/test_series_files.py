@@ -15,7 +15,7 @@ from evolution.streams.runner import run_inline
 from reasoning.models import ImportedExample, ReasoningCampaign, ReasoningSeries
 from reasoning.services import item_override_score
 
-from .conftest import World, make_campaign, one_type
+from .helpers import World, make_campaign, one_type
 from .test_series import generation_prompts
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,7 @@ from evolution.models import Campaign
 from reasoning.models import ReasoningCampaign, ReasoningItem
 from tests.support.workers import kill_group, start_worker, wait_for
 
-from .conftest import World, make_campaign
+from .helpers import World, make_campaign
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

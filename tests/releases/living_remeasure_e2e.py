@@ -24,7 +24,7 @@ from tests.support.fake_openai import FakeOpenAI
 from tests.support.workers import kill_group, start_worker, wait_for, wait_until_consuming
 
 from .builders import review
-from .conftest import frozen_release
+from .helpers import frozen_release
 from .living_support import MUTATIONS, REEVOLUTION_SETTINGS, Evolution, endpoint
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]

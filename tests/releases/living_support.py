@@ -149,7 +149,7 @@ def remeasured_release():
     from releases.models import PanelSeat
     from tests.support.fake_openai import FakeOpenAI
 
-    from .conftest import frozen_release
+    from .helpers import frozen_release
 
     world, release = frozen_release(publish=True)
     with FakeOpenAI() as server:

@@ -28,22 +28,22 @@ from frontiersmith import services as frontiersmith
 from releases import leaderboard, services
 from releases.models import CurationDecision, LeaderboardRun, Release, ReleaseState
 from review.models import GroupItem, ReviewRound
-from tests.evolution.engine.conftest import KeyedResponder
-from tests.evolution.measurement.conftest import make_panel
-from tests.evosyn.conftest import (
+from tests.evolution.engine.helpers import KeyedResponder
+from tests.evolution.measurement.helpers import make_panel
+from tests.evosyn.helpers import (
     CRASHING,
     FIGURE_3,
     SMALL_SETTINGS,
     SUM_EVENS_SOLUTIONS,
     script,
 )
-from tests.frontiersmith.conftest import SMALL as FRONTIER_SMALL
+from tests.frontiersmith.helpers import SMALL as FRONTIER_SMALL
 from tests.frontiersmith.scripted import SEED_STATEMENT, Script
 from tests.support.answers import fenced
 from tests.support.browser import chromium_page, log_in
 from tests.support.fake_openai import FakeOpenAI, Fault
 from tests.support.gate_rules import SELECTION_TIME_OK
-from tests.xcoder.conftest import (
+from tests.xcoder.helpers import (
     CORRECT,
     SCRIPTED_SETTINGS,
     WRONG_LARGE,
@@ -51,7 +51,7 @@ from tests.xcoder.conftest import (
     base_table,
     seed_set,
 )
-from tests.xcoder.conftest import endpoint as xcoder_endpoint
+from tests.xcoder.helpers import endpoint as xcoder_endpoint
 from xcoder import services as xcoder
 
 from .builders import SUM_CODE, _evolved, _seed

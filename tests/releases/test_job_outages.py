@@ -22,7 +22,7 @@ from tests.support.outage import RedisServer, alive, celery_broker, env_with, st
 from tests.support.workers import kill_group, start_worker, wait_for, worker_env
 
 from .builders import SUM_CODE
-from .conftest import frozen_release
+from .helpers import frozen_release
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

@@ -18,7 +18,7 @@ from review.models import Review
 from tests.support.fake_openai import FakeOpenAI
 
 from .builders import review
-from .conftest import frozen_release
+from .helpers import frozen_release
 from .living_support import Panel, endpoint
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from releases.models import ReEvolution
 
-from .conftest import frozen_release
+from .helpers import frozen_release
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from tests.support.answers import fenced
 from tests.support.fake_openai import FakeOpenAI
 
 from .builders import WRONG_CODE
-from .conftest import frozen_release
+from .helpers import frozen_release
 from .living_support import Panel, endpoint
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -16,7 +16,7 @@ from releases.models import LeaderboardRun
 from tests.support.scoring import completed_run
 
 from .builders import HIDDEN_DIGITS, HIDDEN_MARKER
-from .conftest import frozen_release
+from .helpers import frozen_release
 
 
 class _Links(HTMLParser):

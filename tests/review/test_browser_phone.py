@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from review import services
-from tests.releases.conftest import frozen_release
+from tests.releases.helpers import frozen_release
 from tests.support.browser import chromium_page, log_in
 
 from .factories import lineage_with_problems

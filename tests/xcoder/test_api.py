@@ -14,10 +14,10 @@ from evolution.models import Campaign
 from evolution.models.campaigns import CampaignKind
 from evolution.services import campaigns as campaign_services
 from evolution.streams.runner import run_inline
-from tests.evolution.measurement.conftest import PanelAnswers, make_panel
+from tests.evolution.measurement.helpers import PanelAnswers, make_panel
 from tests.factories import PanelFactory
 
-from .conftest import (
+from .helpers import (
     CORRECT,
     SCRIPTED_SETTINGS,
     WRONG_LARGE,

@@ -24,9 +24,9 @@ from xcoder.models import (
     TaskStatus,
 )
 from xcoder.stages import evolve, extract, merge, plan, solve, verify
-from xcoder.stages.common import Action, _load
+from xcoder.stages.common import Action, load_context
 
-from .conftest import (
+from .helpers import (
     SCRIPTED_SETTINGS,
     SEED_SUM,
     STATEMENT,
@@ -250,7 +250,7 @@ def test_a_rerun_of_every_step_never_duplicates_rows(fake_server):
     task = SynthTask.objects.get(xcoder=xc)
     calls = LLMCall.objects.count()
     # A killed worker's retry re-runs an action whose result is already stored.
-    ctx = _load(campaign.pk)
+    ctx = load_context(campaign.pk)
     seed = Problem.objects.get(origin_id=SEED_SUM)
     extract.act_extract(ctx, Action("extract", problem_id=seed.pk))
     merge.act_merge(ctx, Action("merge"))

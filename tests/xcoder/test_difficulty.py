@@ -14,12 +14,12 @@ from evolution.llm.parsing import ParseError
 from evolution.models import Campaign, LLMCall
 from evolution.models.campaigns import CampaignState
 from evolution.streams.runner import run_inline
-from tests.evolution.measurement.conftest import PanelAnswers, make_panel
+from tests.evolution.measurement.helpers import PanelAnswers, make_panel
 from xcoder import kind, services
 from xcoder.engine import difficulty
 from xcoder.models import SynthTask, TaskStatus
 
-from .conftest import (
+from .helpers import (
     CORRECT,
     SCRIPTED_SETTINGS,
     STATEMENT,
@@ -225,7 +225,7 @@ def test_a_failing_judge_pauses_the_campaign_and_a_given_up_estimate_is_a_failed
 
     # A step given up on (the runner's failure policy) stores a failed estimate, and the
     # campaign's work then moves past the stage instead of asking again.
-    ctx = kind._load(campaign.pk)
+    ctx = kind.load_context(campaign.pk)
     action = kind.action_for(ctx)
     assert (action.name, action.task_id) == ("difficulty", task.pk)
     assert kind.give_up(ctx, action, "difficulty failed 3 times: boom")

@@ -18,12 +18,12 @@ from django.urls import reverse
 from evolution.models import Campaign, LLMCall
 from evolution.models.campaigns import CampaignState
 from evolution.streams.runner import run_inline
-from tests.evolution.measurement.conftest import make_panel
+from tests.evolution.measurement.helpers import make_panel
 from xcoder.demo import difficulty_pack
 from xcoder.demo.setup import xcoder_demo
 from xcoder.models import SynthTask, TaskStatus
 
-from .conftest import endpoint
+from .helpers import endpoint
 from .test_difficulty import make, three_task_table
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "xcoder.md"

@@ -14,7 +14,7 @@ from xcoder.engine import gates, voting
 from xcoder.stages.plan import choose_style
 from xcoder.stages.solve import solution_gate
 
-from .conftest import STATEMENT
+from .helpers import STATEMENT
 
 KEY = str.strip
 

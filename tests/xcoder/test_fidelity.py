@@ -30,7 +30,7 @@ from xcoder.models import TaskStatus as T
 from xcoder.stages.solve import solution_gate
 from xcoder.stages.testfiles import text_of
 
-from .conftest import (
+from .helpers import (
     CORRECT,
     CORRECT_B,
     EXTRACTIONS,

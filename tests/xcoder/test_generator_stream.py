@@ -21,7 +21,7 @@ from xcoder.stages.common import Ctx
 from xcoder.stages.generate import generator_limits, run_generator
 from xcoder.stages.testfiles import input_of
 
-from .conftest import endpoint, seed_set
+from .helpers import endpoint, seed_set
 
 MB = 1_000_000
 OLD_IN_MEMORY_CAP = 64 * MB  # generator_output_mb's default while a run came back as a string

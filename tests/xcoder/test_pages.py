@@ -12,7 +12,7 @@ from evolution.streams.runner import run_inline
 from xcoder import services
 from xcoder.models import SynthTask
 
-from .conftest import SCRIPTED_SETTINGS, Responder, base_table, endpoint, seed_set
+from .helpers import SCRIPTED_SETTINGS, Responder, base_table, endpoint, seed_set
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

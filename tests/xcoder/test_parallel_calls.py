@@ -19,7 +19,7 @@ from xcoder.models import (
     SynthTask,
 )
 
-from .conftest import SCRIPTED_SETTINGS, Responder, base_table, endpoint, seed_set
+from .helpers import SCRIPTED_SETTINGS, Responder, base_table, endpoint, seed_set
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

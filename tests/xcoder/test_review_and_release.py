@@ -21,7 +21,7 @@ from tests.support.gate_rules import SELECTION_TIME_OK
 from xcoder import services
 from xcoder.models import CandidateSolution
 
-from .conftest import SCRIPTED_SETTINGS, Responder, base_table, endpoint, seed_set
+from .helpers import SCRIPTED_SETTINGS, Responder, base_table, endpoint, seed_set
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -104,7 +104,7 @@ def ask_group(ctx: Ctx, action: Action, status: str, ask, apply) -> None:
     raise_first(outcomes)
 
 
-def _load(campaign_id: int) -> Ctx:
+def load_context(campaign_id: int) -> Ctx:
     xc = XcoderCampaign.objects.select_related("campaign", "generator_endpoint").get(pk=campaign_id)
     return Ctx(xc=xc, settings=XcoderSettings.from_dict(xc.campaign.settings))
 
@@ -123,7 +123,7 @@ def tree_categories(xc: XcoderCampaign) -> list[str]:
     )
 
 
-def _seed_key(problem: Problem) -> str:
+def seed_key(problem: Problem) -> str:
     return problem.origin_id or problem.public_id
 
 
@@ -137,7 +137,7 @@ def category_counts(xc: XcoderCampaign) -> dict[str, int]:
     return counts
 
 
-def _store_nodes(xc: XcoderCampaign, specs, *, origin: str, round_no: int, source=None) -> int:
+def store_nodes(xc: XcoderCampaign, specs, *, origin: str, round_no: int, source=None) -> int:
     """Create the nodes that do not exist yet (parents first); add ``source`` to existing ones.
     Returns how many were created."""
     existing = {n.path: n for n in FeatureNode.objects.filter(xcoder=xc)}
@@ -184,9 +184,9 @@ def move_task(task: SynthTask, target: str, **fields) -> bool:
     return bool(moved)
 
 
-def _reject(task: SynthTask, code: str, reason: str, **fields) -> None:
+def reject_task(task: SynthTask, code: str, reason: str, **fields) -> None:
     move_task(task, TaskStatus.REJECTED, reason_code=code, reason=reason[:4000], **fields)
 
 
-def _reject_discard(task: SynthTask, code: str, reason: str) -> None:
+def discard_task(task: SynthTask, code: str, reason: str) -> None:
     move_task(task, TaskStatus.DISCARDED, reason_code=code, reason=reason[:4000])

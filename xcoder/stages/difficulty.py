@@ -24,7 +24,7 @@ from evolution.models import ModelEndpoint
 from ..engine import difficulty as estimate
 from ..engine import prompts
 from ..models import SynthTask, TaskStatus
-from .common import Action, Ctx, _load, fan_out_calls, raise_first
+from .common import Action, Ctx, fan_out_calls, load_context, raise_first
 
 METHOD = estimate.METHOD
 
@@ -85,7 +85,7 @@ def rate(ctx: Ctx, endpoint: ModelEndpoint) -> list[SynthTask]:
 def rate_campaign(campaign_id: int, endpoint: ModelEndpoint | None = None) -> list[SynthTask]:
     """``rate`` over the X-Coder campaign ``campaign_id`` outside its run: with ``endpoint``,
     or the judge its settings name (``judge_endpoint``)."""
-    ctx = _load(campaign_id)
+    ctx = load_context(campaign_id)
     return rate(ctx, endpoint or judge_endpoint(ctx))
 
 

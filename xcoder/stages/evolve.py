@@ -10,7 +10,7 @@ from evolution.llm.parsing import ParseError
 from ..engine import features as feat
 from ..engine import prompts
 from ..models import EvolutionStep, ExtractionStatus, FeatureNode, NodeOrigin, XcoderCampaign
-from .common import Action, Ctx, _store_nodes, fan_out_calls, raise_first, tree_categories
+from .common import Action, Ctx, fan_out_calls, raise_first, store_nodes, tree_categories
 
 
 def category_tree(xc: XcoderCampaign, category: str) -> dict:
@@ -85,7 +85,7 @@ def _store(ctx: Ctx, round_no: int, category: str, result) -> None:
         diff = feat.evolution_diff(category, existing, leaves, expanded)
         added = {}
         for origin, specs in ((NodeOrigin.DEPTH, diff.depth), (NodeOrigin.BREADTH, diff.breadth)):
-            added[origin] = _store_nodes(xc, specs, origin=origin, round_no=round_no)
+            added[origin] = store_nodes(xc, specs, origin=origin, round_no=round_no)
         EvolutionStep.objects.create(
             xcoder=xc,
             round=round_no,

@@ -21,7 +21,7 @@ from evolution.models import Problem
 from ..engine import features as feat
 from ..engine import prompts
 from ..models import EvolutionStep, ExtractionStatus, FeatureExtraction, XcoderCampaign
-from .common import Action, Ctx, _seed_key, fan_out_calls, raise_first
+from .common import Action, Ctx, fan_out_calls, raise_first, seed_key
 
 
 def seed_tree(xc: XcoderCampaign, problem_id: int, before_round: int) -> dict[str, dict]:
@@ -81,7 +81,7 @@ def _ask(ctx: Ctx, problem: Problem, before: dict, round_no: int):
         messages,
         role="xcoder_evolve",
         template=template,
-        key=f"evolve;round={round_no};seed={_seed_key(problem)}",
+        key=f"evolve;round={round_no};seed={seed_key(problem)}",
     )
 
 

@@ -13,7 +13,7 @@ from evolution.models import Problem
 from ..engine import features as feat
 from ..engine import prompts
 from ..models import ExtractionStatus, FeatureExtraction
-from .common import Action, Ctx, _seed_key, fan_out_calls, raise_first, seed_problems
+from .common import Action, Ctx, fan_out_calls, raise_first, seed_key, seed_problems
 
 
 def _batch(ctx: Ctx, action: Action) -> list[Problem]:
@@ -36,7 +36,7 @@ def _ask(ctx: Ctx, problem: Problem):
         messages,
         role="xcoder_extract",
         template=template,
-        key=f"extract;seed={_seed_key(problem)}",
+        key=f"extract;seed={seed_key(problem)}",
     )
 
 

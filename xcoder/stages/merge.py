@@ -12,7 +12,7 @@ from ..models import (
     NodeOrigin,
     XcoderCampaign,
 )
-from .common import Action, Ctx, _store_nodes, category_counts
+from .common import Action, Ctx, category_counts, store_nodes
 
 
 @transaction.atomic
@@ -24,7 +24,7 @@ def act_merge(ctx: Ctx, action: Action) -> None:
         return
     for extraction in FeatureExtraction.objects.filter(xcoder=xc, status=ExtractionStatus.OK):
         for category, tree in feat.extraction_categories(extraction.features).items():
-            _store_nodes(
+            store_nodes(
                 xc,
                 feat.node_specs(category, tree),
                 origin=NodeOrigin.EXTRACTED,
@@ -50,7 +50,7 @@ def merge_seed_evolutions(xc: XcoderCampaign) -> None:
         for category, tree in step.evolved.get("tree", {}).items():
             specs = feat.node_specs(category, tree)
             for origin, paths in ((NodeOrigin.DEPTH, depth), (NodeOrigin.BREADTH, breadth)):
-                _store_nodes(
+                store_nodes(
                     xc,
                     [spec for spec in specs if spec.path in paths],
                     origin=origin,

@@ -9,7 +9,7 @@ from evolution.llm.parsing import ParseError
 from ..engine import features as feat
 from ..engine import prompts
 from ..models import SynthTask, TaskStatus
-from .common import Action, Ctx, _reject, ask_group, move_task
+from .common import Action, Ctx, ask_group, move_task, reject_task
 
 
 def _sampled_leaf_names(task: SynthTask) -> set[str]:
@@ -53,7 +53,7 @@ def _apply(ctx: Ctx, task: SynthTask, result) -> None:
         selection = prompts.parse_selection(result.content)
     except ParseError as exc:
         mark_unparsable(result.call_id, str(exc))
-        _reject(task, "stage1_unparsable", str(exc))
+        reject_task(task, "stage1_unparsable", str(exc))
         return
     chosen = feat.selected_features(selection.selected_tree)
     sampled = _sampled_leaf_names(task)
@@ -64,7 +64,7 @@ def _apply(ctx: Ctx, task: SynthTask, result) -> None:
         integration_strategy=selection.strategy,
     )
     if unknown:
-        _reject(
+        reject_task(
             task,
             "stage1_unknown_feature",
             "selected features that were not sampled: " + ", ".join(unknown),
@@ -72,7 +72,7 @@ def _apply(ctx: Ctx, task: SynthTask, result) -> None:
         )
         return
     if len(set(map(feat.norm, chosen))) < ctx.settings.min_selected_features:
-        _reject(
+        reject_task(
             task,
             "stage1_too_few_features",
             f"{len(chosen)} feature(s) selected; at least "

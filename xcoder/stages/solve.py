@@ -12,7 +12,7 @@ from evolution.llm.parsing import ParseError, fenced_blocks
 
 from ..engine import gates
 from ..models import CandidateSolution, SynthTask, TaskStatus
-from .common import Action, Ctx, _reject_discard, fan_out_calls, group_tasks, move_task, raise_first
+from .common import Action, Ctx, discard_task, fan_out_calls, group_tasks, move_task, raise_first
 
 
 def solution_gate(
@@ -125,7 +125,7 @@ def _decide(ctx: Ctx, task: SynthTask) -> None:
     if task.status != TaskStatus.TESTED:
         return
     if passing < s.min_candidates:
-        _reject_discard(
+        discard_task(
             task,
             "too_few_candidates",
             f"{passing} candidate(s) passed the static gates; min_candidates is {s.min_candidates}",

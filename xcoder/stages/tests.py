@@ -9,7 +9,7 @@ from evolution.llm.parsing import ParseError
 from ..engine import prompts
 from ..models import SynthTask, TaskStatus
 from . import generate
-from .common import Action, Ctx, _reject, fan_out_calls, group_tasks, move_task, raise_first
+from .common import Action, Ctx, fan_out_calls, group_tasks, move_task, raise_first, reject_task
 from .testfiles import digest_of
 
 
@@ -112,6 +112,6 @@ def _apply(ctx: Ctx, task: SynthTask, answers: dict) -> None:
     task.generator_seed = s.generator_seed if generator_code else None
     task.test_notes = notes + errors
     if not unique:
-        _reject(task, "no_tests", "; ".join(errors) or "no test input was produced")
+        reject_task(task, "no_tests", "; ".join(errors) or "no test input was produced")
         return
     move_task(task, TaskStatus.TESTED)

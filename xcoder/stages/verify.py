@@ -23,7 +23,7 @@ from .common import (
     TIERS_BY_WEIGHT,
     Action,
     Ctx,
-    _reject_discard,
+    discard_task,
     move_task,
     seed_problems,
 )
@@ -173,7 +173,7 @@ def act_verify(ctx: Ctx, action: Action) -> None:
             return
         task.verification = record
         if verification.golden is None:
-            _reject_discard(task, verification.reason_code, verification.reason)
+            discard_task(task, verification.reason_code, verification.reason)
             return
         golden = candidates[verification.golden]
         task.problem = _accepted_problem(ctx, task, golden, verification)

@@ -13,10 +13,10 @@ from ..models import SynthTask, TaskStatus
 from .common import (
     Action,
     Ctx,
-    _reject,
-    _seed_key,
     ask_group,
     move_task,
+    reject_task,
+    seed_key,
     seed_problems,
 )
 
@@ -49,7 +49,7 @@ def _apply(ctx: Ctx, task: SynthTask, result) -> None:
         written = prompts.parse_task(result.content, style=task.style)
     except ParseError as exc:
         mark_unparsable(result.call_id, str(exc))
-        _reject(task, "stage2_unparsable", str(exc))
+        reject_task(task, "stage2_unparsable", str(exc))
         return
     task.title = written.title
     task.statement = written.question
@@ -78,7 +78,7 @@ def _apply(ctx: Ctx, task: SynthTask, result) -> None:
         )
     }
     for seed in seed_problems(ctx.campaign):
-        earlier[f"seed {_seed_key(seed)}"] = seed.statement
+        earlier[f"seed {seed_key(seed)}"] = seed.statement
     dup = duplicates.near_duplicate(written.question, earlier, s.near_duplicate_threshold)
     results.append(
         gates.GateResult(
@@ -91,6 +91,6 @@ def _apply(ctx: Ctx, task: SynthTask, result) -> None:
     task.gate_results = [r.to_dict() for r in results]
     failed = next((r for r in results if not r.passed), None)
     if failed:
-        _reject(task, failed.gate, failed.detail)
+        reject_task(task, failed.gate, failed.detail)
         return
     move_task(task, TaskStatus.WRITTEN)

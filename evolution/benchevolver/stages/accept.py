@@ -23,16 +23,16 @@ from .common import (
     KIND_NAME,
     Action,
     Ctx,
-    _candidate_or_none,
-    _candidate_starter,
-    _comparison,
-    _ledger,
+    action_candidate,
+    append_ledger,
+    candidate_comparison,
+    candidate_starter,
     move_candidate,
 )
 
 
 def act_decide(ctx: Ctx, action: Action) -> None:
-    cand = _candidate_or_none(action)
+    cand = action_candidate(action)
     model = cand.judge_report.get("model", {})
     reasons = "; ".join(model.get("reasons", []))
     if not model.get("parsed", False):
@@ -46,11 +46,11 @@ def act_decide(ctx: Ctx, action: Action) -> None:
         reason = f"judge: no algorithmic lift over the parent — {reasons}"
     else:
         decision, reason = Decision.ACCEPTED, cand.judge_report.get("acceptance", "accepted")
-    _decide(ctx, cand, decision, reason)
+    decide_candidate(ctx, cand, decision, reason)
 
 
 @transaction.atomic
-def _decide(ctx: Ctx, cand: Candidate, decision: str, reason: str) -> None:
+def decide_candidate(ctx: Ctx, cand: Candidate, decision: str, reason: str) -> None:
     """Record the decision once (a rerun finds it decided and does nothing), update the lineage,
     its memory and, for an acceptance, the accepted problem and global memory."""
     lineage = Lineage.objects.select_for_update().get(pk=ctx.lineage.pk)
@@ -161,7 +161,7 @@ def _screen(cand: Candidate) -> dict:
     record = screening.screen_candidate(
         statement=cand.statement, code=cand.code, parent=cand.parent
     )
-    _ledger(cand, screening.ledger_entry(record))
+    append_ledger(cand, screening.ledger_entry(record))
     return record
 
 
@@ -189,8 +189,8 @@ def _accepted_problem(ctx: Ctx, cand: Candidate) -> Problem:
         },
         harness=cand.harness,
         entry_point=cand.entry_point,
-        starter_code=_candidate_starter(ctx, cand),
-        comparison=_comparison(cand),
+        starter_code=candidate_starter(ctx, cand),
+        comparison=candidate_comparison(cand),
         time_limit_s=ctx.settings.execution_timeout,
         memory_mb=ctx.settings.memory_mb,
         kind=ProblemKind.EVOLVED,

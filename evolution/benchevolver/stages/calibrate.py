@@ -13,7 +13,7 @@ from evolution.models.campaigns import LineageState
 from evolution.streams.kinds import unit_transition
 
 from .common import KIND_NAME, Action, Ctx
-from .difficulty import _solve_attempts
+from .difficulty import solve_attempts
 
 
 def no_reference_reason(ctx: Ctx) -> str:
@@ -52,7 +52,7 @@ def _seed_tests(problem: Problem) -> list[tuple[str, str]]:
 
 def act_calibrate_solve(ctx: Ctx, action: Action) -> None:
     seed = ctx.seed
-    _solve_attempts(
+    solve_attempts(
         ctx,
         candidate=None,
         statement=seed.statement,

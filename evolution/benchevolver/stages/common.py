@@ -180,25 +180,25 @@ def _candidate_tests(cand: Candidate, *, hidden_only: bool = False) -> list[dict
     return [t for t in cand.tests if t.get("hidden") or not hidden_only]
 
 
-def _ledger(cand: Candidate, entry: dict) -> None:
+def append_ledger(cand: Candidate, entry: dict) -> None:
     entry = {"at": timezone.now().isoformat(timespec="seconds"), **entry}
     cand.validation_ledger = [*cand.validation_ledger, entry]
 
 
-def _candidate_or_none(action: Action) -> Candidate:
+def action_candidate(action: Action) -> Candidate:
     return Candidate.objects.select_related("parent").get(pk=action.candidate_id)
 
 
-def _contract(cand: Candidate) -> dict:
+def candidate_contract(cand: Candidate) -> dict:
     return (cand.generators or {}).get("contract") or {"kind": "exact"}
 
 
-def _comparison(cand: Candidate) -> dict:
+def candidate_comparison(cand: Candidate) -> dict:
     """The judge's comparison for the candidate's declared output contract."""
-    return contracts.comparison_for(_contract(cand))
+    return contracts.comparison_for(candidate_contract(cand))
 
 
-def _candidate_starter(ctx: Ctx, cand: Candidate) -> str:
+def candidate_starter(ctx: Ctx, cand: Candidate) -> str:
     """A candidate whose parent ships starter code gets one in the same convention, from the
     evolved reference's signature: ``class Solution`` and the method (LiveCodeBench's
     call-based tasks), or the module-level function (HumanEval, SciCode)."""

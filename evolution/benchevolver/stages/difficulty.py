@@ -15,9 +15,9 @@ from evolution.services import campaigns as campaign_services
 from .common import (
     Action,
     Ctx,
-    _candidate_or_none,
-    _candidate_starter,
-    _comparison,
+    action_candidate,
+    candidate_comparison,
+    candidate_starter,
     move_candidate,
 )
 
@@ -51,7 +51,7 @@ def _attempt_rows(ctx: Ctx, candidate: Candidate | None) -> AttemptRows:
     )
 
 
-def _solve_attempts(
+def solve_attempts(
     ctx: Ctx,
     *,
     candidate: Candidate | None,
@@ -101,19 +101,19 @@ def _pause_if_endpoint_keeps_failing(ctx: Ctx, store: AttemptRows) -> None:
 
 
 def act_measure_solve(ctx: Ctx, action: Action) -> None:
-    cand = _candidate_or_none(action)
-    _solve_attempts(
+    cand = action_candidate(action)
+    solve_attempts(
         ctx,
         candidate=cand,
         statement=cand.statement,
         harness=cand.harness,
         entry_point=cand.entry_point,
-        starter_code=_candidate_starter(ctx, cand),
+        starter_code=candidate_starter(ctx, cand),
     )
 
 
 def act_measure_judge(ctx: Ctx, action: Action) -> None:
-    cand = _candidate_or_none(action)
+    cand = action_candidate(action)
     pending = list(cand.solver_attempts.filter(verdict=""))
     tests = [(t["input"], t["output"]) for t in cand.tests if t["hidden"]] or [
         (t["input"], t["output"]) for t in cand.tests
@@ -124,7 +124,7 @@ def act_measure_judge(ctx: Ctx, action: Action) -> None:
         harness=cand.harness,
         entry_point=cand.entry_point,
         limits=ctx.limits(),
-        comparison=_comparison(cand),
+        comparison=candidate_comparison(cand),
     )
     answered = list(cand.solver_attempts.select_related("endpoint"))
     if any(a.verdict == "" for a in answered):

@@ -9,8 +9,8 @@ from evolution.llm import BudgetExhausted, LLMError, mark_unparsable
 from evolution.models import Candidate, GlobalMemoryEntry
 from evolution.models.campaigns import CandidateStage, Decision
 
-from .accept import _decide
-from .common import Action, Ctx, _candidate_or_none, _ledger, move_candidate
+from .accept import decide_candidate
+from .common import Action, Ctx, action_candidate, append_ledger, move_candidate
 from .difficulty import panel_plan
 
 
@@ -23,7 +23,7 @@ def _family_used_elsewhere(ctx: Ctx, cand: Candidate) -> bool:
 
 
 def act_judge(ctx: Ctx, action: Action) -> None:
-    cand = _candidate_or_none(action)
+    cand = action_candidate(action)
     lineage = ctx.lineage
     reused = _family_used_elsewhere(ctx, cand)
     parent_level = lineage.parent_level or lineage.seed_level or 1
@@ -40,7 +40,7 @@ def act_judge(ctx: Ctx, action: Action) -> None:
     )
     if outcome.decision != Decision.ACCEPTED:
         why = outcome.reason + (f" ({evidence.describe()})" if evidence else "")
-        _decide(ctx, cand, Decision.NOT_HARDER, why)
+        decide_candidate(ctx, cand, Decision.NOT_HARDER, why)
         return
     needed = accept.required_level(
         parent_level=parent_level,
@@ -58,7 +58,7 @@ def act_judge(ctx: Ctx, action: Action) -> None:
         settings=ctx.settings,
     )
     if evidence is not None:
-        _ledger(
+        append_ledger(
             cand,
             {
                 "step": "difficulty evidence",
@@ -84,7 +84,7 @@ def act_judge(ctx: Ctx, action: Action) -> None:
             if ctx.settings.max_panel_attempts
             else f"level {needed}'s own attempt cap"
         )
-        _decide(
+        decide_candidate(
             ctx,
             cand,
             Decision.NOT_HARDER,
@@ -108,7 +108,7 @@ def act_judge(ctx: Ctx, action: Action) -> None:
         if dup.duplicate:
             cand.judge_report = report
             cand.save(update_fields=["judge_report"])
-            _decide(
+            decide_candidate(
                 ctx,
                 cand,
                 Decision.DUPLICATE,
@@ -130,7 +130,7 @@ def act_judge(ctx: Ctx, action: Action) -> None:
     except BudgetExhausted:
         raise
     except LLMError as exc:
-        _decide(ctx, cand, Decision.ERROR, f"judge call failed: {exc}")
+        decide_candidate(ctx, cand, Decision.ERROR, f"judge call failed: {exc}")
         return
     verdict = judge.parse_judge(answer.content)
     if not verdict.parsed:

@@ -19,20 +19,20 @@ from evolution.models.campaigns import CandidateStage, Decision
 from evolution.services import execution
 from evolution.streams.errors import SandboxFailure
 
-from .accept import _decide
+from .accept import decide_candidate
 from .common import (
     Action,
     Ctx,
-    _candidate_or_none,
-    _comparison,
-    _ledger,
+    action_candidate,
+    append_ledger,
+    candidate_comparison,
     move_candidate,
     parse_answer,
 )
 
 
 def act_write_tests(ctx: Ctx, action: Action) -> None:
-    cand = _candidate_or_none(action)
+    cand = action_candidate(action)
     tiers = list(ctx.tier_counts())
     messages, template = materialize.generator_messages(
         statement=cand.generators.get("statement_body", cand.statement),
@@ -58,12 +58,12 @@ def act_write_tests(ctx: Ctx, action: Action) -> None:
         )
         program = parse_answer(answer, materialize.parse_generator)
     except StageError as exc:
-        _decide(ctx, cand, Decision.INVALID, exc.reason)
+        decide_candidate(ctx, cand, Decision.INVALID, exc.reason)
         return
     except BudgetExhausted:
         raise
     except LLMError as exc:
-        _decide(ctx, cand, Decision.ERROR, f"model call failed: {exc}")
+        decide_candidate(ctx, cand, Decision.ERROR, f"model call failed: {exc}")
         return
     gen = {**cand.generators, "program": program}
     if ctx.settings.validate_inputs and cand.harness == "stdio" and "input_validator" not in gen:
@@ -90,7 +90,7 @@ def _write_input_validator(ctx: Ctx, cand: Candidate) -> str:
         raise
     except (StageError, LLMError) as exc:
         why = exc.reason if isinstance(exc, StageError) else f"model call failed: {exc}"
-        _ledger(cand, {"step": "input validator", "outcome": f"none: {why}"[:300]})
+        append_ledger(cand, {"step": "input validator", "outcome": f"none: {why}"[:300]})
         return ""
 
 
@@ -110,7 +110,7 @@ def _input_checker(ctx: Ctx, cand: Candidate, examples: list[str]):
 
     refused = [i + 1 for i, (ok, _) in enumerate(check(examples)) if not ok] if examples else []
     if refused:
-        _ledger(
+        append_ledger(
             cand,
             {
                 "step": "input validator",
@@ -172,7 +172,7 @@ def _generator_runs(ctx: Ctx, cand: Candidate, program: str):
 
 
 def act_materialize(ctx: Ctx, action: Action) -> None:
-    cand = _candidate_or_none(action)
+    cand = action_candidate(action)
     gen = cand.generators
     try:
         check_inputs = _input_checker(ctx, cand, gen.get("examples", []))
@@ -189,7 +189,7 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
             max_test_bytes=settings.MAX_TEST_BYTES,
             validate_inputs=check_inputs,
             min_distinct_per_tier=ctx.settings.min_distinct_inputs_per_tier,
-            comparison=_comparison(cand),
+            comparison=candidate_comparison(cand),
         )
     except StageError as exc:
         # How far it got (public examples, hidden inputs kept), for the ledger line.
@@ -200,7 +200,7 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
             and ctx.settings.enable_test_repair
             and cand.test_repairs < ctx.settings.test_repair_attempts
         ):
-            _ledger(
+            append_ledger(
                 cand,
                 {
                     "step": "materialize",
@@ -216,9 +216,11 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
                 cand, CandidateStage.PROPOSED, "generators", "validation_ledger", "test_repairs"
             )
             return
-        _ledger(cand, {"step": "materialize", "outcome": "invalid", "reason": exc.reason, **counts})
+        append_ledger(
+            cand, {"step": "materialize", "outcome": "invalid", "reason": exc.reason, **counts}
+        )
         cand.save(update_fields=["validation_ledger"])
-        _decide(ctx, cand, Decision.INVALID, exc.reason)
+        decide_candidate(ctx, cand, Decision.INVALID, exc.reason)
         return
     if result.invalid_inputs:
         dropped = len(result.invalid_inputs)
@@ -231,7 +233,7 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
             ctx.settings.enable_test_repair
             and cand.test_repairs < ctx.settings.test_repair_attempts
         )
-        _ledger(
+        append_ledger(
             cand,
             {
                 "step": "input validation",
@@ -255,7 +257,7 @@ def act_materialize(ctx: Ctx, action: Action) -> None:
     cand.statement = propose.render_statement(
         body, [materialize.example_pair(t) for t in result.public]
     )
-    _ledger(
+    append_ledger(
         cand,
         {
             "step": "materialize",

@@ -21,7 +21,7 @@ from evolution.models import Candidate, GlobalMemoryEntry, Lineage, LLMCall
 from evolution.models.campaigns import CandidateStage, Decision, LineageState
 from evolution.streams.kinds import unit_created, unit_transition
 
-from .accept import _decide
+from .accept import decide_candidate
 from .common import KIND_NAME, Action, Ctx, parse_answer
 
 # The roles whose calls make a candidate before its row exists.
@@ -115,7 +115,7 @@ def act_propose(ctx: Ctx, action: Action) -> None:
         reason = exc.reason if isinstance(exc, StageError) else f"model call failed: {exc}"
         cand = _create_candidate(ctx, round_no, parent, harness, entry_point, record, calls)
         if cand is not None:
-            _decide(ctx, cand, Decision.ERROR, reason)
+            decide_candidate(ctx, cand, Decision.ERROR, reason)
         return
     record.update(
         title=written.title,

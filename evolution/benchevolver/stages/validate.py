@@ -18,15 +18,15 @@ from evolution.sandbox import contracts
 from evolution.services import execution
 from evolution.streams.errors import SandboxFailure
 
-from .accept import _decide
+from .accept import decide_candidate
 from .common import (
     Action,
     Ctx,
-    _candidate_or_none,
-    _candidate_starter,
-    _comparison,
-    _contract,
-    _ledger,
+    action_candidate,
+    append_ledger,
+    candidate_comparison,
+    candidate_contract,
+    candidate_starter,
     move_candidate,
     parse_answer,
 )
@@ -73,7 +73,7 @@ def _pairs(tests: list[dict]) -> list[dict]:
 
 
 def act_validate_witnesses(ctx: Ctx, action: Action) -> None:
-    cand = _candidate_or_none(action)
+    cand = action_candidate(action)
     gen = dict(cand.generators)
     body = gen.get("statement_body", cand.statement)
     public = _pairs([t for t in cand.tests if not t["hidden"]])
@@ -84,7 +84,7 @@ def act_validate_witnesses(ctx: Ctx, action: Action) -> None:
                 statement=cand.statement,
                 harness=cand.harness,
                 entry_point=cand.entry_point,
-                starter_code=_candidate_starter(ctx, cand),
+                starter_code=candidate_starter(ctx, cand),
             )
             answer = ctx.chat(
                 "brute_force",
@@ -110,12 +110,12 @@ def act_validate_witnesses(ctx: Ctx, action: Action) -> None:
             )
             gen["oracle_outputs"] = parse_answer(answer, validate.parse_oracle, len(public))
     except StageError as exc:
-        _decide(ctx, cand, Decision.INVALID, exc.reason)
+        decide_candidate(ctx, cand, Decision.INVALID, exc.reason)
         return
     except BudgetExhausted:
         raise
     except LLMError as exc:
-        _decide(ctx, cand, Decision.ERROR, f"model call failed: {exc}")
+        decide_candidate(ctx, cand, Decision.ERROR, f"model call failed: {exc}")
         return
     cand.generators = gen
     cand.save(update_fields=["generators"])
@@ -132,9 +132,11 @@ def _request_repair_or_reject(
     else:
         exhausted = ""
     if exhausted:
-        _ledger(cand, {"step": "validate", "outcome": "invalid", "reason": f"{why}; {exhausted}"})
+        append_ledger(
+            cand, {"step": "validate", "outcome": "invalid", "reason": f"{why}; {exhausted}"}
+        )
         cand.save(update_fields=["validation_ledger"])
-        _decide(ctx, cand, Decision.INVALID, f"{why}; {exhausted}")
+        decide_candidate(ctx, cand, Decision.INVALID, f"{why}; {exhausted}")
         return
     cand.generators = {
         **cand.generators,
@@ -146,7 +148,7 @@ def _request_repair_or_reject(
 def _same_under_contract(cand: Candidate, limits):
     """same(actual, expected, input) under the candidate's contract; a checker contract runs
     the writer's checker, sandboxed, once per pair."""
-    contract = _contract(cand)
+    contract = candidate_contract(cand)
     if contract["kind"] != "checker":
         harness = _calls(cand)
         return lambda actual, expected, given: bool(
@@ -167,7 +169,7 @@ def _same_under_contract(cand: Candidate, limits):
 def _checker_accepts_the_reference(ctx: Ctx, cand: Candidate, limits) -> bool:
     """A checker must accept the reference's own outputs (run once per candidate, recorded);
     one that rejects them, or crashes, would fail every right answer: the candidate is invalid."""
-    contract = _contract(cand)
+    contract = candidate_contract(cand)
     gen = cand.generators
     if contract["kind"] != "checker" or gen.get("contract_verified"):
         return True
@@ -179,7 +181,7 @@ def _checker_accepts_the_reference(ctx: Ctx, cand: Candidate, limits) -> bool:
     except RuntimeError as exc:
         raise SandboxFailure(str(exc))
     bad = [i + 1 for i, v in enumerate(verdicts) if v != "AC"]
-    _ledger(
+    append_ledger(
         cand,
         {
             "step": "output contract",
@@ -190,7 +192,7 @@ def _checker_accepts_the_reference(ctx: Ctx, cand: Candidate, limits) -> bool:
     )
     if bad:
         cand.save(update_fields=["validation_ledger"])
-        _decide(
+        decide_candidate(
             ctx,
             cand,
             Decision.INVALID,
@@ -223,7 +225,7 @@ def _parent_by_tier(ctx: Ctx, cand: Candidate, parent_code: str) -> list[dict]:
             harness=cand.harness,
             entry_point=cand.entry_point,
             limits=ctx.limits(),
-            comparison=_comparison(cand),
+            comparison=candidate_comparison(cand),
         )
         row = {
             "tier": tier,
@@ -280,11 +282,11 @@ def _parent_check(ctx: Ctx, cand: Candidate) -> bool:
         "total": sum(r["total"] for r in rows),
         "tiers": rows,
     }
-    _ledger(cand, entry)
+    append_ledger(cand, entry)
     cand.generators = {**cand.generators, "parent_check": verdict, "parent_outcome": outcome}
     cand.save(update_fields=["validation_ledger", "generators"])
     if verdict == "AC" and ctx.settings.require_parent_insufficient:
-        _decide(
+        decide_candidate(
             ctx,
             cand,
             Decision.NOT_HARDER,
@@ -295,7 +297,7 @@ def _parent_check(ctx: Ctx, cand: Candidate) -> bool:
 
 
 def act_validate_execute(ctx: Ctx, action: Action) -> None:
-    cand = _candidate_or_none(action)
+    cand = action_candidate(action)
     limits = ctx.limits()
     if not _checker_accepts_the_reference(ctx, cand, limits):
         return
@@ -316,7 +318,7 @@ def act_validate_execute(ctx: Ctx, action: Action) -> None:
         same,
         inputs=[t["input"] for t in public],
     )
-    _ledger(
+    append_ledger(
         cand,
         {
             "step": "vote",
@@ -347,7 +349,7 @@ def act_validate_execute(ctx: Ctx, action: Action) -> None:
     check = validate.hidden_check(
         hidden, outcomes, lambda actual, expected, given: same(actual, expected, given)
     )
-    _ledger(
+    append_ledger(
         cand,
         {
             "step": "hidden check",
@@ -424,7 +426,7 @@ def _statement_revised(ctx: Ctx, cand: Candidate, gen: dict) -> dict:
 
 
 def act_repair(ctx: Ctx, action: Action) -> None:
-    cand = _candidate_or_none(action)
+    cand = action_candidate(action)
     gen = dict(cand.generators)
     pending = gen.pop("pending_repair")
     target = pending["target"]
@@ -436,7 +438,7 @@ def act_repair(ctx: Ctx, action: Action) -> None:
         evidence=pending["evidence"],
         harness=cand.harness,
         entry_point=cand.entry_point,
-        starter_code=_candidate_starter(ctx, cand),
+        starter_code=candidate_starter(ctx, cand),
     )
     try:
         answer = ctx.chat(
@@ -457,7 +459,7 @@ def act_repair(ctx: Ctx, action: Action) -> None:
     cand.repairs_used += 1
     if target == validate.STATEMENT:
         cand.spec_repairs += 1
-    _ledger(
+    append_ledger(
         cand,
         {
             "step": "repair",
@@ -477,7 +479,7 @@ def act_repair(ctx: Ctx, action: Action) -> None:
             gen["brute_force"] = fixed
         else:
             gen["statement_body"] = fixed
-            _ledger(cand, _statement_revised(ctx, cand, gen))
+            append_ledger(cand, _statement_revised(ctx, cand, gen))
             back = (
                 CandidateStage.PROPOSED
             )  # the tests are written again from the repaired statement
@@ -489,18 +491,18 @@ def act_repair(ctx: Ctx, action: Action) -> None:
     else:
         cand.save()
     if fixed is None and cand.repairs_used >= ctx.settings.max_candidate_repairs:
-        _decide(
+        decide_candidate(
             ctx, cand, Decision.INVALID, f"repair failed and the budget is exhausted ({outcome})"
         )
 
 
 def act_faithfulness_solve(ctx: Ctx, action: Action) -> None:
-    cand = _candidate_or_none(action)
+    cand = action_candidate(action)
     messages, template = difficulty.solver_messages(
         statement=cand.statement,
         harness=cand.harness,
         entry_point=cand.entry_point,
-        starter_code=_candidate_starter(ctx, cand),
+        starter_code=candidate_starter(ctx, cand),
     )
     answers: list[dict] = [{} for _ in range(ctx.settings.faithfulness_check_N)]
     budget: list[BudgetExhausted] = []
@@ -532,7 +534,7 @@ def act_faithfulness_solve(ctx: Ctx, action: Action) -> None:
 
 
 def act_faithfulness_execute(ctx: Ctx, action: Action) -> None:
-    cand = _candidate_or_none(action)
+    cand = action_candidate(action)
     tests = [(t["input"], t["output"]) for t in cand.tests]
     answered = [a for a in cand.generators["faithfulness"] if not a.get("infra_error")]
     if not answered:
@@ -545,7 +547,7 @@ def act_faithfulness_execute(ctx: Ctx, action: Action) -> None:
         cand.generators = gen
         if tries >= ctx.settings.infra_retry_limit:
             cand.save(update_fields=["generators"])
-            _decide(
+            decide_candidate(
                 ctx,
                 cand,
                 Decision.ERROR,
@@ -566,14 +568,14 @@ def act_faithfulness_execute(ctx: Ctx, action: Action) -> None:
             harness=cand.harness,
             limits=ctx.limits(),
             entry_point=cand.entry_point,
-            comparison=_comparison(cand),
+            comparison=candidate_comparison(cand),
         )
         if result.verdict == "SE":
             raise SandboxFailure("sandbox failure during the faithfulness check")
         rates.append(result.passed / result.total if result.total else 0.0)
     best = max(rates) if rates else 0.0
     floor = ctx.settings.faithfulness_min_pass_rate
-    _ledger(
+    append_ledger(
         cand,
         {
             "step": "faithfulness",
@@ -590,7 +592,7 @@ def act_faithfulness_execute(ctx: Ctx, action: Action) -> None:
         return
     if cand.spec_repairs >= ctx.settings.faithfulness_max_repair:
         cand.save(update_fields=["validation_ledger"])
-        _decide(
+        decide_candidate(
             ctx,
             cand,
             Decision.INVALID,

@@ -17,7 +17,7 @@ from evolution.demo import pack
 from evolution.models import LLMCall
 from tests.support.fake_openai import Fault, intermittent
 
-from .conftest import KeyedResponder, build_world
+from .helpers import KeyedResponder, build_world
 from .test_scenarios import (
     SETTINGS,
     advance_until_done,

@@ -9,7 +9,7 @@ from evolution.benchevolver.services import campaign_create
 from evolution.demo import pack
 from evolution.models import GlobalMemoryEntry
 
-from .conftest import KeyedResponder, build_world
+from .helpers import KeyedResponder, build_world
 from .test_scenarios import SETTINGS, advance_until_done, running, sort_seed_evolves_with_family
 
 pytestmark = pytest.mark.django_db(transaction=True)

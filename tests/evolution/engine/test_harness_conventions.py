@@ -26,7 +26,7 @@ from tests.support.fake_openai import FakeOpenAI
 
 from . import benchmark_world as bw
 from . import lcb_world as w
-from .conftest import truncate_engine_tables
+from .helpers import truncate_engine_tables
 from .test_scenarios import advance_until_done, running
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]

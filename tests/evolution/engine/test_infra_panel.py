@@ -152,7 +152,7 @@ def test_a_panel_member_sets_its_own_k(fake_server):
 def test_failed_faithfulness_calls_are_retried_not_read_as_an_underspecified_statement(
     fake_server,
 ):
-    from .conftest import KeyedResponder, build_world
+    from .helpers import KeyedResponder, build_world
     from .test_scenarios import SETTINGS, advance_until_done
 
     table = pack.responses()

@@ -9,7 +9,7 @@ import pytest
 from evolution.benchevolver.services import campaign_create
 from evolution.demo import pack
 
-from .conftest import KeyedResponder, build_world
+from .helpers import KeyedResponder, build_world
 from .test_scenarios import (
     SETTINGS,
     WRONG_DESC,

@@ -12,7 +12,7 @@ from evolution.demo import pack
 from evolution.models import Problem
 from evolution.sandbox.compare import compare_stdio
 
-from .conftest import KeyedResponder, build_world
+from .helpers import KeyedResponder, build_world
 from .test_scenarios import SETTINGS, advance_until_done, put, running
 
 pytestmark = pytest.mark.django_db(transaction=True)

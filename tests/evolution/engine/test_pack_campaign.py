@@ -17,7 +17,7 @@ from evolution.services.campaigns import campaign_launch
 from evolution.streams.runner import run_inline
 from tests.support.fake_openai import FakeOpenAI
 
-from .conftest import KeyedResponder, build_world, truncate_engine_tables
+from .helpers import KeyedResponder, build_world, truncate_engine_tables
 from .test_replay_decisions import _decisions, _replay_world
 
 # Read-only tests over data the module fixture committed (the db mark also makes pytest-django

@@ -12,7 +12,7 @@ from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch
 from tests.support.fake_openai import CONTEXT_TOO_LONG, Fault
 
-from .conftest import KeyedResponder, build_world
+from .helpers import KeyedResponder, build_world
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

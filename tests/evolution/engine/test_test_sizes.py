@@ -15,7 +15,7 @@ from evolution.benchevolver.services import campaign_create
 from evolution.demo import pack
 from evolution.models import LLMCall
 
-from .conftest import build_world
+from .helpers import build_world
 from .test_scenarios import SETTINGS, advance_until_done, put, running
 from .test_validation_rules import PromptRecorder
 

@@ -13,7 +13,7 @@ from evolution.benchevolver.services import campaign_create
 from evolution.demo import pack
 from evolution.models import LLMCall
 
-from .conftest import KeyedResponder, build_world
+from .helpers import KeyedResponder, build_world
 from .test_scenarios import (
     SETTINGS,
     advance_until_done,

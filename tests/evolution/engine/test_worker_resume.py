@@ -15,7 +15,7 @@ from evolution.models import Campaign, Candidate, Problem, SolverAttempt
 from evolution.services.campaigns import campaign_launch
 from tests.support.workers import kill_group, start_worker, wait_for
 
-from .conftest import KeyedResponder, build_world
+from .helpers import KeyedResponder, build_world
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

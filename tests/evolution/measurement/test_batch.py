@@ -17,7 +17,7 @@ from tests.support.answers import fenced
 from tests.support.fake_openai import Fault
 from tests.support.workers import kill_group, start_worker, wait_for, wait_until_consuming
 
-from .conftest import PanelAnswers, make_panel
+from .helpers import PanelAnswers, make_panel
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

@@ -12,7 +12,7 @@ from evolution.streams.runner import run_inline
 from evosyn import services as evosyn
 from evosyn.models import InstanceStatus
 from releases import services as release_services
-from tests.evosyn.conftest import (
+from tests.evosyn.helpers import (
     CRASHING,
     FIGURE_3,
     IS_EMPTY_SOLUTIONS,
@@ -25,7 +25,7 @@ from tests.evosyn.conftest import (
 from tests.support.answers import fenced
 from tests.support.gate_rules import SELECTION_TIME_OK
 
-from .conftest import PanelAnswers, make_panel
+from .helpers import PanelAnswers, make_panel
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

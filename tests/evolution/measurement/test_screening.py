@@ -17,7 +17,7 @@ from evolution.services import campaigns as campaign_services
 from evolution.streams.runner import run_inline
 from evosyn import services as evosyn
 from releases import services as release_services
-from tests.evosyn.conftest import (
+from tests.evosyn.helpers import (
     CRASHING,
     FIGURE_3,
     IS_EMPTY_SOLUTIONS,
@@ -30,9 +30,9 @@ from tests.evosyn.conftest import (
 from tests.factories import ProblemFactory
 from tests.support.answers import fenced
 from tests.support.gate_rules import SELECTION_TIME_OK
-from tests.xcoder.conftest import CORRECT, WRONG_LARGE, Responder, base_table
+from tests.xcoder.helpers import CORRECT, WRONG_LARGE, Responder, base_table
 
-from .conftest import PanelAnswers, make_panel
+from .helpers import PanelAnswers, make_panel
 from .test_stage import LANTERN, run, xcoder_campaign
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -18,7 +18,7 @@ from evolution.streams.runner import run_inline
 from releases import services as release_services
 from tests.support.fake_openai import Fault
 from tests.support.gate_rules import SELECTION_TIME_OK
-from tests.xcoder.conftest import (
+from tests.xcoder.helpers import (
     CORRECT,
     SCRIPTED_SETTINGS,
     WRONG_LARGE,
@@ -29,7 +29,7 @@ from tests.xcoder.conftest import (
 )
 from xcoder import services as xcoder
 
-from .conftest import PanelAnswers, make_panel
+from .helpers import PanelAnswers, make_panel
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

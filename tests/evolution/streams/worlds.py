@@ -13,7 +13,7 @@ from tests.support.fake_openai import FakeOpenAI
 def benchevolver(server: FakeOpenAI) -> Campaign:
     from evolution.benchevolver.services import campaign_create
     from evolution.demo import pack
-    from tests.evolution.engine.conftest import KeyedResponder, build_world
+    from tests.evolution.engine.helpers import KeyedResponder, build_world
 
     server.responder = KeyedResponder(pack.responses())
     seed_set, evolver, panel = build_world(server, seeds=("demo/sort-numbers",))
@@ -27,14 +27,14 @@ def benchevolver(server: FakeOpenAI) -> Campaign:
 
 
 def reasoning(server: FakeOpenAI) -> Campaign:
-    from tests.reasoning.conftest import World, make_campaign, one_type
+    from tests.reasoning.helpers import World, make_campaign, one_type
 
     server.responder = World()
     return make_campaign(server, launch=False, reasoning_types=one_type(), difficulty_end=2)
 
 
 def xcoder(server: FakeOpenAI) -> Campaign:
-    from tests.xcoder.conftest import (
+    from tests.xcoder.helpers import (
         SCRIPTED_SETTINGS,
         Responder,
         base_table,
@@ -56,7 +56,7 @@ def xcoder(server: FakeOpenAI) -> Campaign:
 def evosyn(server: FakeOpenAI) -> Campaign:
     from evolution.importers import import_seeds
     from evosyn.services import evosyn_campaign_create
-    from tests.evosyn.conftest import (
+    from tests.evosyn.helpers import (
         CRASHING,
         FIGURE_3,
         SEED,
@@ -86,7 +86,7 @@ def evosyn(server: FakeOpenAI) -> Campaign:
 
 def frontiersmith(server: FakeOpenAI) -> Campaign:
     from frontiersmith.services import frontier_campaign_create
-    from tests.frontiersmith.conftest import SMALL, problem
+    from tests.frontiersmith.helpers import SMALL, problem
     from tests.frontiersmith.scripted import SEED_STATEMENT, Script
 
     server.responder = Script()

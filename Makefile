@@ -23,7 +23,7 @@ DEMO_PORT ?= 8000
 # The project's packages, compiled to bytecode as pip compiles what it installs (an editable
 # install is not compiled, and with PYTHONDONTWRITEBYTECODE set nothing would cache it: every
 # command would compile its imports again). Incremental: only changed files are compiled.
-PACKAGES := benchapp evolution review releases reasoning xcoder evosyn frontiersmith bench
+PACKAGES := accounts benchapp evolution review releases reasoning xcoder evosyn frontiersmith bench
 
 .PHONY: install bytecode demo test lint format bench clean
 

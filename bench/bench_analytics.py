@@ -101,7 +101,7 @@ def run(args) -> list[dict]:
         from django.db import connection
         from django.test import Client
 
-        from benchapp.services import user_create
+        from accounts.services import user_create
         from tests.evolution.analytics.data import build_campaign
 
         user = user_create(username="bench-curator", password="bench-password-1", role="curator")

@@ -67,7 +67,7 @@ def _pages(quick: bool) -> tuple[dict[str, str], str]:
     from django.test import Client
     from django.urls import reverse
 
-    from benchapp.services import user_create
+    from accounts.services import user_create
     from evolution.streams.runner import run_inline
     from tests.evolution.analytics.data import build_campaign
     from tests.reasoning.conftest import World, make_campaign

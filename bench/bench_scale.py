@@ -363,7 +363,7 @@ def heatmap_rows(result: SizeResult, *, seeds: int) -> None:
     from django.test import Client
     from django.urls import reverse
 
-    from benchapp.services import user_create
+    from accounts.services import user_create
     from tests.evolution.analytics.data import build_campaign
 
     started = time.perf_counter()

@@ -10,7 +10,7 @@ import functools
 from django.contrib.auth.views import redirect_to_login
 from django.http import JsonResponse
 
-from .roles import ADMIN, CURATOR, request_user, user_roles
+from accounts.roles import ADMIN, CURATOR, request_user, user_roles
 
 __all__ = ["request_user", "reads_schema", "schema_for_staff", "sees_operations"]
 

@@ -13,7 +13,8 @@ class BenchappConfig(AppConfig):
 
         jobs.register(SEED_IMPORT)
 
+        from accounts.roles import register_token_lookup
+
         from .models import APIToken
-        from .roles import register_token_lookup
 
         register_token_lookup(APIToken.find)

@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "ninja",
     "axes",
     "csp",
+    "accounts",
     "benchapp",
     "evolution",
     "evolution.measurement",
@@ -121,7 +122,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "benchapp.roles.roles_context",
+                "accounts.roles.roles_context",
             ],
         },
     }

@@ -4,9 +4,10 @@ from django.db import connection
 from django.http import HttpResponse
 from django.shortcuts import render
 
+from accounts.roles import ADMIN, CURATOR, user_roles
+
 from .access import request_user, sees_operations
 from .health import broker_reachable, cached_report, workers_per_queue
-from .roles import ADMIN, CURATOR, user_roles
 
 
 def home(request):

@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema
 
-from benchapp.roles import ADMIN, CURATOR
+from accounts.roles import ADMIN, CURATOR
 
 from . import selectors
 from .benchevolver import services as benchevolver_services

@@ -21,7 +21,7 @@ from django.urls import reverse
 from ninja import Field, Schema, Status
 from ninja.errors import HttpError
 
-from benchapp.roles import ADMIN, has_role
+from accounts.roles import ADMIN, has_role
 
 from .models import Campaign, ModelEndpoint, Panel, ProblemSet
 from .services import campaigns as campaign_services

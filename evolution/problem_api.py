@@ -8,7 +8,7 @@ from django.db.models import Count
 from ninja import Router, Schema
 from ninja.errors import HttpError
 
-from benchapp.roles import ADMIN, CURATOR, has_role
+from accounts.roles import ADMIN, CURATOR, has_role
 from evolution.importers import SOURCES, SeedImportError, import_seeds, reference_summary
 from evolution.models import ProblemSet
 

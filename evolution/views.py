@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_POST
 
-from benchapp.roles import ADMIN, CURATOR, has_role, role_required
+from accounts.roles import ADMIN, CURATOR, has_role, role_required
 
 from . import selectors
 from .benchevolver import services as benchevolver_services

@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
-from benchapp.roles import ADMIN, CURATOR, role_required
+from accounts.roles import ADMIN, CURATOR, role_required
 
 from .analytics import heatmap, plotly_assets, selectors, tables
 from .models import Campaign

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
-from benchapp.roles import ADMIN, CURATOR, role_required
+from accounts.roles import ADMIN, CURATOR, role_required
 
 from .measurement import selectors, services
 from .measurement.forms import MeasureForm

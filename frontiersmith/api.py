@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ninja import Router
 
-from benchapp.roles import ADMIN, CURATOR
+from accounts.roles import ADMIN, CURATOR
 from evolution import campaign_api as kind_api
 
 from . import selectors, services

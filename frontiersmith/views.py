@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404, render
 
-from benchapp.roles import ADMIN, CURATOR, has_role, role_required
+from accounts.roles import ADMIN, CURATOR, has_role, role_required
 from evolution import selectors as evolution_selectors
 from evolution import views as platform_views
 from evolution.models.campaigns import CampaignKind

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404
 from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
-from benchapp.roles import ADMIN, CURATOR
+from accounts.roles import ADMIN, CURATOR
 from evolution.campaign_api import (
     BudgetCalls,
     BudgetCost,

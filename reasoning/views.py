@@ -14,7 +14,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
-from benchapp.roles import ADMIN, CURATOR, has_role, role_required
+from accounts.roles import ADMIN, CURATOR, has_role, role_required
 from evolution import views as platform_views
 
 from . import selectors, series_io, services

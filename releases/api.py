@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404
 from ninja import Field, Query, Router, Schema
 from ninja.errors import HttpError
 
-from benchapp.roles import ADMIN, CURATOR, request_user, user_roles
+from accounts.roles import ADMIN, CURATOR, request_user, user_roles
 from evolution.models import ModelEndpoint
 
 from . import blinding, exports, independent, leaderboard, selectors, services

@@ -14,7 +14,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from benchapp.roles import ADMIN, CURATOR, role_required
+from accounts.roles import ADMIN, CURATOR, role_required
 from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
 
 from . import blinding, exports, independent, jobs, leaderboard, living, selectors, services

@@ -12,7 +12,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from benchapp.roles import ADMIN, CURATOR, role_required
+from accounts.roles import ADMIN, CURATOR, role_required
 from evolution.models import ModelEndpoint
 
 from . import independent, services

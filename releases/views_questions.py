@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from benchapp.roles import ADMIN, CURATOR, role_required
+from accounts.roles import ADMIN, CURATOR, role_required
 from evolution.models import ModelEndpoint
 
 from . import blinding

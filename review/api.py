@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404
 from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
-from benchapp.roles import ADMIN, CURATOR, REVIEWER, user_roles
+from accounts.roles import ADMIN, CURATOR, REVIEWER, user_roles
 from evolution.models import Lineage, Problem
 
 from . import selectors, services

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import get_user_model
 
-from benchapp.roles import REVIEWER
+from accounts.roles import REVIEWER
 from evolution.models import Campaign, ProblemSet
 
 from .models import (

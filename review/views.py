@@ -17,7 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from benchapp.roles import ADMIN, CURATOR, REVIEWER, role_required
+from accounts.roles import ADMIN, CURATOR, REVIEWER, role_required
 from evolution.measurement.selectors import problem_difficulty
 from evolution.models import ProblemSet
 

@@ -10,7 +10,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from benchapp.services import user_create
+from accounts.services import user_create
 
 # The suite's model endpoints are the loopback fake server (tests/support/fake_openai.py):
 # loopback is allowed explicitly, here and in every process the tests start (workers, the

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.urls import reverse
 from ninja import Router, Schema
 
-from benchapp.roles import ADMIN, CURATOR
+from accounts.roles import ADMIN, CURATOR
 from evolution import campaign_api as kind_api
 from evolution.measurement import selectors as measurement_selectors
 

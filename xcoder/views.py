@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.http import Http404
 from django.shortcuts import render
 
-from benchapp.roles import ADMIN, CURATOR, has_role, role_required
+from accounts.roles import ADMIN, CURATOR, has_role, role_required
 from evolution import views as platform_views
 
 from . import selectors, services

@@ -7,7 +7,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model, password_validation
 
-from benchapp.roles import ROLES
+from accounts.roles import ROLES
 from evolution.importers import SOURCES
 from evolution.models import ModelEndpoint
 

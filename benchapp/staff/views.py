@@ -11,9 +11,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from accounts.roles import ADMIN, ROLES, role_required, user_roles
+from accounts.services import RoleChangeRefused, user_add, user_set_active, user_set_roles
 from benchapp.models import SeedImportJob
-from benchapp.roles import ADMIN, ROLES, role_required, user_roles
-from benchapp.services import RoleChangeRefused, user_add, user_set_active, user_set_roles
 from evolution.models import Campaign, LLMCall, ModelEndpoint, Panel, PanelMember
 from evolution.models.campaigns import CampaignState
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 
+from accounts.roles import ADMIN, role_required
 from benchapp import workers
 from benchapp.models import SeedImportJob
-from benchapp.roles import ADMIN, role_required
 from evolution.models import StepFailure
 from evolution.streams.kinds import campaigns_without_worker
 

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 from django.db import transaction
 
-from benchapp.services import user_create
+from accounts.services import user_create
 from evolution.importers import import_seeds
 from evolution.models import Campaign, ModelEndpoint, Panel, PanelMember, Problem, ProblemSet
 

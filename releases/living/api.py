@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404
 from ninja import Router, Schema
 from ninja.errors import HttpError
 
-from benchapp.roles import ADMIN, CURATOR, user_roles
+from accounts.roles import ADMIN, CURATOR, user_roles
 from evolution.models import ModelEndpoint
 
 from .. import blinding, calibration, living

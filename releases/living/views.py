@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from benchapp.roles import ADMIN, CURATOR, has_role, role_required
+from accounts.roles import ADMIN, CURATOR, has_role, role_required
 from evolution.models import Campaign, ModelEndpoint
 
 from .. import blinding, calibration, living

@@ -8,7 +8,7 @@ from django.core.management.base import CommandError
 from django.http import HttpRequest
 from django.test import Client
 
-from benchapp.roles import user_roles
+from accounts.roles import user_roles
 
 pytestmark = pytest.mark.django_db
 

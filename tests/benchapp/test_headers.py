@@ -73,7 +73,7 @@ document.addEventListener("securitypolicyviolation", function (e) {
 @pytest.mark.browser
 @pytest.mark.slow
 def test_the_pages_pass_the_policy_in_a_real_browser(transactional_db, live_server):
-    from benchapp.services import user_create
+    from accounts.services import user_create
     from tests.releases.helpers import frozen_release
 
     world, release = frozen_release(publish=True)

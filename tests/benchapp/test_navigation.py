@@ -8,7 +8,7 @@ from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import reverse
 
-from benchapp.roles import CURATOR
+from accounts.roles import CURATOR
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

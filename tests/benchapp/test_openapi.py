@@ -83,7 +83,7 @@ def test_every_operation_documents_its_error_answers():
 
 @pytest.fixture
 def admin_token(transactional_db):
-    from benchapp.services import user_create
+    from accounts.services import user_create
 
     user = user_create(username="fuzz_admin", password="fuzz-admin-password", role="admin")
     return APIToken.issue(user=user, name="fuzz")[1]

@@ -23,8 +23,8 @@ from django.core.cache import cache
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from benchapp.roles import user_roles
-from benchapp.services import user_create
+from accounts.roles import user_roles
+from accounts.services import user_create
 from evolution.models import Campaign, Panel, Problem, StepFailure
 from evolution.models.campaigns import CampaignState
 from evolution.streams import kinds, runner

@@ -16,8 +16,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
+from accounts.roles import user_roles
 from benchapp.models import APIToken, SeedImportJob
-from benchapp.roles import user_roles
 from benchapp.staff import imports
 from evolution.models import LLMCall, ModelEndpoint, Panel, Problem
 from tests.factories import ModelEndpointFactory, PanelMemberFactory

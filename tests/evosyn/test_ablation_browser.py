@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from benchapp.services import user_create
+from accounts.services import user_create
 from evolution.services import campaigns as campaign_services
 from evolution.streams.runner import run_inline
 from evosyn import services

@@ -10,7 +10,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from benchapp.services import user_create
+from accounts.services import user_create
 from evolution.services.campaigns import campaign_launch
 from evolution.streams.runner import run_inline
 from releases import exports, leaderboard

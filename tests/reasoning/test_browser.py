@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from benchapp.services import user_create
+from accounts.services import user_create
 from evolution.streams.runner import run_inline
 from reasoning.models import ReasoningCampaign
 from tests.support.browser import assert_light_plotly

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from benchapp.services import user_create
+from accounts.services import user_create
 from releases import leaderboard, services
 from releases.models import Release, ReleaseState
 from tests.support.gate_rules import SELECTION_TIME_OK

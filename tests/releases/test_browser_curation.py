@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from benchapp.services import user_create
+from accounts.services import user_create
 from releases import services
 from releases.models import Release
 from tests.support.gate_rules import SELECTION_TIME_OK

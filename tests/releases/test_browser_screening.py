@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from benchapp.services import user_create
+from accounts.services import user_create
 from releases import services
 from releases.models import Release
 from tests.evolution.engine.helpers import fake_server  # noqa: F401 (fixture)

@@ -12,7 +12,7 @@ import pytest
 from django.db import connections
 from playwright.sync_api import expect
 
-from benchapp.services import user_create
+from accounts.services import user_create
 from releases import independent, services
 from tests.benchapp.test_headers import VIOLATIONS
 from tests.support.answers import fenced

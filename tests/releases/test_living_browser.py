@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from benchapp.services import user_create
+from accounts.services import user_create
 from evolution.models import Campaign
 from review.models import Adjudication
 from tests.support.browser import SCREENSHOTS, chromium_page, docs_screenshot, log_in

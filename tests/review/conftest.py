@@ -1,6 +1,6 @@
 import pytest
 
-from benchapp.services import user_create
+from accounts.services import user_create
 from review import services
 
 from .factories import lineage_with_problems

@@ -2,8 +2,8 @@ import secrets
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchapp.roles import ROLES
-from benchapp.services import user_create
+from accounts.roles import ROLES
+from accounts.services import user_create
 
 
 class Command(BaseCommand):

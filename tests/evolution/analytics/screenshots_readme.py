@@ -16,7 +16,7 @@ from pathlib import Path
 from django.utils import timezone
 from playwright.sync_api import sync_playwright
 
-from benchapp.services import user_create
+from accounts.services import user_create
 from review.models import Assignment, GroupItem, Review, ReviewGroup, ReviewRound, Tag
 
 from .data import build_campaign

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from benchapp.services import user_create
+from accounts.services import user_create
 from tests.support.browser import LAUNCH, assert_light_plotly, log_in
 
 from .data import build_campaign

@@ -36,7 +36,28 @@ from evolution.streams.kinds import (
 )
 
 from .engine.config import EvolutionSettings
-from .stages import accept, calibrate, difficulty, judge, materialize, propose, validate
+from .stages import (
+    accept,
+    calibrate_finish,
+    calibrate_judge,
+    calibrate_solve,
+    calibration,
+    decide,
+    difficulty,
+    faithfulness_execute,
+    faithfulness_solve,
+    judge,
+    materialize,
+    measure_judge,
+    measure_solve,
+    propose,
+    repair,
+    skip_scored_seed,
+    skip_without_reference,
+    validate_execute,
+    validate_witnesses,
+    write_tests,
+)
 from .stages.common import KIND_NAME, Action, Ctx, open_candidate
 
 ORDER = [
@@ -71,7 +92,7 @@ def action_for(ctx: Ctx) -> Action:
     if lineage.state == LineageState.PENDING:
         if (ctx.seed.comparison or {}).get("mode") == "score":
             return Action("skip_scored_seed", ANY)
-        if calibrate.no_reference_reason(ctx):
+        if calibration.no_reference_reason(ctx):
             return Action("skip_without_reference", ANY)
         attempts = SolverAttempt.objects.filter(lineage=lineage, candidate__isnull=True)
         if attempts.exclude(verdict=INFRA_ERROR).count() < difficulty.planned_attempts(ctx):
@@ -190,23 +211,23 @@ KIND = register(
             *((s, CandidateStage.DECIDED) for s in ORDER[:-1]),
         ),
         stages=(
-            Stage("calibrate_solve", calibrate.act_calibrate_solve, DEFAULT),
-            Stage("calibrate_judge", calibrate.act_calibrate_judge, SANDBOX),
-            Stage("calibrate_finish", calibrate.act_calibrate_finish, ANY),
-            Stage("skip_scored_seed", calibrate.act_skip_scored_seed, ANY),
-            Stage("skip_without_reference", calibrate.act_skip_without_reference, ANY),
+            Stage("calibrate_solve", calibrate_solve.act_calibrate_solve, DEFAULT),
+            Stage("calibrate_judge", calibrate_judge.act_calibrate_judge, SANDBOX),
+            Stage("calibrate_finish", calibrate_finish.act_calibrate_finish, ANY),
+            Stage("skip_scored_seed", skip_scored_seed.act_skip_scored_seed, ANY),
+            Stage("skip_without_reference", skip_without_reference.act_skip_without_reference, ANY),
             Stage("propose", propose.act_propose, DEFAULT),
-            Stage("write_tests", materialize.act_write_tests, DEFAULT),
+            Stage("write_tests", write_tests.act_write_tests, DEFAULT),
             Stage("materialize", materialize.act_materialize, SANDBOX),
-            Stage("validate_witnesses", validate.act_validate_witnesses, DEFAULT),
-            Stage("validate_execute", validate.act_validate_execute, SANDBOX),
-            Stage("repair", validate.act_repair, DEFAULT),
-            Stage("faithfulness_solve", validate.act_faithfulness_solve, DEFAULT),
-            Stage("faithfulness_execute", validate.act_faithfulness_execute, SANDBOX),
-            Stage("measure_solve", difficulty.act_measure_solve, DEFAULT),
-            Stage("measure_judge", difficulty.act_measure_judge, SANDBOX),
+            Stage("validate_witnesses", validate_witnesses.act_validate_witnesses, DEFAULT),
+            Stage("validate_execute", validate_execute.act_validate_execute, SANDBOX),
+            Stage("repair", repair.act_repair, DEFAULT),
+            Stage("faithfulness_solve", faithfulness_solve.act_faithfulness_solve, DEFAULT),
+            Stage("faithfulness_execute", faithfulness_execute.act_faithfulness_execute, SANDBOX),
+            Stage("measure_solve", measure_solve.act_measure_solve, DEFAULT),
+            Stage("measure_judge", measure_judge.act_measure_judge, SANDBOX),
             Stage("judge", judge.act_judge, DEFAULT),
-            Stage("decide", accept.act_decide, ANY),
+            Stage("decide", decide.act_decide, ANY),
         ),
         load=load,
         next_action=next_action,

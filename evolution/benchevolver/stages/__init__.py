@@ -1,10 +1,13 @@
 """BenchEvolver's stages, database side: Algorithm 1 as durable state transitions.
 
-One module per stage, named as the pure logic it drives in ``engine/`` is: ``calibrate``
-(the seed's level), ``propose``, ``materialize``, ``validate`` (votes, hidden check,
-faithfulness, repair), ``difficulty`` (the panel's attempts), ``judge`` and ``accept`` (the
-decision); ``common`` holds the step's context and the helpers they share. Which stage runs
-next, and on which queue, is declared in ``evolution/benchevolver/kind.py``.
+One module per declared stage, named for it: stage S is ``stages/S.py`` and its ``act_S`` does
+the work (``calibrate_solve``, ``calibrate_judge``, ``calibrate_finish``, ``skip_scored_seed``,
+``skip_without_reference``, ``propose``, ``write_tests``, ``materialize``,
+``validate_witnesses``, ``validate_execute``, ``repair``, ``faithfulness_solve``,
+``faithfulness_execute``, ``measure_solve``, ``measure_judge``, ``judge``, ``decide``). What
+stages of one step share is in ``calibration``, ``validation``, ``difficulty`` and ``accept``
+(recording a decision); ``common`` holds the step's context and the helpers every stage uses.
+Which stage runs next, and on which queue, is declared in ``evolution/benchevolver/kind.py``.
 
 Every step (``evolution.benchevolver.services.lineage_advance``) claims one lineage with a
 conditional UPDATE (a lease), works out the next action from the rows alone, performs it, and

@@ -1,5 +1,5 @@
-"""The decision (stage ``decide``; pure logic in ``engine/accept.py``): a candidate is decided
-once, the lineage and its memory are updated and, on acceptance, the evolved problem is created.
+"""Recording a decision (``decide_candidate``, used by the ``decide`` stage and by every stage
+that rejects; pure logic in ``engine/accept.py``): a candidate is decided once, the lineage and its memory are updated and, on acceptance, the evolved problem is created.
 
 An accepted candidate is screened for contamination first (``evolution.screening``): its
 nearest public problems go into its validation ledger (step "contamination screen") and are
@@ -21,32 +21,12 @@ from evolution.streams.kinds import unit_transition
 
 from .common import (
     KIND_NAME,
-    Action,
     Ctx,
-    action_candidate,
     append_ledger,
     candidate_comparison,
     candidate_starter,
     move_candidate,
 )
-
-
-def act_decide(ctx: Ctx, action: Action) -> None:
-    cand = action_candidate(action)
-    model = cand.judge_report.get("model", {})
-    reasons = "; ".join(model.get("reasons", []))
-    if not model.get("parsed", False):
-        decision, reason = Decision.ERROR, f"judge answer unparsable: {reasons}"
-    elif model.get("duplicate"):
-        decision, reason = Decision.DUPLICATE, f"judge: near-duplicate reskin — {reasons}"
-    elif model.get("artificial"):
-        decision, reason = Decision.JUDGE_REJECTED, f"judge: false difficulty — {reasons}"
-    elif model.get("lift") is False:
-        decision = Decision.JUDGE_REJECTED
-        reason = f"judge: no algorithmic lift over the parent — {reasons}"
-    else:
-        decision, reason = Decision.ACCEPTED, cand.judge_report.get("acceptance", "accepted")
-    decide_candidate(ctx, cand, decision, reason)
 
 
 @transaction.atomic

@@ -1,5 +1,5 @@
-"""Difficulty measurement (stages ``measure_solve``, ``measure_judge``; pure logic in
-``engine/difficulty.py``): every panel model answers K times, each answer stored as it arrives,
+"""What the difficulty stages share (``measure_solve``, ``measure_judge``, each in its own
+module, and the seed's calibration; pure logic in ``engine/difficulty.py``): every panel model answers K times, each answer stored as it arrives,
 then the attempts are judged on the hidden tests and the candidate's level is set."""
 
 from __future__ import annotations
@@ -9,16 +9,10 @@ import contextlib
 from evolution.judging import attempts, difficulty
 from evolution.judging.attempts import AttemptRows
 from evolution.models import Candidate, ModelEndpoint, SolverAttempt
-from evolution.models.campaigns import CandidateStage
 from evolution.services import campaigns as campaign_services
 
 from .common import (
-    Action,
     Ctx,
-    action_candidate,
-    candidate_comparison,
-    candidate_starter,
-    move_candidate,
 )
 
 
@@ -98,48 +92,3 @@ def _pause_if_endpoint_keeps_failing(ctx: Ctx, store: AttemptRows) -> None:
     reason = f"panel endpoint {', '.join(repr(n) for n in names)} keeps failing ({detail})"
     with contextlib.suppress(campaign_services.TransitionError):
         campaign_services.campaign_pause(campaign_id=ctx.campaign.pk, reason=reason[:300])
-
-
-def act_measure_solve(ctx: Ctx, action: Action) -> None:
-    cand = action_candidate(action)
-    solve_attempts(
-        ctx,
-        candidate=cand,
-        statement=cand.statement,
-        harness=cand.harness,
-        entry_point=cand.entry_point,
-        starter_code=candidate_starter(ctx, cand),
-    )
-
-
-def act_measure_judge(ctx: Ctx, action: Action) -> None:
-    cand = action_candidate(action)
-    pending = list(cand.solver_attempts.filter(verdict=""))
-    tests = [(t["input"], t["output"]) for t in cand.tests if t["hidden"]] or [
-        (t["input"], t["output"]) for t in cand.tests
-    ]
-    attempts.judge_attempts(
-        pending,
-        tests=tests,
-        harness=cand.harness,
-        entry_point=cand.entry_point,
-        limits=ctx.limits(),
-        comparison=candidate_comparison(cand),
-    )
-    answered = list(cand.solver_attempts.select_related("endpoint"))
-    if any(a.verdict == "" for a in answered):
-        return
-    panel = difficulty.pool([(a.endpoint.name, a.verdict) for a in answered])
-    cand.passes, cand.attempts = panel.passes, panel.attempts
-    cand.level = ctx.settings.level(panel.pass_rate)
-    cand.panel_results = panel.per_model
-    cand.error_pattern = panel.error_pattern
-    move_candidate(
-        cand,
-        CandidateStage.MEASURED,
-        "passes",
-        "attempts",
-        "level",
-        "panel_results",
-        "error_pattern",
-    )

@@ -301,7 +301,7 @@ def test_the_budget_is_not_an_infrastructure_failure():
 
 
 def test_sandbox_failure_is_defined_once():
-    from evolution.benchevolver.stages import validate as benchevolver_stage
+    from evolution.benchevolver.stages import validate_execute as benchevolver_stage
     from evolution.judging import attempts as panel_attempts
     from evosyn.stages import execute as evosyn_stage
     from frontiersmith.stages import build as frontier_stage

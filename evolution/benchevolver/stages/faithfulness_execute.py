@@ -1,5 +1,6 @@
-"""BenchEvolver's ``faithfulness_execute`` stage: the faithfulness answers are judged; too few
-passing ones ask for a statement repair."""
+"""BenchEvolver's ``faithfulness_execute`` stage: the faithfulness answers are judged; a best
+pass rate under the floor asks for a statement repair, or, past the repair budget, decides the
+candidate invalid; a passing one goes on to the check against its parent."""
 
 from __future__ import annotations
 

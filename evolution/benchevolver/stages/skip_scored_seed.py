@@ -1,5 +1,5 @@
 """BenchEvolver's ``skip_scored_seed`` stage: an open-ended (scored) seed has no pass/fail tests
-to calibrate or evolve against, so its lineage ends with the reason."""
+to calibrate or evolve against, so its lineage is skipped with the reason."""
 
 from __future__ import annotations
 

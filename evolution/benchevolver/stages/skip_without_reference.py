@@ -1,6 +1,7 @@
-"""BenchEvolver's ``skip_without_reference`` stage: a seed with no reference solution and no
-passing calibration attempt cannot be evolved (the method mutates the reference), so its
-lineage ends with the reason."""
+"""BenchEvolver's ``skip_without_reference`` stage: a seed with no reference solution that
+calibration cannot give one (``reference_from_calibration`` off, or no tests an attempt could
+pass) cannot be evolved, since the method mutates the reference; its lineage is skipped with
+the reason before any model is called."""
 
 from __future__ import annotations
 

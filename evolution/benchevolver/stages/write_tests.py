@@ -1,5 +1,5 @@
-"""BenchEvolver's ``write_tests`` stage: the model writes the test generator (and, where the
-task has input constraints, the input validator) for the candidate."""
+"""BenchEvolver's ``write_tests`` stage: the model writes the candidate's test generator (and,
+for a stdin task with input validation on, its input validator)."""
 
 from __future__ import annotations
 

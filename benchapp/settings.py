@@ -447,7 +447,7 @@ LLM_CASSETTE_ROOTS = [
 # LLM_KEY_ENV_ALLOW: never SECRET_KEY, DATABASE_URL or any other secret of the worker.
 LLM_KEY_ENV_PREFIX = env_str("LLM_KEY_ENV_PREFIX", "BENCHFORGE_KEY_")
 LLM_KEY_ENV_ALLOW = env_list("LLM_KEY_ENV_ALLOW", [])
-# Where model endpoints may send requests (evolution/llm/urlpolicy.py, docs/security.md): http(s)
+# Where model endpoints may send requests (evolution/policy/urlpolicy.py, docs/security.md): http(s)
 # only, no link-local or cloud metadata address ever, public addresses, and loopback, private
 # and other non-public addresses only inside these networks (comma-separated, CIDR: e.g.
 # 127.0.0.0/8,::1/128 for a model server on this machine, 10.1.2.3/32 for one on the lab's

@@ -17,8 +17,8 @@ from accounts.roles import ADMIN, CURATOR
 from . import selectors
 from .benchevolver import services as benchevolver_services
 from .campaign_api import ErrorOut, KindCampaignIn, require
-from .llm import secrets
 from .models import Campaign, ModelEndpoint, Panel, PanelMember, ProblemSet
+from .policy import secrets
 from .services import campaigns as campaign_services
 
 router = Router(tags=["campaigns"])

@@ -11,7 +11,7 @@ What the page is told: a status and a short classified reason ("HTTP 401: the pr
 refused the key", "connection refused", "timed out", "not an OpenAI-compatible reply",
 "refused by the endpoint URL policy: ..."), never the reply's body, so the test cannot serve
 as a window onto whatever answers at a URL. The destination is checked by the endpoint URL
-policy (``evolution.llm.urlpolicy``) like every campaign call's."""
+policy (``evolution.policy.urlpolicy``) like every campaign call's."""
 
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ from dataclasses import dataclass
 
 from evolution.benchevolver.engine.config import EvolutionSettings
 from evolution.llm import LLMClient, LLMError
-from evolution.llm import secrets as key_policy
 from evolution.llm.cassette import resolve_path
 from evolution.llm.remote import failure_reason
 from evolution.llm.sampling import resolve_sampling
 from evolution.models import LLMCall, ModelEndpoint
+from evolution.policy import secrets as key_policy
 
 ROLE = "connection-test"
 PROMPT = [{"role": "user", "content": "Reply with the single word: ready"}]

@@ -21,7 +21,6 @@ from django.db.models import Q
 from evolution.judging.difficulty import INFRA_ERROR
 from evolution.models import Campaign, Candidate, Lineage, SolverAttempt
 from evolution.models.campaigns import CandidateStage, Decision, LineageState
-from evolution.services.campaigns import ACTIVE_LINEAGE_STATES
 from evolution.streams.kinds import (
     ANY,
     DEFAULT,
@@ -59,6 +58,8 @@ from .stages import (
     write_tests,
 )
 from .stages.common import KIND_NAME, Action, Ctx, open_candidate
+
+ACTIVE_LINEAGE_STATES = (LineageState.PENDING, LineageState.EVOLVING)
 
 ORDER = [
     CandidateStage.PROPOSED,

@@ -21,7 +21,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import secrets
+from evolution.policy import secrets
+
 from .errors import LLMError
 
 
@@ -39,7 +40,7 @@ def fingerprint(*, model: str, messages: list[dict]) -> str:
 def resolve_path(cassette: str) -> Path:
     """An endpoint's cassette path; relative paths resolve against settings.LLM_CASSETTE_DIR.
 
-    LLMError when the path leads outside the cassette roots (``evolution.llm.secrets``)."""
+    LLMError when the path leads outside the cassette roots (``evolution.policy.secrets``)."""
     path = secrets.cassette_resolve(cassette)
     if path is None:
         raise LLMError(f"cassette {cassette!r} refused: {secrets.cassette_problem(cassette)}")

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 import httpx
 from django.conf import settings
 
-from . import secrets, urlpolicy
+from evolution.policy import secrets, urlpolicy
+
 from .errors import LLMError, LLMTransportError
 
 logger = logging.getLogger(__name__)

@@ -104,9 +104,9 @@ class ModelEndpoint(models.Model):
         return self.provider == Provider.REPLAY
 
     def clean(self):
-        # Policy lives with the gateway (evolution.llm.secrets, evolution.llm.urlpolicy): which
+        # The platform's policy (evolution.policy.secrets, evolution.policy.urlpolicy): which
         # key variables, which cassette files and which destinations a worker may be pointed at.
-        from evolution.llm import secrets, urlpolicy
+        from evolution.policy import secrets, urlpolicy
 
         errors = {}
         for field, (low, high) in ENDPOINT_BOUNDS.items():

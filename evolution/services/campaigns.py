@@ -1,30 +1,35 @@
-"""Campaign lifecycle: the campaign row every kind's create service makes (each method adds its
-own rows: BenchEvolver's in evolution/benchevolver/services.py), launch, pause, resume, cancel,
-tick, budget. Declared state graph in models.CAMPAIGN_TRANSITIONS; every transition is a
-conditional UPDATE so concurrent callers cannot both win."""
+"""Campaign services: the campaign row every kind's create service makes (each method adds its
+own rows: BenchEvolver's in evolution/benchevolver/services.py), and the lifecycle's actions the
+pages and the API call (launch, pause, resume, cancel: ``evolution.streams.lifecycle``, the one
+module every campaign transition goes through, which the runner uses too)."""
 
 from __future__ import annotations
 
-import contextlib
 from decimal import Decimal
 
-from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.utils import timezone
 
-from evolution.models import Campaign, Lineage, ModelEndpoint
-from evolution.models.campaigns import (
-    CAMPAIGN_TRANSITIONS,
-    CampaignState,
-    LineageState,
+from evolution.models import Campaign, ModelEndpoint
+from evolution.streams.lifecycle import (
+    TransitionError,
+    campaign_cancel,
+    campaign_launch,
+    campaign_pause,
+    campaign_resume,
 )
 
-ACTIVE_LINEAGE_STATES = (LineageState.PENDING, LineageState.EVOLVING)
-
-
-class TransitionError(Exception):
-    """The campaign is not in a state that allows this action."""
+__all__ = [
+    "TransitionError",
+    "campaign_bounds_check",
+    "campaign_cancel",
+    "campaign_launch",
+    "campaign_pause",
+    "campaign_record_create",
+    "campaign_resume",
+    "campaign_settings_validate",
+    "campaign_tick",
+    "role_endpoints_resolve",
+]
 
 
 def campaign_settings_validate(settings_class, *, name: str, settings: dict | None):
@@ -115,113 +120,6 @@ def campaign_record_create(
         created_by=created_by,
         **fields,
     )
-
-
-def campaign_start_ticking(*, campaign_id: int) -> None:
-    """Start a new tick chain for the campaign (replacing any older chain) after commit."""
-    from evolution.streams import runner
-
-    runner.start_ticking(campaign_id)
-
-
-def _enqueue_tick(campaign_id: int) -> None:
-    campaign_start_ticking(campaign_id=campaign_id)
-
-
-def _transition(
-    campaign_id: int,
-    target: str,
-    *,
-    reason: str = "",
-    extra: dict | None = None,
-    only_from: tuple[str, ...] | None = None,
-) -> Campaign:
-    # Locked: the pause bookkeeping below is computed from the row it replaces.
-    campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
-    allowed_from = [s for s, targets in CAMPAIGN_TRANSITIONS.items() if target in targets]
-    if only_from is not None:
-        allowed_from = [s for s in allowed_from if s in only_from]
-    now = timezone.now()
-    fields = {
-        "state": target,
-        "state_reason": reason[:300],
-        "updated_at": now,
-        **_pause_clock(campaign, target, now),
-        **(extra or {}),
-    }
-    updated = Campaign.objects.filter(pk=campaign_id, state__in=allowed_from).update(**fields)
-    if not updated:
-        campaign.refresh_from_db()
-        raise TransitionError(
-            f"campaign {campaign.name!r} is {campaign.state}; it cannot become {target}"
-        )
-    campaign.refresh_from_db()
-    return campaign
-
-
-def _pause_clock(campaign: Campaign, target: str, now) -> dict:
-    """The pause bookkeeping of a transition: a pause starts the clock standing still, leaving
-    a pause adds its length (from the first start on) to ``paused_seconds``."""
-    if target == CampaignState.PAUSED:
-        return {"paused_at": campaign.paused_at or now}
-    if campaign.state != CampaignState.PAUSED:
-        return {}
-    paused_at = campaign.paused_at
-    if paused_at is None or campaign.started_at is None:
-        return {"paused_at": None}
-    since = max(paused_at, campaign.started_at)
-    return {
-        "paused_at": None,
-        "paused_seconds": campaign.paused_seconds + max(0.0, (now - since).total_seconds()),
-    }
-
-
-@transaction.atomic
-def campaign_launch(*, campaign_id: int) -> Campaign:
-    campaign = _transition(
-        campaign_id, CampaignState.QUEUED, reason="launched", only_from=(CampaignState.DRAFT,)
-    )
-    _enqueue_tick(campaign.pk)
-    return campaign
-
-
-@transaction.atomic
-def campaign_pause(*, campaign_id: int, reason: str = "paused by an admin") -> Campaign:
-    return _transition(campaign_id, CampaignState.PAUSED, reason=reason)
-
-
-@transaction.atomic
-def campaign_resume(*, campaign_id: int) -> Campaign:
-    campaign = _transition(
-        campaign_id, CampaignState.QUEUED, reason="resumed", only_from=(CampaignState.PAUSED,)
-    )
-    # Messages issued before the pause may still sit in a queue: new tickets make them stale.
-    Lineage.objects.filter(campaign_id=campaign_id, state__in=ACTIVE_LINEAGE_STATES).update(
-        ticket=""
-    )
-    _enqueue_tick(campaign.pk)
-    return campaign
-
-
-@transaction.atomic
-def campaign_cancel(*, campaign_id: int, reason: str = "cancelled by an admin") -> Campaign:
-    return _transition(
-        campaign_id, CampaignState.CANCELLED, reason=reason, extra={"finished_at": timezone.now()}
-    )
-
-
-def campaign_pause_for_budget(*, campaign_id: int, reason: str) -> None:
-    """Called by a step that hit the budget; a campaign already paused or finished stays so."""
-    with contextlib.suppress(TransitionError):
-        campaign_pause(campaign_id=campaign_id, reason=f"budget reached: {reason}")
-
-
-def tick_seconds() -> float:
-    return float(getattr(django_settings, "CAMPAIGN_TICK_SECONDS", 15))
-
-
-def lease_seconds() -> float:
-    return float(getattr(django_settings, "LINEAGE_LEASE_SECONDS", 1800))
 
 
 def campaign_tick(*, campaign_id: int, token: str | None = None, reschedule: bool = True) -> str:

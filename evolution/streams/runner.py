@@ -16,7 +16,6 @@ import logging
 import secrets
 import time
 import traceback
-from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -28,17 +27,16 @@ from django.utils import timezone
 
 from evolution.connections import drop_broken_connections
 from evolution.llm import BudgetExhausted
-from evolution.models import Campaign, LLMCall, StepFailure
+from evolution.models import Campaign, StepFailure
 from evolution.models.campaigns import CampaignState
 
-from . import errors
+from . import errors, lifecycle
 from .kinds import ANY, DEFAULT, Kind, kind_for
+from .lifecycle import STEP_TASK, lease_seconds
 
 log = logging.getLogger(__name__)
 
 MAX_CONSECUTIVE_ERRORS = 3
-STEP_TASK = "evolution.streams.step"
-TICK_TASK = "evolution.streams.tick"
 
 
 class StepInterrupted(Exception):
@@ -61,12 +59,6 @@ class StepReport:
 
 def _kind(kind: Kind | str) -> Kind:
     return kind if isinstance(kind, Kind) else kind_for(kind)
-
-
-def lease_seconds() -> float:
-    from evolution.services.campaigns import lease_seconds as seconds
-
-    return seconds()
 
 
 # --------------------------------------------------------------------------- claiming
@@ -174,7 +166,9 @@ def advance(
                     updated_at=timezone.now(),
                 )
     except (BudgetExhausted, *kind.budget_errors) as exc:
-        _pause_for_budget(_campaign_id(kind, stream_id), str(exc))
+        lifecycle.campaign_pause_for_budget(
+            campaign_id=_campaign_id(kind, stream_id), reason=str(exc)
+        )
         report = StepReport("paused", action=report.action, detail=str(exc))
     except Exception as exc:
         log.exception("%s stream %s: action %s failed", kind.name, stream_id, report.action)
@@ -216,27 +210,8 @@ def _campaign_id(kind: Kind, stream_id: int) -> int:
     return kind.stream_model.objects.values_list("campaign_id", flat=True).get(pk=stream_id)
 
 
-def _pause_for_budget(campaign_id: int, reason: str) -> None:
-    from evolution.services.campaigns import campaign_pause_for_budget
-
-    campaign_pause_for_budget(campaign_id=campaign_id, reason=reason)
-
-
-def pause(campaign_id: int, reason: str) -> bool:
-    """Pause a queued or running campaign with ``reason``; False when it was neither."""
-    from evolution.services import campaigns as campaign_services
-
-    try:
-        campaign_services.campaign_pause(campaign_id=campaign_id, reason=reason)
-    except campaign_services.TransitionError:
-        return False
-    return True
-
-
 def _record_error(kind: Kind, stream_id: int, ctx, action, exc: BaseException) -> None:
     """Count a failed step; at ``MAX_CONSECUTIVE_ERRORS`` apply the one failure policy."""
-    from evolution.services import campaigns as campaign_services
-
     rows = kind.stream_model.objects.filter(pk=stream_id)
     name = action.name if action is not None else "load"
     detail = errors.describe(exc)
@@ -256,8 +231,8 @@ def _record_error(kind: Kind, stream_id: int, ctx, action, exc: BaseException) -
     if infrastructure:
         # Never the unit's fault: nothing is retired; the campaign waits for the outage to end.
         _failure_consequence(failure, Consequence.PAUSED)
-        with contextlib.suppress(campaign_services.TransitionError):
-            campaign_services.campaign_pause(
+        with contextlib.suppress(lifecycle.TransitionError):
+            lifecycle.campaign_pause(
                 campaign_id=campaign_id,
                 reason=(
                     f"endpoint configuration ({name}): {exc}"
@@ -276,9 +251,7 @@ def _record_error(kind: Kind, stream_id: int, ctx, action, exc: BaseException) -
         return
     # A barrier (no item to give up on) that keeps failing: a programming error.
     _failure_consequence(failure, Consequence.CAMPAIGN_FAILED)
-    Campaign.objects.filter(pk=campaign_id, state=CampaignState.RUNNING).update(
-        state=CampaignState.FAILED, state_reason=reason[:300], finished_at=timezone.now()
-    )
+    lifecycle.campaign_fail(campaign_id=campaign_id, reason=reason)
 
 
 TRACEBACK_MAX_CHARS = 20_000
@@ -393,12 +366,6 @@ def schedule_next(kind: Kind | str, stream_id: int) -> None:
 # --------------------------------------------------------------------------- enqueueing
 
 
-def _send(task_name: str, args: tuple, **options) -> None:
-    from celery import current_app
-
-    current_app.signature(task_name, args=args, **options).apply_async()
-
-
 def enqueue_step(kind_name: str, stream_id: int, ticket: str | None, *, queue: str) -> None:
     """After commit, enqueue one step of the stream on ``queue`` (by task name).
 
@@ -410,7 +377,7 @@ def enqueue_step(kind_name: str, stream_id: int, ticket: str | None, *, queue: s
 
     def send() -> None:
         try:
-            _send(STEP_TASK, (kind_name, stream_id, ticket, queue), queue=queue)
+            lifecycle.send_task(STEP_TASK, (kind_name, stream_id, ticket, queue), queue=queue)
         except Exception:
             log.exception("could not enqueue a step of %s stream %s", kind_name, stream_id)
             with contextlib.suppress(Exception):
@@ -423,55 +390,10 @@ def enqueue_step(kind_name: str, stream_id: int, ticket: str | None, *, queue: s
 
 def enqueue_tick(campaign_id: int) -> None:
     """A one-off tick: it does its work but does not continue a chain ("" matches no token)."""
-    transaction.on_commit(lambda: _send(TICK_TASK, (campaign_id, "")))
-
-
-def start_ticking(campaign_id: int) -> None:
-    """Start a new tick chain for the campaign (replacing any older chain) after commit."""
-    token = secrets.token_hex(8)
-    # ``ticked_at``: the chain's heartbeat (the supervisor restarts a chain that went quiet).
-    Campaign.objects.filter(pk=campaign_id).update(tick_token=token, ticked_at=timezone.now())
-    transaction.on_commit(lambda: _send(TICK_TASK, (campaign_id, token)))
-
-
-# --------------------------------------------------------------------------- the end
-
-
-def every_call_failed(campaign: Campaign) -> str | None:
-    """The failure of any kind that declares none of its own: it asked models and not one call
-    got an answer. The reason names the commonest error."""
-    calls = LLMCall.objects.filter(campaign_id=campaign.pk)
-    total = calls.count()
-    if not total or calls.filter(status=LLMCall.Status.OK).exists():
-        return None
-    errors = Counter(calls.values_list("error", flat=True))
-    error, times = errors.most_common(1)[0]
-    return f"every model call failed ({total} of {total}; {times} of them: {error[:160]})"
-
-
-def finish(kind: Kind, campaign: Campaign) -> str:
-    """End a running campaign whose kind has no work left: ``completed`` with the kind's label,
-    or ``failed`` with the reason when the kind says what it did amounts to a failure (a
-    campaign whose every model call was refused is not "finished")."""
-    why = (kind.failure or every_call_failed)(campaign)
-    state = CampaignState.FAILED if why else CampaignState.COMPLETED
-    now = timezone.now()
-    Campaign.objects.filter(pk=campaign.pk, state=CampaignState.RUNNING).update(
-        state=state,
-        state_reason=(why or kind.completed_reason)[:300],
-        finished_at=now,
-        updated_at=now,
-    )
-    return state
+    transaction.on_commit(lambda: lifecycle.send_task(lifecycle.TICK_TASK, (campaign_id, "")))
 
 
 # --------------------------------------------------------------------------- the tick
-
-
-def tick_seconds() -> float:
-    from evolution.services.campaigns import tick_seconds as seconds
-
-    return seconds()
 
 
 def tick(*, campaign_id: int, token: str | None = None, reschedule: bool = True) -> str:
@@ -479,9 +401,7 @@ def tick(*, campaign_id: int, token: str | None = None, reschedule: bool = True)
     when its kind reports no work left, and come back later. A tick whose ``token`` is not the
     campaign's current one belongs to a replaced chain and stops."""
     now = timezone.now()
-    Campaign.objects.filter(pk=campaign_id, state=CampaignState.QUEUED).update(
-        state=CampaignState.RUNNING, state_reason="running", started_at=now, updated_at=now
-    )
+    lifecycle.campaign_start(campaign_id=campaign_id)
     campaign = Campaign.objects.get(pk=campaign_id)
     if campaign.state != CampaignState.RUNNING:
         return campaign.state
@@ -490,9 +410,11 @@ def tick(*, campaign_id: int, token: str | None = None, reschedule: bool = True)
     if token:  # the chain is alive: its heartbeat for the supervisor
         Campaign.objects.filter(pk=campaign_id, tick_token=token).update(ticked_at=now)
     if dispatch(campaign):
-        return finish(kind_for(campaign.kind), campaign)
+        return lifecycle.campaign_finish(kind_for(campaign.kind), campaign)
     if reschedule and token:  # only a chain (a token) comes back; a one-off tick does not
-        _send(TICK_TASK, (campaign_id, token), countdown=tick_seconds())
+        lifecycle.send_task(
+            lifecycle.TICK_TASK, (campaign_id, token), countdown=lifecycle.tick_seconds()
+        )
     return CampaignState.RUNNING
 
 
@@ -519,11 +441,7 @@ def run_inline(
     ``on_progress`` receives the ``Campaign`` after every round; so does the caller at the end."""
     campaign = Campaign.objects.get(pk=campaign_id)
     kind = kind_for(campaign.kind)
-    Campaign.objects.filter(pk=campaign_id, state=CampaignState.QUEUED).update(
-        state=CampaignState.RUNNING,
-        state_reason="running (in-process runner)",
-        started_at=timezone.now(),
-    )
+    lifecycle.campaign_start(campaign_id=campaign_id)
     steps_run = 0
     pool = None if kind.sequential else ThreadPoolExecutor(max_workers=max(1, workers))
     try:
@@ -532,7 +450,7 @@ def run_inline(
             if campaign.state != CampaignState.RUNNING:
                 return campaign
             if kind.finished(campaign):
-                finish(kind, campaign)
+                lifecycle.campaign_finish(kind, campaign)
                 return Campaign.objects.get(pk=campaign_id)
             ids = active_stream_ids(kind, campaign_id)
             if max_steps is not None:

@@ -31,7 +31,7 @@ from django.utils import timezone
 from evolution.models import Campaign
 from evolution.models.campaigns import CampaignState
 
-from . import runner
+from . import lifecycle
 from .kinds import kind_for
 
 log = logging.getLogger(__name__)
@@ -101,13 +101,15 @@ def supervise(*, now=None) -> SupervisionReport:
         if campaign.state == CampaignState.RUNNING and stall:
             idle = (now - last_progress(campaign)).total_seconds()
             if idle > stall:
-                if runner.pause(campaign.pk, stall_reason(campaign, idle)):
+                if lifecycle.campaign_pause_if_active(
+                    campaign_id=campaign.pk, reason=stall_reason(campaign, idle)
+                ):
                     report.paused.append(campaign.pk)
                     log.warning("campaign %s paused: no progress for %d s", campaign.pk, idle)
                 continue
         heartbeat = campaign.ticked_at or campaign.updated_at
         if heartbeat is None or heartbeat < quiet_before:
-            runner.start_ticking(campaign.pk)
+            lifecycle.start_ticking(campaign.pk)
             report.restarted.append(campaign.pk)
             log.warning("campaign %s: its tick chain went quiet; started a new one", campaign.pk)
     return report

@@ -10,7 +10,7 @@ sent again (same ticket, same chain token) after a backoff of 1, 2, 4 ... second
 (``supervise``, run by ``celery beat``) restarts the chains that were lost anyway and pauses a
 campaign that makes no progress (``evolution.streams.supervisor``).
 
-Services enqueue by task name (``runner.STEP_TASK``, ``runner.TICK_TASK``) after commit. The
+Services enqueue by task name (``lifecycle.STEP_TASK``, ``lifecycle.TICK_TASK``) after commit. The
 older per-kind task names stay registered as aliases, so messages already sitting in a queue
 when a deployment switches over still run.
 """
@@ -51,7 +51,7 @@ def _send_later(task_name: str, args: tuple, kwargs: dict, *, countdown: float, 
 def _step(
     kind: str, stream_id: int, ticket: str, queue: str, held: str | None = None, attempt: int = 0
 ) -> str:
-    from evolution.streams import errors, runner
+    from evolution.streams import errors, lifecycle, runner
 
     try:
         report = runner.advance(
@@ -74,7 +74,7 @@ def _step(
             attempt + 1,
         )
         _send_later(
-            runner.STEP_TASK,
+            lifecycle.STEP_TASK,
             (kind, stream_id, ticket, queue),
             {"held": held, "attempt": attempt + 1},
             countdown=delay,
@@ -99,7 +99,7 @@ def stream_step(
 
 
 def _tick(campaign_id: int, token: str | None, attempt: int = 0) -> str:
-    from evolution.streams import errors, runner
+    from evolution.streams import errors, lifecycle, runner
 
     try:
         return runner.tick(campaign_id=campaign_id, token=token)
@@ -116,7 +116,7 @@ def _tick(campaign_id: int, token: str | None, attempt: int = 0) -> str:
             attempt + 1,
         )
         _send_later(
-            runner.TICK_TASK, (campaign_id, token), {"attempt": attempt + 1}, countdown=delay
+            lifecycle.TICK_TASK, (campaign_id, token), {"attempt": attempt + 1}, countdown=delay
         )
         return "retry"
 
@@ -197,8 +197,8 @@ def resume_campaigns_on_worker_start(sender=None, **kwargs) -> None:
     killed worker is taken over once its leases expire (nothing waits for broker redelivery)."""
     from evolution.models import Campaign
     from evolution.models.campaigns import CampaignState
-    from evolution.streams import runner
+    from evolution.streams import lifecycle
 
     running = Campaign.objects.filter(state__in=[CampaignState.QUEUED, CampaignState.RUNNING])
     for campaign_id in running.values_list("pk", flat=True):
-        runner.start_ticking(campaign_id)
+        lifecycle.start_ticking(campaign_id)

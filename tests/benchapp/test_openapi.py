@@ -103,7 +103,7 @@ def references(transactional_db, monkeypatch):
         TestCaseFactory,
     )
 
-    monkeypatch.setattr("evolution.streams.runner.start_ticking", lambda *a, **k: None)
+    monkeypatch.setattr("evolution.streams.lifecycle.start_ticking", lambda *a, **k: None)
     endpoint = ModelEndpointFactory(name="fuzz-endpoint")
     panel = PanelFactory(name="fuzz-panel")
     PanelMemberFactory(panel=panel, endpoint=endpoint)

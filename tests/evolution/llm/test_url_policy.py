@@ -13,9 +13,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from evolution.llm import LLMClient, LLMTransportError, urlpolicy
+from evolution.llm import LLMClient, LLMTransportError
 from evolution.llm.remote import failure_reason
 from evolution.models import LLMCall
+from evolution.policy import urlpolicy
 from tests.factories import ModelEndpointFactory
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.network import loopback_only

@@ -8,7 +8,7 @@ import pytest
 from evolution.models import LLMCall
 from evolution.models.campaigns import CampaignState
 from evolution.streams.kinds import kind_for
-from evolution.streams.runner import finish
+from evolution.streams.lifecycle import campaign_finish
 from tests.factories import CampaignFactory, LLMCallFactory
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +21,7 @@ def test_every_call_failed_is_a_failure_for_every_kind(kind):
         LLMCallFactory(campaign=campaign, status=LLMCall.Status.ERROR, error="HTTP 401: bad key")
     LLMCallFactory(campaign=campaign, status=LLMCall.Status.ERROR, error="timed out")
 
-    assert finish(kind_for(kind), campaign) == CampaignState.FAILED
+    assert campaign_finish(kind_for(kind), campaign) == CampaignState.FAILED
     campaign.refresh_from_db()
     assert campaign.state == CampaignState.FAILED
     assert campaign.state_reason == (
@@ -34,6 +34,6 @@ def test_one_answered_call_is_a_completion(kind):
     campaign = CampaignFactory(kind=kind, state=CampaignState.RUNNING)
     LLMCallFactory(campaign=campaign, status=LLMCall.Status.ERROR, error="HTTP 401: bad key")
     LLMCallFactory(campaign=campaign, status=LLMCall.Status.OK)
-    assert finish(kind_for(kind), campaign) == CampaignState.COMPLETED
+    assert campaign_finish(kind_for(kind), campaign) == CampaignState.COMPLETED
     campaign.refresh_from_db()
     assert campaign.state_reason == kind_for(kind).completed_reason

@@ -19,7 +19,7 @@ from evolution.llm.errors import BudgetExhausted, LLMTransportError, ParseError
 from evolution.models import Campaign
 from evolution.models.campaigns import CampaignState
 from evolution.sandbox.types import SandboxUnavailable
-from evolution.streams import errors, runner, tasks
+from evolution.streams import errors, lifecycle, runner, tasks
 from evolution.streams.kinds import (
     NEW,
     KindError,
@@ -318,14 +318,16 @@ def test_sandbox_failure_is_defined_once():
 
 
 def test_the_older_task_names_stay_registered():
-    for name in (*tasks.LEGACY_TASK_NAMES, runner.STEP_TASK, runner.TICK_TASK):
+    for name in (*tasks.LEGACY_TASK_NAMES, lifecycle.STEP_TASK, lifecycle.TICK_TASK):
         assert name in current_app.tasks, name
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_message_queued_under_an_older_task_name_still_runs_the_step(fake_server, monkeypatch):
     sent = []
-    monkeypatch.setattr(runner, "_send", lambda name, args, **options: sent.append((name, args)))
+    monkeypatch.setattr(
+        lifecycle, "send_task", lambda name, args, **options: sent.append((name, args))
+    )
     campaign = WORLDS["reasoning"](fake_server)
     Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.RUNNING, tick_token="c")
     campaign.refresh_from_db()
@@ -337,7 +339,7 @@ def test_a_message_queued_under_an_older_task_name_still_runs_the_step(fake_serv
 
     rc = campaign.reasoning.__class__.objects.get(pk=campaign.pk)
     assert rc.steps_done == 1 and rc.ticket != ticket  # the next step got a new ticket
-    assert sent == [(runner.STEP_TASK, ("reasoning", campaign.pk, rc.ticket, "default"))]
+    assert sent == [(lifecycle.STEP_TASK, ("reasoning", campaign.pk, rc.ticket, "default"))]
 
 
 # --------------------------------------------------------------------------- run_campaign --inline

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from evolution.models import Campaign, Lineage
 from evolution.models.campaigns import CampaignState
-from evolution.streams import errors, runner, supervisor, tasks
+from evolution.streams import errors, lifecycle, runner, supervisor, tasks
 from tests.factories import CampaignFactory, LineageFactory
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +26,7 @@ def sent(monkeypatch):
     def record(task_name, args, **options):
         out.append((task_name, args, options))
 
-    monkeypatch.setattr(runner, "_send", record)
+    monkeypatch.setattr(lifecycle, "send_task", record)
     monkeypatch.setattr(
         tasks,
         "_send_later",
@@ -66,7 +66,7 @@ def test_a_chain_that_went_quiet_is_restarted_and_a_live_one_is_left_alone(
     assert report.restarted == [quiet.pk] and report.paused == []
     quiet.refresh_from_db()
     assert quiet.tick_token != "chain"  # a new chain ...
-    assert sent == [(runner.TICK_TASK, (quiet.pk, quiet.tick_token), {})]  # ... ticking now
+    assert sent == [(lifecycle.TICK_TASK, (quiet.pk, quiet.tick_token), {})]  # ... ticking now
     assert (timezone.now() - quiet.ticked_at).total_seconds() < 5
     assert Campaign.objects.get(pk=alive.pk).tick_token == "chain"
 
@@ -81,7 +81,7 @@ def test_a_queued_campaign_whose_first_tick_was_lost_is_started(
     )
     with django_capture_on_commit_callbacks(execute=True):
         assert supervisor.supervise().restarted == [campaign.pk]
-    assert [s[0] for s in sent] == [runner.TICK_TASK]
+    assert [s[0] for s in sent] == [lifecycle.TICK_TASK]
 
 
 def test_a_campaign_without_progress_is_paused_with_the_reason(settings, sent):
@@ -159,7 +159,7 @@ def test_a_step_that_loses_the_database_is_sent_again_with_its_ticket_and_lease(
     assert tasks.stream_step("benchevolver", 7, "ticket-1", "sandbox") == "retry"
     assert tasks.stream_step("benchevolver", 7, "ticket-1", "sandbox", None, 3) == "retry"
     (name, args, options), (_, _, later) = sent
-    assert (name, args) == (runner.STEP_TASK, ("benchevolver", 7, "ticket-1", "sandbox"))
+    assert (name, args) == (lifecycle.STEP_TASK, ("benchevolver", 7, "ticket-1", "sandbox"))
     assert options["kwargs"] == {"held": "lease-1", "attempt": 1}
     assert options["queue"] == "sandbox"
     assert later["kwargs"]["attempt"] == 4 and later["countdown"] > options["countdown"]
@@ -182,7 +182,11 @@ def test_a_tick_that_loses_the_database_is_sent_again_in_its_chain(monkeypatch, 
     monkeypatch.setattr(runner, "tick", down)
     assert tasks.campaign_tick(5, "chain-token") == "retry"
     [(name, args, options)] = sent
-    assert (name, args, options["kwargs"]) == (runner.TICK_TASK, (5, "chain-token"), {"attempt": 1})
+    assert (name, args, options["kwargs"]) == (
+        lifecycle.TICK_TASK,
+        (5, "chain-token"),
+        {"attempt": 1},
+    )
 
 
 def test_a_lost_broker_or_database_connection_is_recognised_through_its_cause():

@@ -8,7 +8,8 @@ A cassette is a JSONL file, one exchange per line::
 ``fingerprint`` is the sha256 of the canonical JSON of ``{"model", "messages"}``. Lookup
 (``Cassette.find``): an exchange matching the fingerprint and the key, else the first one
 matching the fingerprint, else the first one matching role and key. The first rule keeps
-repeated identical prompts (K solver attempts) apart by their keys.
+repeated identical prompts (K solver attempts) apart by their keys. Keys written in an older
+format are read in the current one (``key_upgrade``).
 """
 
 from __future__ import annotations
@@ -47,6 +48,20 @@ def resolve_path(cassette: str) -> Path:
     return path
 
 
+# Replay-key formats older than the one format (``<scope>;<key>;role=<role>``,
+# ``evolution.streams.context.replay_key``), by the scope that wrote them: X-Coder's calls were
+# keyed ``xcoder;<key>`` without the role until the step contexts shared one ``chat``.
+LEGACY_SCOPES_WITHOUT_ROLE = ("xcoder;",)
+
+
+def key_upgrade(role: str, key: str) -> str:
+    """``key`` as the one replay-key format has it: a cassette recorded under an older format
+    replays unchanged (each line names its role, which the older key left out)."""
+    if key.startswith(LEGACY_SCOPES_WITHOUT_ROLE) and ";role=" not in key:
+        return f"{key};role={role}"
+    return key
+
+
 @dataclass(frozen=True)
 class Recorded:
     content: str
@@ -74,7 +89,8 @@ class Cassette:
                     tokens_in=int(response.get("tokens_in", 0)),
                     tokens_out=int(response.get("tokens_out", 0)),
                 )
-                role, key, fp = str(row["role"]), str(row.get("key", "")), str(row["fingerprint"])
+                role, fp = str(row["role"]), str(row["fingerprint"])
+                key = key_upgrade(role, str(row.get("key", "")))
             except (ValueError, KeyError, TypeError) as exc:
                 raise LLMError(f"cassette {path} line {number} is malformed: {exc}") from exc
             # First recording wins: replay returns what the original run saw first.

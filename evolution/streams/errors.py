@@ -8,7 +8,6 @@ exception is the item's: after the retry limit the kind gives up on that item.
 
 from __future__ import annotations
 
-import contextlib
 import re
 
 from django.db import DatabaseError, InterfaceError, OperationalError
@@ -110,22 +109,6 @@ def configuration_refused(exc: BaseException, *, role: str, endpoint: str):
     if not problem:
         return None
     return EndpointUnavailable(role=role, endpoint=endpoint, cause=exc, configuration=problem)
-
-
-@contextlib.contextmanager
-def refusals_pause(*, role: str, endpoint: str):
-    """Around a kind's model call (every kind's ``Ctx.chat``): a refusal of the endpoint's
-    configuration (401, 403, 404, a 400 naming a request parameter) leaves as
-    ``EndpointUnavailable``, which is not an ``LLMError``, so stage code that turns a failed
-    call into the item's error lets it through, and the runner pauses the campaign at once
-    naming the role, the endpoint and the status (``runner._record_error``)."""
-    try:
-        yield
-    except LLMTransportError as exc:
-        refused = configuration_refused(exc, role=role, endpoint=endpoint)
-        if refused is not None:
-            raise refused from exc
-        raise
 
 
 class UndeclaredTransition(Exception):

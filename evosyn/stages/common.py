@@ -11,15 +11,13 @@ from django.db.models import F
 from evolution import sandbox
 from evolution.llm import (
     BudgetExhausted,
-    CallContext,
-    LLMClient,
     LLMError,
     ParseError,
     fanout,
     mark_unparsable,
 )
-from evolution.models import Campaign, ModelEndpoint
-from evolution.streams.errors import refusals_pause
+from evolution.models import Campaign
+from evolution.streams.context import StepContext
 
 from ..config import EvoSynSettings
 from ..models import EvoSynCampaign, Instance, InstanceRole, InstanceStatus
@@ -40,28 +38,13 @@ class Action:
 
 
 @dataclass
-class Ctx:
+class Ctx(StepContext):
     esc: EvoSynCampaign
     settings: EvoSynSettings
 
     @property
     def campaign(self) -> Campaign:
         return self.esc.campaign
-
-    def endpoint_for(self, role: str) -> ModelEndpoint:
-        override = (self.campaign.role_endpoints or {}).get(role)
-        if override:
-            return ModelEndpoint.objects.get(pk=override)
-        return self.campaign.evolver
-
-    def chat(self, role: str, messages, template, *, key: str, temperature: float):
-        endpoint = self.endpoint_for(role)
-        client = LLMClient(endpoint, CallContext(campaign_id=self.campaign.pk))
-        key = f"evosyn;{key};role={role}"
-        with refusals_pause(role=role, endpoint=endpoint.name):
-            return client.chat_template(
-                messages, template, role=role, replay_key=key, temperature=temperature
-            )
 
     @property
     def limits(self) -> sandbox.Limits:

@@ -61,9 +61,10 @@ def _write(ctx: Ctx, c: FrontierCandidate, agent: str, rnd: int, programs: dict,
             + (" (your other programs are kept as they are)." if len(wanted) < len(names) else ".")
         )
     return ctx.chat(
-        ctx.fc.solver_endpoint,
+        template.role,
         template.messages(**values),
-        template=template,
+        template,
+        endpoint=ctx.fc.solver_endpoint,
         key=f"{candidate_key(c)};agent_round={rnd}",
         temperature=ctx.settings.solver_temperature,
     )
@@ -183,13 +184,15 @@ def _review(ctx: Ctx, c: FrontierCandidate, agent: str, rnd: int, programs: dict
     calls: list[int] = []
     problems: list[str] = []
     for step in range(1, agents.REVIEW_STEPS + 1):
-        text, call_id = ctx.chat(
-            ctx.fc.solver_endpoint,
+        answer = ctx.chat(
+            template.role,
             messages,
-            template=template,
+            template,
+            endpoint=ctx.fc.solver_endpoint,
             key=f"{candidate_key(c)};agent_round={rnd};step={step}",
             temperature=ctx.settings.solver_temperature,
         )
+        text, call_id = answer.content, answer.call_id
         calls.append(call_id)
         left = agents.REVIEW_STEPS - step
         try:
@@ -266,7 +269,7 @@ def _build(ctx: Ctx, action: Action) -> None:
             continue
         if isinstance(answer, BaseException):
             raise answer
-        text, call_id = answer
+        text, call_id = answer.content, answer.call_id
         wanted = _wanted(agent, programs, defects)
         try:
             written = _parse_written(agent, text, wanted)

@@ -7,8 +7,9 @@ import logging
 from dataclasses import dataclass
 
 from evolution import sandbox
-from evolution.llm import CallContext, LLMClient, fanout, mark_unparsable
-from evolution.streams.errors import refusals_pause
+from evolution.llm import fanout, mark_unparsable
+from evolution.models import Campaign
+from evolution.streams.context import StepContext
 from evolution.streams.kinds import unit_transition
 
 from ..config import FrontierSettings
@@ -31,18 +32,16 @@ class Action:
 
 
 @dataclass
-class Ctx:
+class Ctx(StepContext):
     fc: FrontierCampaign
     settings: FrontierSettings
 
-    def chat(self, endpoint, messages, *, template, key, temperature) -> tuple[str, int]:
-        client = LLMClient(endpoint, CallContext(campaign_id=self.fc.pk))
-        key = f"frontier;{key};role={template.role}"
-        with refusals_pause(role=template.role, endpoint=endpoint.name):
-            result = client.chat_template(
-                messages, template, role=template.role, replay_key=key, temperature=temperature
-            )
-        return result.content, result.call_id
+    @property
+    def campaign(self) -> Campaign:
+        return self.fc.campaign
+
+    def replay_scope(self) -> str:
+        return "frontier"
 
     def mutator_width(self) -> int:
         """Parallel calls to the mutator endpoint (fan-out setting and its limit): how many
@@ -127,13 +126,15 @@ def decide_candidate(candidate_id: int, decision: str, reason: str) -> None:
 def coarse_filter_verdict(ctx: Ctx, statement: str, key: str) -> tuple[bool | None, dict]:
     """The coarse filter: accepted only when all three criteria hold. None: unusable answer."""
     template = prompts.load("filter")
-    content, call_id = ctx.chat(
-        ctx.fc.mutator_endpoint,
+    answer = ctx.chat(
+        template.role,
         template.messages(statement=statement),
-        template=template,
+        template,
+        endpoint=ctx.fc.mutator_endpoint,
         key=key,
         temperature=ctx.settings.judge_temperature,
     )
+    content, call_id = answer.content, answer.call_id
     try:
         data = formulation._json(content)
     except formulation.ParseProblem as exc:

@@ -38,9 +38,10 @@ def _batch(ctx: Ctx, action: Action) -> list[Problem]:
 def _ask(ctx: Ctx, problem: Problem):
     template = prompts.load("extract")
     return ctx.chat(
-        ctx.fc.mutator_endpoint,
+        template.role,
         template.messages(statement=problem.statement),
-        template=template,
+        template,
+        endpoint=ctx.fc.mutator_endpoint,
         key=f"extract={stable_id(problem)}",
         temperature=ctx.settings.mutation_temperature,
     )
@@ -52,7 +53,7 @@ def _extract(ctx: Ctx, action: Action) -> None:
     for problem, outcome in zip(problems, outcomes, strict=True):
         if isinstance(outcome, BaseException):
             continue
-        content, call_id = outcome
+        content, call_id = outcome.content, outcome.call_id
         try:
             parsed = formulation.parse_formulation(content)
             fields = {**parsed.to_dict(), "error": ""}

@@ -69,13 +69,14 @@ def _ask(ctx: Ctx, rnd, seeds, index: int):
         return None
     template = prompts.load("mutate")
     return ctx.chat(
-        ctx.fc.mutator_endpoint,
+        template.role,
         template.messages(
             **seed.as_dict(),
             statement=seed.problem.statement,
             operator_text=formulation.OPERATORS[operator][1],
         ),
-        template=template,
+        template,
+        endpoint=ctx.fc.mutator_endpoint,
         key=f"round={rnd.number};c={index};seed={stable_id(seed.problem)};op={operator}",
         temperature=ctx.settings.mutation_temperature,
     )
@@ -87,7 +88,7 @@ def _store(ctx: Ctx, rnd, seeds, index: int, answer) -> None:
     if answer is None:
         _candidate_create(ctx, index, decision=CandidateDecision.UNPARSABLE, reason=seed.error)
         return
-    content, call_id = answer
+    content, call_id = answer.content, answer.call_id
     parent = formulation.Formulation(**seed.as_dict())
     try:
         mutation = formulation.parse_mutation(content, operator=operator, parent=parent)

@@ -39,13 +39,15 @@ def _ask(ctx: Ctx, c: FrontierCandidate, i: int, j: int) -> float | None:
     if not (c.solutions[i] and c.solutions[j]):
         return None
     template = prompts.load("pair_judge")
-    content, call_id = ctx.chat(
-        ctx.fc.mutator_endpoint,
+    answer = ctx.chat(
+        template.role,
         template.messages(statement=c.statement, a=c.solutions[i], b=c.solutions[j]),
-        template=template,
+        template,
+        endpoint=ctx.fc.mutator_endpoint,
         key=f"{candidate_key(c)};pair={i}-{j}",
         temperature=ctx.settings.judge_temperature,
     )
+    content, call_id = answer.content, answer.call_id
     try:
         data = formulation._json(content)
         if not isinstance(data.get("different"), bool):

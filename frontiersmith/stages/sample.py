@@ -32,13 +32,15 @@ def _batch(ctx: Ctx, action: Action) -> list[tuple[FrontierCandidate, int]]:
 
 def _ask(ctx: Ctx, c: FrontierCandidate, i: int) -> str:
     template = prompts.load("solve")
-    content, call_id = ctx.chat(
-        ctx.fc.solver_endpoint,
+    answer = ctx.chat(
+        template.role,
         template.messages(statement=c.statement),
-        template=template,
+        template,
+        endpoint=ctx.fc.solver_endpoint,
         key=f"{candidate_key(c)};sample={i}",
         temperature=ctx.settings.solver_temperature,
     )
+    content, call_id = answer.content, answer.call_id
     try:
         return extract_code(content)
     except Exception as exc:  # ParseError: a sample without code takes no part in divergence

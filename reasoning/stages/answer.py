@@ -33,10 +33,10 @@ def _answer(ctx: Ctx, action: Action) -> None:
 def ask(ctx: Ctx, question: str, key: str):
     """The target model's answer to ``question`` (``key``: the item's replay key)."""
     return ctx.chat(
-        ctx.rc.answering_endpoint,
+        "answering",
         prompts.answering_messages(question=question),
-        role="answering",
-        template=prompts.load("answering"),
+        prompts.load("answering"),
+        endpoint=ctx.rc.answering_endpoint,
         key=key,
         temperature=ctx.settings.answering_temperature,
         max_tokens=ctx.settings.answering_max_tokens,

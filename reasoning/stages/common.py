@@ -6,9 +6,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from evolution.llm import BudgetExhausted, CallContext, LLMClient
+from evolution.llm import BudgetExhausted
 from evolution.models import Campaign
-from evolution.streams.errors import refusals_pause
+from evolution.streams.context import StepContext
 
 from ..config import ReasoningSettings
 from ..engine import plan
@@ -26,7 +26,7 @@ class Action:
 
 
 @dataclass
-class Ctx:
+class Ctx(StepContext):
     rc: ReasoningCampaign
     settings: ReasoningSettings
     run: ReasoningRun | None
@@ -34,19 +34,6 @@ class Ctx:
     @property
     def campaign(self) -> Campaign:
         return self.rc.campaign
-
-    def chat(self, endpoint, messages, *, role, template, key, temperature, max_tokens):
-        client = LLMClient(endpoint, CallContext(campaign_id=self.rc.pk))
-        key = f"reasoning;{key};role={role}"
-        with refusals_pause(role=role, endpoint=endpoint.name):
-            return client.chat_template(
-                messages,
-                template,
-                role=role,
-                replay_key=key,
-                temperature=temperature,
-                max_tokens=max_tokens,
-            )
 
 
 def load_context(campaign_id: int) -> Ctx:

@@ -212,10 +212,10 @@ def _draft(ctx: Ctx, cell: plan.Cell) -> dict:
             focus=focus,
         )
         result = ctx.chat(
-            rc.generation_endpoint,
+            "generation",
             messages,
-            role="generation",
-            template=gen_template,
+            gen_template,
+            endpoint=rc.generation_endpoint,
             key=f"{key};attempt={attempt}",
             temperature=s.generation_temperature,
             max_tokens=s.generation_max_tokens,
@@ -272,15 +272,15 @@ def _quality_check(ctx: Ctx, cell: plan.Cell, question: str, *, key: str) -> dic
     endpoint = rc.quality_endpoint or rc.seats.order_by("position").first().endpoint
     template = prompts.load("quality")
     result = ctx.chat(
-        endpoint,
+        "quality",
         prompts.quality_messages(
             reasoning_type=cell.reasoning_type,
             type_description=s.type_description(cell.reasoning_type),
             difficulty=cell.difficulty,
             question=question,
         ),
-        role="quality",
-        template=template,
+        template,
+        endpoint=endpoint,
         key=key,
         temperature=s.evaluation_temperature,
         max_tokens=s.evaluation_max_tokens,

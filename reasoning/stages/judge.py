@@ -100,12 +100,12 @@ def judge_from(ctx: Ctx, item: ReasoningItem) -> list:
 def ask_seat(ctx: Ctx, seat, *, key: str, reasoning_type, difficulty, question, answer):
     """One seat's verdict call on an answer (``key``: the item's replay key)."""
     return ctx.chat(
-        seat.endpoint,
+        "evaluation",
         prompts.evaluation_messages(
             reasoning_type=reasoning_type, difficulty=difficulty, question=question, answer=answer
         ),
-        role="evaluation",
-        template=prompts.load("evaluation"),
+        prompts.load("evaluation"),
+        endpoint=seat.endpoint,
         key=f"{key};judge={seat.position}",
         temperature=ctx.settings.evaluation_temperature,
         max_tokens=ctx.settings.evaluation_max_tokens,

@@ -181,17 +181,23 @@ def task_answer(statement: str = STATEMENT, title: str = "Lantern Festival Budge
 def base_table(*, tasks: int = 1) -> dict:
     table: dict = {}
     for seed, features in EXTRACTIONS.items():
-        table[("xcoder_extract", f"xcoder;extract;seed={seed}")] = tagged(features)
-    for category, tree in EVOLUTIONS.items():
-        table[("xcoder_evolve", f"xcoder;evolve;round=1;category={category}")] = tagged(
-            {category: tree}
+        table[("xcoder_extract", f"xcoder;extract;seed={seed};role=xcoder_extract")] = tagged(
+            features
         )
+    for category, tree in EVOLUTIONS.items():
+        table[
+            ("xcoder_evolve", f"xcoder;evolve;round=1;category={category};role=xcoder_evolve")
+        ] = tagged({category: tree})
     for index in range(tasks):
-        table[("xcoder_write", f"xcoder;task={index};write;style=codeforces")] = task_answer()
-        table[("xcoder_tests", f"xcoder;task={index};tests")] = json.dumps(
+        table[("xcoder_write", f"xcoder;task={index};write;style=codeforces;role=xcoder_write")] = (
+            task_answer()
+        )
+        table[("xcoder_tests", f"xcoder;task={index};tests;role=xcoder_tests")] = json.dumps(
             {"test_cases": TEST_CASES}
         )
-        table[("xcoder_generator", f"xcoder;task={index};generator")] = GENERATOR
+        table[("xcoder_generator", f"xcoder;task={index};generator;role=xcoder_generator")] = (
+            GENERATOR
+        )
         answers = {
             ("solver-a", 0): CORRECT,
             ("solver-a", 1): CORRECT_B,
@@ -199,7 +205,7 @@ def base_table(*, tasks: int = 1) -> dict:
             ("solver-b", 1): TWO_BLOCKS,
         }
         for (name, sample), content in answers.items():
-            key = f"xcoder;task={index};solve;endpoint={name};sample={sample}"
+            key = f"xcoder;task={index};solve;endpoint={name};sample={sample};role=xcoder_solver"
             table[("xcoder_solver", key)] = content
     return table
 

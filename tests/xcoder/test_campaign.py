@@ -153,13 +153,17 @@ def test_it_discards_the_task_when_the_hold_out_disagrees(fake_server):
     """Three candidates behave as scripted lookup tables so that, on the engine's own split,
     candidate C wins the weighted score on the golden suite but loses the hold-out."""
     table = base_table()
-    cases = json.loads(table[("xcoder_tests", "xcoder;task=0;tests")])["test_cases"][:4]
+    cases = json.loads(table[("xcoder_tests", "xcoder;task=0;tests;role=xcoder_tests")])[
+        "test_cases"
+    ][:4]
     split = voting.partition(4, holdout_fraction=0.5, seed="42:0")
     golden = [i for i in range(4) if split[i] == "golden"]
     val = [i for i in range(4) if split[i] == "val"]
     heavy, light = golden
     cases[heavy]["category"], cases[light]["category"] = "stress", "nominal"
-    table[("xcoder_tests", "xcoder;task=0;tests")] = json.dumps({"test_cases": cases})
+    table[("xcoder_tests", "xcoder;task=0;tests;role=xcoder_tests")] = json.dumps(
+        {"test_cases": cases}
+    )
     inputs = [c["input_string"] for c in cases]
     # golden heavy: A and C agree; golden light: B and C agree; hold-out: A and B agree.
     outputs = {"A": {}, "B": {}, "C": {}}
@@ -174,9 +178,12 @@ def test_it_discards_the_task_when_the_hold_out_disagrees(fake_server):
         return reasoned(f"```python\n{code}\n```")
 
     for name, sample, who in (("solver-a", 0, "A"), ("solver-a", 1, "B"), ("solver-b", 0, "C")):
-        table[("xcoder_solver", f"xcoder;task=0;solve;endpoint={name};sample={sample}")] = lookup(
-            who
-        )
+        table[
+            (
+                "xcoder_solver",
+                f"xcoder;task=0;solve;endpoint={name};sample={sample};role=xcoder_solver",
+            )
+        ] = lookup(who)
     campaign = run(make_campaign(fake_server, table))
     task = SynthTask.objects.get(xcoder=campaign.xcoder)
     assert task.status == TaskStatus.DISCARDED
@@ -203,7 +210,9 @@ def test_it_rejects_a_statement_that_fails_a_gate_with_that_gate_as_reason(
     fake_server, statement, gate
 ):
     table = base_table()
-    table[("xcoder_write", "xcoder;task=0;write;style=codeforces")] = task_answer(statement)
+    table[("xcoder_write", "xcoder;task=0;write;style=codeforces;role=xcoder_write")] = task_answer(
+        statement
+    )
     campaign = run(make_campaign(fake_server, table))
     task = SynthTask.objects.get(xcoder=campaign.xcoder)
     assert task.status == TaskStatus.REJECTED
@@ -215,7 +224,9 @@ def test_it_rejects_a_statement_that_fails_a_gate_with_that_gate_as_reason(
 
 def test_it_rejects_a_short_statement_by_the_length_gate(fake_server):
     table = base_table()
-    table[("xcoder_write", "xcoder;task=0;write;style=codeforces")] = task_answer(STATEMENT[:400])
+    table[("xcoder_write", "xcoder;task=0;write;style=codeforces;role=xcoder_write")] = task_answer(
+        STATEMENT[:400]
+    )
     campaign = run(make_campaign(fake_server, table, min_samples=0))
     task = SynthTask.objects.get(xcoder=campaign.xcoder)
     assert (task.status, task.reason_code) == (TaskStatus.REJECTED, "min_length")
@@ -233,7 +244,7 @@ def test_it_rejects_a_statement_that_names_a_selected_feature(fake_server):
         if task and task.status == TaskStatus.SELECTED:
             break
     leaked = feat.selected_features(task.selected_tree)[0]
-    table[("xcoder_write", "xcoder;task=0;write;style=codeforces")] = task_answer(
+    table[("xcoder_write", "xcoder;task=0;write;style=codeforces;role=xcoder_write")] = task_answer(
         STATEMENT.replace("Print one integer", f"Using {leaked}, print one integer")
     )
     fake_server.responder = Responder(table)

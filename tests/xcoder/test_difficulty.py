@@ -92,10 +92,12 @@ def three_task_table() -> dict:
     for index, town in enumerate(TOWNS):
         statement = STATEMENT.replace("The town of Brightwater", f"The town of {town}")
         assert statement != STATEMENT
-        table[("xcoder_write", f"xcoder;task={index};write;style=codeforces")] = task_answer(
-            statement, title=f"Lantern Festival of {town}"
+        table[("xcoder_write", f"xcoder;task={index};write;style=codeforces;role=xcoder_write")] = (
+            task_answer(statement, title=f"Lantern Festival of {town}")
         )
-        table[("xcoder_difficulty", f"xcoder;task={index};difficulty")] = JUDGE_ANSWERS[index]
+        table[("xcoder_difficulty", f"xcoder;task={index};difficulty;role=xcoder_difficulty")] = (
+            JUDGE_ANSWERS[index]
+        )
     return table
 
 
@@ -171,7 +173,9 @@ def test_an_answer_without_a_rating_is_a_failed_estimate_and_the_task_stays_acce
     personas, fake_server
 ):
     table = base_table()
-    table[("xcoder_difficulty", "xcoder;task=0;difficulty")] = "It is a nice problem."
+    table[("xcoder_difficulty", "xcoder;task=0;difficulty;role=xcoder_difficulty")] = (
+        "It is a nice problem."
+    )
     campaign = make(fake_server, table, num_tasks=1, difficulty_estimate=True)
     campaign = run_inline(campaign_id=campaign.pk, max_steps=60)
     assert campaign.state == CampaignState.COMPLETED

@@ -98,17 +98,24 @@ NO_THINK = CORRECT.split("</think>\n", 1)[1]  # the right code, but no reasoning
 def table() -> dict:
     t: dict = {}
     for seed, features in EXTRACTIONS.items():
-        t[("xcoder_extract", f"xcoder;extract;seed={seed}")] = tagged(features)
-        t[("xcoder_evolve", f"xcoder;evolve;round=1;seed={seed}")] = tagged(SEED_EVOLUTIONS[seed])
-    t[("xcoder_write", "xcoder;task=0;write;style=codeforces")] = task_answer()
-    t[("xcoder_generator", "xcoder;task=0;generator")] = CYARON_GENERATOR
+        t[("xcoder_extract", f"xcoder;extract;seed={seed};role=xcoder_extract")] = tagged(features)
+        t[("xcoder_evolve", f"xcoder;evolve;round=1;seed={seed};role=xcoder_evolve")] = tagged(
+            SEED_EVOLUTIONS[seed]
+        )
+    t[("xcoder_write", "xcoder;task=0;write;style=codeforces;role=xcoder_write")] = task_answer()
+    t[("xcoder_generator", "xcoder;task=0;generator;role=xcoder_generator")] = CYARON_GENERATOR
     answers = {
         "solver-a": [CORRECT, CORRECT_B, CORRECT, NO_THINK],
         "solver-b": [WRONG_LARGE, CORRECT_B, CORRECT, WRONG_LARGE],
     }
     for name, contents in answers.items():
         for sample, content in enumerate(contents):
-            t[("xcoder_solver", f"xcoder;task=0;solve;endpoint={name};sample={sample}")] = content
+            t[
+                (
+                    "xcoder_solver",
+                    f"xcoder;task=0;solve;endpoint={name};sample={sample};role=xcoder_solver",
+                )
+            ] = content
     return t
 
 
@@ -184,8 +191,12 @@ def test_a_campaign_on_the_documents_defaults(fake_server):
     steps = EvolutionStep.objects.filter(xcoder=xc)
     assert {s.problem.origin_id for s in steps} == {SEED_SUM, SEED_MAX}
     assert not steps.filter(problem__isnull=True).exists()  # no category-wide call
-    sum_prompt = responder.evolution_prompts[f"xcoder;evolve;round=1;seed={SEED_SUM}"]
-    max_prompt = responder.evolution_prompts[f"xcoder;evolve;round=1;seed={SEED_MAX}"]
+    sum_prompt = responder.evolution_prompts[
+        f"xcoder;evolve;round=1;seed={SEED_SUM};role=xcoder_evolve"
+    ]
+    max_prompt = responder.evolution_prompts[
+        f"xcoder;evolve;round=1;seed={SEED_MAX};role=xcoder_evolve"
+    ]
     assert "partial ordering" in sum_prompt and "running maximum" not in sum_prompt
     assert "running maximum" in max_prompt and "binary heap" not in max_prompt
     # ...and the merged tree holds both seeds' evolutions, with their origins.

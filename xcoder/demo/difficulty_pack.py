@@ -61,8 +61,8 @@ def answers() -> dict[tuple[str, str], str]:
     """{(role, replay key): content} of the judge calls the command makes on the demo: one per
     accepted task (task 2 is rejected by the hint-leakage gate and is not rated)."""
     return {
-        (ROLE, "xcoder;task=0;difficulty"): LANTERN,
-        (ROLE, "xcoder;task=1;difficulty"): GAUGES,
+        (ROLE, f"xcoder;task=0;difficulty;role={ROLE}"): LANTERN,
+        (ROLE, f"xcoder;task=1;difficulty;role={ROLE}"): GAUGES,
     }
 
 

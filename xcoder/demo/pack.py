@@ -323,12 +323,12 @@ def answers() -> dict[tuple[str, str], str]:
     """{(role, replay key): content} of every authored answer."""
     table: dict[tuple[str, str], str] = {}
     for seed, data in EXTRACTIONS.items():
-        table[("xcoder_extract", f"xcoder;extract;seed={seed}")] = _tagged(data)
+        table[("xcoder_extract", f"xcoder;extract;seed={seed};role=xcoder_extract")] = _tagged(data)
     for category, tree in EVOLUTIONS.items():
-        table[("xcoder_evolve", f"xcoder;evolve;round=1;category={category}")] = _tagged(
-            {category: tree}
-        )
-    table[("xcoder_select", "xcoder;task=0;select")] = _selection(
+        table[
+            ("xcoder_evolve", f"xcoder;evolve;round=1;category={category};role=xcoder_evolve")
+        ] = _tagged({category: tree})
+    table[("xcoder_select", "xcoder;task=0;select;role=xcoder_select")] = _selection(
         [
             ("algorithm", "sorting algorithms / built-in sort", "stable key sort"),
             ("problem type", "", "threshold check"),
@@ -337,7 +337,7 @@ def answers() -> dict[tuple[str, str], str]:
         "Choosing exactly k values of largest total: the order of values decides, and one "
         "pass over the ordered values gives the total.",
     )
-    table[("xcoder_select", "xcoder;task=1;select")] = _selection(
+    table[("xcoder_select", "xcoder;task=1;select;role=xcoder_select")] = _selection(
         [
             ("algorithm", "accumulation", "windowed total"),
             ("problem type", "", "segment counting"),
@@ -346,29 +346,29 @@ def answers() -> dict[tuple[str, str], str]:
         "Count fixed-length segments whose total is non-negative; each total is updated "
         "from the previous one instead of being recomputed.",
     )
-    table[("xcoder_select", "xcoder;task=2;select")] = _selection(
+    table[("xcoder_select", "xcoder;task=2;select;role=xcoder_select")] = _selection(
         [
             ("algorithm", "sorting algorithms", "counting sort"),
             ("problem type", "", "threshold check"),
         ],
         "A budget task where ordering bounded values decides the answer.",
     )
-    table[("xcoder_write", "xcoder;task=0;write;style=codeforces")] = _task(
+    table[("xcoder_write", "xcoder;task=0;write;style=codeforces;role=xcoder_write")] = _task(
         "Lantern Festival Budget", LANTERN
     )
-    table[("xcoder_write", "xcoder;task=1;write;style=leetcode")] = _task(
+    table[("xcoder_write", "xcoder;task=1;write;style=leetcode;role=xcoder_write")] = _task(
         "Reservoir Gauge Readings",
         GAUGES,
         entry_point="stable_stretches",
         starter_code="def stable_stretches(changes, k):\n    pass\n",
     )
-    table[("xcoder_write", "xcoder;task=2;write;style=codeforces")] = _task(
+    table[("xcoder_write", "xcoder;task=2;write;style=codeforces;role=xcoder_write")] = _task(
         "Festival Budget, Again", LEAKY
     )
-    table[("xcoder_tests", "xcoder;task=0;tests")] = _tests(CF_TESTS)
-    table[("xcoder_generator", "xcoder;task=0;generator")] = GENERATOR
-    table[("xcoder_tests", "xcoder;task=1;tests")] = _tests(LC_TESTS)
-    table[("xcoder_generator", "xcoder;task=1;generator")] = LC_GENERATOR
+    table[("xcoder_tests", "xcoder;task=0;tests;role=xcoder_tests")] = _tests(CF_TESTS)
+    table[("xcoder_generator", "xcoder;task=0;generator;role=xcoder_generator")] = GENERATOR
+    table[("xcoder_tests", "xcoder;task=1;tests;role=xcoder_tests")] = _tests(LC_TESTS)
+    table[("xcoder_generator", "xcoder;task=1;generator;role=xcoder_generator")] = LC_GENERATOR
     solutions = {
         0: {
             (SOLVERS[0], 0): CF_CORRECT,
@@ -385,7 +385,9 @@ def answers() -> dict[tuple[str, str], str]:
     }
     for index, by_slot in solutions.items():
         for (endpoint, sample), content in by_slot.items():
-            key = f"xcoder;task={index};solve;endpoint={endpoint};sample={sample}"
+            key = (
+                f"xcoder;task={index};solve;endpoint={endpoint};sample={sample};role=xcoder_solver"
+            )
             table[("xcoder_solver", key)] = content
     table.update(panel_answers())
     return table

@@ -8,9 +8,9 @@ from collections import Counter
 from dataclasses import dataclass
 
 from evolution import sandbox
-from evolution.llm import CallContext, LLMClient, fanout
+from evolution.llm import fanout
 from evolution.models import Campaign, Problem
-from evolution.streams.errors import refusals_pause
+from evolution.streams.context import StepContext
 from evolution.streams.kinds import unit_transition
 
 from ..config import XcoderSettings
@@ -33,7 +33,7 @@ class Action:
 
 
 @dataclass
-class Ctx:
+class Ctx(StepContext):
     xc: XcoderCampaign
     settings: XcoderSettings
 
@@ -41,13 +41,8 @@ class Ctx:
     def campaign(self) -> Campaign:
         return self.xc.campaign
 
-    def chat(self, endpoint, messages, *, role, template, key, temperature=None):
-        client = LLMClient(endpoint, CallContext(campaign_id=self.xc.pk))
-        temperature = self.settings.temperature if temperature is None else temperature
-        with refusals_pause(role=role, endpoint=endpoint.name):
-            return client.chat_template(
-                messages, template, role=role, replay_key=f"xcoder;{key}", temperature=temperature
-            )
+    def default_temperature(self) -> float:
+        return self.settings.temperature
 
     def limits(self) -> sandbox.Limits:
         return sandbox.Limits(

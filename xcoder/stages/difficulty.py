@@ -45,10 +45,10 @@ def unrated(ctx: Ctx):
 def _ask(ctx: Ctx, task: SynthTask, endpoint: ModelEndpoint):
     messages, template = prompts.difficulty_messages(statement=task.statement)
     return ctx.chat(
-        endpoint,
+        "xcoder_difficulty",
         messages,
-        role="xcoder_difficulty",
-        template=template,
+        template,
+        endpoint=endpoint,
         key=f"task={task.index};difficulty",
         temperature=0.0,
     )

@@ -31,10 +31,10 @@ def _ask(ctx: Ctx, round_no: int, category: str):
     tree = category_tree(ctx.xc, category)
     messages, template = prompts.evolution_messages(category=category, tree=tree)
     return ctx.chat(
-        ctx.xc.generator_endpoint,
+        "xcoder_evolve",
         messages,
-        role="xcoder_evolve",
-        template=template,
+        template,
+        endpoint=ctx.xc.generator_endpoint,
         key=f"evolve;round={round_no};category={category}",
     )
 

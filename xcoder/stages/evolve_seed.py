@@ -77,10 +77,10 @@ def act_evolve_seed(ctx: Ctx, action: Action) -> None:
 def _ask(ctx: Ctx, problem: Problem, before: dict, round_no: int):
     messages, template = prompts.seed_evolution_messages(tree=before)
     return ctx.chat(
-        ctx.xc.generator_endpoint,
+        "xcoder_evolve",
         messages,
-        role="xcoder_evolve",
-        template=template,
+        template,
+        endpoint=ctx.xc.generator_endpoint,
         key=f"evolve;round={round_no};seed={seed_key(problem)}",
     )
 

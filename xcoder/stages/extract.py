@@ -32,10 +32,10 @@ def _ask(ctx: Ctx, problem: Problem):
         statement=problem.statement, code=problem.reference_solution
     )
     return ctx.chat(
-        ctx.xc.generator_endpoint,
+        "xcoder_extract",
         messages,
-        role="xcoder_extract",
-        template=template,
+        template,
+        endpoint=ctx.xc.generator_endpoint,
         key=f"extract;seed={seed_key(problem)}",
     )
 

@@ -31,10 +31,10 @@ def _sampled_leaf_names(task: SynthTask) -> set[str]:
 def _ask(ctx: Ctx, task: SynthTask):
     messages, template = prompts.select_messages(sampled_tree=task.sampled_tree)
     return ctx.chat(
-        ctx.xc.generator_endpoint,
+        "xcoder_select",
         messages,
-        role="xcoder_select",
-        template=template,
+        template,
+        endpoint=ctx.xc.generator_endpoint,
         key=f"task={task.index};select",
     )
 

@@ -80,10 +80,10 @@ def act_solve(ctx: Ctx, action: Action) -> None:
 def _candidate(ctx: Ctx, task: SynthTask, endpoint, sample: int, messages, template) -> None:
     s = ctx.settings
     result = ctx.chat(
-        endpoint,
+        "xcoder_solver",
         messages,
-        role="xcoder_solver",
-        template=template,
+        template,
+        endpoint=endpoint,
         key=f"task={task.index};solve;endpoint={endpoint.name};sample={sample}",
         temperature=s.solver_temperature,
     )

@@ -25,10 +25,10 @@ def _asks(ctx: Ctx, task: SynthTask) -> list[tuple[str, object]]:
             (
                 "prompt",
                 lambda m=messages, t=template: ctx.chat(
-                    ctx.xc.generator_endpoint,
+                    "xcoder_tests",
                     m,
-                    role="xcoder_tests",
-                    template=t,
+                    t,
+                    endpoint=ctx.xc.generator_endpoint,
                     key=f"task={task.index};tests",
                 ),
             )
@@ -39,10 +39,10 @@ def _asks(ctx: Ctx, task: SynthTask) -> list[tuple[str, object]]:
             (
                 "generator",
                 lambda m=messages, t=template: ctx.chat(
-                    ctx.xc.generator_endpoint,
+                    "xcoder_generator",
                     m,
-                    role="xcoder_generator",
-                    template=t,
+                    t,
+                    endpoint=ctx.xc.generator_endpoint,
                     key=f"task={task.index};generator",
                 ),
             )

@@ -26,10 +26,10 @@ def _ask(ctx: Ctx, task: SynthTask):
         style=task.style, selected_tree=task.selected_tree, strategy=task.integration_strategy
     )
     return ctx.chat(
-        ctx.xc.generator_endpoint,
+        "xcoder_write",
         messages,
-        role="xcoder_write",
-        template=template,
+        template,
+        endpoint=ctx.xc.generator_endpoint,
         key=f"task={task.index};write;style={task.style}",
     )
 

@@ -12,10 +12,10 @@ from evolution import sandbox
 from evolution.benchevolver.engine import prompts
 from evolution.benchevolver.engine.config import LIVECODEBENCH, EvolutionSettings, column_for
 from evolution.benchevolver.engine.types import StageError
-from evolution.llm import CallContext, LLMClient, mark_unparsable, sampling
-from evolution.llm.errors import LLMTransportError
+from evolution.llm import CallContext, mark_unparsable, sampling
 from evolution.models import Campaign, Candidate, Lineage, ModelEndpoint, Problem
 from evolution.sandbox import contracts
+from evolution.streams.context import StepContext
 from evolution.streams.errors import endpoint_unavailable
 from evolution.streams.kinds import unit_transition
 
@@ -57,7 +57,7 @@ def limits_for(
 
 
 @dataclass
-class Ctx:
+class Ctx(StepContext):
     campaign: Campaign
     lineage: Lineage
     settings: EvolutionSettings
@@ -86,54 +86,28 @@ class Ctx:
     def seed_key(self) -> str:
         return self.seed.origin_id or self.seed.public_id
 
-    def endpoint_for(self, role: str) -> ModelEndpoint:
-        override = (self.campaign.role_endpoints or {}).get(role)
-        if override:
-            return ModelEndpoint.objects.get(pk=override)
-        return self.campaign.evolver
+    def replay_scope(self) -> str:
+        return f"seed={self.seed_key()}"
 
-    def chat(
-        self,
-        role: str,
-        messages: list[dict],
-        template,
-        *,
-        key: str,
-        candidate: Candidate | None = None,
-        endpoint: ModelEndpoint | None = None,
-        temperature: float | None = None,
-    ):
-        endpoint = endpoint or self.endpoint_for(role)
-        client = LLMClient(
-            sampling.endpoint_for_campaign(
-                endpoint,
-                temperature=self.settings.temperature,
-                timeout=self.settings.timeout,
-            ),
-            CallContext(
-                campaign_id=self.campaign.pk,
-                lineage_id=self.lineage.pk,
-                candidate_id=candidate.pk if candidate else None,
-            ),
+    def chat_endpoint(self, endpoint: ModelEndpoint) -> ModelEndpoint:
+        return sampling.endpoint_for_campaign(
+            endpoint, temperature=self.settings.temperature, timeout=self.settings.timeout
         )
-        try:
-            return client.chat_template(
-                messages,
-                template,
-                role=role,
-                replay_key=f"seed={self.seed_key()};{key};role={role}",
-                temperature=temperature,
-            )
-        except LLMTransportError as exc:
-            # Panel and faithfulness solvers keep their own infrastructure-error records; any
-            # other role's outage, or a refusal of its endpoint's configuration (401, 403, 404,
-            # a 400 on a parameter), pauses the campaign through the runner, never the lineage.
-            down = role not in ("solver", "faithfulness") and endpoint_unavailable(
-                exc, role=role, endpoint=endpoint.name
-            )
-            if down:
-                raise down from exc
-            raise
+
+    def call_context(self, candidate: Candidate | None = None) -> CallContext:
+        return CallContext(
+            campaign_id=self.campaign.pk,
+            lineage_id=self.lineage.pk,
+            candidate_id=candidate.pk if candidate else None,
+        )
+
+    def pause_for(self, exc, *, role: str, endpoint: ModelEndpoint):
+        # Panel and faithfulness solvers keep their own infrastructure-error records; any
+        # other role's outage, or a refusal of its endpoint's configuration (401, 403, 404,
+        # a 400 on a parameter), pauses the campaign through the runner, never the lineage.
+        if role in ("solver", "faithfulness"):
+            return None
+        return endpoint_unavailable(exc, role=role, endpoint=endpoint.name)
 
     def limits(self, time_s: float | None = None):
         return limits_for(self.settings, time_s=time_s)

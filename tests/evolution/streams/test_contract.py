@@ -260,8 +260,8 @@ def test_an_endpoint_refusing_its_configuration_pauses_at_the_first_refusal(
     """Every kind: a model endpoint of the campaign that refuses its own configuration (a key,
     a parameter) pauses the campaign at the first refusal, naming the role, the endpoint and
     the status; asking again cannot help, and no item is blamed or given up. (Before the
-    reasoning, X-Coder, EvoSyn and FrontierSmith kinds made their calls inside
-    ``refusals_pause``, such a 4xx was the item's error, given up after three steps.)"""
+    reasoning, X-Coder, EvoSyn and FrontierSmith kinds paused on such a refusal, a 4xx was the
+    item's error, given up after three steps.)"""
     kind = kind_for(kind_name)
     campaign = build(kind_name, fake_server)
     sid = first_stream(kind, campaign)

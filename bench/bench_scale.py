@@ -208,7 +208,8 @@ def _score_runs(release, models: int, samples: int) -> Measure:
     """``models`` simulated models' runs of the release, each scored as the scoring service
     scores one; returns the first run's summary time (``leaderboard.run_summary``)."""
 
-    from releases import jobs, leaderboard, public_record
+    from evolution import jobs
+    from releases import leaderboard, public_record
     from releases.models import LeaderboardRun, LeaderboardSample, RunSource
 
     rng = random.Random(11)

@@ -6,8 +6,8 @@ class BenchappConfig(AppConfig):
     verbose_name = "BenchForge"
 
     def ready(self):
-        # Seed imports are supervised with releases' jobs (beat's job-supervisor pass).
-        from releases import jobs
+        # Seed imports are supervised jobs (evolution.jobs; beat's job-supervisor pass).
+        from evolution import jobs
 
         from .staff.imports import SEED_IMPORT
 

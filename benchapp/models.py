@@ -4,7 +4,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 
-from releases.models.jobs import SupervisedJob
+from evolution.models.jobs import SupervisedJob
 
 
 def _hash_token(raw: str) -> str:
@@ -44,7 +44,7 @@ class SeedImportJob(SupervisedJob):
 
     The file travels in the row (web and workers may run on different machines) and is
     dropped once the import has run; progress is written while the import's own transaction
-    is still open, so the page can show it. Supervised like releases' jobs (``releases.jobs``,
+    is still open, so the page can show it. Supervised by the one job machinery (``evolution.jobs``,
     registered in ``BenchappConfig.ready``): one execution holds it and heartbeats, a lost
     message is sent again, a killed worker's import is queued again (its transaction died
     with it, so nothing was written) or failed with the reason."""

@@ -363,17 +363,9 @@ if LIVING_REMEASURE_HOURS:
         "task": "releases.tasks.remeasure_scheduled",
         "schedule": timedelta(hours=LIVING_REMEASURE_HOURS),
     }
-# A re-measurement still queued LIVING_RESEND_MINUTES after its task was sent (a message lost
-# with the broker) is sent again; beat checks every minute. 0 turns it off.
-LIVING_RESEND_MINUTES = env_float("LIVING_RESEND_MINUTES", 10.0, minimum=0.0)
-if LIVING_RESEND_MINUTES:
-    CELERY_BEAT_SCHEDULE["living-resend-stale"] = {
-        "task": "releases.tasks.remeasurement_resend_stale",
-        "schedule": timedelta(minutes=1),
-        "options": {"expires": 60},
-    }
-# Releases' background jobs (leaderboard runs, independent evaluations, re-measurements and
-# question runs) are supervised the same way (docs/deployment.md#outages): every
+# Background jobs (releases' leaderboard runs, independent evaluations, re-measurements and
+# question runs; benchapp's seed imports) have one supervisor, evolution.jobs
+# (docs/deployment.md#outages): every
 # JOB_SUPERVISE_SECONDS (0: off) beat sends again the jobs still queued JOB_RESEND_SECONDS after
 # their message was sent, and takes back the running jobs whose worker stopped heartbeating (it
 # beats every JOB_HEARTBEAT_SECONDS) for JOB_LOST_SECONDS: queued again, or failed with the
@@ -385,7 +377,7 @@ JOB_LOST_SECONDS = env_float("JOB_LOST_SECONDS", max(120.0, 4 * JOB_HEARTBEAT_SE
 JOB_MAX_LOST_WORKERS = env_int("JOB_MAX_LOST_WORKERS", 3, minimum=1)
 if JOB_SUPERVISE_SECONDS:
     CELERY_BEAT_SCHEDULE["job-supervisor"] = {
-        "task": "releases.tasks.supervise_jobs",
+        "task": "evolution.jobs.supervise",
         "schedule": timedelta(seconds=JOB_SUPERVISE_SECONDS),
         "options": {"expires": JOB_SUPERVISE_SECONDS},
     }

@@ -16,5 +16,9 @@ class ReleasesConfig(AppConfig):
         from .selectors import published_items_for_problems
 
         register_published_lookup(published_items_for_problems)
+        # Releases' background jobs, under the platform's one job supervisor.
+        from .jobs import register_jobs
+
+        register_jobs()
         # SQLite's public-record triggers ask this function whether the scoring service writes.
         connection_created.connect(register_sqlite_function, dispatch_uid="releases-public-record")

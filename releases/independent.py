@@ -34,10 +34,11 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from evolution import jobs
 from evolution.models import PanelMember, SolverAttempt
 from evolution.sandbox import scoring
 
-from . import content, jobs, leaderboard
+from . import content, leaderboard
 from .leaderboard.stats import bootstrap_mean
 from .living import wilson_interval
 from .models import (
@@ -268,7 +269,7 @@ def enqueue(evaluation: GateEvaluation) -> None:
         jobs.note_sent(GateEvaluation, evaluation.pk)
 
     # By task name, on commit (releases.tasks imports this module to run it). If the publish
-    # fails, the row stays queued and the job supervisor sends it again (releases.jobs).
+    # fails, the row stays queued and the job supervisor sends it again (evolution.jobs).
     transaction.on_commit(send)
 
 
@@ -363,7 +364,7 @@ def _judge(evaluation: GateEvaluation, problems: dict) -> None:
 def evaluation_execute(*, evaluation_id: int) -> GateEvaluation:
     """Ask and judge whatever is missing, then summarise. Safe to call again at any point
     (a failed evaluation resumes); a completed one, or one a live execution holds, is
-    returned as is (``releases.jobs``)."""
+    returned as is (``evolution.jobs``)."""
     token = jobs.claim(GateEvaluation, evaluation_id)
     evaluation = GateEvaluation.objects.get(pk=evaluation_id)
     if token is None:  # completed, or held by a live execution

@@ -19,7 +19,8 @@ def leaderboard_run(run_id: int) -> str:
 
 
 def _send_leaderboard_run(run_id: int) -> None:
-    from . import jobs
+    from evolution import jobs
+
     from .models import LeaderboardRun
 
     leaderboard_run.delay(run_id)
@@ -40,7 +41,8 @@ def question_run(run_id: int) -> str:
 
 
 def _send_question_run(run_id: int) -> None:
-    from . import jobs
+    from evolution import jobs
+
     from .models import QuestionRun
 
     question_run.delay(run_id)
@@ -73,26 +75,18 @@ def gate_evaluation_run(evaluation_id: int) -> str:
     return independent.evaluation_execute(evaluation_id=evaluation_id).state
 
 
+# The names beat sent before the job supervisor became the platform's (``evolution.jobs.
+# supervise``), kept while a message under them may still be queued: each runs one pass of the
+# one supervisor, which also re-sends the re-measurements left queued.
 @shared_task(**TASK_OPTIONS)
 def supervise_jobs() -> dict:
-    """Beat's entry: re-send the jobs whose message was lost, take back the running jobs whose
-    worker died (``releases.jobs``)."""
-    from evolution.streams import errors
+    from evolution.tasks import supervise_jobs as supervise
 
-    from . import jobs
-
-    try:
-        return jobs.supervise().as_dict()
-    except Exception as exc:
-        if not errors.is_connection_error(exc):
-            raise
-        log.warning("job supervisor: %s; the next pass tries again", errors.describe(exc))
-        return {"error": errors.describe(exc)}
+    return supervise()
 
 
 @shared_task(**TASK_OPTIONS)
-def remeasurement_resend_stale() -> list[int]:
-    """Beat's entry: publish again the re-measurements that stayed queued too long."""
-    from . import living
+def remeasurement_resend_stale() -> dict:
+    from evolution.tasks import supervise_jobs as supervise
 
-    return living.remeasurement_resend_stale()
+    return supervise()

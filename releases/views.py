@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.roles import ADMIN, CURATOR, role_required
+from evolution import jobs as job_machinery
 from evolution.models import Campaign, ModelEndpoint, Problem, ProblemSet
 
 from . import blinding, exports, independent, jobs, leaderboard, living, selectors, services
@@ -554,7 +555,7 @@ def job_run_again(request, kind: str, pk: int):
     if job is None:
         raise Http404("No such kind of job.")
     row = get_object_or_404(job.model.objects.select_related("release__benchmark"), pk=pk)
-    if jobs.job_run_again(job=job, pk=pk, by=request.user):
+    if job_machinery.job_run_again(job=job, pk=pk, by=request.user):
         messages.success(request, f"The {job.label} is queued again.")
     else:
         messages.error(request, f"Only a failed {job.label} can be run again (it is {row.state}).")

@@ -16,8 +16,8 @@ from django.db import connections, transaction
 from django.utils import timezone
 
 from benchapp.models import SeedImportJob
+from evolution import jobs
 from evolution.importers import SeedImportError, import_seeds, reference_summary
-from releases import jobs
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +163,7 @@ def _excerpt(content: bytes | None, file_name: str, line: int | None) -> str:
 
 def import_job_run(job_id: int) -> str:
     """Run a queued import (the Celery task's body). The execution claims the row and
-    heartbeats while it imports (``releases.jobs``); a job another execution holds, or one
+    heartbeats while it imports (``evolution.jobs``); a job another execution holds, or one
     finished, is left alone, so a redelivered message does nothing. Returns the job's state."""
     token = jobs.claim(SeedImportJob, job_id, retake_failed=False)
     if token is None:

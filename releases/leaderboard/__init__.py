@@ -29,12 +29,13 @@ from django.db import IntegrityError, connections, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from evolution import jobs
 from evolution.benchevolver.engine.difficulty import solver_code, solver_messages
 from evolution.judging import attempts
 from evolution.llm import CallContext, LLMClient, LLMError
 from evolution.sandbox import scoring
 
-from .. import jobs, public_record
+from .. import public_record
 from ..models import (
     LeaderboardRun,
     LeaderboardRunFigures,
@@ -482,7 +483,7 @@ def parallel(jobs, width: int) -> None:
 def run_execute(*, run_id: int) -> LeaderboardRun:
     """Generate and judge whatever is missing, then summarise. Safe to call again at any
     point; a completed run, or one a live execution holds, is returned as is
-    (``releases.jobs``)."""
+    (``evolution.jobs``)."""
     return execute_run(
         LeaderboardRun,
         run_id,
@@ -513,7 +514,7 @@ def _answer_and_judge(run: LeaderboardRun, items: dict) -> None:
 
 def execute_run(model, run_id: int, *, label, load, work, samples, what, summarise):
     """One execution of a run of ``model`` (a code leaderboard run or a question run): claim
-    it (``releases.jobs``; a completed run, or one a live execution holds, is returned as is),
+    it (``evolution.jobs``; a completed run, or one a live execution holds, is returned as is),
     then, while its heartbeat beats, ``work(run, load(run))`` asks and grades what is missing
     (``load`` reads what the run is over: its failure is not the run's). The run
     fails when ``samples(run)`` (its samples still failing for infrastructure reasons) is not

@@ -155,7 +155,7 @@ def _grade(run: QuestionRun, sample: QuestionSample, judges: list) -> None:
 
 def question_run_execute(*, run_id: int) -> QuestionRun:
     """Answer and grade whatever is missing, then summarise. Safe to call again at any point;
-    a completed run, or one a live execution holds, is returned as is (``releases.jobs``). A
+    a completed run, or one a live execution holds, is returned as is (``evolution.jobs``). A
     judge whose call fails fails the run (the reason is kept); running it again grades what is
     left."""
     return execute_run(

@@ -29,15 +29,15 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from datetime import timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from evolution import jobs
 from evolution.models.campaigns import CampaignState
 
-from .. import jobs, leaderboard
+from .. import leaderboard
 from ..gate import GateRules, RulesError
 from ..models import (
     Benchmark,
@@ -176,7 +176,7 @@ REMEASUREMENT_TASK = "releases.tasks.remeasurement_run"
 def _publish(remeasurement_id: int) -> None:
     """Send the re-measurement's task (by name: releases.tasks imports this module) and note
     when. The publish is retried by Celery's publish retry policy; if it still fails, the row
-    stays queued and ``remeasurement_resend_stale`` sends it again."""
+    stays queued and the job supervisor (``evolution.jobs``) sends it again."""
     from celery import current_app
 
     current_app.send_task(REMEASUREMENT_TASK, (remeasurement_id,))
@@ -187,35 +187,6 @@ def remeasurement_start(**kwargs) -> Remeasurement:
     remeasurement = remeasurement_create(**kwargs)
     transaction.on_commit(lambda: _publish(remeasurement.pk))
     return remeasurement
-
-
-def remeasurement_resend_stale(*, minutes: float | None = None) -> list[int]:
-    """Publish again the task of every re-measurement still queued ``minutes`` (default
-    ``LIVING_RESEND_MINUTES``) after it was last sent (or created, if it never was): a
-    message lost with a broker restart, or never sent, does not leave it queued for good.
-    A second message for the same row re-runs only what is unfinished
-    (``remeasurement_execute`` skips finished runs; samples are unique per run, item and
-    sample index). Each row is re-sent at most once per period, even by two
-    passes at once (a conditional UPDATE takes it). Returns the ids sent."""
-    from django.conf import settings
-    from django.db.models import Q
-
-    minutes = settings.LIVING_RESEND_MINUTES if minutes is None else minutes
-    before = timezone.now() - timedelta(minutes=minutes)
-    stale = Remeasurement.objects.filter(state="queued").filter(
-        Q(sent_at__lt=before) | Q(sent_at__isnull=True, created_at__lt=before)
-    )
-    sent = []
-    for pk, sent_at in stale.values_list("pk", "sent_at"):
-        taken = Remeasurement.objects.filter(pk=pk, state="queued", sent_at=sent_at).update(
-            sent_at=timezone.now()
-        )
-        if taken:
-            from celery import current_app
-
-            current_app.send_task(REMEASUREMENT_TASK, (pk,))
-            sent.append(pk)
-    return sent
 
 
 def remeasure_scheduled() -> list[int]:
@@ -242,7 +213,7 @@ def remeasure_scheduled() -> list[int]:
 def remeasurement_execute(*, remeasurement_id: int) -> Remeasurement:
     """Run every unfinished leaderboard run of the re-measurement, then record the points and
     flags. Safe to call again: finished runs are skipped and recording is idempotent; a
-    re-measurement a live execution holds is returned as is (``releases.jobs``)."""
+    re-measurement a live execution holds is returned as is (``evolution.jobs``)."""
     token = jobs.claim(Remeasurement, remeasurement_id)
     if token is None:
         return Remeasurement.objects.select_related("release").get(pk=remeasurement_id)

@@ -1,5 +1,5 @@
 """Releases' tables, one module per subject: benchmarks, releases, their snapshots, the gate,
-errata and the leaderboard (``release``); the fields every supervised job carries (``jobs``); the
+errata and the leaderboard (``release``); the
 independent evaluations (``independent``); the living benchmark (``living``); scored question sets
 (``questions``). Every model is importable from here, as Django expects."""
 
@@ -10,9 +10,6 @@ from .independent import (
     GateEvaluationSample,
     GateEvaluationState,
     GatePanel,
-)
-from .jobs import (
-    SupervisedJob,
 )
 from .living import (
     DifficultyPoint,
@@ -65,7 +62,6 @@ __all__ = [
     "LeaderboardRun",
     "LeaderboardRunFigures",
     "LeaderboardSample",
-    "SupervisedJob",
     "GatePanel",
     "GateEvaluationState",
     "GateEvaluation",

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from .jobs import SupervisedJob
+from evolution.models.jobs import SupervisedJob
 
 
 class QuestionRun(SupervisedJob):

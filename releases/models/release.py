@@ -17,8 +17,7 @@ from django.db import models
 from django.db.models import Q
 
 from evolution.models.fields import pack_text, unpack_text
-
-from .jobs import SupervisedJob
+from evolution.models.jobs import SupervisedJob
 
 
 class FrozenReleaseError(Exception):

@@ -1,4 +1,4 @@
-"""Seed imports are supervised like releases' jobs (releases.jobs, registered by benchapp): one
+"""Seed imports are supervised by the one job machinery (evolution.jobs, registered by benchapp): one
 execution holds an import and heartbeats, a queued import whose message was lost is sent
 again, and an import whose worker died (its transaction rolled back with it) is queued again
 and then imports as a fresh one would, or is failed with the reason after
@@ -18,8 +18,9 @@ from django.utils import timezone
 
 from benchapp.models import SeedImportJob
 from benchapp.staff import imports
+from evolution import jobs
 from evolution.models import Problem
-from releases import jobs
+from releases import jobs as release_jobs
 
 HUB = Path(__file__).resolve().parents[1] / "evolution" / "importers" / "data" / "hub"
 TASK = "benchapp.tasks.seed_import_run"
@@ -48,7 +49,7 @@ def _age(pk: int, **ago) -> None:
 
 def test_seed_imports_are_registered_with_the_job_supervisor():
     assert imports.SEED_IMPORT in jobs.supervised_jobs()
-    assert imports.SEED_IMPORT not in jobs.JOBS  # releases' own list names no benchapp job
+    assert imports.SEED_IMPORT not in release_jobs.JOBS  # releases' own list names no benchapp job
 
 
 @pytest.mark.django_db

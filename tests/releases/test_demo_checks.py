@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 from django.core.management.base import CommandError
 
-from releases import jobs
+from evolution import jobs
 from releases.demo import _check_leaderboard
 from releases.models import LeaderboardRun, LeaderboardSample, RunState
 from tests.factories import ModelEndpointFactory

@@ -36,7 +36,6 @@ class Stack:
         "JOB_LOST_SECONDS": 4,
         "JOB_RESEND_SECONDS": 3,
         "CAMPAIGN_SUPERVISE_SECONDS": 0,
-        "LIVING_RESEND_MINUTES": 0,
     }
 
     def __init__(self, broker: RedisServer, logs):

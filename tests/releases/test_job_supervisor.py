@@ -1,4 +1,5 @@
-"""Releases' background jobs pause or heal, never stall (releases.jobs): one execution holds a
+"""Releases' background jobs pause or heal, never stall (evolution.jobs, the one job machinery
+releases.jobs registers them with): one execution holds a
 job at a time, a lost message is sent again once, a job whose worker stopped heartbeating is
 queued again (or failed with the reason after JOB_MAX_LOST_WORKERS), and the pages say so.
 The same with real worker processes is in jobs_worker_e2e.py."""
@@ -12,7 +13,9 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
-from releases import independent, jobs, leaderboard, services
+from evolution import jobs
+from releases import independent, leaderboard, services
+from releases.jobs import LEADERBOARD_RUN, REMEASUREMENT
 from releases.models import (
     GateEvaluation,
     LeaderboardRun,
@@ -250,7 +253,7 @@ def test_running_a_failed_job_again_resets_its_lost_workers(
             ).content.decode()
             assert "is queued again" in page and "run again by carla" in page
         else:
-            assert jobs.job_run_again(job=jobs.LEADERBOARD_RUN, pk=run.pk, by=curator)
+            assert jobs.job_run_again(job=LEADERBOARD_RUN, pk=run.pk, by=curator)
     assert sent == [("releases.tasks.leaderboard_run", run.pk)]
     run.refresh_from_db()
     assert (run.state, run.lost_workers, run.error) == (RunState.QUEUED, 0, "")
@@ -267,9 +270,9 @@ def test_running_a_failed_job_again_resets_its_lost_workers(
 
 def test_only_a_failed_job_is_run_again(run, sent, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        assert not jobs.job_run_again(job=jobs.LEADERBOARD_RUN, pk=run.pk)  # queued
+        assert not jobs.job_run_again(job=LEADERBOARD_RUN, pk=run.pk)  # queued
         assert jobs.claim(LeaderboardRun, run.pk)
-        assert not jobs.job_run_again(job=jobs.LEADERBOARD_RUN, pk=run.pk)  # running
+        assert not jobs.job_run_again(job=LEADERBOARD_RUN, pk=run.pk)  # running
     run.refresh_from_db()
     assert run.state == RunState.RUNNING and sent == []
 
@@ -288,7 +291,7 @@ def test_a_failed_remeasurement_run_again_resets_its_failed_runs_and_is_sent(
     LeaderboardRun.objects.filter(pk=run.pk).update(state=RunState.FAILED, lost_workers=3)
 
     with django_capture_on_commit_callbacks(execute=True):
-        assert jobs.job_run_again(job=jobs.REMEASUREMENT, pk=remeasurement.pk)
+        assert jobs.job_run_again(job=REMEASUREMENT, pk=remeasurement.pk)
     # The re-measurement runs its runs: it alone gets a message.
     assert sent == [("releases.tasks.remeasurement_run", remeasurement.pk)]
     remeasurement.refresh_from_db()

@@ -65,26 +65,43 @@ def test_the_schedule_remeasures_every_benchmark_with_a_panel(
     assert [run.label for run in r.runs.all()] == ["m"]
 
 
-def test_beat_resends_the_remeasurements_left_queued(settings):
+def test_one_beat_entry_resends_the_remeasurements_left_queued(settings):
+    """Re-measurements are supervised jobs like every other: the one job supervisor re-sends
+    them (there was a second beat entry for them alone)."""
     from benchapp.celery import app
+    from evolution import jobs
+    from releases.jobs import REMEASUREMENT
 
-    entry = settings.CELERY_BEAT_SCHEDULE["living-resend-stale"]
+    entry = settings.CELERY_BEAT_SCHEDULE["job-supervisor"]
     app.loader.import_default_modules()
-    assert entry["task"] in app.tasks
+    assert entry["task"] == "evolution.jobs.supervise" and entry["task"] in app.tasks
+    assert REMEASUREMENT in jobs.supervised_jobs()
+    resending = [
+        name
+        for name, e in settings.CELERY_BEAT_SCHEDULE.items()
+        if e["task"] in ("releases.tasks.remeasurement_resend_stale", "evolution.jobs.supervise")
+    ]
+    assert resending == ["job-supervisor"]
+    # The older task names stay registered while a message under them may be queued.
+    for name in ("releases.tasks.remeasurement_resend_stale", "releases.tasks.supervise_jobs"):
+        assert name in app.tasks
 
 
 def test_a_remeasurement_left_queued_is_sent_again_once_per_period(
-    published, django_capture_on_commit_callbacks, monkeypatch
+    published, django_capture_on_commit_callbacks, monkeypatch, settings
 ):
     """Its first message lost (a broker restart, a publish that never left): still queued
-    LIVING_RESEND_MINUTES after it was sent, its task is published again, once per period."""
+    JOB_RESEND_SECONDS after it was sent, the job supervisor publishes its task again, once
+    per period."""
     from datetime import timedelta
 
     from celery import current_app
     from django.utils import timezone
 
+    from evolution import jobs
     from releases.models import PanelSeat, Remeasurement
 
+    settings.JOB_RESEND_SECONDS = 600
     sent: list[tuple] = []
     monkeypatch.setattr(current_app, "send_task", lambda name, args: sent.append((name, args)))
     _, release = published
@@ -94,20 +111,22 @@ def test_a_remeasurement_left_queued_is_sent_again_once_per_period(
         [rid] = living.remeasure_scheduled()
     assert sent == [("releases.tasks.remeasurement_run", (rid,))]
     assert Remeasurement.objects.get(pk=rid).sent_at is not None
+    label = f"re-measurement {rid}"
 
-    assert living.remeasurement_resend_stale(minutes=10) == []  # sent just now
+    assert label not in jobs.supervise().resent  # sent just now
     Remeasurement.objects.filter(pk=rid).update(sent_at=timezone.now() - timedelta(minutes=11))
-    assert living.remeasurement_resend_stale(minutes=10) == [rid]
-    assert living.remeasurement_resend_stale(minutes=10) == []  # not again within the period
+    assert label in jobs.supervise().resent
+    assert label not in jobs.supervise().resent  # not again within the period
     assert sent[-1] == ("releases.tasks.remeasurement_run", (rid,)) and len(sent) == 2
 
     # Never sent at all (the process died before its commit hook ran): counted from creation.
     Remeasurement.objects.filter(pk=rid).update(
         sent_at=None, created_at=timezone.now() - timedelta(minutes=30)
     )
-    assert living.remeasurement_resend_stale(minutes=10) == [rid]
-    # A re-measurement that started is not re-sent.
+    assert label in jobs.supervise().resent
+    # A re-measurement that started (its worker heartbeating) is not re-sent.
     Remeasurement.objects.filter(pk=rid).update(
-        state="running", sent_at=timezone.now() - timedelta(hours=1)
+        state="running", sent_at=timezone.now() - timedelta(hours=1), heartbeat_at=timezone.now()
     )
-    assert living.remeasurement_resend_stale(minutes=10) == []
+    report = jobs.supervise()
+    assert label not in report.resent and label not in report.requeued

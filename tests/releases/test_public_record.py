@@ -20,7 +20,9 @@ from django.db import IntegrityError, InternalError, connection, transaction
 from django.test import Client
 from django.urls import reverse
 
-from releases import jobs, leaderboard, services
+from evolution import jobs
+from releases import leaderboard, services
+from releases.jobs import LEADERBOARD_RUN
 from releases.models import (
     Erratum,
     ErratumKind,
@@ -240,7 +242,7 @@ def test_raw_sql_cannot_forge_a_result(world, sql):
 
 def test_the_service_runs_a_failed_run_again_and_completes_it(world):
     run = world.failed
-    assert jobs.job_run_again(job=jobs.LEADERBOARD_RUN, pk=run.pk)
+    assert jobs.job_run_again(job=LEADERBOARD_RUN, pk=run.pk)
     done = leaderboard.execute_run(
         LeaderboardRun,
         run.pk,

@@ -5,7 +5,8 @@ refuses any other way to a result (migration 0013), so a fixture cannot shortcut
 
 from __future__ import annotations
 
-from releases import jobs, leaderboard, public_record
+from evolution import jobs
+from releases import leaderboard, public_record
 from releases.models import LeaderboardRun
 
 as_scoring_service = public_record.writing

@@ -1,7 +1,7 @@
-"""The fields every supervised background job of releases carries (leaderboard runs,
-independent evaluations, re-measurements, question runs): when its task message was last sent, which
-execution holds it and when that execution last showed it was alive, how many executions
-died holding it, and what the supervisor did about it (``releases.jobs``)."""
+"""The fields every supervised background job carries (releases' leaderboard runs, independent
+evaluations, re-measurements and question runs; benchapp's seed imports): when its task message
+was last sent, which execution holds it and when that execution last showed it was alive, how
+many executions died holding it, and what the supervisor did about it (``evolution.jobs``)."""
 
 from __future__ import annotations
 

@@ -141,10 +141,10 @@ def _packed(tests: list[dict]) -> str:
 
 def lcb_jsonl(problems: int, *, seed: int = 36) -> tuple[str, int]:
     """A simulated LiveCodeBench v6 JSONL of ``problems`` lines and its private tests' bytes."""
-    from bench.bench_screening import _statement, _vocabulary
+    from bench.bench_screening import statement_text, vocabulary
 
     rng = random.Random(seed)
-    words = _vocabulary(rng)
+    words = vocabulary(rng)
     span = (_LAST_DAY - _FIRST_DAY).days
     lines, test_bytes = [], 0
     for i in range(problems):
@@ -161,7 +161,7 @@ def lcb_jsonl(problems: int, *, seed: int = 36) -> tuple[str, int]:
                 {
                     "question_id": f"sim{i:05d}",
                     "question_title": f"Simulated problem {i}",
-                    "question_content": _statement(rng, words),
+                    "question_content": statement_text(rng, words),
                     "platform": "simulated",
                     "contest_id": f"simulated-{i // 4}",
                     "contest_date": f"{day.isoformat()}T00:00:00",

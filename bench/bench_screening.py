@@ -41,12 +41,12 @@ _SECTIONS = (
 )
 
 
-def _vocabulary(rng: random.Random) -> list[str]:
+def vocabulary(rng: random.Random) -> list[str]:
     letters = "abcdefghijklmnoprstuvwyz"
     return ["".join(rng.choice(letters) for _ in range(rng.randint(3, 9))) for _ in range(4000)]
 
 
-def _statement(rng: random.Random, words: list[str]) -> str:
+def statement_text(rng: random.Random, words: list[str]) -> str:
     def phrase(lo: int, hi: int) -> str:
         return " ".join(rng.choice(words) for _ in range(rng.randint(lo, hi)))
 
@@ -87,11 +87,11 @@ def _simulated(count: int, *, seed: int = 7) -> None:
     from evolution.models import Problem
 
     rng = random.Random(seed)
-    words = _vocabulary(rng)
+    words = vocabulary(rng)
     rows = [
         Problem(
             title=f"simulated {i}",
-            statement=_statement(rng, words),
+            statement=statement_text(rng, words),
             reference_solution=_program(rng, words),
             harness="stdio",
             origin_dataset="simulated",

@@ -33,11 +33,11 @@ def _inspect_workers(timeout: float) -> dict:
     """Ask every worker which queues it consumes: the workers page's own broadcast
     (``benchapp.workers``), counted per queue; every configured queue is named, with 0 when
     no worker consumes it."""
-    from .workers import _broadcast, hosts_by_queue
+    from .workers import broadcast, hosts_by_queue
 
     error = ""
     try:
-        live = _broadcast(with_stats=False, timeout=timeout)
+        live = broadcast(with_stats=False, timeout=timeout)
     except Exception as exc:  # a probe reports, never raises
         live, error = {}, exc.__class__.__name__
     names = hosts_by_queue(live)

@@ -108,7 +108,7 @@ def _expected_answers() -> int | None:
     return len(fresh) or None
 
 
-def _broadcast(with_stats: bool, timeout: float = INSPECT_TIMEOUT) -> dict:
+def broadcast(with_stats: bool, timeout: float = INSPECT_TIMEOUT) -> dict:
     """``{hostname: {"queues": [...], "stats": dict | None}}`` of the workers that answer a
     broadcast within ``timeout`` seconds; raises when the broker cannot be reached."""
     from celery import current_app as app
@@ -143,7 +143,7 @@ def live_workers(*, with_stats: bool = False, refresh: bool = False) -> dict | N
         if cached is not None:
             return cached["live"]
     try:
-        live = _broadcast(with_stats)
+        live = broadcast(with_stats)
     except Exception as exc:
         log.warning("cannot inspect the workers: %s", exc.__class__.__name__)
         live = None
@@ -162,7 +162,7 @@ def _ask_and_keep() -> dict:
     seconds when the broadcast was sent}``."""
     asked = time.time()
     try:
-        live = _broadcast(with_stats=True)
+        live = broadcast(with_stats=True)
     except Exception as exc:
         log.warning("cannot inspect the workers: %s", exc.__class__.__name__)
         live = None

@@ -47,7 +47,7 @@ def public_list(request):
     )
 
 
-def _published(slug: str, version: str) -> Release:
+def published_release_or_404(slug: str, version: str) -> Release:
     try:
         return selectors.public_release_get(slug=slug, version=version)
     except Release.DoesNotExist:
@@ -58,7 +58,7 @@ def _published(slug: str, version: str) -> Release:
 @closed_while_rating_blind
 @cached_public_page
 def public_detail(request, slug: str, version: str):
-    release = _published(slug, version)
+    release = published_release_or_404(slug, version)
     blind = blinding.release_blind(release)
     changelog = selectors.release_changelog(release=release)
     reasons = living.changelog_reasons(release=release, changelog=changelog)
@@ -90,7 +90,7 @@ def public_detail(request, slug: str, version: str):
 @closed_while_rating_blind
 @cached_public_page
 def public_item(request, slug: str, version: str, public_id: str):
-    release = _published(slug, version)
+    release = published_release_or_404(slug, version)
     try:
         item = selectors.public_release_item(release=release, public_id=public_id)
     except ReleaseItem.DoesNotExist:
@@ -115,7 +115,7 @@ LEADERBOARD_CONTROLS = ("after", "model", "sort", "dir")
 @closed_while_rating_blind
 @cached_public_page(controls=LEADERBOARD_CONTROLS)
 def public_leaderboard(request, slug: str, version: str):
-    release = _published(slug, version)
+    release = published_release_or_404(slug, version)
     # While a problem is rated blind, pass@1 by difficulty and by origin, and anything resting
     # on the problems' dates, would split the release by origin (releases.leaderboard.board.build).
     blind = blinding.release_blind(release).counts_withheld
@@ -167,7 +167,7 @@ def public_leaderboard(request, slug: str, version: str):
 @closed_while_rating_blind
 @cached_public_page
 def public_card(request, slug: str, version: str):
-    release = _published(slug, version)
+    release = published_release_or_404(slug, version)
     withhold = blinding.release_blind(release).counts_withheld
     return HttpResponse(
         exports.card_markdown(release, withhold_origin=withhold),

@@ -17,7 +17,7 @@ from .leaderboard import questions as question_leaderboard
 from .models import Release
 from .page_cache import cached_public_page
 from .tasks import enqueue_question_run
-from .views import _published
+from .views import published_release_or_404
 
 
 @role_required(ADMIN, CURATOR)
@@ -45,7 +45,7 @@ def question_run_new(request, pk: int):
 @closed_while_rating_blind
 @cached_public_page
 def public_question_leaderboard(request, slug: str, version: str):
-    release = _published(slug, version)
+    release = published_release_or_404(slug, version)
     board = question_leaderboard.public_question_leaderboard(release=release)
     # Scores by type and by level would split the questions reviewers rate blind by both.
     withheld = bool(blinding.release_blind(release).questions)

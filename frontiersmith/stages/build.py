@@ -64,7 +64,6 @@ def _write(ctx: Ctx, c: FrontierCandidate, agent: str, rnd: int, programs: dict,
         template.role,
         template.messages(**values),
         template,
-        endpoint=ctx.fc.solver_endpoint,
         key=f"{candidate_key(c)};agent_round={rnd}",
         temperature=ctx.settings.solver_temperature,
     )
@@ -188,7 +187,6 @@ def _review(ctx: Ctx, c: FrontierCandidate, agent: str, rnd: int, programs: dict
             template.role,
             messages,
             template,
-            endpoint=ctx.fc.solver_endpoint,
             key=f"{candidate_key(c)};agent_round={rnd};step={step}",
             temperature=ctx.settings.solver_temperature,
         )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from evolution import sandbox
 from evolution.llm import fanout, mark_unparsable
-from evolution.models import Campaign
+from evolution.models import Campaign, ModelEndpoint
 from evolution.streams.context import StepContext
 from evolution.streams.kinds import unit_transition
 
@@ -20,6 +20,9 @@ log = logging.getLogger(__name__)
 METHOD = KIND_NAME = "frontiersmith"
 # The stages a candidate may be decided from: every one but DONE.
 UNDECIDED = tuple(s for s in CandidateStage.values if s != CandidateStage.DONE)
+# The roles (prompt templates' ``role``) each of the campaign's two endpoints plays.
+MUTATOR_ROLES = ("extract", "filter", "mutate", "pair_judge")
+SOLVER_ROLES = ("solve", "test_agent", "test_review", "verifier_agent", "verifier_review")
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,13 @@ class Ctx(StepContext):
 
     def replay_scope(self) -> str:
         return "frontier"
+
+    def endpoint_for(self, role: str) -> ModelEndpoint:
+        if role in MUTATOR_ROLES:
+            return self.fc.mutator_endpoint
+        if role in SOLVER_ROLES:
+            return self.fc.solver_endpoint
+        raise LookupError(f"a FrontierSmith campaign has no role {role!r}")
 
     def mutator_width(self) -> int:
         """Parallel calls to the mutator endpoint (fan-out setting and its limit): how many
@@ -130,7 +140,6 @@ def coarse_filter_verdict(ctx: Ctx, statement: str, key: str) -> tuple[bool | No
         template.role,
         template.messages(statement=statement),
         template,
-        endpoint=ctx.fc.mutator_endpoint,
         key=key,
         temperature=ctx.settings.judge_temperature,
     )

@@ -41,7 +41,6 @@ def _ask(ctx: Ctx, problem: Problem):
         template.role,
         template.messages(statement=problem.statement),
         template,
-        endpoint=ctx.fc.mutator_endpoint,
         key=f"extract={stable_id(problem)}",
         temperature=ctx.settings.mutation_temperature,
     )

@@ -76,7 +76,6 @@ def _ask(ctx: Ctx, rnd, seeds, index: int):
             operator_text=formulation.OPERATORS[operator][1],
         ),
         template,
-        endpoint=ctx.fc.mutator_endpoint,
         key=f"round={rnd.number};c={index};seed={stable_id(seed.problem)};op={operator}",
         temperature=ctx.settings.mutation_temperature,
     )

@@ -43,7 +43,6 @@ def _ask(ctx: Ctx, c: FrontierCandidate, i: int, j: int) -> float | None:
         template.role,
         template.messages(statement=c.statement, a=c.solutions[i], b=c.solutions[j]),
         template,
-        endpoint=ctx.fc.mutator_endpoint,
         key=f"{candidate_key(c)};pair={i}-{j}",
         temperature=ctx.settings.judge_temperature,
     )

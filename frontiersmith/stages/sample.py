@@ -36,7 +36,6 @@ def _ask(ctx: Ctx, c: FrontierCandidate, i: int) -> str:
         template.role,
         template.messages(statement=c.statement),
         template,
-        endpoint=ctx.fc.solver_endpoint,
         key=f"{candidate_key(c)};sample={i}",
         temperature=ctx.settings.solver_temperature,
     )

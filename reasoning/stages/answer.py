@@ -36,7 +36,6 @@ def ask(ctx: Ctx, question: str, key: str):
         "answering",
         prompts.answering_messages(question=question),
         prompts.load("answering"),
-        endpoint=ctx.rc.answering_endpoint,
         key=key,
         temperature=ctx.settings.answering_temperature,
         max_tokens=ctx.settings.answering_max_tokens,

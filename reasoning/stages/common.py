@@ -7,7 +7,7 @@ import logging
 from dataclasses import dataclass
 
 from evolution.llm import BudgetExhausted
-from evolution.models import Campaign
+from evolution.models import Campaign, ModelEndpoint
 from evolution.streams.context import StepContext
 
 from ..config import ReasoningSettings
@@ -34,6 +34,18 @@ class Ctx(StepContext):
     @property
     def campaign(self) -> Campaign:
         return self.rc.campaign
+
+    def endpoint_for(self, role: str) -> ModelEndpoint:
+        """The campaign's endpoint for ``role``; the judges (``evaluation``) are seats, each
+        asked on its own endpoint."""
+        rc = self.rc
+        if role == "generation":
+            return rc.generation_endpoint
+        if role == "answering":
+            return rc.answering_endpoint
+        if role == "quality":  # None: the first judge
+            return rc.quality_endpoint or rc.seats.order_by("position").first().endpoint
+        raise LookupError(f"a reasoning campaign has no single endpoint for role {role!r}")
 
 
 def load_context(campaign_id: int) -> Ctx:

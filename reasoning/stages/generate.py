@@ -215,7 +215,6 @@ def _draft(ctx: Ctx, cell: plan.Cell) -> dict:
             "generation",
             messages,
             gen_template,
-            endpoint=rc.generation_endpoint,
             key=f"{key};attempt={attempt}",
             temperature=s.generation_temperature,
             max_tokens=s.generation_max_tokens,
@@ -268,8 +267,8 @@ def _draft(ctx: Ctx, cell: plan.Cell) -> dict:
 
 
 def _quality_check(ctx: Ctx, cell: plan.Cell, question: str, *, key: str) -> dict:
-    rc, s = ctx.rc, ctx.settings
-    endpoint = rc.quality_endpoint or rc.seats.order_by("position").first().endpoint
+    s = ctx.settings
+    endpoint = ctx.endpoint_for("quality")
     template = prompts.load("quality")
     result = ctx.chat(
         "quality",

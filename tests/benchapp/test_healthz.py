@@ -241,7 +241,7 @@ def test_a_worker_too_busy_to_answer_in_time_is_counted_by_its_heartbeat(monkeyp
 
     from benchapp import workers
 
-    monkeypatch.setattr(workers, "_broadcast", lambda **kwargs: {})
+    monkeypatch.setattr(workers, "broadcast", lambda **kwargs: {})
     now = time.time()
     records = {
         "celery@busy": {"heartbeat": now - 1, "stopped": None},

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from evolution import sandbox
 from evolution.llm import fanout
-from evolution.models import Campaign, Problem
+from evolution.models import Campaign, ModelEndpoint, Problem
 from evolution.streams.context import StepContext
 from evolution.streams.kinds import unit_transition
 
@@ -19,6 +19,16 @@ from ..models import FeatureNode, SynthTask, TaskStatus, XcoderCampaign
 log = logging.getLogger(__name__)
 METHOD = KIND_NAME = "xcoder"
 TIERS_BY_WEIGHT = {1: "small", 2: "medium", 3: "large", 4: "stress"}
+# The roles the campaign's generator endpoint plays (the solvers and the difficulty judge are
+# asked on each of their own endpoints).
+GENERATOR_ROLES = (
+    "xcoder_extract",
+    "xcoder_evolve",
+    "xcoder_select",
+    "xcoder_write",
+    "xcoder_tests",
+    "xcoder_generator",
+)
 
 
 @dataclass(frozen=True)
@@ -40,6 +50,13 @@ class Ctx(StepContext):
     @property
     def campaign(self) -> Campaign:
         return self.xc.campaign
+
+    def endpoint_for(self, role: str) -> ModelEndpoint:
+        """The generator asks every role but the solvers and the difficulty judge, which are
+        asked on each of their endpoints."""
+        if role in GENERATOR_ROLES:
+            return self.xc.generator_endpoint
+        raise LookupError(f"an X-Coder campaign has no single endpoint for role {role!r}")
 
     def default_temperature(self) -> float:
         return self.settings.temperature

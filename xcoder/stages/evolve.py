@@ -34,7 +34,6 @@ def _ask(ctx: Ctx, round_no: int, category: str):
         "xcoder_evolve",
         messages,
         template,
-        endpoint=ctx.xc.generator_endpoint,
         key=f"evolve;round={round_no};category={category}",
     )
 

@@ -80,7 +80,6 @@ def _ask(ctx: Ctx, problem: Problem, before: dict, round_no: int):
         "xcoder_evolve",
         messages,
         template,
-        endpoint=ctx.xc.generator_endpoint,
         key=f"evolve;round={round_no};seed={seed_key(problem)}",
     )
 

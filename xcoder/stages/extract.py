@@ -35,7 +35,6 @@ def _ask(ctx: Ctx, problem: Problem):
         "xcoder_extract",
         messages,
         template,
-        endpoint=ctx.xc.generator_endpoint,
         key=f"extract;seed={seed_key(problem)}",
     )
 

@@ -34,7 +34,6 @@ def _ask(ctx: Ctx, task: SynthTask):
         "xcoder_select",
         messages,
         template,
-        endpoint=ctx.xc.generator_endpoint,
         key=f"task={task.index};select",
     )
 

@@ -28,7 +28,6 @@ def _asks(ctx: Ctx, task: SynthTask) -> list[tuple[str, object]]:
                     "xcoder_tests",
                     m,
                     t,
-                    endpoint=ctx.xc.generator_endpoint,
                     key=f"task={task.index};tests",
                 ),
             )
@@ -42,7 +41,6 @@ def _asks(ctx: Ctx, task: SynthTask) -> list[tuple[str, object]]:
                     "xcoder_generator",
                     m,
                     t,
-                    endpoint=ctx.xc.generator_endpoint,
                     key=f"task={task.index};generator",
                 ),
             )

@@ -29,7 +29,6 @@ def _ask(ctx: Ctx, task: SynthTask):
         "xcoder_write",
         messages,
         template,
-        endpoint=ctx.xc.generator_endpoint,
         key=f"task={task.index};write;style={task.style}",
     )
 

@@ -75,3 +75,66 @@ def test_a_cassette_recorded_under_xcoders_older_keys_still_replays(tmp_path):
     # Keys already in the one format are read as they are.
     assert cassette.key_upgrade("judge", "seed=X;round=1;role=judge") == "seed=X;round=1;role=judge"
     assert loaded.find(role="judge", key="seed=X;round=1;role=judge", fp="other") is not None
+
+
+SINGLE_ENDPOINT_ROLES = {
+    # kind: (the kind's row on the context, {role: the row's endpoint column})
+    "reasoning": ("rc", {"generation": "generation_endpoint", "answering": "answering_endpoint"}),
+    "xcoder": (
+        "xc",
+        dict.fromkeys(
+            importlib.import_module("xcoder.stages.common").GENERATOR_ROLES, "generator_endpoint"
+        ),
+    ),
+    "frontiersmith": (
+        "fc",
+        {
+            **dict.fromkeys(
+                importlib.import_module("frontiersmith.stages.common").MUTATOR_ROLES,
+                "mutator_endpoint",
+            ),
+            **dict.fromkeys(
+                importlib.import_module("frontiersmith.stages.common").SOLVER_ROLES,
+                "solver_endpoint",
+            ),
+        },
+    ),
+}
+
+
+@pytest.fixture
+def fake_server():
+    from tests.support.fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("kind_name", sorted(SINGLE_ENDPOINT_ROLES))
+def test_a_role_finds_its_endpoint_one_way(kind_name, fake_server):
+    """Stages ask ``ctx.endpoint_for(role)`` (the chat's default) for a role one endpoint
+    plays, whether the kind keeps it in a column or in ``Campaign.role_endpoints``; a role
+    asked seat by seat (judges, solvers) has no single endpoint."""
+    from evolution.streams import runner
+    from evolution.streams.kinds import kind_for
+
+    from .worlds import WORLDS
+
+    campaign = WORLDS[kind_name](fake_server)
+    kind = kind_for(kind_name)
+    ctx = kind.load(runner.active_stream_ids(kind, campaign.pk)[0])
+    row_name, roles = SINGLE_ENDPOINT_ROLES[kind_name]
+    row = getattr(ctx, row_name)
+    for role, column in roles.items():
+        assert ctx.endpoint_for(role).pk == getattr(row, f"{column}_id"), role
+    with pytest.raises(LookupError):
+        ctx.endpoint_for("no such role")
+
+
+def test_every_frontiersmith_prompt_role_has_its_endpoint():
+    from frontiersmith.engine import prompts
+
+    common = importlib.import_module("frontiersmith.stages.common")
+    roles = {prompts.load(path.stem).role for path in prompts.PROMPT_DIR.glob("*.md")}
+    assert roles == set(common.MUTATOR_ROLES) | set(common.SOLVER_ROLES)

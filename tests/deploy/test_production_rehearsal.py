@@ -31,7 +31,7 @@ import pytest
 from django.conf import settings
 
 from evolution.demo import pack
-from tests.evolution.engine.helpers import KeyedResponder
+from tests.evolution.benchevolver.helpers import KeyedResponder
 from tests.support.fake_openai import FakeOpenAI
 
 from . import campaign_flow

@@ -13,7 +13,7 @@ from evolution.importers import import_seeds
 from evolution.models import ModelEndpoint, Problem, ProblemSet
 from evosyn.demo.pack import BLANK, FIGURE_3, SEED_TESTINGS, SUM_EVENS
 from evosyn.demo.pack import CRASHING_STRATEGY as CRASHING
-from tests.evolution.engine.helpers import KeyedResponder
+from tests.evolution.benchevolver.helpers import KeyedResponder
 from tests.support.answers import fenced
 from tests.support.fake_openai import FakeOpenAI
 

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from accounts.services import user_create
 from releases import services
 from releases.models import Release
-from tests.evolution.engine.helpers import fake_server  # noqa: F401 (fixture)
+from tests.evolution.benchevolver.helpers import fake_server  # noqa: F401 (fixture)
 from tests.evolution.screening.recall_world import recall_world
 from tests.factories import UserFactory
 from tests.support.gate_rules import SELECTION_TIME_OK

@@ -4,7 +4,7 @@ Real campaigns run first, in this process, against the loopback model server wit
 program executed in the sandbox: an X-Coder campaign and an EvoSyn campaign, each with a
 measurement panel (one model that solves, one that does not, so pass@1 = 0.5), and a
 FrontierSmith campaign. The BenchEvolver lineage is built from the gate tests' builders (its
-engine is tested in tests/evolution/engine). Then, in the browser: a curator builds one review
+engine is tested in tests/evolution/benchevolver). Then, in the browser: a curator builds one review
 round from the four campaigns; the two reviewers rate every problem; the curator creates the
 release, runs the gate (X-Coder and EvoSyn problems pass on their measured pass@1, no curation
 decision), freezes, publishes and queues a leaderboard evaluation; a visitor reads the release
@@ -28,7 +28,7 @@ from frontiersmith import services as frontiersmith
 from releases import leaderboard, services
 from releases.models import CurationDecision, LeaderboardRun, Release, ReleaseState
 from review.models import GroupItem, ReviewRound
-from tests.evolution.engine.helpers import KeyedResponder
+from tests.evolution.benchevolver.helpers import KeyedResponder
 from tests.evolution.measurement.helpers import make_panel
 from tests.evosyn.helpers import (
     CRASHING,

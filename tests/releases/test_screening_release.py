@@ -10,7 +10,7 @@ import pytest
 
 from releases import exports, services
 from releases.gate import GateRules, RulesError
-from tests.evolution.engine.helpers import fake_server  # noqa: F401 (fixture)
+from tests.evolution.benchevolver.helpers import fake_server  # noqa: F401 (fixture)
 from tests.evolution.screening.recall_world import recall_world
 from tests.factories import UserFactory
 from tests.support.gate_rules import SELECTION_TIME_OK

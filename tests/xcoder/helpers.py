@@ -14,7 +14,7 @@ import re
 import pytest
 
 from evolution.models import ModelEndpoint, Problem, ProblemSet
-from tests.evolution.engine.helpers import KeyedResponder
+from tests.evolution.benchevolver.helpers import KeyedResponder
 from tests.support.fake_openai import FakeOpenAI
 from xcoder.demo.pack import CF_WRONG, LANTERN
 

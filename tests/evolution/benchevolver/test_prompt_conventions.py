@@ -1,7 +1,7 @@
 """Every code-writing prompt, rendered for every harness, states one calling convention, the one
 its harness runs; a solution written exactly that way passes the harness (the project's judge,
 ``evolution.sandbox.judge``). The stored-campaign version of this, on real LiveCodeBench,
-HumanEval and SciCode seeds, is tests/evolution/engine/test_harness_conventions.py."""
+HumanEval and SciCode seeds, is tests/evolution/benchevolver/test_harness_conventions.py."""
 
 from __future__ import annotations
 

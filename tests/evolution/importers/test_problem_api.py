@@ -136,7 +136,7 @@ def test_reviewers_and_visitors_cannot_list_sets(personas, persona, status):
 def test_the_api_refuses_a_wrong_reference_keeps_references_and_replaces_them_when_asked(
     personas, lcb_sample
 ):
-    from tests.evolution.engine import lcb_world as w
+    from tests.evolution.benchevolver import lcb_world as w
 
     content = json.dumps(lcb_sample) + "\n" + w.acronym_line() + "\n"
     wrong = (

@@ -22,7 +22,7 @@ from django.test import Client
 from evolution.exporters.jsonl import export_problems
 from evolution.importers import import_seeds
 from evolution.models import Problem, ProblemSet
-from tests.evolution.engine import lcb_world as w
+from tests.evolution.benchevolver import lcb_world as w
 
 pytestmark = pytest.mark.django_db
 

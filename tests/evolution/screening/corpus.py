@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evolution.importers import import_seeds
-from tests.evolution.engine import benchmark_world, lcb_world
+from tests.evolution.benchevolver import benchmark_world, lcb_world
 
 DATA = Path(__file__).resolve().parent / "data"
 LABELLED = DATA / "labelled_pairs.txt"

@@ -24,8 +24,8 @@ from evolution.importers import import_seeds
 from evolution.models import Campaign, Candidate, Problem
 from evolution.models.campaigns import CampaignState
 from evolution.streams.runner import run_inline
-from tests.evolution.engine import lcb_world
-from tests.evolution.engine.helpers import KeyedResponder, build_world
+from tests.evolution.benchevolver import lcb_world
+from tests.evolution.benchevolver.helpers import KeyedResponder, build_world
 
 from .corpus import labelled_entries
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from evolution.screening.models import ProblemScreen
-from tests.evolution.engine.helpers import fake_server  # noqa: F401 (fixture)
+from tests.evolution.benchevolver.helpers import fake_server  # noqa: F401 (fixture)
 
 from .recall_world import recall_world
 

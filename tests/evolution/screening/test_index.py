@@ -12,7 +12,7 @@ from evolution.importers import import_seeds
 from evolution.models import Problem
 from evolution.screening import index, services
 from evolution.screening.models import IndexedProblem, ProblemScreen
-from tests.evolution.engine import lcb_world
+from tests.evolution.benchevolver import lcb_world
 from tests.factories import EvolvedProblemFactory, ProblemFactory
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ statement's words stay, a judge's furniture and comments go."""
 from __future__ import annotations
 
 from evolution.screening import shingles
-from tests.evolution.engine import lcb_world
+from tests.evolution.benchevolver import lcb_world
 
 
 def test_a_program_with_renamed_variables_normalises_to_the_same_tokens():

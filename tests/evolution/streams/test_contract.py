@@ -267,7 +267,7 @@ def test_an_endpoint_refusing_its_configuration_pauses_at_the_first_refusal(
     sid = first_stream(kind, campaign)
     # BenchEvolver's panel and faithfulness solvers measure: their failed calls are the
     # measurement's infrastructure errors, with a policy of their own (asked again, then the
-    # campaign paused naming the endpoints; tests/evolution/engine). Every other call of every
+    # campaign paused naming the endpoints; tests/evolution/benchevolver). Every other call of every
     # kind is refused.
     measuring = {"solver", "faithfulness"} if kind_name == "benchevolver" else set()
     world = fake_server.responder

@@ -27,7 +27,7 @@ from evolution.models import Campaign, Candidate, LLMCall, Problem, SolverAttemp
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch, campaign_resume
 from evolution.streams import runner
-from tests.evolution.engine.helpers import KeyedResponder, build_world, truncate_engine_tables
+from tests.evolution.benchevolver.helpers import KeyedResponder, build_world, truncate_engine_tables
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.outage import (
     RedisServer,

@@ -53,7 +53,7 @@ def test_an_endpoint_url_the_policy_refuses_pauses_at_the_first_call(
     kind = kind_for(kind_name)
     campaign = build(kind_name, fake_server)
     sid = first_stream(kind, campaign)
-    # BenchEvolver's panel measures with a policy of its own (tests/evolution/engine): its
+    # BenchEvolver's panel measures with a policy of its own (tests/evolution/benchevolver): its
     # evolver is the endpoint refused here; every other kind's endpoints all are.
     refused = ModelEndpoint.objects.all()
     if kind_name == "benchevolver":

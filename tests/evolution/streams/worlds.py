@@ -13,7 +13,7 @@ from tests.support.fake_openai import FakeOpenAI
 def benchevolver(server: FakeOpenAI) -> Campaign:
     from evolution.benchevolver.services import campaign_create
     from evolution.demo import pack
-    from tests.evolution.engine.helpers import KeyedResponder, build_world
+    from tests.evolution.benchevolver.helpers import KeyedResponder, build_world
 
     server.responder = KeyedResponder(pack.responses())
     seed_set, evolver, panel = build_world(server, seeds=("demo/sort-numbers",))

@@ -50,7 +50,7 @@ def _endpoints(pk: int) -> list[tuple[str, str, bool]]:
     """(label, url, has a target)"""
     from django.urls import reverse
 
-    from evolution.analytics.selectors import CHARTS
+    from evolution.benchevolver.analytics.selectors import CHARTS
 
     heatmap_json = reverse("evolution:campaign_heatmap_json", args=[pk])
     rows = [
@@ -102,7 +102,7 @@ def run(args) -> list[dict]:
         from django.test import Client
 
         from accounts.services import user_create
-        from tests.evolution.analytics.data import build_campaign
+        from tests.evolution.benchevolver.analytics.data import build_campaign
 
         user = user_create(username="bench-curator", password="bench-password-1", role="curator")
         client = Client()

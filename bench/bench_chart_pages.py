@@ -69,7 +69,7 @@ def _pages(quick: bool) -> tuple[dict[str, str], str]:
 
     from accounts.services import user_create
     from evolution.streams.runner import run_inline
-    from tests.evolution.analytics.data import build_campaign
+    from tests.evolution.benchevolver.analytics.data import build_campaign
     from tests.reasoning.conftest import World, make_campaign
     from tests.releases.board_world import wide_board_world
     from tests.support.fake_openai import FakeOpenAI

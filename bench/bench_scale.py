@@ -357,7 +357,7 @@ def judge_throughput(release, result: SizeResult, *, judged: int = JUDGED) -> No
 
 def heatmap_rows(result: SizeResult, *, seeds: int) -> None:
     """The heatmap rows: a finished campaign of ``seeds`` seeds x ``HEATMAP_ROUNDS`` rounds
-    (factory data, ``tests.evolution.analytics.data.build_campaign``; no panel attempts, which
+    (factory data, ``tests.evolution.benchevolver.analytics.data.build_campaign``; no panel attempts, which
     the heatmap does not read), its heatmap JSON read as a curator: the first page (200 seeds)
     and every row (``limit=0``), cold (the chart cache cleared) and warm."""
     from django.db import connection
@@ -365,7 +365,7 @@ def heatmap_rows(result: SizeResult, *, seeds: int) -> None:
     from django.urls import reverse
 
     from accounts.services import user_create
-    from tests.evolution.analytics.data import build_campaign
+    from tests.evolution.benchevolver.analytics.data import build_campaign
 
     started = time.perf_counter()
     built = build_campaign(

@@ -259,7 +259,7 @@ CACHES = {
     )
 }
 PUBLIC_PAGE_CACHE_SECONDS = env_int("PUBLIC_PAGE_CACHE_SECONDS", 3600, minimum=0)
-# Which plotly.js the chart pages load (evolution/analytics/plotly_assets.py): "cartesian", the
+# Which plotly.js the chart pages load (evolution/plotly_assets.py): "cartesian", the
 # partial bundle (heatmap, bar, scatter, ...), loaded async; "full", the whole plotly.js of the
 # plotly package, loaded before the page's scripts as the pages did before (the chart-page
 # benchmark's baseline, bench/bench_chart_pages.py).

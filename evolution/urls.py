@@ -1,6 +1,7 @@
 from django.urls import path
 
-from . import views, views_analytics, views_measurement
+from . import views, views_assets, views_measurement
+from .benchevolver import views_analytics
 
 app_name = "evolution"
 urlpatterns = [
@@ -21,7 +22,7 @@ urlpatterns = [
     path("campaigns/", views.campaign_list, name="campaign_list"),
     path("campaigns/new/", views.campaign_new, name="campaign_new"),
     path("campaigns/<int:pk>/", views.campaign_detail, name="campaign_detail"),
-    # Analytics (views_analytics): before campaign_control, whose <str:action>/ would match them.
+    # BenchEvolver's analytics (benchevolver/views_analytics): before campaign_control, whose <str:action>/ would match them.
     path("campaigns/<int:pk>/heatmap/", views_analytics.campaign_heatmap, name="campaign_heatmap"),
     path(
         "campaigns/<int:pk>/heatmap.json",
@@ -51,10 +52,10 @@ urlpatterns = [
     # The cartesian bundle first: its name would also match the whole bundle's pattern.
     path(
         "assets/plotly-cartesian-<str:version>.min.js",
-        views_analytics.plotly_cartesian_js,
+        views_assets.plotly_cartesian_js,
         name="plotly_cartesian_js",
     ),
-    path("assets/plotly-<str:version>.min.js", views_analytics.plotly_js, name="plotly_js"),
+    path("assets/plotly-<str:version>.min.js", views_assets.plotly_js, name="plotly_js"),
     path("campaigns/<int:pk>/<str:action>/", views.campaign_control, name="campaign_control"),
     path("lineages/<int:pk>/", views.lineage_detail, name="lineage_detail"),
     path("candidates/<int:pk>/", views.candidate_detail, name="candidate_detail"),

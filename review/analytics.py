@@ -1,5 +1,5 @@
 """Per-problem review aggregates for the engine's charts (registered with
-``evolution.analytics.reviews`` when the review app starts; the engine never imports review).
+``evolution.benchevolver.analytics.reviews`` when the review app starts; the engine never imports review).
 
 The review app aggregates per round (``review.selectors.round_item_aggregates``); a campaign's
 problems may be spread over several rounds, so this reads the same rows for a set of problems

@@ -8,7 +8,10 @@ class ReviewConfig(AppConfig):
     def ready(self) -> None:
         # The engine's review-based charts read review data through this provider: the engine
         # sits below review and never imports it.
-        from evolution.analytics.reviews import ReviewProvider, review_provider_register
+        from evolution.benchevolver.analytics.reviews import (
+            ReviewProvider,
+            review_provider_register,
+        )
 
         from .analytics import problem_review_aggregates, review_fingerprint_annotations
 

@@ -1,6 +1,6 @@
 """``{% plotly_script %}``: the script tags a chart page loads plotly.js with.
 
-By default the cartesian partial bundle (``evolution.analytics.plotly_assets``), ``async``: the
+By default the cartesian partial bundle (``evolution.plotly_assets``), ``async``: the
 page is parsed and DOMContentLoaded fires without waiting for the bundle to download and run.
 ``evolution/plotly_ready.js`` (loaded right after it) gives the page's own scripts
 ``window.plotlyReady``, a promise of ``Plotly`` that each one waits for before drawing.
@@ -16,7 +16,7 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html
 
-from evolution.analytics import plotly_assets
+from evolution import plotly_assets
 
 register = template.Library()
 

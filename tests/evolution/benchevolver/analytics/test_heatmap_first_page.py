@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.core.cache import cache
 
-from evolution.analytics import selectors
+from evolution.benchevolver.analytics import selectors
 from evolution.models import Lineage, Problem
 
 from .data import build_campaign

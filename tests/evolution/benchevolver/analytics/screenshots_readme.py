@@ -4,7 +4,7 @@ stopping rules, whose seeds and first accepted problems carry expert reviews.
 
 Not part of the suite (the file name does not start with test_); run it explicitly:
 
-    pytest tests/evolution/analytics/screenshots_readme.py -p no:randomly
+    pytest tests/evolution/benchevolver/analytics/screenshots_readme.py -p no:randomly
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from review.models import Assignment, GroupItem, Review, ReviewGroup, ReviewRoun
 from .data import build_campaign
 from .test_browser import LAUNCH
 
-DOCS = Path(__file__).resolve().parents[3] / "docs" / "img"
+DOCS = Path(__file__).resolve().parents[4] / "docs" / "img"
 SEED_TAGS = ["search", "simulation", "greedy", "sorting", "math", "implementation"]
 EVOLVED_TAGS = [
     "segment tree",

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from evolution.analytics import charts, tables
+from evolution.benchevolver.analytics import charts, tables
 
 
 def _lin(pk, difficulty, state="done", passes=12, attempts=12, seed_pk=None):
@@ -289,6 +289,6 @@ def test_csv_neutralises_formulas_in_free_text_but_keeps_numbers():
 
 
 def test_every_chart_has_a_csv_table():
-    from evolution.analytics.selectors import CHARTS
+    from evolution.benchevolver.analytics.selectors import CHARTS
 
     assert set(tables.ROWS) == set(CHARTS)

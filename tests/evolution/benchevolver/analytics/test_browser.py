@@ -17,7 +17,7 @@ from .data import build_campaign
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[4] / "test-artifacts"
 
 
 def _cell_center(page, x: int, y: int) -> tuple[float, float]:

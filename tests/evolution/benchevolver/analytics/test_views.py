@@ -15,10 +15,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from evolution.analytics.selectors import CHARTS
+from evolution.benchevolver.analytics.selectors import CHARTS
 from evolution.models import Candidate, Lineage
 from evolution.templatetags import charts
-from evolution.views_analytics import PLOTLY_VERSION
+from evolution.views_assets import PLOTLY_VERSION
 
 from .data import build_campaign
 

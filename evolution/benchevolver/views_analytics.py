@@ -1,4 +1,4 @@
-"""The trajectory heatmap and campaign analytics: HTML shells plus cached JSON / CSV data.
+"""BenchEvolver's trajectory heatmap and campaign analytics: HTML shells plus cached JSON / CSV data.
 
 Every page and data endpoint is for curators and admins. The data endpoints send an ETag made
 of the campaign's fingerprint, so a browser that already holds the current data gets a 304
@@ -11,21 +11,20 @@ import gzip
 import hashlib
 import json
 
-import plotly
 from django.core.cache import cache
 from django.core.serializers.json import DjangoJSONEncoder
-from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseNotModified
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
 from accounts.roles import ADMIN, CURATOR, role_required
+from evolution.http_cache import accepts_gzip, not_modified
+from evolution.models import Campaign
 
-from .analytics import heatmap, plotly_assets, selectors, tables
-from .models import Campaign
+from .analytics import heatmap, selectors, tables
 
-PLOTLY_VERSION = plotly.__version__
 _ID_PLACEHOLDER = 987654321
 
 
@@ -41,18 +40,6 @@ def _etag(campaign: Campaign, request, name: str) -> str:
     return '"' + hashlib.sha1(raw.encode()).hexdigest()[:24] + '"'
 
 
-def _not_modified(request, etag: str) -> HttpResponseNotModified | None:
-    if etag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
-        response = HttpResponseNotModified()
-        response["ETag"] = etag
-        return response
-    return None
-
-
-def _accepts_gzip(request) -> bool:
-    return "gzip" in request.headers.get("Accept-Encoding", "")
-
-
 def _json_body(campaign: Campaign, request, name: str, build) -> bytes:
     """The serialized JSON for this campaign state and query string, from the cache when the
     same request was answered since the campaign last advanced (no unpickling of the chart
@@ -60,7 +47,7 @@ def _json_body(campaign: Campaign, request, name: str, build) -> bytes:
     is about 0.5 MB of JSON, a tenth of that gzipped): both forms are cached."""
     digest = hashlib.sha1(request.META.get("QUERY_STRING", "").encode()).hexdigest()[:16]
     key = f"bf:analytics:body:{name}:{campaign.pk}:{selectors.fingerprint(campaign)}:{digest}"
-    zipped = _accepts_gzip(request)
+    zipped = accepts_gzip(request)
     if zipped and (body := cache.get(key + ":gz")) is not None:
         return body
     body = cache.get(key)
@@ -75,7 +62,7 @@ def _json_body(campaign: Campaign, request, name: str, build) -> bytes:
 
 def _json(request, body: bytes, etag: str) -> HttpResponse:
     response = HttpResponse(body, content_type="application/json")
-    if _accepts_gzip(request):
+    if accepts_gzip(request):
         response["Content-Encoding"] = "gzip"
     patch_vary_headers(response, ["Accept-Encoding"])
     response["ETag"] = etag
@@ -163,7 +150,7 @@ def campaign_heatmap_json(request, pk: int):
     except BadQuery as exc:
         return HttpResponseBadRequest(str(exc))
     etag = _etag(campaign, request, "heatmap")
-    if (response := _not_modified(request, etag)) is not None:
+    if (response := not_modified(request, etag)) is not None:
         return response
     body = _json_body(
         campaign,
@@ -236,7 +223,7 @@ def campaign_chart_json(request, pk: int, chart: str):
     name = _chart_name(chart)
     campaign = _campaign(pk, reviews=selectors.CHARTS[name].uses_reviews)
     etag = _etag(campaign, request, name)
-    if (response := _not_modified(request, etag)) is not None:
+    if (response := not_modified(request, etag)) is not None:
         return response
     body = _json_body(
         campaign, request, name, lambda: selectors.chart_data(campaign=campaign, name=name)
@@ -251,39 +238,3 @@ def campaign_chart_csv(request, pk: int, chart: str):
     campaign = _campaign(pk, reviews=selectors.CHARTS[name].uses_reviews)
     data = selectors.chart_data(campaign=campaign, name=name)
     return _csv(tables.to_csv(tables.ROWS[name](data)), f"campaign-{pk}-{name}.csv")
-
-
-# --------------------------------------------------------------------------- plotly.js
-
-
-def _bundle_response(request, name: str) -> HttpResponse:
-    bundle = plotly_assets.bundle(name)
-    if (response := _not_modified(request, bundle.etag)) is not None:
-        return response
-    if "gzip" in request.headers.get("Accept-Encoding", ""):
-        response = HttpResponse(bundle.gzipped, content_type="text/javascript; charset=utf-8")
-        response["Content-Encoding"] = "gzip"
-    else:
-        response = HttpResponse(bundle.raw, content_type="text/javascript; charset=utf-8")
-    patch_vary_headers(response, ["Accept-Encoding"])
-    response["ETag"] = bundle.etag
-    response["Cache-Control"] = "public, max-age=31536000, immutable"
-    return response
-
-
-@require_GET
-def plotly_js(request, version: str):
-    """The whole plotly.js from the installed plotly package (never a CDN). The URL carries the
-    package version, so the file may be cached for a year; gzip when the browser accepts it."""
-    if version != PLOTLY_VERSION:
-        raise Http404("Unknown plotly version.")
-    return _bundle_response(request, "full")
-
-
-@require_GET
-def plotly_cartesian_js(request, version: str):
-    """plotly.js's cartesian partial bundle (``evolution.analytics.plotly_assets``), what the
-    chart pages load: a third of the whole bundle's size. Cached and compressed as above."""
-    if version != plotly_assets.version("cartesian"):
-        raise Http404("Unknown plotly.js version.")
-    return _bundle_response(request, "cartesian")

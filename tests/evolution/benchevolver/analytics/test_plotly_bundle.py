@@ -1,7 +1,7 @@
 """The chart pages load plotly.js's cartesian partial bundle, kept in the repository and served
 by the site (never a CDN): compressed, cached for a year, ``async`` so the page's parsing never
 waits for it; every trace type the pages draw is one the bundle has. The browser tests of each
-chart page (tests/evolution/analytics/test_browser.py, tests/reasoning/test_browser.py,
+chart page (tests/evolution/benchevolver/analytics/test_browser.py, tests/reasoning/test_browser.py,
 tests/releases/test_browser_leaderboard.py) check in Chromium that the charts draw with it."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import pytest
 from django.template import Context, Template
 from django.urls import reverse
 
-from evolution.analytics import plotly_assets
+from evolution import plotly_assets
 from evolution.templatetags import charts
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 # The trace modules of plotly.js-cartesian-dist-min (its README).
 CARTESIAN_TRACES = {
     "bar", "box", "contour", "heatmap", "histogram", "histogram2d", "histogram2dcontour",

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from evolution.analytics.reviews import problem_review_aggregates
+from evolution.benchevolver.analytics.reviews import problem_review_aggregates
 from review.models import (
     Assignment,
     GroupItem,

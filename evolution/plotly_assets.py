@@ -25,7 +25,7 @@ import plotly
 
 BUNDLES = ("cartesian", "full")
 _PATHS = {
-    "cartesian": Path(__file__).resolve().parent.parent
+    "cartesian": Path(__file__).resolve().parent
     / "static"
     / "evolution"
     / "vendor"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evolution.analytics import heatmap
+from evolution.benchevolver.analytics import heatmap
 
 
 def _lineage(pk, position, *, difficulty="easy", state="done", passes=11, attempts=12, level=1):

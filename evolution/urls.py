@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import views, views_assets, views_measurement
+from .benchevolver import views as benchevolver_views
 from .benchevolver import views_analytics
 
 app_name = "evolution"
@@ -57,6 +58,6 @@ urlpatterns = [
     ),
     path("assets/plotly-<str:version>.min.js", views_assets.plotly_js, name="plotly_js"),
     path("campaigns/<int:pk>/<str:action>/", views.campaign_control, name="campaign_control"),
-    path("lineages/<int:pk>/", views.lineage_detail, name="lineage_detail"),
-    path("candidates/<int:pk>/", views.candidate_detail, name="candidate_detail"),
+    path("lineages/<int:pk>/", benchevolver_views.lineage_detail, name="lineage_detail"),
+    path("candidates/<int:pk>/", benchevolver_views.candidate_detail, name="candidate_detail"),
 ]

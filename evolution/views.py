@@ -13,10 +13,10 @@ from accounts.roles import ADMIN, CURATOR, has_role, role_required
 
 from . import selectors
 from .benchevolver import services as benchevolver_services
-from .forms import CampaignForm
+from .benchevolver.forms import BenchEvolverCampaignForm
 from .measurement import selectors as measurement_selectors
 from .measurement.forms import MeasureForm
-from .models import Campaign, Lineage, ProblemSet, SolverAttempt
+from .models import Campaign, ProblemSet
 from .models.campaigns import CampaignKind
 from .services import campaigns as campaign_services
 
@@ -148,7 +148,9 @@ def kind_campaign_or_404(get, pk: int, does_not_exist, label: str):
 # Every kind's list lists BenchEvolver's campaigns with the others; its creation page makes
 # BenchEvolver campaigns.
 campaign_list = kind_campaign_list("evolution", selectors.campaign_list_rows)
-campaign_new = kind_campaign_new("evolution", CampaignForm, benchevolver_services.campaign_create)
+campaign_new = kind_campaign_new(
+    "evolution", BenchEvolverCampaignForm, benchevolver_services.campaign_create
+)
 
 
 def kept_measurement(campaign: Campaign, settings_class, kept) -> dict:
@@ -203,71 +205,3 @@ def campaign_control(request, pk: int, action: str, kind: str | None = None):
     else:
         messages.success(request, f"Campaign {campaign.name}: {campaign.state}.")
     return redirect(campaign_page(campaign))
-
-
-@role_required(ADMIN, CURATOR)
-def lineage_detail(request, pk: int):
-    lineage = get_object_or_404(Lineage.objects.select_related("campaign", "seed"), pk=pk)
-    # Next to every pass rate, the provider errors retried behind its attempts (not counted).
-    candidates = list(lineage.candidates.select_related("accepted_problem").order_by("round"))
-    per_candidate = selectors.provider_errors(
-        lineage.llm_calls.filter(role=selectors.PANEL_ROLE, candidate__isnull=False),
-        "candidate_id",
-    )
-    for cand in candidates:
-        cand.provider_errors = per_candidate.get(cand.pk, 0)
-    seed_attempts = list(
-        SolverAttempt.objects.filter(lineage=lineage, candidate__isnull=True).select_related(
-            "endpoint"
-        )
-    )
-    per_attempt = selectors.attempt_provider_errors(seed_attempts)
-    for attempt in seed_attempts:
-        attempt.provider_errors = per_attempt.get(attempt.pk, 0)
-    return render(
-        request,
-        "evolution/lineage_detail.html",
-        {
-            "lineage": lineage,
-            "candidates": candidates,
-            "seed_attempts": seed_attempts,
-            "seed_provider_errors": sum(selectors.panel_provider_errors(lineage=lineage).values()),
-        },
-    )
-
-
-@role_required(ADMIN, CURATOR)
-def candidate_detail(request, pk: int):
-    candidate = get_object_or_404(selectors.candidate_queryset(), pk=pk)
-    errors = selectors.panel_provider_errors(lineage=candidate.lineage, candidate=candidate)
-    return render(
-        request,
-        "evolution/candidate_detail.html",
-        {
-            "c": candidate,
-            "attempts": candidate.solver_attempts.select_related("endpoint").order_by(
-                "endpoint__name", "attempt_index"
-            ),
-            "panel_rows": [
-                (model, result, errors.get(model, 0))
-                for model, result in (candidate.panel_results or {}).items()
-            ],
-            "provider_errors": sum(errors.values()),
-            "faithfulness_provider_errors": sum(
-                selectors.provider_errors(
-                    candidate.llm_calls.filter(role="faithfulness"), "role"
-                ).values()
-            ),
-            # Every call made for the candidate, its mutator's and writer's included.
-            "calls": candidate.llm_calls.order_by("id"),
-            "tests_by_tier": _tests_by_tier(candidate.tests),
-        },
-    )
-
-
-def _tests_by_tier(tests: list[dict]) -> list[tuple[str, list[dict]]]:
-    order = ["public", "small", "medium", "large", "stress"]
-    grouped: dict[str, list[dict]] = {}
-    for t in tests:
-        grouped.setdefault(t["tier"], []).append(t)
-    return [(tier, grouped[tier]) for tier in order if tier in grouped]

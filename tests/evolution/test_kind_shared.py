@@ -11,8 +11,8 @@ from django.urls import reverse
 
 from evolution.algorithm_settings import AlgorithmSettings
 from evolution.benchevolver.engine.config import EvolutionSettings
+from evolution.benchevolver.forms import BenchEvolverCampaignForm as BenchEvolverForm
 from evolution.campaign_forms import CampaignForm
-from evolution.forms import CampaignForm as BenchEvolverForm
 from evolution.models.campaigns import CampaignState
 from evosyn.config import EvoSynSettings
 from evosyn.forms import EvoSynCampaignForm

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from evolution.benchevolver.engine.config import EvolutionSettings
-from evolution.forms import CampaignForm as BenchEvolverForm
+from evolution.benchevolver.forms import BenchEvolverCampaignForm as BenchEvolverForm
 from evosyn.config import EvoSynSettings
 from evosyn.forms import EvoSynCampaignForm
 from evosyn.services import evosyn_campaign_create

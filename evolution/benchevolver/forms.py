@@ -1,17 +1,17 @@
-from __future__ import annotations
+"""BenchEvolver's campaign creation form: the algorithm settings are one field each, prefilled
+with Table 5 (``engine.config.EvolutionSettings``)."""
 
-import json
+from __future__ import annotations
 
 from django import forms
 
-from .benchevolver.engine.config import EvolutionSettings
-from .campaign_forms import CampaignForm as KindCampaignForm
-from .models import ModelEndpoint, Panel, ProblemSet
+from evolution.campaign_forms import CampaignForm
+from evolution.models import ModelEndpoint, Panel, ProblemSet
+
+from .engine.config import EvolutionSettings
 
 
-class CampaignForm(KindCampaignForm):
-    """Campaign creation: the algorithm settings are one field each, prefilled with Table 5."""
-
+class BenchEvolverCampaignForm(CampaignForm):
     seed_set = forms.ModelChoiceField(queryset=ProblemSet.objects.all())
     seed_limit = forms.IntegerField(
         min_value=1, required=False, help_text="use only the first N seeds"
@@ -23,7 +23,3 @@ class CampaignForm(KindCampaignForm):
 
     settings_class = EvolutionSettings
     create_fields = ("seed_set", "evolver", "panel", "seed_limit")
-
-
-def settings_json(value: dict) -> str:
-    return json.dumps(value, indent=2, sort_keys=True)

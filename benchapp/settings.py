@@ -421,7 +421,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES
 LLM_DEFAULT_TIMEOUT = env_float("LLM_DEFAULT_TIMEOUT", 600.0, minimum=1.0)
 LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 5, minimum=0)
 LLM_CASSETTE_DIR = Path(
-    env_str("LLM_CASSETTE_DIR", str(BASE_DIR / "evolution" / "demo" / "cassettes"))
+    env_str("LLM_CASSETTE_DIR", str(BASE_DIR / "evolution" / "benchevolver" / "demo" / "cassettes"))
 )
 # Further directories an endpoint's cassette may live in (the bundled demo packs' own).
 # A cassette outside LLM_CASSETTE_DIR and these is refused: the worker reads and may write it.

@@ -10,10 +10,10 @@ from decimal import Decimal
 from django.db import transaction
 
 from accounts.services import user_create
+from evolution.benchevolver.demo import pack
 from evolution.importers import import_seeds
 from evolution.models import Campaign, ModelEndpoint, Panel, PanelMember, Problem, ProblemSet
 
-from . import pack
 from .kind_setup import demo_campaign_get_or_create
 
 DEMO_SET = "demo-pack"

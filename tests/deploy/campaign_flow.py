@@ -10,7 +10,7 @@ import time
 
 import httpx
 
-from evolution.demo import pack
+from evolution.benchevolver.demo import pack
 
 # What the in-process demo decides for each seed of the pack (tests/evolution/benchevolver/
 # test_pack_campaign.py asserts the same decisions on the in-process runner).

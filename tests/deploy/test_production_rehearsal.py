@@ -30,7 +30,7 @@ import psycopg
 import pytest
 from django.conf import settings
 
-from evolution.demo import pack
+from evolution.benchevolver.demo import pack
 from tests.evolution.benchevolver.helpers import KeyedResponder
 from tests.support.fake_openai import FakeOpenAI
 

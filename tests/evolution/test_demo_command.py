@@ -9,7 +9,8 @@ import io
 import pytest
 from django.core.management import call_command
 
-from evolution.demo import pack, setup
+from evolution.benchevolver.demo import pack
+from evolution.demo import setup
 from evolution.models import Campaign
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]

@@ -8,7 +8,8 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from evolution.demo import pack
+from evolution.benchevolver.demo import answers as demo_answers
+from evolution.benchevolver.demo.stories import array_sum, sort_numbers
 from evolution.models import ModelEndpoint
 from tests.support.answers import fenced
 from tests.support.fake_openai import Fault
@@ -47,7 +48,7 @@ def endpoint(server, name: str) -> ModelEndpoint:
 # --- a re-evolution campaign run by the engine ------------------------------------------------
 
 # The statements are the demo pack's array ones: its validator checks their constraints.
-INPUT_VALIDATOR = pack.ARRAY_VALIDATOR
+INPUT_VALIDATOR = demo_answers.ARRAY_VALIDATOR
 
 # What the evolver proposes for each saturated seed (one round each): a mutated solution, its
 # statement with examples, and the witnesses that vet it. Different families, so neither
@@ -57,22 +58,22 @@ MUTATIONS = {
         "idea": "Find the best contiguous subarray instead of summing everything (Kadane).",
         "weakness": "Summing every value ignores that dropping a negative stretch can help.",
         "family": "dynamic programming over prefixes",
-        "code": pack.KADANE,
+        "code": array_sum.KADANE,
         "title": "Maximum Subarray Sum",
-        "statement": pack.MAX_SUBARRAY_STATEMENT,
+        "statement": array_sum.MAX_SUBARRAY_STATEMENT,
         "examples": ["5\n1 -2 3 4 -1\n", "3\n-5 -1 -3\n"],
-        "brute_force": pack.SUBARRAY_NAIVE,
+        "brute_force": array_sum.SUBARRAY_NAIVE,
         "oracle": ["7", "-1"],
     },
     "E-OVERRIDE": {
         "idea": "Print each distinct value once, largest first.",
         "weakness": "A running total says nothing about which values repeat.",
         "family": "deduplication",
-        "code": pack.DISTINCT_DESC,
+        "code": sort_numbers.DISTINCT_DESC,
         "title": "Distinct Values, Largest First",
-        "statement": pack.DISTINCT_DESC_STATEMENT,
+        "statement": sort_numbers.DISTINCT_DESC_STATEMENT,
         "examples": ["5\n3 1 3 2 1\n", "1\n7\n"],
-        "brute_force": pack.DISTINCT_DESC_BRUTE,
+        "brute_force": sort_numbers.DISTINCT_DESC_BRUTE,
         "oracle": ["3 2 1", "7"],
     },
 }
@@ -114,14 +115,16 @@ class Evolution(Panel):
             put(
                 "mutator",
                 "round=1",
-                pack.mutation(m["idea"], m["weakness"], m["family"], m["code"]),
+                demo_answers.mutation(m["idea"], m["weakness"], m["family"], m["code"]),
             )
-            put("writer", "round=1", pack.written(m["title"], m["statement"], m["examples"]))
-            put("test_generator", "round=1;try=0", pack.code(pack.ARRAY_GENERATOR))
-            put("input_validator", "round=1;repair=0", pack.code(INPUT_VALIDATOR))
-            put("brute_force", "round=1;repair=0", pack.code(m["brute_force"]))
-            put("oracle", "round=1;repair=0", pack.oracle(m["oracle"]))
-            put("judge", "round=1", pack.judge(reasons=["a real algorithmic step up"]))
+            put(
+                "writer", "round=1", demo_answers.written(m["title"], m["statement"], m["examples"])
+            )
+            put("test_generator", "round=1;try=0", demo_answers.code(array_sum.ARRAY_GENERATOR))
+            put("input_validator", "round=1;repair=0", demo_answers.code(INPUT_VALIDATOR))
+            put("brute_force", "round=1;repair=0", demo_answers.code(m["brute_force"]))
+            put("oracle", "round=1;repair=0", demo_answers.oracle(m["oracle"]))
+            put("judge", "round=1", demo_answers.judge(reasons=["a real algorithmic step up"]))
 
     def __call__(self, body, headers):
         key = headers.get("X-BenchForge-Key") or headers.get("x-benchforge-key", "")
@@ -134,7 +137,7 @@ class Evolution(Panel):
             if parts["round"] == "0":
                 return fenced(SUM_CODE if model == "strong" or attempt < 3 else WRONG_CODE)
             solved = model == "strong" and attempt % 4 < 2
-            return pack.code(self.solutions[parts["seed"]] if solved else SUM_CODE)
+            return demo_answers.code(self.solutions[parts["seed"]] if solved else SUM_CODE)
         answer = self.table.get((role, key))
         if answer is None:
             self.missing.append((role, key))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from evolution.demo import pack
+from evolution.benchevolver.demo import pack
 from evolution.importers import import_seeds
 from evolution.models import ModelEndpoint, Panel, PanelMember, Problem, ProblemSet
 from tests.support.fake_openai import FakeOpenAI, Fault

@@ -11,10 +11,10 @@ from collections import Counter
 
 import pytest
 
+from evolution.benchevolver.demo import answers as demo_answers
 from evolution.benchevolver.engine.config import EvolutionSettings
 from evolution.benchevolver.services import campaign_create, lineage_advance
 from evolution.benchevolver.stages.common import Ctx
-from evolution.demo import pack
 from evolution.models import LLMCall
 from evolution.models.campaigns import CandidateStage
 
@@ -96,7 +96,7 @@ Given an integer array `nums` and an integer `target`, return the number of inde
 The number of such pairs.
 """
 COUNT_PAIRS_GENERATOR = (
-    pack.GENERATOR_HEAD
+    demo_answers.GENERATOR_HEAD
     + """
 import json
 
@@ -123,18 +123,20 @@ class CountPairsModel:
         self.prompts.append((role, key, body["messages"][0]["content"]))
         if role == "solver":
             wrong = "round=0;model=shaky;attempt=0" in key
-            return pack.code(COUNT_PAIRS_BRUTE.replace("<", ">") if wrong else bw.COUNT_PAIRS_OK)
+            return demo_answers.code(
+                COUNT_PAIRS_BRUTE.replace("<", ">") if wrong else bw.COUNT_PAIRS_OK
+            )
         answers = {
-            "mutator": pack.mutation(
+            "mutator": demo_answers.mutation(
                 "Count the pairs on arrays of up to 10^5 values: sort, then two pointers.",
                 "The double loop is quadratic.",
                 "two pointers",
                 COUNT_PAIRS_FAST,
             ),
-            "writer": pack.written("Count Pairs at Scale", COUNT_PAIRS_EVOLVED, EXAMPLES),
-            "test_generator": pack.code(COUNT_PAIRS_GENERATOR),
-            "brute_force": pack.code(COUNT_PAIRS_BRUTE),
-            "oracle": pack.oracle(["3", "2"]),
+            "writer": demo_answers.written("Count Pairs at Scale", COUNT_PAIRS_EVOLVED, EXAMPLES),
+            "test_generator": demo_answers.code(COUNT_PAIRS_GENERATOR),
+            "brute_force": demo_answers.code(COUNT_PAIRS_BRUTE),
+            "oracle": demo_answers.oracle(["3", "2"]),
         }
         return answers.get(role, "no scripted answer")
 

@@ -11,9 +11,9 @@ import html
 import pytest
 from django.urls import reverse
 
+from evolution.benchevolver.demo import pack
 from evolution.benchevolver.services import campaign_create, lineage_advance
 from evolution.benchevolver.stages import common
-from evolution.demo import pack
 from evolution.models import LLMCall
 from tests.support.fake_openai import Fault, intermittent
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from evolution.benchevolver.demo import answers as demo_answers
 from evolution.benchevolver.services import campaign_create, lineage_advance
-from evolution.demo import pack
 from evolution.importers import import_seeds
 from evolution.models import Candidate, LLMCall, ProblemSet
 from evolution.models.campaigns import CampaignState
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _right(body, headers):
-    return pack.code(w.SHORT_SORT_OK)
+    return demo_answers.code(w.SHORT_SORT_OK)
 
 
 def _advance(lineage, steps: int):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from evolution.benchevolver.demo import pack
 from evolution.benchevolver.services import campaign_create
-from evolution.demo import pack
 from evolution.models import GlobalMemoryEntry
 
 from .helpers import KeyedResponder, build_world

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 import pytest
 
 from evolution import sandbox
+from evolution.benchevolver.demo import answers as demo_answers
+from evolution.benchevolver.demo.stories import humaneval_0
 from evolution.benchevolver.services import campaign_create
-from evolution.demo import pack
 from evolution.models import Campaign
 from evolution.sandbox import contracts
 from tests.support.conventions import conventions_in, written_as
@@ -52,7 +53,7 @@ One line: N A B (2 <= N <= 10^9, 1 <= A < B <= N^2).
 Yes if the two squares share a side, No otherwise.
 """
 NINE_GENERATOR = (
-    pack.GENERATOR_HEAD
+    demo_answers.GENERATOR_HEAD
     + """
 n = {"small": rng.randint(2, 4), "medium": rng.randint(5, 1000), "large": rng.randint(10**4, 10**9), "stress": 10**9}[args.tier]
 cells = n * n
@@ -92,7 +93,7 @@ Given an integer array `nums` and an integer `target`, return the number of inde
 The number of such pairs.
 """
 COUNT_PAIRS_GENERATOR = (
-    pack.GENERATOR_HEAD
+    demo_answers.GENERATOR_HEAD
     + """
 import json
 
@@ -155,7 +156,7 @@ computed as (deg mod 360) * pi / 180 with Python's float modulo.
 The angle in radians.
 """
 RADIANS_GENERATOR = (
-    pack.GENERATOR_HEAD
+    demo_answers.GENERATOR_HEAD
     + """
 import json
 
@@ -209,7 +210,7 @@ SCRIPTS = {
         CLOSE_EVOLVED,
         CLOSE_STATEMENT,
         ["[1.0, 2.0, 3.0]\n1.5\n", "[1.0, 2.75, 3.0, 4.0, 5.0, 2.0]\n0.5\n"],
-        pack.CLOSE_PAIRS_GENERATOR,
+        humaneval_0.CLOSE_PAIRS_GENERATOR,
         "binary search",
     ),
     bw.SCICODE_ID: Script(
@@ -255,22 +256,22 @@ class ObedientModel:
             core = script.seed_core if "round=0;" in key else script.evolved_core
             if not right:
                 core = script.seed_core
-            return pack.code(written_as(convention, core))
+            return demo_answers.code(written_as(convention, core))
         if role in ("faithfulness", "brute_force"):
-            return pack.code(written_as(convention, script.evolved_core))
+            return demo_answers.code(written_as(convention, script.evolved_core))
         if role == "mutator":
-            return pack.mutation(
+            return demo_answers.mutation(
                 "Scale the task up.",
                 "The parent's approach is too slow or answers another question.",
                 script.family,
                 written_as(convention, script.evolved_core),
             )
         answers = {
-            "writer": pack.written("Evolved", script.statement, script.examples),
-            "test_generator": pack.code(script.generator),
-            "input_validator": pack.code('print("OK")'),
-            "oracle": pack.oracle(script.oracle),
-            "judge": pack.judge(),
+            "writer": demo_answers.written("Evolved", script.statement, script.examples),
+            "test_generator": demo_answers.code(script.generator),
+            "input_validator": demo_answers.code('print("OK")'),
+            "oracle": demo_answers.oracle(script.oracle),
+            "judge": demo_answers.judge(),
         }
         return answers.get(role, "no scripted answer")
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from evolution.benchevolver.demo import answers, pack
 from evolution.benchevolver.services import campaign_create, lineage_advance
-from evolution.demo import pack
 from evolution.importers import import_seeds
 from evolution.models import LLMCall, ProblemSet, SolverAttempt
 from evolution.models.campaigns import CampaignState
@@ -22,11 +22,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _right(body, headers):
-    return pack.code(w.SHORT_SORT_OK)
+    return answers.code(w.SHORT_SORT_OK)
 
 
 def _wrong(body, headers):
-    return pack.code(w.SHORT_SORT_WRONG)
+    return answers.code(w.SHORT_SORT_WRONG)
 
 
 def _panel_server(fake_server):

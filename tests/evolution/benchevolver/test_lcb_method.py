@@ -19,8 +19,8 @@ from collections import Counter
 import pytest
 from django.test import override_settings
 
+from evolution.benchevolver.demo import answers as demo_answers
 from evolution.benchevolver.services import campaign_create
-from evolution.demo import pack
 from evolution.models import LLMCall
 
 from . import benchmark_world as bw
@@ -125,7 +125,7 @@ print("OK")
 # Large: 60,000 queries of nine- and ten-digit numbers, about 1.2 MB per input (above
 # max_output_bytes, 10^6); stress: the statement's 10^5 queries.
 WIDE_GENERATOR = (
-    pack.GENERATOR_HEAD
+    demo_answers.GENERATOR_HEAD
     + """
 import sys
 
@@ -172,24 +172,24 @@ class NineModel:
                 return answer
         if role == "solver":
             if "round=0;" in key:
-                return pack.code(bw.NINE_OK)
+                return demo_answers.code(bw.NINE_OK)
             model = key.split("model=")[1].split(";")[0]
             attempt = int(key.split("attempt=")[1].split(";")[0])
             programs = self.round_one.get(model, [])
-            return pack.code(programs[attempt] if attempt < len(programs) else WIDE)
+            return demo_answers.code(programs[attempt] if attempt < len(programs) else WIDE)
         return {
-            "mutator": pack.mutation(
+            "mutator": demo_answers.mutation(
                 "Let the board be W squares wide and answer up to 10^5 queries.",
                 "The seed hard-codes a board of width 3 and one pair.",
                 "arithmetic on indices",
                 WIDE,
             ),
-            "writer": pack.written("Nine on a Wide Board", WIDE_STATEMENT, EXAMPLES),
-            "test_generator": pack.code(WIDE_GENERATOR),
-            "input_validator": pack.code(WIDE_VALIDATOR),
-            "brute_force": pack.code(WIDE_BRUTE),
-            "oracle": pack.oracle(EXAMPLE_OUTPUTS),
-            "judge": pack.judge(),
+            "writer": demo_answers.written("Nine on a Wide Board", WIDE_STATEMENT, EXAMPLES),
+            "test_generator": demo_answers.code(WIDE_GENERATOR),
+            "input_validator": demo_answers.code(WIDE_VALIDATOR),
+            "brute_force": demo_answers.code(WIDE_BRUTE),
+            "oracle": demo_answers.oracle(EXAMPLE_OUTPUTS),
+            "judge": demo_answers.judge(),
         }.get(role, "no scripted answer")
 
     def prompt(self, role: str, fragment: str) -> str:
@@ -263,15 +263,15 @@ def test_a_statement_repair_writes_the_validator_and_the_generator_again(fake_se
     model = NineModel(
         round_one={"shaky": [WIDE, WIDE, WIDE, WIDE_WRONG]},
         answers={
-            ("brute_force", "repair=0"): pack.code(WIDE_BRUTE_ANY_DIRECTION),
-            ("oracle", "repair=0"): pack.oracle(["Yes\nYes\nYes", "Yes\nNo"]),
-            ("repair", "repair=0"): pack.repair(
+            ("brute_force", "repair=0"): demo_answers.code(WIDE_BRUTE_ANY_DIRECTION),
+            ("oracle", "repair=0"): demo_answers.oracle(["Yes\nYes\nYes", "Yes\nNo"]),
+            ("repair", "repair=0"): demo_answers.repair(
                 "statement",
                 "Say that vertical neighbours do not count.",
                 statement=REPAIRED_STATEMENT,
             ),
-            ("test_generator", "statement=1"): pack.code(second_generator),
-            ("input_validator", "repair=1"): pack.code(
+            ("test_generator", "statement=1"): demo_answers.code(second_generator),
+            ("input_validator", "repair=1"): demo_answers.code(
                 "# from the repaired statement\n" + WIDE_VALIDATOR
             ),
         },

@@ -12,8 +12,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 
+from evolution.benchevolver.demo import answers as demo_answers
 from evolution.benchevolver.services import campaign_create, lineage_advance
-from evolution.demo import pack
 from evolution.importers import SeedImportError, import_seeds
 from evolution.models import LLMCall, Problem, ProblemSet
 
@@ -50,15 +50,15 @@ class LCBPanel:
         if role == "solver":
             wrong = "model=shaky;attempt=0" in key
             if acronym:
-                return pack.code(w.ACRONYM_WRONG if wrong else w.ACRONYM_OK)
-            return pack.code(w.SHORT_SORT_WRONG if wrong else w.SHORT_SORT_OK)
+                return demo_answers.code(w.ACRONYM_WRONG if wrong else w.ACRONYM_OK)
+            return demo_answers.code(w.SHORT_SORT_WRONG if wrong else w.SHORT_SORT_OK)
         if role == "mutator":
             src = EVOLVED_ACRONYM if acronym else EVOLVED_SORT
-            return pack.mutation(
+            return demo_answers.mutation(
                 "Count instead of decide.", "A yes/no is not enough.", "counting", src
             )
         if role == "writer":
-            return pack.written(
+            return demo_answers.written(
                 "Count", "Count things.", ['["ab"]\n"a"'] if acronym else ["1\nabc\n"]
             )
         return "no scripted answer"
@@ -204,7 +204,7 @@ def test_a_reference_adopted_from_calibration_survives_a_reimport_of_the_records
 
 
 def test_a_seed_no_calibration_attempt_solves_is_skipped_with_the_reason(fake_server):
-    fake_server.responder = lambda body, headers: pack.code(w.SHORT_SORT_WRONG)
+    fake_server.responder = lambda body, headers: demo_answers.code(w.SHORT_SORT_WRONG)
     import_seeds(source="lcb", content=w.short_sort_line(), set_name="lcb-one")
     seed_set = ProblemSet.objects.get(name="lcb-one")
     panel = w.panel_of("p", [w.endpoint(fake_server, "good")])
@@ -229,7 +229,7 @@ def test_a_seed_no_calibration_attempt_solves_is_skipped_with_the_reason(fake_se
 
 @pytest.mark.parametrize("how", ["no tests", "calibration off"])
 def test_a_seed_with_no_way_to_a_reference_is_skipped_before_any_model_call(fake_server, how):
-    fake_server.responder = lambda body, headers: pack.code(w.SHORT_SORT_OK)
+    fake_server.responder = lambda body, headers: demo_answers.code(w.SHORT_SORT_OK)
     import_seeds(source="lcb", content=w.short_sort_line(), set_name="lcb-one")
     seed = Problem.objects.get()
     settings = {}

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from evolution.benchevolver.demo import answers, pack
+from evolution.benchevolver.demo.stories import sort_numbers
 from evolution.benchevolver.services import campaign_create
-from evolution.demo import pack
 
 from .helpers import KeyedResponder, build_world
 from .test_scenarios import (
@@ -32,7 +33,7 @@ def _solver_answers(table: dict, programs_per_model: list[str], *, first_index: 
                 SEED,
                 "solver",
                 f"round=1;model={model};attempt={first_index + offset}",
-                pack.code(program),
+                answers.code(program),
             )
 
 
@@ -62,14 +63,16 @@ def _one_wrong_in_eight(table: dict) -> None:
         SEED,
         "solver",
         f"round=1;model={pack.SOLVER_MODELS[0]};attempt=3",
-        pack.code(WRONG_DESC),
+        answers.code(WRONG_DESC),
     )
 
 
 def test_one_failure_in_eight_is_not_a_level_gain_after_more_attempts(fake_server):
     table = pack.responses()
     _one_wrong_in_eight(table)
-    _solver_answers(table, [pack.DISTINCT_DESC] * 4, first_index=4)  # the extra attempts pass
+    _solver_answers(
+        table, [sort_numbers.DISTINCT_DESC] * 4, first_index=4
+    )  # the extra attempts pass
     cand = _run(fake_server, table, max_panel_attempts=8)
 
     # The interval [0.53, 0.98] did not clear level 2, so the panel was asked 4 more times each.

@@ -7,8 +7,9 @@ import json
 
 import pytest
 
+from evolution.benchevolver.demo import answers, pack
+from evolution.benchevolver.demo.stories import array_sum, sort_numbers
 from evolution.benchevolver.services import campaign_create
-from evolution.demo import pack
 from evolution.models import Problem
 from evolution.sandbox.compare import compare_stdio
 
@@ -76,21 +77,21 @@ def _table(contract) -> dict:
         SEED,
         "mutator",
         "round=1",
-        pack.mutation(
+        answers.mutation(
             "Average the distinct values.", "Sorting is not the point.", "hashing", MEAN_DISTINCT
         ),
     )
     put(table, SEED, "writer", "round=1", _written(contract))
-    put(table, SEED, "test_generator", "round=1;try=0", pack.code(pack.ARRAY_GENERATOR))
-    put(table, SEED, "brute_force", "round=1;repair=0", pack.code(MEAN_DISTINCT_BRUTE))
-    put(table, SEED, "oracle", "round=1;repair=0", pack.oracle(["2", "7"]))
+    put(table, SEED, "test_generator", "round=1;try=0", answers.code(array_sum.ARRAY_GENERATOR))
+    put(table, SEED, "brute_force", "round=1;repair=0", answers.code(MEAN_DISTINCT_BRUTE))
+    put(table, SEED, "oracle", "round=1;repair=0", answers.oracle(["2", "7"]))
     right, wrong = pack.SOLVER_MODELS
     for index in range(4):
         key = f"round=1;model={right};attempt={index}"
-        put(table, SEED, "solver", key, pack.code(MEAN_DISTINCT_ROUNDED))
+        put(table, SEED, "solver", key, answers.code(MEAN_DISTINCT_ROUNDED))
         key = f"round=1;model={wrong};attempt={index}"
-        put(table, SEED, "solver", key, pack.code(MEAN_ALL))
-    put(table, SEED, "judge", "round=1", pack.judge())
+        put(table, SEED, "solver", key, answers.code(MEAN_ALL))
+    put(table, SEED, "judge", "round=1", answers.judge())
     return table
 
 
@@ -154,21 +155,31 @@ def test_a_tokens_contract_accepts_answers_laid_out_on_other_lines(fake_server):
         SEED,
         "mutator",
         "round=1",
-        pack.mutation("Dedupe.", "Duplicates.", "hashing", pack.DISTINCT_DESC),
+        answers.mutation("Dedupe.", "Duplicates.", "hashing", sort_numbers.DISTINCT_DESC),
     )
-    put(table, SEED, "brute_force", "round=1;repair=0", pack.code(pack.DISTINCT_DESC_BRUTE))
-    put(table, SEED, "oracle", "round=1;repair=0", pack.oracle(["3 2 1", "7"]))
+    put(
+        table,
+        SEED,
+        "brute_force",
+        "round=1;repair=0",
+        answers.code(sort_numbers.DISTINCT_DESC_BRUTE),
+    )
+    put(table, SEED, "oracle", "round=1;repair=0", answers.oracle(["3 2 1", "7"]))
     right, wrong = pack.SOLVER_MODELS
     for index in range(4):
         put(
-            table, SEED, "solver", f"round=1;model={right};attempt={index}", pack.code(one_per_line)
+            table,
+            SEED,
+            "solver",
+            f"round=1;model={right};attempt={index}",
+            answers.code(one_per_line),
         )
         put(
             table,
             SEED,
             "solver",
             f"round=1;model={wrong};attempt={index}",
-            pack.code(pack.SORT_REF),
+            answers.code(sort_numbers.SORT_REF),
         )
     cand = _run(fake_server, table)
     assert cand.generators["contract"] == {"kind": "tokens"}

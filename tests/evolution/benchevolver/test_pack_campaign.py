@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from evolution.benchevolver.demo import pack
 from evolution.benchevolver.engine import prompts
 from evolution.benchevolver.services import campaign_create
-from evolution.demo import pack
 from evolution.judging import prompts as platform_prompts
 from evolution.models import Campaign, Candidate, GlobalMemoryEntry, LLMCall, Problem, SolverAttempt
 from evolution.services.campaigns import campaign_launch

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from evolution.benchevolver.demo import answers, pack
+from evolution.benchevolver.demo.stories import array_sum, sort_numbers
 from evolution.benchevolver.services import campaign_create, lineage_advance
-from evolution.demo import pack
 from evolution.models import Campaign, Lineage
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch
@@ -16,7 +17,9 @@ from .helpers import KeyedResponder, build_world
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-WRONG_DESC = pack.SORT_REF  # prints every value ascending: wrong for "distinct, largest first"
+WRONG_DESC = (
+    sort_numbers.SORT_REF
+)  # prints every value ascending: wrong for "distinct, largest first"
 
 
 def running(campaign: Campaign) -> Campaign:
@@ -56,8 +59,11 @@ def sort_seed_evolves_with_family(table: dict, family: str, *, passes_per_model:
         s,
         "mutator",
         "round=1",
-        pack.mutation(
-            "Deduplicate and reverse.", "Parent keeps duplicates.", family, pack.DISTINCT_DESC
+        answers.mutation(
+            "Deduplicate and reverse.",
+            "Parent keeps duplicates.",
+            family,
+            sort_numbers.DISTINCT_DESC,
         ),
     )
     put(
@@ -65,16 +71,20 @@ def sort_seed_evolves_with_family(table: dict, family: str, *, passes_per_model:
         s,
         "writer",
         "round=1",
-        pack.written("Distinct Values", pack.DISTINCT_DESC_STATEMENT, ["5\n3 1 3 2 1\n", "1\n7\n"]),
+        answers.written(
+            "Distinct Values", sort_numbers.DISTINCT_DESC_STATEMENT, ["5\n3 1 3 2 1\n", "1\n7\n"]
+        ),
     )
-    put(table, s, "test_generator", "round=1;try=0", pack.code(pack.ARRAY_GENERATOR))
-    put(table, s, "brute_force", "round=1;repair=0", pack.code(pack.DISTINCT_DESC_BRUTE))
-    put(table, s, "oracle", "round=1;repair=0", pack.oracle(["3 2 1", "7"]))
-    programs = [pack.DISTINCT_DESC] * passes_per_model + [WRONG_DESC] * (4 - passes_per_model)
+    put(table, s, "test_generator", "round=1;try=0", answers.code(array_sum.ARRAY_GENERATOR))
+    put(table, s, "brute_force", "round=1;repair=0", answers.code(sort_numbers.DISTINCT_DESC_BRUTE))
+    put(table, s, "oracle", "round=1;repair=0", answers.oracle(["3 2 1", "7"]))
+    programs = [sort_numbers.DISTINCT_DESC] * passes_per_model + [WRONG_DESC] * (
+        4 - passes_per_model
+    )
     for model in pack.SOLVER_MODELS:
         for index, program in enumerate(programs):
-            put(table, s, "solver", f"round=1;model={model};attempt={index}", pack.code(program))
-    put(table, s, "judge", "round=1", pack.judge())
+            put(table, s, "solver", f"round=1;model={model};attempt={index}", answers.code(program))
+    put(table, s, "judge", "round=1", answers.judge())
 
 
 SETTINGS = {**pack.DEMO_SETTINGS, "max_iters_per_seed": 1}
@@ -141,14 +151,14 @@ def test_max_iters_per_seed_stops_a_lineage(fake_server):
 def test_a_reference_that_crashes_on_a_generated_test_makes_the_candidate_invalid(fake_server):
     table = pack.responses()
     s = "demo/sort-numbers"
-    crashing = pack.DISTINCT_DESC + "\nif n > 1000:\n    raise SystemExit(3)\n"
+    crashing = sort_numbers.DISTINCT_DESC + "\nif n > 1000:\n    raise SystemExit(3)\n"
     sort_seed_evolves_with_family(table, "deduplication", passes_per_model=4)
     put(
         table,
         s,
         "mutator",
         "round=1",
-        pack.mutation("Deduplicate.", "Keeps duplicates.", "deduplication", crashing),
+        answers.mutation("Deduplicate.", "Keeps duplicates.", "deduplication", crashing),
     )
     fake_server.responder = KeyedResponder(table)
     seed_set, evolver, panel = build_world(fake_server, seeds=("demo/sort-numbers",))
@@ -172,9 +182,9 @@ def test_a_failing_test_generator_is_regenerated_with_its_error(fake_server):
         s,
         "test_generator",
         "round=1;try=0",
-        pack.code("import sys\nsys.exit('no generator today')\n"),
+        answers.code("import sys\nsys.exit('no generator today')\n"),
     )
-    put(table, s, "test_generator", "round=1;try=1", pack.code(pack.ARRAY_GENERATOR))
+    put(table, s, "test_generator", "round=1;try=1", answers.code(array_sum.ARRAY_GENERATOR))
     responder = KeyedResponder(table)
     fake_server.responder = responder
     seed_set, evolver, panel = build_world(fake_server, seeds=("demo/sort-numbers",))

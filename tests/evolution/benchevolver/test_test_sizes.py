@@ -11,8 +11,9 @@ import sys
 import pytest
 from django.test import override_settings
 
+from evolution.benchevolver.demo import answers, pack
+from evolution.benchevolver.demo.stories import array_sum
 from evolution.benchevolver.services import campaign_create
-from evolution.demo import pack
 from evolution.models import LLMCall
 
 from .helpers import build_world
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SEED = "demo/array-sum"
 # The demo's generator with its large tier at n = 110,000 (|a_i| ≤ 10^9, as the statement
 # allows up to 2·10^5): about 1.2 MB of input per large test, above max_output_bytes (10^6).
-LARGE_GENERATOR = pack.ARRAY_GENERATOR.replace('"large": 20000', '"large": 110000')
+LARGE_GENERATOR = array_sum.ARRAY_GENERATOR.replace('"large": 20000', '"large": 110000')
 
 
 def _generated(program: str, tier: str, seed: int) -> str:
@@ -53,7 +54,7 @@ def test_a_generator_writing_megabyte_inputs_gets_them_as_hidden_tests_byte_for_
     fake_server,
 ):
     table = pack.responses()
-    put(table, SEED, "test_generator", "round=1;try=0", pack.code(LARGE_GENERATOR))
+    put(table, SEED, "test_generator", "round=1;try=0", answers.code(LARGE_GENERATOR))
     campaign, cand = _run(fake_server, table)
     assert cand.test_repairs == 0
     assert LLMCall.objects.filter(campaign=campaign, role="test_generator").count() == 1
@@ -82,7 +83,11 @@ def test_a_generator_writing_more_than_the_test_size_limit_is_refused_naming_it(
     table = pack.responses()
     for attempt in (1, 2):
         put(
-            table, SEED, "test_generator", f"round=1;try={attempt}", pack.code(pack.ARRAY_GENERATOR)
+            table,
+            SEED,
+            "test_generator",
+            f"round=1;try={attempt}",
+            answers.code(array_sum.ARRAY_GENERATOR),
         )
     campaign, cand = _run(fake_server, table)
     reason = "test generator wrote more than MAX_TEST_BYTES (200000 bytes) on tier large seed 1000"
@@ -111,14 +116,14 @@ def test_a_reference_printing_more_than_max_output_bytes_is_refused_naming_it(fa
     """Every program judged on a test is held to max_output_bytes: a reference whose expected
     output is longer could never be matched; the reason names the setting."""
     table = pack.responses()
-    put(table, SEED, "test_generator", "round=1;try=0", pack.code(LARGE_GENERATOR))
+    put(table, SEED, "test_generator", "round=1;try=0", answers.code(LARGE_GENERATOR))
     echo = "import sys\nsys.stdout.write(sys.stdin.read())\n"
     put(
         table,
         SEED,
         "mutator",
         "round=1",
-        pack.mutation("Echo the array.", "It sums it.", "input echo", echo),
+        answers.mutation("Echo the array.", "It sums it.", "input echo", echo),
     )
     _, cand = _run(fake_server, table)
     assert cand.decision == "invalid"

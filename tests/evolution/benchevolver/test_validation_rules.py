@@ -8,9 +8,10 @@ import json
 
 import pytest
 
+from evolution.benchevolver.demo import answers, pack
+from evolution.benchevolver.demo.stories import array_sum, sort_numbers
 from evolution.benchevolver.engine.config import EvolutionSettings
 from evolution.benchevolver.services import campaign_create
-from evolution.demo import pack
 from evolution.models import LLMCall
 
 from .helpers import KeyedResponder, build_world
@@ -87,7 +88,7 @@ def test_an_oracle_only_disagreement_is_overruled_when_reference_and_brute_force
 ):
     table = pack.responses()
     sort_seed_evolves_with_family(table, "deduplication", passes_per_model=1)
-    put(table, SEED, "oracle", "round=1;repair=0", pack.oracle(["3 3 2 1 1", "7"]))
+    put(table, SEED, "oracle", "round=1;repair=0", answers.oracle(["3 3 2 1 1", "7"]))
     campaign, cand = _run(fake_server, table)
     vote = next(e for e in cand.validation_ledger if e["step"] == "vote")
     assert vote["outcome"] == "agree" and vote["oracle_overruled"] == 1
@@ -101,29 +102,41 @@ def test_the_brute_force_is_written_again_after_a_statement_repair(fake_server):
     table = pack.responses()
     sort_seed_evolves_with_family(table, "deduplication", passes_per_model=1)
     # First round of witnesses: all three differ on example 1 -> the statement is suspected.
-    put(table, SEED, "brute_force", "round=1;repair=0", pack.code(SORTED_ALL_BRUTE))
-    put(table, SEED, "oracle", "round=1;repair=0", pack.oracle(["1 2 3", "7"]))
+    put(table, SEED, "brute_force", "round=1;repair=0", answers.code(SORTED_ALL_BRUTE))
+    put(table, SEED, "oracle", "round=1;repair=0", answers.oracle(["1 2 3", "7"]))
     put(
         table,
         SEED,
         "repair",
         "round=1;repair=0",
-        pack.repair(
+        answers.repair(
             "statement",
             "Say that duplicates are printed once, largest first.",
-            statement=pack.DISTINCT_DESC_STATEMENT,
+            statement=sort_numbers.DISTINCT_DESC_STATEMENT,
         ),
     )
     # Written again from the repaired statement: the right brute force and oracle.
-    put(table, SEED, "brute_force", "round=1;repair=1", pack.code(pack.DISTINCT_DESC_BRUTE))
-    put(table, SEED, "oracle", "round=1;repair=1", pack.oracle(["3 2 1", "7"]))
-    put(table, SEED, "test_generator", "round=1;try=0;statement=1", pack.code(pack.ARRAY_GENERATOR))
-    put(table, SEED, "input_validator", "round=1;repair=1", pack.code(pack.ARRAY_VALIDATOR))
+    put(
+        table,
+        SEED,
+        "brute_force",
+        "round=1;repair=1",
+        answers.code(sort_numbers.DISTINCT_DESC_BRUTE),
+    )
+    put(table, SEED, "oracle", "round=1;repair=1", answers.oracle(["3 2 1", "7"]))
+    put(
+        table,
+        SEED,
+        "test_generator",
+        "round=1;try=0;statement=1",
+        answers.code(array_sum.ARRAY_GENERATOR),
+    )
+    put(table, SEED, "input_validator", "round=1;repair=1", answers.code(answers.ARRAY_VALIDATOR))
     campaign, cand = _run(fake_server, table)
     brute_calls = LLMCall.objects.filter(campaign=campaign, role="brute_force")
     assert brute_calls.count() == 2
     assert cand.generators["brute_force_regenerated"] == 1
-    assert cand.generators["brute_force"].strip() == pack.DISTINCT_DESC_BRUTE.strip()
+    assert cand.generators["brute_force"].strip() == sort_numbers.DISTINCT_DESC_BRUTE.strip()
     votes = [e["outcome"] for e in cand.validation_ledger if e["step"] == "vote"]
     assert votes == ["disagree: repair statement", "agree"]
     assert cand.valid and cand.spec_repairs == 1
@@ -132,12 +145,14 @@ def test_the_brute_force_is_written_again_after_a_statement_repair(fake_server):
 # The repaired statement adds a sentence the first one lacked: the prompts show which statement
 # each program was written from.
 REPAIRED_SENTENCE = "A value that occurs several times is printed once."
-REPAIRED_STATEMENT = pack.DISTINCT_DESC_STATEMENT.replace(
+REPAIRED_STATEMENT = sort_numbers.DISTINCT_DESC_STATEMENT.replace(
     "separated by\nspaces.", "separated by\nspaces. " + REPAIRED_SENTENCE
 )
 FIRST_VALIDATOR = "# written from the first statement\n" + VALIDATOR
 SECOND_VALIDATOR = "# written from the repaired statement\n" + VALIDATOR
-SECOND_GENERATOR = pack.ARRAY_GENERATOR.replace('"medium": rng.randint(50, 800)', '"medium": 60')
+SECOND_GENERATOR = array_sum.ARRAY_GENERATOR.replace(
+    '"medium": rng.randint(50, 800)', '"medium": 60'
+)
 
 
 class PromptRecorder(KeyedResponder):
@@ -159,22 +174,30 @@ def test_a_statement_repair_writes_the_input_validator_and_the_test_generator_ag
 ):
     table = pack.responses()
     sort_seed_evolves_with_family(table, "deduplication", passes_per_model=1)
-    put(table, SEED, "input_validator", "round=1;repair=0", pack.code(FIRST_VALIDATOR))
+    put(table, SEED, "input_validator", "round=1;repair=0", answers.code(FIRST_VALIDATOR))
     # The witnesses differ on example 1 -> the statement is suspected and repaired.
-    put(table, SEED, "brute_force", "round=1;repair=0", pack.code(SORTED_ALL_BRUTE))
-    put(table, SEED, "oracle", "round=1;repair=0", pack.oracle(["1 2 3", "7"]))
+    put(table, SEED, "brute_force", "round=1;repair=0", answers.code(SORTED_ALL_BRUTE))
+    put(table, SEED, "oracle", "round=1;repair=0", answers.oracle(["1 2 3", "7"]))
     put(
         table,
         SEED,
         "repair",
         "round=1;repair=0",
-        pack.repair("statement", "Say that values are printed once.", statement=REPAIRED_STATEMENT),
+        answers.repair(
+            "statement", "Say that values are printed once.", statement=REPAIRED_STATEMENT
+        ),
     )
     # Written again from the repaired statement: witnesses, validator and generator.
-    put(table, SEED, "brute_force", "round=1;repair=1", pack.code(pack.DISTINCT_DESC_BRUTE))
-    put(table, SEED, "oracle", "round=1;repair=1", pack.oracle(["3 2 1", "7"]))
-    put(table, SEED, "input_validator", "round=1;repair=1", pack.code(SECOND_VALIDATOR))
-    put(table, SEED, "test_generator", "round=1;try=0;statement=1", pack.code(SECOND_GENERATOR))
+    put(
+        table,
+        SEED,
+        "brute_force",
+        "round=1;repair=1",
+        answers.code(sort_numbers.DISTINCT_DESC_BRUTE),
+    )
+    put(table, SEED, "oracle", "round=1;repair=1", answers.oracle(["3 2 1", "7"]))
+    put(table, SEED, "input_validator", "round=1;repair=1", answers.code(SECOND_VALIDATOR))
+    put(table, SEED, "test_generator", "round=1;try=0;statement=1", answers.code(SECOND_GENERATOR))
     recorder = PromptRecorder(table)
     fake_server.responder = recorder
     seed_set, evolver, panel = build_world(fake_server, seeds=(SEED,))
@@ -240,7 +263,7 @@ def test_the_parent_reference_is_run_on_the_new_tests_and_recorded(fake_server):
     # The judge saw the parent's reference, the mutator's claim, the check and each model's
     # failures, and its verdict on the lift is in the report.
     judge_prompt = _judge_prompt(fake_server)
-    assert pack.SORT_REF.strip().splitlines()[0] in judge_prompt
+    assert sort_numbers.SORT_REF.strip().splitlines()[0] in judge_prompt
     assert "Parent keeps duplicates." in judge_prompt
     assert "parent now wrong from the first tier on" in judge_prompt
     assert "solver-a: 1/4 pass; WA 3" in judge_prompt
@@ -296,23 +319,23 @@ def _parent_still_right(table: dict) -> None:
         SEED,
         "mutator",
         "round=1",
-        pack.mutation("Sort with a heap.", "None really.", "heaps", pack.SORT_REF),
+        answers.mutation("Sort with a heap.", "None really.", "heaps", sort_numbers.SORT_REF),
     )
     put(
         table,
         SEED,
         "writer",
         "round=1",
-        pack.written("Sort the Numbers", SORT_STATEMENT, ["5\n3 1 3 2 1\n", "1\n7\n"]),
+        answers.written("Sort the Numbers", SORT_STATEMENT, ["5\n3 1 3 2 1\n", "1\n7\n"]),
     )
-    put(table, SEED, "test_generator", "round=1;try=0", pack.code(pack.ARRAY_GENERATOR))
-    put(table, SEED, "brute_force", "round=1;repair=0", pack.code(SORTED_ALL_BRUTE))
-    put(table, SEED, "oracle", "round=1;repair=0", pack.oracle(["1 1 2 3 3", "7"]))
+    put(table, SEED, "test_generator", "round=1;try=0", answers.code(array_sum.ARRAY_GENERATOR))
+    put(table, SEED, "brute_force", "round=1;repair=0", answers.code(SORTED_ALL_BRUTE))
+    put(table, SEED, "oracle", "round=1;repair=0", answers.oracle(["1 1 2 3 3", "7"]))
     for model in pack.SOLVER_MODELS:
         for index in range(4):
             key = f"round=1;model={model};attempt={index}"
-            put(table, SEED, "solver", key, pack.code(pack.DISTINCT_DESC))
-    put(table, SEED, "judge", "round=1", pack.judge())
+            put(table, SEED, "solver", key, answers.code(sort_numbers.DISTINCT_DESC))
+    put(table, SEED, "judge", "round=1", answers.judge())
 
 
 def test_a_parent_that_still_solves_the_new_tests_is_recorded(fake_server):
@@ -339,7 +362,7 @@ def test_by_default_a_candidate_the_parent_still_solves_is_not_harder(fake_serve
 
 
 # Tier "small" seed 1000 gets n = 0: the statement promises n >= 1.
-BREAKS_CONSTRAINTS = pack.ARRAY_GENERATOR.replace(
+BREAKS_CONSTRAINTS = array_sum.ARRAY_GENERATOR.replace(
     "print(n)\n",
     'if args.tier == "small" and args.seed == 1000:\n    n, values = 0, []\nprint(n)\n',
 )
@@ -356,9 +379,9 @@ print("3 1 4 1 5")
 
 def _with_generators(table: dict, first: str) -> None:
     sort_seed_evolves_with_family(table, "deduplication", passes_per_model=1)
-    put(table, SEED, "test_generator", "round=1;try=0", pack.code(first))
-    put(table, SEED, "test_generator", "round=1;try=1", pack.code(pack.ARRAY_GENERATOR))
-    put(table, SEED, "input_validator", "round=1;repair=0", pack.code(VALIDATOR))
+    put(table, SEED, "test_generator", "round=1;try=0", answers.code(first))
+    put(table, SEED, "test_generator", "round=1;try=1", answers.code(array_sum.ARRAY_GENERATOR))
+    put(table, SEED, "input_validator", "round=1;repair=0", answers.code(VALIDATOR))
 
 
 def test_inputs_breaking_the_stated_constraints_are_dropped_and_the_generator_repaired(
@@ -394,7 +417,7 @@ def test_a_generator_that_ignores_its_seed_is_repaired(fake_server):
 def test_a_validator_refusing_the_statements_own_examples_is_not_used(fake_server):
     table = pack.responses()
     _with_generators(table, BREAKS_CONSTRAINTS)
-    put(table, SEED, "input_validator", "round=1;repair=0", pack.code('print("BAD always")'))
+    put(table, SEED, "input_validator", "round=1;repair=0", answers.code('print("BAD always")'))
     _, cand = _run(fake_server, table, validate_inputs=True)
     entry = next(e for e in cand.validation_ledger if e["step"] == "input validator")
     assert entry["outcome"] == "refuses the statement's own example(s) [1, 2]: not used"

@@ -9,8 +9,8 @@ import pytest
 import redis
 from django.conf import settings
 
+from evolution.benchevolver.demo import pack
 from evolution.benchevolver.services import campaign_create
-from evolution.demo import pack
 from evolution.models import Campaign, Candidate, Problem, SolverAttempt
 from evolution.services.campaigns import campaign_launch
 from tests.support.workers import kill_group, start_worker, wait_for

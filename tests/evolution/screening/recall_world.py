@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from evolution.benchevolver.demo import answers, pack
 from evolution.benchevolver.services import campaign_create
-from evolution.demo import pack
 from evolution.importers import import_seeds
 from evolution.models import Campaign, Candidate, Problem
 from evolution.models.campaigns import CampaignState
@@ -33,7 +33,7 @@ RECALL_SEED = "demo/sort-numbers"
 NEW_SEED = "demo/array-sum"
 
 SHORT_SORT_GENERATOR = (
-    pack.GENERATOR_HEAD
+    answers.GENERATOR_HEAD
     + """
 import itertools
 
@@ -94,23 +94,23 @@ def recall_answers(table: dict) -> None:
     put(
         "mutator",
         "round=1",
-        pack.mutation(
+        answers.mutation(
             "Ask whether one swap sorts three letters.",
             "Sorting a whole list is routine.",
             "case analysis",
             entry.code,
         ),
     )
-    put("writer", "round=1", pack.written("Three Tiles", entry.statement, EXAMPLES))
-    put("test_generator", "round=1;try=0", pack.code(SHORT_SORT_GENERATOR))
-    put("input_validator", "round=1;repair=0", pack.code(SHORT_SORT_VALIDATOR))
-    put("brute_force", "round=1;repair=0", pack.code(SHORT_SORT_BRUTE))
-    put("oracle", "round=1;repair=0", pack.oracle(EXAMPLE_OUTPUTS))
+    put("writer", "round=1", answers.written("Three Tiles", entry.statement, EXAMPLES))
+    put("test_generator", "round=1;try=0", answers.code(SHORT_SORT_GENERATOR))
+    put("input_validator", "round=1;repair=0", answers.code(SHORT_SORT_VALIDATOR))
+    put("brute_force", "round=1;repair=0", answers.code(SHORT_SORT_BRUTE))
+    put("oracle", "round=1;repair=0", answers.oracle(EXAMPLE_OUTPUTS))
     programs = [entry.code, lcb_world.SHORT_SORT_WRONG, entry.code, lcb_world.SHORT_SORT_WRONG]
     for model in pack.SOLVER_MODELS:
         for index, program in enumerate(programs):
-            put("solver", f"round=1;model={model};attempt={index}", pack.code(program))
-    put("judge", "round=1", pack.judge(reasons=["a natural statement"]))
+            put("solver", f"round=1;model={model};attempt={index}", answers.code(program))
+    put("judge", "round=1", answers.judge(reasons=["a natural statement"]))
 
 
 @dataclass

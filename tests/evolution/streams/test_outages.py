@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from evolution.benchevolver.demo import pack
 from evolution.benchevolver.services import campaign_create
-from evolution.demo import pack
 from evolution.models import Campaign, Candidate, LLMCall, Problem, SolverAttempt
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch, campaign_resume

@@ -11,8 +11,8 @@ from tests.support.fake_openai import FakeOpenAI
 
 
 def benchevolver(server: FakeOpenAI) -> Campaign:
+    from evolution.benchevolver.demo import pack
     from evolution.benchevolver.services import campaign_create
-    from evolution.demo import pack
     from tests.evolution.benchevolver.helpers import KeyedResponder, build_world
 
     server.responder = KeyedResponder(pack.responses())

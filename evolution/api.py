@@ -15,6 +15,7 @@ from ninja import Field, Router, Schema
 from accounts.roles import ADMIN, CURATOR
 
 from . import selectors
+from .benchevolver import selectors as benchevolver_selectors
 from .benchevolver import services as benchevolver_services
 from .campaign_api import ErrorOut, KindCampaignIn, require
 from .models import Campaign, ModelEndpoint, Panel, PanelMember, ProblemSet
@@ -229,7 +230,7 @@ def campaign_get(request, campaign_id: int):
 @router.get("/campaigns/{campaign_id}/progress")
 def campaign_progress(request, campaign_id: int):
     require(request, ADMIN, CURATOR)
-    return selectors.campaign_progress(get_object_or_404(Campaign, pk=campaign_id))
+    return benchevolver_selectors.campaign_progress(get_object_or_404(Campaign, pk=campaign_id))
 
 
 def _control(request, campaign_id: int, service):

@@ -6,20 +6,13 @@ from decimal import Decimal
 
 from django.db.models import (
     Count,
-    OuterRef,
     Q,
     QuerySet,
-    Subquery,
     Sum,
-    Value,
 )
-from django.db.models.functions import Coalesce
-from django.utils import timezone
 
-from .benchevolver.engine.config import EvolutionSettings
-from .benchevolver.selectors import PANEL_ROLE, failed_requests
-from .models import Campaign, Candidate, Lineage, LLMCall, Problem, ProblemSet
-from .models.campaigns import Decision, LineageState
+from .models import Campaign, Candidate, LLMCall, Problem, ProblemSet
+from .models.campaigns import Decision
 from .streams.kinds import registered
 
 
@@ -98,143 +91,6 @@ def campaign_list_rows(campaigns: QuerySet[Campaign] | None = None) -> list[Camp
     return campaigns
 
 
-def campaign_progress(campaign: Campaign) -> dict:
-    """Counts for the live campaign page and the progress API (a constant number of queries)."""
-    lineage_counts = dict(
-        Lineage.objects.filter(campaign=campaign)
-        .values_list("state")
-        .annotate(n=Count("id"))
-        .values_list("state", "n")
-    )
-    candidates = Candidate.objects.filter(lineage__campaign=campaign)
-    decisions = dict(
-        candidates.values_list("decision").annotate(n=Count("id")).values_list("decision", "n")
-    )
-    in_flight = decisions.pop("", 0)
-    decided = sum(decisions.values())
-    accepted = decisions.get(Decision.ACCEPTED, 0)
-    total_lineages = sum(lineage_counts.values())
-    unfinished = lineage_counts.get(LineageState.PENDING, 0) + lineage_counts.get(
-        LineageState.EVOLVING, 0
-    )
-    # Lineages are "active" only while the campaign runs: a paused campaign's unfinished
-    # lineages wait, a finished campaign's were stopped.
-    active = unfinished if campaign.is_active else 0
-    # Only BenchEvolver campaigns bound their lineages by max_iters_per_seed.
-    max_iters = (
-        EvolutionSettings.from_dict(campaign.settings).max_iters_per_seed
-        if campaign.kind == "benchevolver"
-        else 0
-    )
-    remaining_iters = (
-        Lineage.objects.filter(
-            campaign=campaign, state__in=[LineageState.PENDING, LineageState.EVOLVING]
-        )
-        .aggregate(done=Sum("iterations"))
-        .get("done")
-        or 0
-    )
-    remaining_iters = max(0, unfinished * max_iters - remaining_iters)
-    # Working time: pauses do not count, so neither the rate nor the estimate drifts while
-    # the campaign waits.
-    elapsed = campaign.elapsed_seconds(timezone.now())
-    rate = decided / elapsed if elapsed > 0 and decided else None
-    eta = remaining_iters / rate if rate and active else None
-    return {
-        "state": campaign.state,
-        "state_reason": campaign.state_reason,
-        "replayed": campaign.replayed,
-        "lineages": {
-            "total": total_lineages,
-            "active": active,
-            "waiting": unfinished - active,
-            "finished": total_lineages - unfinished,
-            "by_state": lineage_counts,
-        },
-        "candidates": {
-            "proposed": decided + in_flight,
-            "in_flight": in_flight,
-            "validated": candidates.filter(valid=True).count(),
-            "accepted": accepted,
-            "rejected": decided - accepted,
-            "by_decision": decisions,
-        },
-        "calls": campaign.calls_made,
-        "calls_by_status": calls_by_status(campaign),
-        "tokens_in": campaign.tokens_in,
-        "tokens_out": campaign.tokens_out,
-        "cost": float(campaign.cost),
-        "cost_per_accepted": float(campaign.cost) / accepted if accepted else None,
-        "elapsed_s": round(elapsed, 1),
-        "eta_s": round(eta, 1) if eta is not None else None,
-        "percent": round(100.0 * (total_lineages - unfinished) / total_lineages, 1)
-        if total_lineages
-        else 0.0,
-    }
-
-
-def calls_by_status(campaign: Campaign) -> dict[str, int]:
-    """The campaign's logged calls that did not end "ok", per status: "error" (no usable
-    answer after the endpoint's retries), "unparsable" (answered, but the answer could not be
-    read) and "sent" (no outcome recorded: in flight, or its worker died)."""
-    rows = (
-        LLMCall.objects.filter(campaign=campaign)
-        .exclude(status=LLMCall.Status.OK)
-        .order_by()
-        .values_list("status")
-        .annotate(n=Count("id"))
-    )
-    return dict(rows.values_list("status", "n"))
-
-
-def campaign_settings_table(campaign: Campaign) -> list[dict]:
-    return EvolutionSettings.table(campaign.settings)
-
-
-def campaign_endpoint_table(campaign: Campaign) -> list[dict]:
-    """What each model of the campaign is sent: the evolver, and per panel member its K and
-    sampling, resolved exactly as the engine resolves them (``evolution/llm/sampling.py``)."""
-    from evolution.llm.sampling import resolve_sampling
-
-    current = EvolutionSettings.from_dict(campaign.settings)
-
-    def row(role: str, endpoint, k: int | None) -> dict:
-        sampling = resolve_sampling(
-            endpoint, temperature=current.temperature, timeout=current.timeout
-        )
-        return {"role": role, "endpoint": endpoint.name, "k": k, "sampling": sampling.describe()}
-
-    rows = [row("evolver", campaign.evolver, None)]
-    for member in campaign.panel.members.select_related("endpoint"):
-        rows.append(row("panel", member.endpoint, member.k(current.target_eval_k)))
-    return rows
-
-
-def lineage_list(campaign: Campaign) -> QuerySet[Lineage]:
-    """The campaign's lineages, each with ``seed_provider_errors``: the provider errors retried
-    behind its seed calibration's attempts (``panel_provider_errors``)."""
-    calibration = (
-        LLMCall.objects.filter(lineage=OuterRef("pk"), candidate__isnull=True, role=PANEL_ROLE)
-        .order_by()
-        .values("lineage")
-        .annotate(n=Sum(failed_requests()))
-        .values("n")
-    )
-    return (
-        Lineage.objects.filter(campaign=campaign)
-        .select_related("seed")
-        .annotate(
-            candidate_count=Count("candidates"),
-            seed_provider_errors=Coalesce(Subquery(calibration), Value(0)),
-        )
-        .order_by("position")
-    )
-
-
-# --------------------------------------------------------------------------- provider errors
-
-
-# The role of a panel attempt's call (calibration and difficulty measurement alike).
 def featured_campaigns() -> dict:
     """For the landing page: the newest completed campaign (its heatmap is the best first
     picture) and the newest paused one (to resume)."""

@@ -21,8 +21,8 @@ urlpatterns = [
         name="measurement_retry",
     ),
     path("campaigns/", views.campaign_list, name="campaign_list"),
-    path("campaigns/new/", views.campaign_new, name="campaign_new"),
-    path("campaigns/<int:pk>/", views.campaign_detail, name="campaign_detail"),
+    path("campaigns/new/", benchevolver_views.campaign_new, name="campaign_new"),
+    path("campaigns/<int:pk>/", benchevolver_views.campaign_detail, name="campaign_detail"),
     # BenchEvolver's analytics (benchevolver/views_analytics): before campaign_control, whose <str:action>/ would match them.
     path("campaigns/<int:pk>/heatmap/", views_analytics.campaign_heatmap, name="campaign_heatmap"),
     path(

@@ -13,7 +13,8 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ADMIN, CURATOR, has_role, role_required
-from evolution import views as platform_views
+from evolution import pages
+from evolution.measurement import selectors as measurement_selectors
 
 from . import selectors, services
 from .config import EvoSynSettings, settings_table
@@ -23,13 +24,13 @@ from .models import ControlSet, EvoSynCampaign, InstanceRole, Strategy
 
 
 def _get(pk: int) -> EvoSynCampaign:
-    return platform_views.kind_campaign_or_404(
+    return pages.kind_campaign_or_404(
         selectors.evosyn_get, pk, EvoSynCampaign.DoesNotExist, "EvoSyn"
     )
 
 
-campaign_list = platform_views.kind_campaign_list("evosyn", selectors.campaign_list)
-campaign_new = platform_views.kind_campaign_new(
+campaign_list = pages.kind_campaign_list("evosyn", selectors.campaign_list)
+campaign_new = pages.kind_campaign_new(
     "evosyn", EvoSynCampaignForm, services.evosyn_campaign_create
 )
 
@@ -49,11 +50,11 @@ def campaign_detail(request, pk: int):
         "controls": esc.controls.all()[:10],
         "ablation": selectors.latest_ablation(esc=esc),
         "can_control": has_role(request.user, ADMIN),
-        "measurement": platform_views.kept_measurement(
+        "measurement": measurement_selectors.kept_measurement(
             esc.campaign, EvoSynSettings, kept_problems(esc.campaign)
         ),
     }
-    return platform_views.render_campaign_page(
+    return pages.render_campaign_page(
         request, "evosyn/campaign_detail.html", context, live_body="evosyn/_live.html"
     )
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404, render
 
 from accounts.roles import ADMIN, CURATOR, has_role, role_required
+from evolution import pages
 from evolution import selectors as evolution_selectors
-from evolution import views as platform_views
 from evolution.models.campaigns import CampaignKind
 
 from . import selectors, services
@@ -21,7 +21,7 @@ from .models import FrontierCampaign, FrontierCandidate, NoFilterAblation
 
 
 def _get(pk: int) -> FrontierCampaign:
-    return platform_views.kind_campaign_or_404(
+    return pages.kind_campaign_or_404(
         selectors.frontier_get, pk, FrontierCampaign.DoesNotExist, "FrontierSmith"
     )
 
@@ -35,8 +35,8 @@ def _campaigns():
     )
 
 
-campaign_list = platform_views.kind_campaign_list("frontiersmith", _campaigns)
-campaign_new = platform_views.kind_campaign_new(
+campaign_list = pages.kind_campaign_list("frontiersmith", _campaigns)
+campaign_new = pages.kind_campaign_new(
     "frontiersmith", FrontierCampaignForm, services.frontier_campaign_create
 )
 
@@ -44,7 +44,7 @@ campaign_new = platform_views.kind_campaign_new(
 @role_required(ADMIN, CURATOR)
 def campaign_detail(request, pk: int):
     fc = _get(pk)
-    return platform_views.render_campaign_page(
+    return pages.render_campaign_page(
         request,
         "frontiersmith/campaign_detail.html",
         {

@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
 from accounts.roles import ADMIN, CURATOR, has_role, role_required
-from evolution import views as platform_views
+from evolution import pages
 
 from . import selectors, series_io, services
 from .config import settings_table
@@ -24,13 +24,13 @@ from .models import ItemStatus, ReasoningCampaign, ReasoningSeries
 
 
 def _get(pk: int) -> ReasoningCampaign:
-    return platform_views.kind_campaign_or_404(
+    return pages.kind_campaign_or_404(
         selectors.reasoning_get, pk, ReasoningCampaign.DoesNotExist, "reasoning"
     )
 
 
-campaign_list = platform_views.kind_campaign_list("reasoning", selectors.campaign_list)
-campaign_new = platform_views.kind_campaign_new(
+campaign_list = pages.kind_campaign_list("reasoning", selectors.campaign_list)
+campaign_new = pages.kind_campaign_new(
     "reasoning", ReasoningCampaignForm, services.reasoning_campaign_create
 )
 
@@ -62,7 +62,7 @@ def campaign_detail(request, pk: int):
             can_control=has_role(request.user, ADMIN),
             settings=selectors.settings_of(rc),
         )
-    return platform_views.render_campaign_page(
+    return pages.render_campaign_page(
         request, "reasoning/campaign_detail.html", context, live_body=LIVE_BODY
     )
 

@@ -8,7 +8,8 @@ from django.http import Http404
 from django.shortcuts import render
 
 from accounts.roles import ADMIN, CURATOR, has_role, role_required
-from evolution import views as platform_views
+from evolution import pages
+from evolution.measurement import selectors as measurement_selectors
 
 from . import selectors, services
 from .config import XcoderSettings
@@ -19,13 +20,13 @@ from .models import SynthTask, XcoderCampaign
 
 
 def _get(pk: int) -> XcoderCampaign:
-    return platform_views.kind_campaign_or_404(
+    return pages.kind_campaign_or_404(
         selectors.xcoder_get, pk, XcoderCampaign.DoesNotExist, "X-Coder"
     )
 
 
-campaign_list = platform_views.kind_campaign_list("xcoder", selectors.campaign_list)
-campaign_new = platform_views.kind_campaign_new(
+campaign_list = pages.kind_campaign_list("xcoder", selectors.campaign_list)
+campaign_new = pages.kind_campaign_new(
     "xcoder", XcoderCampaignForm, services.xcoder_campaign_create
 )
 
@@ -47,11 +48,11 @@ def campaign_detail(request, pk: int):
         "difficulty": selectors.difficulty_agreement(xc),
         "difficulty_on": XcoderSettings.from_dict(xc.campaign.settings).difficulty_estimate,
         "can_control": has_role(request.user, ADMIN),
-        "measurement": platform_views.kept_measurement(
+        "measurement": measurement_selectors.kept_measurement(
             xc.campaign, XcoderSettings, kept_problems(xc.campaign)
         ),
     }
-    return platform_views.render_campaign_page(
+    return pages.render_campaign_page(
         request, "xcoder/campaign_detail.html", context, live_body="xcoder/_live.html"
     )
 

@@ -1,15 +1,55 @@
-"""BenchEvolver's own pages: a lineage (its seed's measurement and every candidate's round)
-and a candidate (its statement, tests by tier, panel results and every model call made for
-it). The campaign pages every kind shares are the platform's (``evolution.views``)."""
+"""BenchEvolver's own pages: its creation page, its campaign page (lineages, progress,
+settings and endpoints), a lineage (its seed's measurement and every candidate's round) and a
+candidate (its statement, tests by tier, panel results and every model call made for it). What
+every kind's pages share is the platform's (``evolution.pages``)."""
 
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404, render
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
 
-from accounts.roles import ADMIN, CURATOR, role_required
-from evolution.models import Lineage, SolverAttempt
+from accounts.roles import ADMIN, CURATOR, has_role, role_required
+from evolution import selectors as platform_selectors
+from evolution.models import Campaign, Lineage, SolverAttempt
+from evolution.models.campaigns import CampaignKind
+from evolution.pages import kind_campaign_new, render_campaign_page
 
-from . import selectors
+from . import selectors, services
+from .forms import BenchEvolverCampaignForm
+
+
+def _campaign_context(campaign: Campaign) -> dict:
+    return {
+        "campaign": campaign,
+        "progress": selectors.campaign_progress(campaign),
+        "lineages": selectors.lineage_list(campaign),
+    }
+
+
+@role_required(ADMIN, CURATOR)
+def campaign_detail(request, pk: int):
+    campaign = get_object_or_404(platform_selectors.campaign_list(), pk=pk)
+    if campaign.kind != CampaignKind.BENCHEVOLVER:
+        # Other kinds have their own page (their app's "<kind>:campaign_detail").
+        try:
+            return redirect(reverse(f"{campaign.kind}:campaign_detail", args=[pk]))
+        except NoReverseMatch:
+            raise Http404(f"no page for campaigns of kind {campaign.kind}")
+    context = _campaign_context(campaign)
+    context["settings_table"] = selectors.campaign_settings_table(campaign)
+    context["endpoint_table"] = selectors.campaign_endpoint_table(campaign)
+    context["can_control"] = has_role(request.user, ADMIN)
+    return render_campaign_page(
+        request,
+        "evolution/campaign_detail.html",
+        context,
+        live_body="evolution/_live_benchevolver.html",
+    )
+
+
+# The creation page makes BenchEvolver campaigns.
+campaign_new = kind_campaign_new("evolution", BenchEvolverCampaignForm, services.campaign_create)
 
 
 @role_required(ADMIN, CURATOR)

@@ -125,3 +125,13 @@ def campaign_context(campaign, *, enabled: bool, kept_count: int) -> dict:
         "measured": sum(1 for m in rows if m.state == MeasurementState.COMPLETED),
         "failed": sum(1 for m in rows if m.state == MeasurementState.FAILED),
     }
+
+
+def kept_measurement(campaign, settings_class, kept) -> dict:
+    """The campaign page's panel measurement of the problems a kind kept (``kept``), when its
+    settings ask for it (``measure_kept``)."""
+    return campaign_context(
+        campaign,
+        enabled=settings_class.from_dict(campaign.settings).measure_kept,
+        kept_count=kept.count(),
+    )

@@ -644,7 +644,7 @@ def reevolution_draft(*, reevolution: ReEvolution) -> dict:
     """What the living page shows a curator of a re-evolution: its problems with the reason
     each is retired, the evolver, the target panel, where its settings come from (and those
     that differ from the defaults) and its budget."""
-    from evolution.selectors import campaign_settings_table
+    from evolution.benchevolver.selectors import campaign_settings_table
 
     campaign = reevolution.campaign
     source = reevolution_source(release=reevolution.release)

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from evolution import selectors
+from evolution.benchevolver import selectors as benchevolver_selectors
 from evolution.models import Campaign
 from evolution.models.campaigns import CampaignState, LineageState
 from evolution.services.campaigns import (
@@ -44,16 +44,16 @@ def _shift_pause_start(campaign: Campaign, minutes_ago: float) -> None:
 
 def test_no_lineage_is_active_while_the_campaign_is_paused():
     campaign = _started(10)
-    running = selectors.campaign_progress(campaign)
+    running = benchevolver_selectors.campaign_progress(campaign)
     assert (running["lineages"]["active"], running["lineages"]["waiting"]) == (6, 0)
 
     campaign = campaign_pause(campaign_id=campaign.pk)
-    paused = selectors.campaign_progress(campaign)
+    paused = benchevolver_selectors.campaign_progress(campaign)
     assert (paused["lineages"]["active"], paused["lineages"]["waiting"]) == (0, 6)
     assert paused["lineages"]["finished"] == 0 and paused["eta_s"] is None
 
     campaign = campaign_cancel(campaign_id=campaign.pk)
-    cancelled = selectors.campaign_progress(campaign)
+    cancelled = benchevolver_selectors.campaign_progress(campaign)
     assert (cancelled["lineages"]["active"], cancelled["lineages"]["waiting"]) == (0, 6)
 
 
@@ -70,17 +70,21 @@ def test_the_paused_page_says_waiting_not_active(personas):
 
 def test_elapsed_time_leaves_every_pause_out():
     campaign = _started(60)  # running for an hour
-    assert 3590 <= selectors.campaign_progress(campaign)["elapsed_s"] <= 3610
+    assert 3590 <= benchevolver_selectors.campaign_progress(campaign)["elapsed_s"] <= 3610
 
     campaign_pause(campaign_id=campaign.pk)
     _shift_pause_start(campaign, 20)  # paused 20 minutes ago: the clock stopped then
-    stopped = selectors.campaign_progress(Campaign.objects.get(pk=campaign.pk))["elapsed_s"]
+    stopped = benchevolver_selectors.campaign_progress(Campaign.objects.get(pk=campaign.pk))[
+        "elapsed_s"
+    ]
     assert 2390 <= stopped <= 2410
 
     campaign = campaign_resume(campaign_id=campaign.pk)
     assert campaign.paused_at is None and 1195 <= campaign.paused_seconds <= 1205
     Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.RUNNING)
-    resumed = selectors.campaign_progress(Campaign.objects.get(pk=campaign.pk))["elapsed_s"]
+    resumed = benchevolver_selectors.campaign_progress(Campaign.objects.get(pk=campaign.pk))[
+        "elapsed_s"
+    ]
     assert 2390 <= resumed <= 2410
 
     # A second pause, then a cancel while paused: the finished campaign's time stays without
@@ -89,7 +93,7 @@ def test_elapsed_time_leaves_every_pause_out():
     _shift_pause_start(campaign, 5)
     campaign = campaign_cancel(campaign_id=campaign.pk)
     assert campaign.paused_at is None and 1495 <= campaign.paused_seconds <= 1505
-    assert 2090 <= selectors.campaign_progress(campaign)["elapsed_s"] <= 2110
+    assert 2090 <= benchevolver_selectors.campaign_progress(campaign)["elapsed_s"] <= 2110
 
 
 def test_a_pause_before_the_first_start_is_not_subtracted():

@@ -13,8 +13,8 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
+from evolution.benchevolver.selectors import campaign_settings_table
 from evolution.models import Campaign
-from evolution.selectors import campaign_settings_table
 from releases.models import ReEvolution
 
 from .living_support import remeasured_release

@@ -7,7 +7,7 @@ from evolution.console import ProgressBar as _Bar
 
 class ProgressBar(_Bar):
     def update_campaign(self, campaign) -> None:
-        from evolution import selectors
+        from evolution.benchevolver import selectors
 
         campaign.refresh_from_db()
         p = selectors.campaign_progress(campaign)

@@ -12,7 +12,7 @@ app = Celery("benchapp")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-# Each worker records Celery's heartbeat with its queues for the workers page (benchapp.workers).
-from benchapp.workers import connect_worker_signals  # noqa: E402
+# Each worker records Celery's heartbeat with its queues for the workers page (evolution.workers).
+from evolution.workers import connect_worker_signals  # noqa: E402
 
 connect_worker_signals()

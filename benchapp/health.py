@@ -31,9 +31,9 @@ _workers_state: dict = {"report": None, "at": 0.0, "thread": None}
 
 def _inspect_workers(timeout: float) -> dict:
     """Ask every worker which queues it consumes: the workers page's own broadcast
-    (``benchapp.workers``), counted per queue; every configured queue is named, with 0 when
+    (``evolution.workers``), counted per queue; every configured queue is named, with 0 when
     no worker consumes it."""
-    from .workers import broadcast, hosts_by_queue
+    from evolution.workers import broadcast, hosts_by_queue
 
     error = ""
     try:
@@ -52,9 +52,9 @@ def _inspect_workers(timeout: float) -> dict:
 
 
 def _beating_workers() -> dict[str, list[str]]:
-    """{host name: queues} of the workers whose heartbeat record is fresh (``benchapp.workers``:
+    """{host name: queues} of the workers whose heartbeat record is fresh (``evolution.workers``:
     written on every worker heartbeat) and that did not stop."""
-    from .workers import STALE_AFTER_SECONDS, store
+    from evolution.workers import STALE_AFTER_SECONDS, store
 
     now = time.time()
     try:

@@ -7,8 +7,8 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.roles import ADMIN, role_required
-from benchapp import workers
 from benchapp.models import SeedImportJob
+from evolution import workers
 from evolution.models import StepFailure
 from evolution.streams.kinds import campaigns_without_worker
 

@@ -226,7 +226,7 @@ def registered() -> list[Kind]:
 def campaigns_without_worker(live_by_queue: dict[str, list[str]]) -> list[dict]:
     """Launched campaigns (queued or running) that need a queue no live worker serves, each
     with the queues missing. ``live_by_queue`` maps a queue to the live workers consuming it
-    (``benchapp.workers.workers_by_queue``)."""
+    (``evolution.workers.workers_by_queue``)."""
     from evolution.models import Campaign
 
     launched = Campaign.objects.filter(state__in=["queued", "running"]).order_by("pk")

@@ -18,12 +18,12 @@ def control_url(campaign, action: str) -> str:
 @register.inclusion_tag("evolution/_worker_notice.html", takes_context=True)
 def worker_notice(context, campaign):
     """A launched campaign (queued or running) whose queues no live worker serves: say which,
-    since nothing will move until a worker consumes them. Asked of ``benchapp.workers``
+    since nothing will move until a worker consumes them. Asked of ``evolution.workers``
     (cached a few seconds), only for launched campaigns."""
     if not campaign.is_active:
         return {"missing": []}
-    from benchapp.workers import workers_by_queue
     from evolution.streams.kinds import kind_for
+    from evolution.workers import workers_by_queue
 
     live = workers_by_queue()
     try:

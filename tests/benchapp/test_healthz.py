@@ -239,7 +239,7 @@ def test_a_worker_too_busy_to_answer_in_time_is_counted_by_its_heartbeat(monkeyp
     or stopped one does not."""
     import time
 
-    from benchapp import workers
+    from evolution import workers
 
     monkeypatch.setattr(workers, "broadcast", lambda **kwargs: {})
     now = time.time()

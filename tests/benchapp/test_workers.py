@@ -1,4 +1,4 @@
-"""benchapp.workers against real Celery workers on the test Redis: who answers, which queues
+"""evolution.workers against real Celery workers on the test Redis: who answers, which queues
 they serve, their heartbeats and throughput, queue depths, and what becomes of a worker that
 is stopped (SIGTERM) or killed (SIGKILL). /healthz and the campaign page report a launched
 campaign that no live worker serves."""
@@ -19,7 +19,7 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from benchapp import health as healthz_report
-from benchapp import workers
+from evolution import workers
 from evolution.models.campaigns import CampaignState
 from tests.factories import CampaignFactory
 from tests.support.workers import kill_group, start_worker, wait_for, worker_env
@@ -144,7 +144,7 @@ def test_a_broker_that_does_not_answer_is_said_so():
     """In a process whose broker is a closed port: the overview says so instead of raising."""
     env = {**worker_env(), "REDIS_URL": "redis://127.0.0.1:1/0", "CACHE_BACKEND": "locmem"}
     script = (
-        "import django, json; django.setup(); from benchapp import workers; "
+        "import django, json; django.setup(); from evolution import workers; "
         "print(json.dumps(workers.overview()))"
     )
     done = subprocess.run(

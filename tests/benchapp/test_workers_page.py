@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.urls import reverse
 
-from benchapp import workers
+from evolution import workers
 from tests.support.workers import kill_group, start_worker, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]

@@ -195,7 +195,7 @@ def _mount() -> None:
 
     api.add_router("/", auth_router)
     api.add_router("/", evolution_router)
-    api.add_router("/", "evolution.problem_api.router")
+    api.add_router("/", "evolution.api.problems.router")
     api.add_router("/", review_router)
     api.add_router("/", "releases.api.router")
     api.add_router("/", "releases.living.api.router")

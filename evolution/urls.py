@@ -1,8 +1,10 @@
 from django.urls import path
 
-from . import views, views_assets, views_measurement
+from . import views
 from .benchevolver import views as benchevolver_views
 from .benchevolver import views_analytics
+from .views import assets as views_assets
+from .views import measurement as views_measurement
 
 app_name = "evolution"
 urlpatterns = [

@@ -10,7 +10,7 @@ from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
 from accounts.roles import ADMIN, CURATOR
-from evolution.campaign_api import (
+from evolution.api.campaigns import (
     BudgetCalls,
     BudgetCost,
     BudgetTokens,

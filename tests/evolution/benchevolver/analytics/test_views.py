@@ -18,7 +18,7 @@ from django.utils import timezone
 from evolution.benchevolver.analytics.selectors import CHARTS
 from evolution.models import Candidate, Lineage
 from evolution.templatetags import charts
-from evolution.views_assets import PLOTLY_VERSION
+from evolution.views.assets import PLOTLY_VERSION
 
 from .data import build_campaign
 

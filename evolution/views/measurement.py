@@ -13,10 +13,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.roles import ADMIN, CURATOR, role_required
 
-from .measurement import selectors, services
-from .measurement.forms import MeasureForm
-from .measurement.models import Measurement
-from .models import Problem, ProblemSet
+from ..measurement import selectors, services
+from ..measurement.forms import MeasureForm
+from ..measurement.models import Measurement
+from ..models import Problem, ProblemSet
 
 
 def _errors(exc: ValidationError) -> str:

@@ -23,8 +23,8 @@ from ninja.errors import HttpError
 
 from accounts.roles import ADMIN, has_role
 
-from .models import Campaign, ModelEndpoint, Panel, ProblemSet
-from .services import campaigns as campaign_services
+from ..models import Campaign, ModelEndpoint, Panel, ProblemSet
+from ..services import campaigns as campaign_services
 
 
 def require(request, *roles: str) -> None:

@@ -14,13 +14,13 @@ from ninja import Field, Router, Schema
 
 from accounts.roles import ADMIN, CURATOR
 
-from . import selectors
-from .benchevolver import selectors as benchevolver_selectors
-from .benchevolver import services as benchevolver_services
-from .campaign_api import ErrorOut, KindCampaignIn, require
-from .models import Campaign, ModelEndpoint, Panel, PanelMember, ProblemSet
-from .policy import secrets
-from .services import campaigns as campaign_services
+from .. import selectors
+from ..benchevolver import selectors as benchevolver_selectors
+from ..benchevolver import services as benchevolver_services
+from ..models import Campaign, ModelEndpoint, Panel, PanelMember, ProblemSet
+from ..policy import secrets
+from ..services import campaigns as campaign_services
+from .campaigns import ErrorOut, KindCampaignIn, require
 
 router = Router(tags=["campaigns"])
 

@@ -9,8 +9,8 @@ from django.http import Http404, HttpResponse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
-from . import plotly_assets
-from .http_cache import not_modified
+from .. import plotly_assets
+from ..http_cache import not_modified
 
 PLOTLY_VERSION = plotly.__version__
 

@@ -8,12 +8,12 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import ADMIN, CURATOR, role_required
 
-from . import selectors
-from .measurement import selectors as measurement_selectors
-from .measurement.forms import MeasureForm
-from .models import Campaign, ProblemSet
-from .pages import campaign_page, kind_campaign_list
-from .services import campaigns as campaign_services
+from .. import selectors
+from ..measurement import selectors as measurement_selectors
+from ..measurement.forms import MeasureForm
+from ..models import Campaign, ProblemSet
+from ..pages import campaign_page, kind_campaign_list
+from ..services import campaigns as campaign_services
 
 
 @role_required(ADMIN, CURATOR)

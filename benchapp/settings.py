@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "accounts",
     "benchapp",
     "evolution",
+    "evolution.benchevolver",
     "evolution.measurement",
     "evolution.screening",
     "review",

@@ -80,8 +80,8 @@ def _trace_types(text: str) -> set[str]:
 @pytest.mark.parametrize(
     "path",
     [
-        "evolution/static/evolution/heatmap.js",
-        "evolution/static/evolution/analytics.js",
+        "evolution/benchevolver/static/evolution/heatmap.js",
+        "evolution/benchevolver/static/evolution/analytics.js",
         "releases/static/releases/leaderboard.js",
         "reasoning/templates/reasoning/campaign_detail.html",
         "evosyn/templates/evosyn/campaign_detail.html",

@@ -24,6 +24,9 @@ messages for it ran it twice. This module handles all three:
   after ``JOB_MAX_LOST_WORKERS`` lost workers, failed with the reason (a job that kills its
   worker every time must not loop). The row's ``recovery`` says what happened; its page shows
   it.
+- **A job that only needs its message re-sent** (``Job.resend_only``: a curator's panel
+  measurement, whose steps are idempotent and send the next one themselves): no claim, no
+  heartbeat; a row still waiting ``JOB_RESEND_SECONDS`` after its last message gets it again.
 - **A person runs a failed job again** (``job_run_again``, the pages' Run again): it is queued
   with its lost workers back at 0, so the limit counts only the workers this attempt loses.
 
@@ -68,6 +71,11 @@ class Job:
     queued_alone: Callable | None = field(default=None, compare=False)
     # Called inside job_run_again's transaction with (pk, fields) to reset rows the job runs.
     run_again_also: Callable | None = field(default=None, compare=False)
+    # The state a row waits in for its message (``queued`` unless the job names its own).
+    waiting_state: str = QUEUED
+    # A job whose steps are idempotent and re-send themselves, with no claim or heartbeat
+    # (a panel measurement): the supervisor only re-sends the message of a row left waiting.
+    resend_only: bool = False
 
 
 # Registered by the apps when Django starts (their AppConfig.ready), so that the platform
@@ -202,22 +210,24 @@ def resend_stale(job: Job, *, now, report: SupervisionReport) -> None:
     before = now - timedelta(seconds=resend_seconds())
     stale = (
         _queued_alone(job)
-        .filter(state=QUEUED)
+        .filter(state=job.waiting_state)
         .filter(Q(sent_at__lt=before) | Q(sent_at__isnull=True, created_at__lt=before))
     )
     for pk, sent_at in stale.values_list("pk", "sent_at"):
         note = (
-            f"message re-sent at {now:%Y-%m-%d %H:%M:%S} UTC: still queued "
+            f"message re-sent at {now:%Y-%m-%d %H:%M:%S} UTC: still {job.waiting_state} "
             f"{int(resend_seconds())} s after it was "
             + ("sent" if sent_at else "created (never sent)")
         )
-        taken = job.model.objects.filter(pk=pk, state=QUEUED, sent_at=sent_at).update(
+        taken = job.model.objects.filter(pk=pk, state=job.waiting_state, sent_at=sent_at).update(
             sent_at=now, recovery=note[:300]
         )
         if taken:
             _send(job, pk)
             report.resent.append(f"{job.label} {pk}")
-            log.warning("%s %s: still queued; its message was sent again", job.label, pk)
+            log.warning(
+                "%s %s: still %s; its message was sent again", job.label, pk, job.waiting_state
+            )
 
 
 def take_back_lost(job: Job, *, now, report: SupervisionReport) -> None:
@@ -274,7 +284,8 @@ def supervise(*, now=None) -> SupervisionReport:
     now = now or timezone.now()
     report = SupervisionReport()
     for job in supervised_jobs():
-        take_back_lost(job, now=now, report=report)
+        if not job.resend_only:
+            take_back_lost(job, now=now, report=report)
         resend_stale(job, now=now, report=report)
     return report
 

@@ -100,6 +100,10 @@ class Measurement(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     measured_at = models.DateTimeField(null=True, blank=True)
+    # When its last step message was sent, and what the job supervisor did about a lost one
+    # (``evolution.jobs``: a curator's measurement is a re-send-only supervised job).
+    sent_at = models.DateTimeField(null=True, blank=True)
+    recovery = models.CharField(max_length=300, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -216,6 +216,8 @@ def enqueue(measurement_id: int, *, phase: str = "solve", countdown: float = 0) 
     from celery import current_app
 
     name, queue = (SOLVE_TASK, "default") if phase == "solve" else (JUDGE_TASK, "sandbox")
+    # The job supervisor re-sends a message lost with the broker (``MEASUREMENT_JOB``).
+    Measurement.objects.filter(pk=measurement_id).update(sent_at=timezone.now())
     transaction.on_commit(
         lambda: current_app.signature(name, args=(measurement_id,), queue=queue).apply_async(
             countdown=countdown or None

@@ -80,18 +80,6 @@ INSTALLED_APPS = [
     "xcoder",
 ]
 
-# What `manage.py demo` adds after the demo campaign, in order (each a callable taking world,
-# stdout and admin). The project composes its apps here so the engine imports none above it.
-DEMO_EXTENSIONS = [
-    "reasoning.demo.setup.reasoning_demo",
-    # Every kind's campaign before the review round and the release, which take their problems.
-    "xcoder.demo.setup.xcoder_demo",
-    "evosyn.demo.setup.evosyn_demo",
-    "frontiersmith.demo.setup.frontiersmith_demo",
-    "review.demo.review_demo_hook",
-    "releases.demo.releases_demo",
-]
-
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",

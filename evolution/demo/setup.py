@@ -101,15 +101,3 @@ def demo_campaign(world: DemoWorld, name: str, created_by=None) -> Campaign:
             created_by=created_by,
         ),
     )
-
-
-def demo_extensions():
-    """Later capabilities (review rounds, releases, reasoning and X-Coder campaigns) add
-    themselves to the demo: each hook gets the world, the console and the demo admin, and runs
-    in order after the demo campaign completed. The list is ``settings.DEMO_EXTENSIONS``
-    (dotted paths): the project composes the apps, so the engine never imports the apps
-    above it."""
-    from django.conf import settings
-    from django.utils.module_loading import import_string
-
-    return [import_string(path) for path in settings.DEMO_EXTENSIONS]

@@ -17,10 +17,9 @@ from django.core.management.base import BaseCommand, CommandError
 from evolution.benchevolver import services as benchevolver_services
 from evolution.models import Campaign, ModelEndpoint, Panel, ProblemSet
 from evolution.models.campaigns import CampaignState
+from evolution.progress import ProgressBar
 from evolution.services import campaigns as campaign_services
 from evolution.streams.runner import run_inline
-
-from ._progress import ProgressBar
 
 
 class Command(BaseCommand):

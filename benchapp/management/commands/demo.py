@@ -1,5 +1,8 @@
 """`make demo`: build the demo world, run the demo campaign for real (replayed model answers,
-live execution), then serve the app with a background worker on the embedded broker."""
+live execution), then serve the app with a background worker on the embedded broker.
+
+Composed here, at the top, from each app's part (``STEPS``): the project composes the apps,
+and no app imports one above it."""
 
 from __future__ import annotations
 
@@ -15,10 +18,27 @@ from django.core.management.base import BaseCommand, CommandError
 
 from evolution.demo import setup
 from evolution.models.campaigns import CampaignState
+from evolution.progress import ProgressBar
 from evolution.services.campaigns import campaign_launch, campaign_pause
 from evolution.streams.runner import run_inline
+from evosyn.demo.setup import evosyn_demo
+from frontiersmith.demo.setup import frontiersmith_demo
+from reasoning.demo.setup import reasoning_demo
+from releases.demo import releases_demo
+from review.demo import review_demo_hook
+from xcoder.demo.setup import xcoder_demo
 
-from ._progress import ProgressBar
+# What each app adds after BenchEvolver's demo campaigns, in order: every kind's campaign before
+# the review round and the release, which take their problems. Each step gets the world, the
+# console and the demo admin.
+STEPS = (
+    reasoning_demo,
+    xcoder_demo,
+    evosyn_demo,
+    frontiersmith_demo,
+    review_demo_hook,
+    releases_demo,
+)
 
 
 def _require_sandbox() -> None:
@@ -90,8 +110,8 @@ class Command(BaseCommand):
                 campaign_id=resumable.pk, reason="paused by the demo: press Resume to continue"
             )
 
-        for hook in setup.demo_extensions():
-            hook(world=world, stdout=self.stdout, admin=admin)
+        for step in STEPS:
+            step(world=world, stdout=self.stdout, admin=admin)
 
         self.stdout.write(f"Demo data ready in {time.monotonic() - started:.0f} s.")
         url = f"http://{host}:{port}/"

@@ -20,10 +20,3 @@ class ReviewConfig(AppConfig):
                 aggregates=problem_review_aggregates, fingerprint=review_fingerprint_annotations
             )
         )
-
-        # Mutation families (evolution) are named in the reviewers' tag vocabulary.
-        from evolution.benchevolver.engine.families import register_vocabulary
-
-        from .vocabulary import VOCABULARY
-
-        register_vocabulary(lambda: VOCABULARY)

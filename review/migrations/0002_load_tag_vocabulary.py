@@ -2,7 +2,7 @@ from django.db import migrations
 
 
 def load(apps, schema_editor):
-    from review.vocabulary import VOCABULARY, normalize_tag_key
+    from evolution.vocabulary import VOCABULARY, normalize_tag_key
 
     Tag = apps.get_model("review", "Tag")
     TagSynonym = apps.get_model("review", "TagSynonym")

@@ -1,10 +1,10 @@
-"""The vocabulary's corrected synonyms (review/vocabulary.py): "search" no longer means
+"""The vocabulary's corrected synonyms (review/vocabulary.py then, evolution/vocabulary.py now): "search" no longer means
 backtracking (it folded "graph search" and "meet in the middle search" into it), and phrases
 naming a DP over a DAG, memoization or a DP over bitmasks mean their DP tag."""
 
 from django.db import migrations
 
-# key -> tag name; the keys are already normalized (review.vocabulary.normalize_tag_key).
+# key -> tag name; the keys are already normalized (evolution.vocabulary.normalize_tag_key).
 ADDED = {
     "memoization": "dynamic programming",
     "memoized recursion": "dynamic programming",

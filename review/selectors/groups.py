@@ -13,13 +13,13 @@ from evolution.models import Campaign, Candidate, Lineage, Problem
 from evolution.models.campaigns import CampaignKind
 from evolution.selectors import campaign_problems
 from evolution.sources import ProblemSource, source_for_model
+from evolution.vocabulary import normalize_tag_key
 
 from ..models import (
     GroupItem,
     Review,
     Tag,
 )
-from ..vocabulary import normalize_tag_key
 
 MAX_GROUP = 4
 

@@ -13,6 +13,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 
 from evolution.models import TestCase
 from evolution.rendering import examples_to_show, render_statement
+from evolution.vocabulary import normalize_tag_key
 
 from ..models import (
     Assignment,
@@ -23,7 +24,6 @@ from ..models import (
     TagStatus,
     TagSynonym,
 )
-from ..vocabulary import normalize_tag_key
 from .groups import LABELS, MAX_EXAMPLES, question_source
 
 

@@ -7,20 +7,21 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from evolution.vocabulary import normalize_tag_key
+
 from ..models import (
     Review,
     Tag,
     TagStatus,
     TagSynonym,
 )
-from ..vocabulary import normalize_tag_key
 
 
 @transaction.atomic
 def tag_vocabulary_load() -> int:
-    """Add the starting vocabulary (review/vocabulary.py) where missing. Idempotent; returns
+    """Add the starting vocabulary (evolution/vocabulary.py) where missing. Idempotent; returns
     the number of tags created. Migration 0002 loads the same list on a fresh database."""
-    from ..vocabulary import VOCABULARY
+    from evolution.vocabulary import VOCABULARY
 
     created = 0
     for name, synonyms in VOCABULARY.items():

@@ -1,4 +1,4 @@
-"""The reviewers' tag tables, as migrations leave them, say what review/vocabulary.py says: the
+"""The reviewers' tag tables, as migrations leave them, say what evolution/vocabulary.py says: the
 engine folds mutation families with the constant, reviewers tag with the tables, and a family
 must mean the same tag in both."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from evolution.vocabulary import VOCABULARY, normalize_tag_key
 from review.models import TagSynonym
-from review.vocabulary import VOCABULARY, normalize_tag_key
 
 pytestmark = pytest.mark.django_db
 

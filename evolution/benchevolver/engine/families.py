@@ -2,15 +2,15 @@
 
 The global-memory rule (a family accepted in another lineage needs a larger gain) compares
 families across lineages, so "two pointers", "two-pointer technique" and "sliding window" must
-be one family. The vocabulary (canonical names and synonyms) belongs to the review app; it is
-asked through ``register_vocabulary`` (the review app registers it when it loads), never
-imported by name, so the platform stays below the apps built on it.
+be one family. The vocabulary (canonical names and synonyms) is the platform's
+(``evolution.vocabulary``), the one reviewers tag with.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+
+from evolution.vocabulary import VOCABULARY
 
 # Words that qualify a family without naming it ("two-pointer technique", "DP-based approach").
 FILLER = {
@@ -36,15 +36,7 @@ FILLER = {
 }
 MAX_LENGTH = 120
 
-_source: Callable[[], dict[str, tuple[str, ...]]] | None = None
 _index_cache: tuple[int, dict[str, str]] | None = None
-
-
-def register_vocabulary(source: Callable[[], dict[str, tuple[str, ...]]]) -> None:
-    """``source()`` returns {canonical name: synonyms}."""
-    global _source, _index_cache
-    _source = source
-    _index_cache = None
 
 
 def _normalize(text: str) -> str:
@@ -62,7 +54,7 @@ def _without_filler(key: str) -> str:
 
 def _index() -> dict[str, str]:
     global _index_cache
-    vocabulary = _source() if _source else {}
+    vocabulary = VOCABULARY
     if _index_cache is not None and _index_cache[0] == id(vocabulary):
         return _index_cache[1]
     index: dict[str, str] = {}
@@ -79,7 +71,7 @@ def _index() -> dict[str, str]:
 
 
 def vocabulary_names() -> list[str]:
-    return sorted(_source()) if _source else []
+    return sorted(VOCABULARY)
 
 
 def canonical_family(name: str) -> str:

@@ -1,4 +1,6 @@
-"""The controlled vocabulary of algorithm and data-structure tags, with synonyms.
+"""The controlled vocabulary of algorithm and data-structure tags, with synonyms: the platform's,
+so that reviewers' tags (review) and BenchEvolver's mutation families (its engine) name the same
+things without either importing the other.
 
 Keys are compared after ``normalize_tag_key``: lower case, hyphens/underscores/dots as
 spaces, runs of spaces collapsed. Curators grow the vocabulary by approving or merging

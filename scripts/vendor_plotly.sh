@@ -7,7 +7,7 @@
 #
 #   scripts/vendor_plotly.sh 4.1.1
 #
-# then run the chart pages' tests (tests/evolution/analytics/test_plotly_bundle.py and the
+# then run the chart pages' tests (tests/evolution/benchevolver/analytics/test_plotly_bundle.py and the
 # browser tests its docstring names) and `python -m bench chart_pages --quick`;
 # docs/analytics.md#loading-the-chart-pages says more.
 set -euo pipefail

@@ -67,22 +67,14 @@ def roles_context(request):
     }
 
 
-# How a bearer token is found (``APIToken.find``): registered by the app when it loads
-# (benchapp/apps.py), since the models import apps these roles must not.
-_token_lookup = None
-
-
-def register_token_lookup(lookup) -> None:
-    global _token_lookup
-    _token_lookup = lookup
-
-
 def request_user(request):
     """The user of a valid bearer token, else the session's user; None for anyone else. The
     token is looked up only when one is sent (an anonymous probe costs no query)."""
     header = request.META.get("HTTP_AUTHORIZATION", "")
-    if header[:7].lower() == "bearer " and _token_lookup is not None:
-        token = _token_lookup(header[7:].strip())
+    if header[:7].lower() == "bearer ":
+        from .models import APIToken
+
+        token = APIToken.find(header[7:].strip())
         if token is not None and token.user.is_active:
             return token.user
     user = getattr(request, "user", None)

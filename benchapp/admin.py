@@ -1,6 +1,8 @@
 from django.contrib import admin
 
-from .models import APIToken, SeedImportJob
+from accounts.models import APIToken
+
+from .models import SeedImportJob
 
 
 @admin.register(APIToken)

@@ -12,8 +12,9 @@ from django.utils import timezone
 from ninja import Field, NinjaAPI, Router, Schema
 from ninja.security import HttpBearer, django_auth
 
+from accounts.models import APIToken
+
 from .access import schema_for_staff
-from .models import APIToken
 
 logger = logging.getLogger(__name__)
 

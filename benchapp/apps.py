@@ -12,9 +12,3 @@ class BenchappConfig(AppConfig):
         from .staff.imports import SEED_IMPORT
 
         jobs.register(SEED_IMPORT)
-
-        from accounts.roles import register_token_lookup
-
-        from .models import APIToken
-
-        register_token_lookup(APIToken.find)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import factory
 from django.contrib.auth import get_user_model
 
-from benchapp.models import APIToken
+from accounts.models import APIToken
 from evolution import models as m
 
 

@@ -7,7 +7,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.urls.converters import IntConverter
 
-from benchapp.models import APIToken
+from accounts.models import APIToken
 
 pytestmark = pytest.mark.django_db
 

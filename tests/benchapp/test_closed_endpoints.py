@@ -13,8 +13,8 @@ import json
 import pytest
 from django.test import Client
 
+from accounts.models import APIToken
 from benchapp import health
-from benchapp.models import APIToken
 
 pytestmark = pytest.mark.django_db
 

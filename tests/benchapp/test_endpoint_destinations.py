@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from benchapp.models import APIToken
+from accounts.models import APIToken
 from evolution.models import LLMCall, ModelEndpoint
 from tests.factories import ModelEndpointFactory
 from tests.support.fake_openai import FakeOpenAI, Fault

@@ -23,8 +23,8 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
+from accounts.models import APIToken
 from benchapp.api import api
-from benchapp.models import APIToken
 from benchapp.wsgi import application
 
 

@@ -16,8 +16,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
+from accounts.models import APIToken
 from accounts.roles import user_roles
-from benchapp.models import APIToken, SeedImportJob
+from benchapp.models import SeedImportJob
 from benchapp.staff import imports
 from evolution.models import LLMCall, ModelEndpoint, Panel, Problem
 from tests.factories import ModelEndpointFactory, PanelMemberFactory

@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ValidationError
 
-from benchapp.models import APIToken
+from accounts.models import APIToken
 from evolution.models import Campaign
 from evolution.services.campaigns import campaign_record_create
 from tests.factories import (

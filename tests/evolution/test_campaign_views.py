@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from benchapp.models import APIToken
+from accounts.models import APIToken
 from evolution.benchevolver.services import campaign_create
 from evolution.models import Campaign
 from evolution.models.campaigns import CampaignState

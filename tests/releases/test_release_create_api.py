@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
 
+from accounts.models import APIToken
 from accounts.roles import CURATOR, REVIEWER
-from benchapp.models import APIToken
 from releases.models import Benchmark, Release
 from tests.factories import ProblemSetFactory, UserFactory
 

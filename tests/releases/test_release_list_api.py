@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
 
+from accounts.models import APIToken
 from accounts.roles import ADMIN, CURATOR
-from benchapp.models import APIToken
 from releases import services
 from tests.factories import UserFactory
 from tests.support.gate_rules import SELECTION_TIME_OK

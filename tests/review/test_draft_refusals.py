@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from benchapp.models import APIToken
+from accounts.models import APIToken
 from review.models import Assignment, Review
 
 from .conftest import answers

@@ -233,7 +233,7 @@ def test_versions_a_page_saved_itself_are_no_conflict_for_it(assignment):
 
 
 def test_the_api_names_the_draft_version_and_refuses_an_older_one(assignment, personas, client):
-    from benchapp.models import APIToken
+    from accounts.models import APIToken
 
     _, raw = APIToken.issue(user=personas.reviewer_a.user, name="t")
     auth = {"HTTP_AUTHORIZATION": f"Bearer {raw}"}

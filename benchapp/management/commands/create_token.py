@@ -1,7 +1,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from benchapp.models import APIToken
+from accounts.models import APIToken
 
 
 class Command(BaseCommand):

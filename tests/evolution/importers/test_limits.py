@@ -96,7 +96,7 @@ def test_a_line_past_the_line_limit_is_refused_before_it_is_parsed(settings, tmp
 
 
 def test_the_api_import_answers_400_naming_line_and_field(settings, personas, client, lcb_sample):
-    from benchapp.models import APIToken
+    from accounts.models import APIToken
 
     settings.MAX_STATEMENT_BYTES = 2048
     _, raw = APIToken.issue(user=personas.admin.user, name="t")

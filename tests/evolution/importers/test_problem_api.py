@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from benchapp.models import APIToken
+from accounts.models import APIToken
 from evolution.models import Problem, ProblemSet
 from tests.factories import ProblemFactory, ProblemSetFactory
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
-from benchapp.models import APIToken
+from accounts.models import APIToken
 from evolution.llm import LLMClient, LLMError
 from evolution.models import ModelEndpoint
 from tests.factories import ModelEndpointFactory

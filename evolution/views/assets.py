@@ -10,7 +10,7 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
 from .. import plotly_assets
-from ..http_cache import not_modified
+from ..http_cache import accepts_gzip, not_modified
 
 PLOTLY_VERSION = plotly.__version__
 
@@ -19,7 +19,7 @@ def _bundle_response(request, name: str) -> HttpResponse:
     bundle = plotly_assets.bundle(name)
     if (response := not_modified(request, bundle.etag)) is not None:
         return response
-    if "gzip" in request.headers.get("Accept-Encoding", ""):
+    if accepts_gzip(request):
         response = HttpResponse(bundle.gzipped, content_type="text/javascript; charset=utf-8")
         response["Content-Encoding"] = "gzip"
     else:

@@ -181,7 +181,7 @@ def lcb_jsonl(problems: int, *, seed: int = 36) -> tuple[str, int]:
 def _campaign(problem_set, problems: list) -> object:
     """A campaign over the imported set: one lineage per seed, calibrated by a simulated panel
     (2-7 of 10 passes), so each seed supplements the release as an original."""
-    from evolution.models import Lineage
+    from evolution.benchevolver.models import Lineage
     from tests.factories import CampaignFactory
 
     campaign = CampaignFactory(name="simulated scale campaign", seed_set=problem_set)

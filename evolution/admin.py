@@ -68,26 +68,6 @@ class CampaignAdmin(admin.ModelAdmin):
     list_filter = ("kind", "state", "replayed")
 
 
-@admin.register(models.Lineage)
-class LineageAdmin(admin.ModelAdmin):
-    list_display = ("campaign", "seed", "state", "seed_level", "iterations", "accepted_count")
-    list_filter = ("state",)
-    raw_id_fields = ("seed", "parent")
-
-
-@admin.register(models.Candidate)
-class CandidateAdmin(admin.ModelAdmin):
-    list_display = ("id", "lineage", "round", "stage", "decision", "level", "family")
-    list_filter = ("stage", "decision")
-    raw_id_fields = ("lineage", "parent", "accepted_problem")
-
-
-@admin.register(models.SolverAttempt)
-class SolverAttemptAdmin(admin.ModelAdmin):
-    list_display = ("lineage", "candidate", "endpoint", "attempt_index", "verdict")
-    raw_id_fields = ("lineage", "candidate")
-
-
 @admin.register(models.LLMCall)
 class LLMCallAdmin(admin.ModelAdmin):
     list_display = (
@@ -103,11 +83,6 @@ class LLMCallAdmin(admin.ModelAdmin):
     list_filter = ("status", "role")
     exclude = ("request_z", "response_z")
     readonly_fields = ("request_text", "response_text")
-
-
-@admin.register(models.GlobalMemoryEntry)
-class GlobalMemoryEntryAdmin(admin.ModelAdmin):
-    list_display = ("campaign", "family", "level_gain", "created_at")
 
 
 @admin.register(models.StepFailure)

@@ -11,8 +11,8 @@ from django.db.models import (
     Sum,
 )
 
-from .models import Campaign, Candidate, LLMCall, Problem, ProblemSet
-from .models.campaigns import Decision
+from evolution.models import Campaign, LLMCall, Problem, ProblemSet
+
 from .streams.kinds import registered
 
 
@@ -105,13 +105,14 @@ def featured_campaigns() -> dict:
 
 
 def campaign_problems(campaigns) -> QuerySet[Problem]:
-    """The problems campaigns of any coding kind made: BenchEvolver's accepted candidates and
-    the problems other kinds record with their campaign's id (X-Coder's accepted tasks,
-    EvoSyn's kept problems, FrontierSmith's accepted problems). Seeds are not included."""
-    ids = [c.pk for c in campaigns]
-    accepted = Candidate.objects.filter(
-        lineage__campaign_id__in=ids, decision=Decision.ACCEPTED
-    ).values_list("accepted_problem_id", flat=True)
-    return Problem.objects.filter(
-        Q(pk__in=accepted) | (Q(metadata__campaign__in=ids) & ~Q(kind="seed"))
-    )
+    """The problems campaigns of any coding kind made, as each kind answers
+    (``Kind.accepted_problems``: BenchEvolver's accepted candidates, the problems X-Coder,
+    EvoSyn and FrontierSmith record with their campaign's id). Seeds are not included."""
+    by_kind: dict[str, list[int]] = {}
+    for c in campaigns:
+        by_kind.setdefault(c.kind, []).append(c.pk)
+    made = Q(pk__in=[])
+    for kind in registered():
+        if kind.name in by_kind and kind.accepted_problems is not None:
+            made |= Q(pk__in=kind.accepted_problems(by_kind[kind.name]).values("pk"))
+    return Problem.objects.filter(made)

@@ -18,6 +18,7 @@ from evolution.streams.kinds import (
     NEW,
     Kind,
     count_by,
+    recorded_problems,
     register,
     stages_of,
     unit_transition,
@@ -122,5 +123,6 @@ KIND = register(
         seeds=lambda ids: count_by(
             Instance.objects.filter(evosyn_id__in=ids, role=InstanceRole.SEED), "evosyn_id"
         ),
+        accepted_problems=recorded_problems,
     )
 )

@@ -12,7 +12,14 @@ from __future__ import annotations
 from django.db.models import Q
 
 from evolution.models import Campaign, ProblemSet
-from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, register, stages_of
+from evolution.streams.kinds import (
+    GIVE_UP_REASON,
+    NEW,
+    Kind,
+    recorded_problems,
+    register,
+    stages_of,
+)
 
 from .config import FrontierSettings
 from .engine import divergence
@@ -178,5 +185,6 @@ KIND = register(
         finished=finished,
         completed_reason="all rounds finished",
         seeds=seed_counts,
+        accepted_problems=recorded_problems,
     )
 )

@@ -202,7 +202,7 @@ def for_release(*, release) -> Calibration:
 
 
 def for_campaign(*, campaign) -> Calibration:
-    from evolution.models import Candidate
+    from evolution.benchevolver.models import Candidate
 
     measured = [
         (c.accepted_problem, (c.passes / c.attempts) if c.attempts else None, c.level)

@@ -35,7 +35,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from evolution import jobs
-from evolution.models import PanelMember, SolverAttempt
+from evolution.benchevolver.models import SolverAttempt
+from evolution.models import PanelMember
 from evolution.sandbox import scoring
 
 from . import content, leaderboard

@@ -18,8 +18,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+from evolution.benchevolver.models import Candidate, Lineage, SolverAttempt
 from evolution.measurement import selectors as measurement_selectors
-from evolution.models import Campaign, Candidate, Lineage, Problem, ProblemSet, SolverAttempt
+from evolution.models import Campaign, Problem, ProblemSet
 from evolution.screening import services as screening
 from evolution.sources import ProblemSource, source_for_model
 

@@ -12,7 +12,8 @@ from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
 from accounts.roles import ADMIN, CURATOR, REVIEWER, user_roles
-from evolution.models import Lineage, Problem
+from evolution.benchevolver.models import Lineage
+from evolution.models import Problem
 
 from . import selectors, services
 from .forms import rating_fields

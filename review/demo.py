@@ -12,7 +12,8 @@ import random
 
 from django.db import transaction
 
-from evolution.models import Campaign, Candidate, Problem
+from evolution.benchevolver.models import Candidate
+from evolution.models import Campaign, Problem
 from evolution.models.campaigns import CampaignKind, CampaignState
 
 from . import selectors, services

@@ -128,7 +128,7 @@ class ReviewGroup(models.Model):
     opaque_id = models.CharField(max_length=24, unique=True, default=new_opaque_id)
     kind = models.CharField(max_length=10, choices=GroupKind.choices, default=GroupKind.CODING)
     lineage = models.ForeignKey(
-        "evolution.Lineage", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "benchevolver.Lineage", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     # Coding groups only; a reasoning group has no root problem.
     root_problem = models.ForeignKey(

@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 
 from accounts.models import APIToken
 from evolution import models as m
+from evolution.benchevolver import models as bm
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -117,7 +118,7 @@ class CampaignFactory(factory.django.DjangoModelFactory):
 
 class LineageFactory(factory.django.DjangoModelFactory):
     class Meta:
-        model = m.Lineage
+        model = bm.Lineage
 
     campaign = factory.SubFactory(CampaignFactory)
     seed = factory.SubFactory(ProblemFactory)
@@ -127,7 +128,7 @@ class LineageFactory(factory.django.DjangoModelFactory):
 
 class CandidateFactory(factory.django.DjangoModelFactory):
     class Meta:
-        model = m.Candidate
+        model = bm.Candidate
 
     lineage = factory.SubFactory(LineageFactory)
     round = factory.Sequence(lambda n: n + 1)
@@ -139,7 +140,7 @@ class CandidateFactory(factory.django.DjangoModelFactory):
 
 class SolverAttemptFactory(factory.django.DjangoModelFactory):
     class Meta:
-        model = m.SolverAttempt
+        model = bm.SolverAttempt
 
     lineage = factory.SubFactory(LineageFactory)
     endpoint = factory.SubFactory(ModelEndpointFactory)
@@ -159,7 +160,7 @@ class LLMCallFactory(factory.django.DjangoModelFactory):
 
 class GlobalMemoryEntryFactory(factory.django.DjangoModelFactory):
     class Meta:
-        model = m.GlobalMemoryEntry
+        model = bm.GlobalMemoryEntry
 
     campaign = factory.SubFactory(CampaignFactory)
     candidate = factory.SubFactory(CandidateFactory)

@@ -13,7 +13,15 @@ from django.db.models import Count, Q
 
 from evolution.measurement import stage as measurement
 from evolution.models import Campaign
-from evolution.streams.kinds import GIVE_UP_REASON, NEW, Kind, register, stages_of, unit_transition
+from evolution.streams.kinds import (
+    GIVE_UP_REASON,
+    NEW,
+    Kind,
+    recorded_problems,
+    register,
+    stages_of,
+    unit_transition,
+)
 
 from .models import (
     TERMINAL_TASK_STATES,
@@ -238,5 +246,6 @@ KIND = register(
         unit_of=lambda action: getattr(action, "task_id", None),
         given_up=Q(status=T.ERROR, reason__regex=GIVE_UP_REASON),
         seeds=seed_counts,
+        accepted_problems=recorded_problems,
     )
 )

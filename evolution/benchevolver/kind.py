@@ -18,9 +18,16 @@ from collections import Counter
 
 from django.db.models import Q
 
+from evolution.benchevolver.models import (
+    Candidate,
+    CandidateStage,
+    Decision,
+    Lineage,
+    LineageState,
+    SolverAttempt,
+)
 from evolution.judging.difficulty import INFRA_ERROR
-from evolution.models import Campaign, Candidate, Lineage, SolverAttempt
-from evolution.models.campaigns import CandidateStage, Decision, LineageState
+from evolution.models import Campaign, Problem
 from evolution.streams.kinds import (
     ANY,
     DEFAULT,
@@ -242,5 +249,9 @@ KIND = register(
         failure=failure,
         # One lineage per seed, made with the campaign.
         seeds=lambda ids: count_by(Lineage.objects.filter(campaign_id__in=ids), "campaign_id"),
+        accepted_problems=lambda ids: Problem.objects.filter(
+            source_candidate__lineage__campaign_id__in=ids,
+            source_candidate__decision=Decision.ACCEPTED,
+        ),
     )
 )

@@ -20,8 +20,8 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
-from evolution.models import Campaign, Candidate, Lineage, LLMCall
-from evolution.models.campaigns import Decision, LineageState
+from evolution.benchevolver.models import Candidate, Decision, Lineage, LineageState
+from evolution.models import Campaign, LLMCall
 
 from .engine.config import EvolutionSettings
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from evolution.models import Campaign, Lineage, ModelEndpoint, Panel, ProblemSet
+from evolution.benchevolver.models import Lineage
+from evolution.models import Campaign, ModelEndpoint, Panel, ProblemSet
 from evolution.models.campaigns import CampaignKind
 from evolution.services import campaigns as campaign_services
 from evolution.streams import runner

@@ -11,7 +11,8 @@ from django.urls import NoReverseMatch, reverse
 
 from accounts.roles import ADMIN, CURATOR, has_role, role_required
 from evolution import selectors as platform_selectors
-from evolution.models import Campaign, Lineage, SolverAttempt
+from evolution.benchevolver.models import Lineage, SolverAttempt
+from evolution.models import Campaign
 from evolution.models.campaigns import CampaignKind
 from evolution.pages import kind_campaign_new, render_campaign_page
 

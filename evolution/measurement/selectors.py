@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
-from evolution.models import Candidate, Lineage, Problem
+from evolution.benchevolver.models import Candidate, Lineage
+from evolution.models import Problem
 
 from .models import Measurement, MeasurementBatch, MeasurementState
 

@@ -22,10 +22,18 @@ class LLMCall(models.Model):
         "Campaign", null=True, blank=True, on_delete=models.SET_NULL, related_name="llm_calls"
     )
     lineage = models.ForeignKey(
-        "Lineage", null=True, blank=True, on_delete=models.SET_NULL, related_name="llm_calls"
+        "benchevolver.Lineage",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="llm_calls",
     )
     candidate = models.ForeignKey(
-        "Candidate", null=True, blank=True, on_delete=models.SET_NULL, related_name="llm_calls"
+        "benchevolver.Candidate",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="llm_calls",
     )
     role = models.CharField(max_length=30)
     endpoint = models.ForeignKey(

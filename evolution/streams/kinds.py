@@ -38,6 +38,14 @@ def count_by(rows: QuerySet, field: str) -> dict[Any, int]:
     return dict(rows.order_by().values_list(field).annotate(n=Count("pk")).values_list(field, "n"))
 
 
+def recorded_problems(campaign_ids: list[int]) -> QuerySet:
+    """The problems that record the campaign that made them (``metadata["campaign"]``), seeds
+    left out: how X-Coder, EvoSyn and FrontierSmith mark what they accepted."""
+    from evolution.models import Problem
+
+    return Problem.objects.filter(metadata__campaign__in=list(campaign_ids)).exclude(kind="seed")
+
+
 class KindError(Exception):
     """A kind's declaration is inconsistent (raised when it is registered)."""
 
@@ -88,6 +96,9 @@ class Kind:
       (of this kind) starts from, as the kind's own records say, in a few queries whatever
       the number of campaigns; None: the kind starts from no seeds (the campaign list shows a
       dash instead of a count).
+    - ``accepted_problems(campaign_ids) -> Problem queryset``: the problems these campaigns
+      (of this kind) made, never their seeds; review and releases ask this instead of a
+      kind's own tables. None: the kind makes no ``Problem`` rows (reasoning questions).
     """
 
     name: str
@@ -120,6 +131,7 @@ class Kind:
     stream_states: tuple[str, ...] = ()
     stream_edges: tuple[tuple[str, str], ...] = ()
     seeds: Callable[[list[int]], dict[int, int]] | None = None
+    accepted_problems: Callable[[list[int]], QuerySet] | None = None
 
     def __post_init__(self):
         if self.finished is None:

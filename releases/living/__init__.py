@@ -700,7 +700,8 @@ def reevolution_update(
     of those it took: a problem left out is given back, to be re-evolved by a later action),
     its campaign's name and budget (None: no limit). ValidationError naming the field, and
     nothing changed, on a bad value or a campaign that is no longer a draft."""
-    from evolution.models import Campaign, Lineage
+    from evolution.benchevolver.models import Lineage
+    from evolution.models import Campaign
     from evolution.services import campaigns as campaign_services
 
     reevolution = ReEvolution.objects.select_for_update().get(pk=reevolution.pk)
@@ -815,7 +816,7 @@ def changelog_reasons(*, release: Release, changelog) -> dict:
     "re-evolved from <seed public id> (<campaign>)"}}. Every item the previous version had
     and this one has not gets its reason (``removal_reason``); a problem joins with a reason
     when a re-evolution of the previous version's saturated problems made it."""
-    from evolution.models import Candidate
+    from evolution.benchevolver.models import Candidate
 
     if changelog.previous is None:
         return {"retired": {}, "replacing": {}}
@@ -993,7 +994,8 @@ def current_levels(*, release: Release) -> dict[str, dict]:
     defaults), dated; an item never re-measured keeps the level measured when it was accepted
     (its candidate's, dated when the candidate was decided, or its seed calibration's)."""
     from evolution.benchevolver.engine.config import DEFAULT_LEVEL_THRESHOLDS, phi
-    from evolution.models import Campaign, Candidate
+    from evolution.benchevolver.models import Candidate
+    from evolution.models import Campaign
 
     latest = {}
     for point in DifficultyPoint.objects.filter(

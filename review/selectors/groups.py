@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet
 
+from evolution.benchevolver.models import Candidate, Lineage
 from evolution.measurement.selectors import problem_difficulty
-from evolution.models import Campaign, Candidate, Lineage, Problem
+from evolution.models import Campaign, Problem
 from evolution.models.campaigns import CampaignKind
 from evolution.selectors import campaign_problems
 from evolution.sources import ProblemSource, source_for_model

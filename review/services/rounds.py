@@ -12,7 +12,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count
 
-from evolution.models import Campaign, Candidate, Lineage, Problem
+from evolution.benchevolver.models import Candidate, Lineage
+from evolution.models import Campaign, Problem
 
 from .. import selectors
 from ..models import (

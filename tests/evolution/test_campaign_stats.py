@@ -11,8 +11,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from evolution.benchevolver import selectors as benchevolver_selectors
+from evolution.benchevolver.models import LineageState
 from evolution.models import Campaign
-from evolution.models.campaigns import CampaignState, LineageState
+from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import (
     campaign_cancel,
     campaign_launch,

@@ -7,7 +7,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from evolution.models import SolverAttempt, TestCase
+from evolution.benchevolver.models import SolverAttempt
+from evolution.models import TestCase
 from releases import services
 from tests.factories import CampaignFactory, LineageFactory, ModelEndpointFactory, ProblemFactory
 from tests.support.gate_rules import SELECTION_TIME_OK

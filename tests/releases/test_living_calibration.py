@@ -10,7 +10,7 @@ import random
 import pytest
 from scipy.stats import norm, spearmanr
 
-from evolution.models import Candidate
+from evolution.benchevolver.models import Candidate
 from releases import calibration, services
 from review.models import Adjudication, Review
 from tests.support.gate_rules import SELECTION_TIME_OK

@@ -13,7 +13,8 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from evolution.models import Candidate, ModelEndpoint
+from evolution.benchevolver.models import Candidate
+from evolution.models import ModelEndpoint
 from evolution.streams.runner import run_inline
 from releases import living, services
 from releases.models import PanelSeat

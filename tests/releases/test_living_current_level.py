@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from evolution.models import Candidate
+from evolution.benchevolver.models import Candidate
 from releases import living
 from releases.models import PanelSeat
 from review.models import Review

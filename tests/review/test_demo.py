@@ -35,7 +35,7 @@ def test_demo_round_is_skipped_without_accepted_problems(personas, capsys):
 
 def test_demo_ratings_tag_each_problem_with_its_own_family(personas):
     """(issue: demo problems carried tags by position: "segment tree, HLD" on a running sum.)"""
-    from evolution.models import Candidate
+    from evolution.benchevolver.models import Candidate
     from review.models import Review
 
     for i in range(2):

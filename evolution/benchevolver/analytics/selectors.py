@@ -27,7 +27,8 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Concat, Left
 
-from evolution.models import Campaign, Candidate, Lineage, LLMCall, SolverAttempt
+from evolution.benchevolver.models import Candidate, Lineage, SolverAttempt
+from evolution.models import Campaign, LLMCall
 
 from . import charts, heatmap
 from .reviews import problem_review_aggregates, review_fingerprint_annotations

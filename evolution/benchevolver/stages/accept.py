@@ -13,8 +13,15 @@ from django.utils import timezone
 
 from evolution.benchevolver.engine import accept, memory
 from evolution.benchevolver.engine.types import GeneratedTest
-from evolution.models import Candidate, GlobalMemoryEntry, Lineage, Problem, TestCase
-from evolution.models.campaigns import CandidateStage, Decision, LineageState
+from evolution.benchevolver.models import (
+    Candidate,
+    CandidateStage,
+    Decision,
+    GlobalMemoryEntry,
+    Lineage,
+    LineageState,
+)
+from evolution.models import Problem, TestCase
 from evolution.models.problems import ProblemKind
 from evolution.screening import services as screening
 from evolution.streams.kinds import unit_transition

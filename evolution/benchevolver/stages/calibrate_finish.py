@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from evolution.benchevolver.models import LineageState, SolverAttempt
 from evolution.judging import difficulty
-from evolution.models import Problem, SolverAttempt
-from evolution.models.campaigns import LineageState
+from evolution.models import Problem
 
 from .calibration import leave_pending
 from .common import Action, Ctx

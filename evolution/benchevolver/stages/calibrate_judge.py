@@ -3,8 +3,9 @@ seed's own tests in the sandbox."""
 
 from __future__ import annotations
 
+from evolution.benchevolver.models import SolverAttempt
 from evolution.judging.attempts import judge_attempts
-from evolution.models import Problem, SolverAttempt
+from evolution.models import Problem
 
 from .common import Action, Ctx
 

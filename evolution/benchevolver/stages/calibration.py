@@ -6,8 +6,7 @@ reference may adopt a passing attempt."""
 
 from __future__ import annotations
 
-from evolution.models import Lineage
-from evolution.models.campaigns import LineageState
+from evolution.benchevolver.models import Lineage, LineageState
 from evolution.streams.kinds import unit_transition
 
 from .common import KIND_NAME, Ctx

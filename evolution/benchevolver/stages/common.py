@@ -12,8 +12,9 @@ from evolution import sandbox
 from evolution.benchevolver.engine import prompts
 from evolution.benchevolver.engine.config import LIVECODEBENCH, EvolutionSettings, column_for
 from evolution.benchevolver.engine.types import StageError
+from evolution.benchevolver.models import Candidate, Lineage
 from evolution.llm import CallContext, mark_unparsable, sampling
-from evolution.models import Campaign, Candidate, Lineage, ModelEndpoint, Problem
+from evolution.models import Campaign, ModelEndpoint, Problem
 from evolution.sandbox import contracts
 from evolution.streams.context import StepContext
 from evolution.streams.errors import endpoint_unavailable

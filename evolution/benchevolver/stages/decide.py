@@ -4,7 +4,7 @@ parent rejects it; otherwise it is accepted), recorded once by ``accept.decide_c
 
 from __future__ import annotations
 
-from evolution.models.campaigns import Decision
+from evolution.benchevolver.models import Decision
 
 from .accept import decide_candidate
 from .common import (

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import contextlib
 
+from evolution.benchevolver.models import Candidate, SolverAttempt
 from evolution.judging import attempts, difficulty
 from evolution.judging.attempts import AttemptRows
-from evolution.models import Candidate, ModelEndpoint, SolverAttempt
+from evolution.models import ModelEndpoint
 from evolution.services import campaigns as campaign_services
 
 from .common import (

@@ -5,7 +5,7 @@ candidate invalid; a passing one goes on to the check against its parent."""
 from __future__ import annotations
 
 from evolution.benchevolver.engine import validate
-from evolution.models.campaigns import CandidateStage, Decision
+from evolution.benchevolver.models import CandidateStage, Decision
 from evolution.services import execution
 from evolution.streams.errors import SandboxFailure
 

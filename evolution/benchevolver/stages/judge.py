@@ -5,9 +5,8 @@ near-duplicate and false-difficulty checks."""
 from __future__ import annotations
 
 from evolution.benchevolver.engine import accept, judge
+from evolution.benchevolver.models import Candidate, CandidateStage, Decision, GlobalMemoryEntry
 from evolution.llm import BudgetExhausted, LLMError, mark_unparsable
-from evolution.models import Candidate, GlobalMemoryEntry
-from evolution.models.campaigns import CandidateStage, Decision
 
 from .accept import decide_candidate
 from .common import Action, Ctx, action_candidate, append_ledger, move_candidate

@@ -13,8 +13,7 @@ from django.conf import settings
 from evolution import sandbox
 from evolution.benchevolver.engine import materialize, propose
 from evolution.benchevolver.engine.types import StageError
-from evolution.models import Candidate
-from evolution.models.campaigns import CandidateStage, Decision
+from evolution.benchevolver.models import Candidate, CandidateStage, Decision
 from evolution.services import execution
 from evolution.streams.errors import SandboxFailure
 

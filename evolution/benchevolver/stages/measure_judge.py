@@ -3,8 +3,8 @@ the candidate's level (pass@1 with its interval) is set."""
 
 from __future__ import annotations
 
+from evolution.benchevolver.models import CandidateStage
 from evolution.judging import attempts, difficulty
-from evolution.models.campaigns import CandidateStage
 
 from .common import (
     Action,

@@ -16,9 +16,16 @@ from django.db import IntegrityError, transaction
 
 from evolution.benchevolver.engine import accept, memory, propose
 from evolution.benchevolver.engine.types import StageError
+from evolution.benchevolver.models import (
+    Candidate,
+    CandidateStage,
+    Decision,
+    GlobalMemoryEntry,
+    Lineage,
+    LineageState,
+)
 from evolution.llm import BudgetExhausted, LLMError
-from evolution.models import Candidate, GlobalMemoryEntry, Lineage, LLMCall
-from evolution.models.campaigns import CandidateStage, Decision, LineageState
+from evolution.models import LLMCall
 from evolution.streams.kinds import unit_created, unit_transition
 
 from .accept import decide_candidate

@@ -3,7 +3,7 @@ to calibrate or evolve against, so its lineage is skipped with the reason."""
 
 from __future__ import annotations
 
-from evolution.models.campaigns import LineageState
+from evolution.benchevolver.models import LineageState
 
 from .calibration import leave_pending
 from .common import Action, Ctx

@@ -5,7 +5,7 @@ the reason before any model is called."""
 
 from __future__ import annotations
 
-from evolution.models.campaigns import LineageState
+from evolution.benchevolver.models import LineageState
 
 from .calibration import leave_pending, no_reference_reason
 from .common import Action, Ctx

@@ -4,8 +4,7 @@ brute force checks the hidden tests in the sandbox; a disagreement asks for a re
 from __future__ import annotations
 
 from evolution.benchevolver.engine import validate
-from evolution.models import Candidate
-from evolution.models.campaigns import CandidateStage, Decision
+from evolution.benchevolver.models import Candidate, CandidateStage, Decision
 from evolution.sandbox import contracts
 from evolution.services import execution
 from evolution.streams.errors import SandboxFailure

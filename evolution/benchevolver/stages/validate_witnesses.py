@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from evolution.benchevolver.engine import validate
 from evolution.benchevolver.engine.types import StageError
+from evolution.benchevolver.models import Decision
 from evolution.llm import BudgetExhausted, LLMError
-from evolution.models.campaigns import Decision
 
 from .accept import decide_candidate
 from .common import (

@@ -9,8 +9,7 @@ disagreement asks for a repair."""
 from __future__ import annotations
 
 from evolution.benchevolver.engine import materialize, validate
-from evolution.models import Candidate
-from evolution.models.campaigns import Decision
+from evolution.benchevolver.models import Candidate, Decision
 from evolution.services import execution
 from evolution.streams.errors import SandboxFailure
 

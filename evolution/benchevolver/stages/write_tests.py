@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from evolution.benchevolver.engine import materialize
 from evolution.benchevolver.engine.types import StageError
+from evolution.benchevolver.models import Candidate, CandidateStage, Decision
 from evolution.llm import BudgetExhausted, LLMError
-from evolution.models import Candidate
-from evolution.models.campaigns import CandidateStage, Decision
 
 from .accept import decide_candidate
 from .common import (

@@ -13,10 +13,10 @@ import pytest
 
 from evolution.benchevolver.demo import answers as demo_answers
 from evolution.benchevolver.engine.config import EvolutionSettings
+from evolution.benchevolver.models import CandidateStage
 from evolution.benchevolver.services import campaign_create, lineage_advance
 from evolution.benchevolver.stages.common import Ctx
 from evolution.models import LLMCall
-from evolution.models.campaigns import CandidateStage
 
 from . import benchmark_world as bw
 from . import lcb_world as w

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from evolution.benchevolver.models import Candidate
 from evolution.benchevolver.services import campaign_create
 from evolution.importers import import_seeds
 from evolution.llm.errors import LLMTransportError
-from evolution.models import Candidate, LLMCall, ProblemSet
+from evolution.models import LLMCall, ProblemSet
 from evolution.models.campaigns import CampaignState
 from evolution.streams import errors
 from tests.support.fake_openai import CONTEXT_TOO_LONG, UNSUPPORTED_TEMPERATURE, Fault, by_model

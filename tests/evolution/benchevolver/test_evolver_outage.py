@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 
 from evolution.benchevolver.demo import answers as demo_answers
+from evolution.benchevolver.models import Candidate
 from evolution.benchevolver.services import campaign_create, lineage_advance
 from evolution.importers import import_seeds
-from evolution.models import Candidate, LLMCall, ProblemSet
+from evolution.models import LLMCall, ProblemSet
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_resume
 from tests.support.fake_openai import Fault, by_model

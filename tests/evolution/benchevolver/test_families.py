@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from evolution.benchevolver.demo import pack
+from evolution.benchevolver.models import GlobalMemoryEntry
 from evolution.benchevolver.services import campaign_create
-from evolution.models import GlobalMemoryEntry
 
 from .helpers import KeyedResponder, build_world
 from .test_scenarios import SETTINGS, advance_until_done, running, sort_seed_evolves_with_family

@@ -8,9 +8,10 @@ from __future__ import annotations
 import pytest
 
 from evolution.benchevolver.demo import answers, pack
+from evolution.benchevolver.models import SolverAttempt
 from evolution.benchevolver.services import campaign_create, lineage_advance
 from evolution.importers import import_seeds
-from evolution.models import LLMCall, ProblemSet, SolverAttempt
+from evolution.models import LLMCall, ProblemSet
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_resume
 from tests.support.fake_openai import Fault, by_model, intermittent, only_default_temperature

@@ -10,9 +10,10 @@ import pytest
 
 from evolution.benchevolver.demo import pack
 from evolution.benchevolver.engine import prompts
+from evolution.benchevolver.models import Candidate, GlobalMemoryEntry, SolverAttempt
 from evolution.benchevolver.services import campaign_create
 from evolution.judging import prompts as platform_prompts
-from evolution.models import Campaign, Candidate, GlobalMemoryEntry, LLMCall, Problem, SolverAttempt
+from evolution.models import Campaign, LLMCall, Problem
 from evolution.services.campaigns import campaign_launch
 from evolution.streams.runner import run_inline
 from tests.support.fake_openai import FakeOpenAI

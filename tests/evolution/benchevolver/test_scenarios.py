@@ -7,8 +7,9 @@ import pytest
 
 from evolution.benchevolver.demo import answers, pack
 from evolution.benchevolver.demo.stories import array_sum, sort_numbers
+from evolution.benchevolver.models import Lineage
 from evolution.benchevolver.services import campaign_create, lineage_advance
-from evolution.models import Campaign, Lineage
+from evolution.models import Campaign
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch
 from tests.support.fake_openai import CONTEXT_TOO_LONG, Fault

@@ -10,8 +10,9 @@ import redis
 from django.conf import settings
 
 from evolution.benchevolver.demo import pack
+from evolution.benchevolver.models import Candidate, SolverAttempt
 from evolution.benchevolver.services import campaign_create
-from evolution.models import Campaign, Candidate, Problem, SolverAttempt
+from evolution.models import Campaign, Problem
 from evolution.services.campaigns import campaign_launch
 from tests.support.workers import kill_group, start_worker, wait_for
 

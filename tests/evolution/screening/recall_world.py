@@ -19,9 +19,10 @@ import json
 from dataclasses import dataclass
 
 from evolution.benchevolver.demo import answers, pack
+from evolution.benchevolver.models import Candidate
 from evolution.benchevolver.services import campaign_create
 from evolution.importers import import_seeds
-from evolution.models import Campaign, Candidate, Problem
+from evolution.models import Campaign, Problem
 from evolution.models.campaigns import CampaignState
 from evolution.streams.runner import run_inline
 from tests.evolution.benchevolver import lcb_world

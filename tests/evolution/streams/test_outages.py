@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 
 from evolution.benchevolver.demo import pack
+from evolution.benchevolver.models import Candidate, SolverAttempt
 from evolution.benchevolver.services import campaign_create
-from evolution.models import Campaign, Candidate, LLMCall, Problem, SolverAttempt
+from evolution.models import Campaign, LLMCall, Problem
 from evolution.models.campaigns import CampaignState
 from evolution.services.campaigns import campaign_launch, campaign_resume
 from evolution.streams import runner

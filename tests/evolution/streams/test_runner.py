@@ -114,8 +114,7 @@ def test_an_undeclared_lineage_move_is_refused_and_writes_nothing(fake_server):
     # BenchEvolver's lineages are its streams and have states of their own: their moves are
     # declared like a unit's, and a finished lineage cannot start evolving again.
     from evolution.benchevolver.kind import fail_lineage
-    from evolution.models import Lineage
-    from evolution.models.campaigns import LineageState
+    from evolution.benchevolver.models import Lineage, LineageState
 
     campaign = WORLDS["benchevolver"](fake_server)
     lineage = Lineage.objects.get(campaign=campaign)
@@ -170,9 +169,8 @@ def test_an_undeclared_xcoder_task_move_is_refused_and_writes_nothing(fake_serve
 def test_an_undeclared_candidate_move_is_refused_and_writes_nothing(fake_server):
     # BenchEvolver's candidates move forward stage by stage, back for a repair or for more
     # panel evidence, and to a decision from any stage; nothing else.
+    from evolution.benchevolver.models import Candidate, CandidateStage, Lineage
     from evolution.benchevolver.stages.common import move_candidate
-    from evolution.models import Candidate, Lineage
-    from evolution.models.campaigns import CandidateStage
 
     campaign = WORLDS["benchevolver"](fake_server)
     lineage = Lineage.objects.get(campaign=campaign)
@@ -214,9 +212,8 @@ def test_an_undeclared_candidate_move_is_refused_and_writes_nothing(fake_server)
 def test_a_candidate_move_whose_source_stage_no_longer_matches_changes_nothing(fake_server):
     # Two workers hold copies of one candidate: the first moves it on; the second's copy is
     # stale, and its move (the same edge, or a repair back) writes nothing at all.
+    from evolution.benchevolver.models import Candidate, CandidateStage, Decision, Lineage
     from evolution.benchevolver.stages.common import move_candidate
-    from evolution.models import Candidate, Lineage
-    from evolution.models.campaigns import CandidateStage, Decision
 
     campaign = WORLDS["benchevolver"](fake_server)
     lineage = Lineage.objects.get(campaign=campaign)

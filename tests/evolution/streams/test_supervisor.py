@@ -10,7 +10,8 @@ import pytest
 from django.db import OperationalError
 from django.utils import timezone
 
-from evolution.models import Campaign, Lineage
+from evolution.benchevolver.models import Lineage
+from evolution.models import Campaign
 from evolution.models.campaigns import CampaignState
 from evolution.streams import errors, lifecycle, runner, supervisor, tasks
 from tests.factories import CampaignFactory, LineageFactory

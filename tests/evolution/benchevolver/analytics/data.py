@@ -18,6 +18,7 @@ from decimal import Decimal
 from django.utils import timezone
 
 from evolution import models as m
+from evolution.benchevolver import models as bm
 from evolution.benchevolver.engine.config import phi
 
 FAMILIES = [
@@ -80,8 +81,8 @@ ROLES_COST = {"mutator": 0.004, "writer": 0.002, "test_generator": 0.002, "judge
 @dataclass
 class BuiltCampaign:
     campaign: m.Campaign
-    lineages: list[m.Lineage]
-    candidates: list[m.Candidate] = field(default_factory=list)
+    lineages: list[bm.Lineage]
+    candidates: list[bm.Candidate] = field(default_factory=list)
     endpoints: list[m.ModelEndpoint] = field(default_factory=list)
 
 
@@ -161,7 +162,7 @@ def build_campaign(
         seed_rates.append((per_model, passes, level))
         skipped = level not in (1, 2) and not full_rounds
         lineages.append(
-            m.Lineage(
+            bm.Lineage(
                 campaign=campaign,
                 seed=seed,
                 position=i,
@@ -180,10 +181,10 @@ def build_campaign(
         for e_index, endpoint in enumerate(endpoints):
             for a in range(k):
                 seed_attempts.append((i, endpoint, a, a < per_model[e_index]))
-    lineages = m.Lineage.objects.bulk_create(lineages)
-    m.SolverAttempt.objects.bulk_create(
+    lineages = bm.Lineage.objects.bulk_create(lineages)
+    bm.SolverAttempt.objects.bulk_create(
         [
-            m.SolverAttempt(
+            bm.SolverAttempt(
                 lineage=lineages[i],
                 endpoint=endpoint,
                 attempt_index=a,
@@ -262,7 +263,7 @@ def build_campaign(
         lin.stop_reason = stop or f"max_iters_per_seed reached ({rounds})"
         lin.steps_done = lin.iterations * 5 + 2
         lineage_updates.append(lin)
-    m.Lineage.objects.bulk_update(
+    bm.Lineage.objects.bulk_update(
         lineage_updates,
         ["iterations", "accepted_count", "best_level", "stop_reason", "steps_done"],
         batch_size=2000,
@@ -315,7 +316,7 @@ def build_campaign(
             else {}
         )
         candidates.append(
-            m.Candidate(
+            bm.Candidate(
                 lineage=lineages[i],
                 round=rnd,
                 parent=candidate_parent[(i, rnd)],
@@ -338,7 +339,7 @@ def build_campaign(
                 validation_ledger=[{"step": "triangulate", "outcome": "agree"}],
             )
         )
-    candidates = m.Candidate.objects.bulk_create(candidates, batch_size=2000)
+    candidates = bm.Candidate.objects.bulk_create(candidates, batch_size=2000)
 
     if candidate_attempts:
         rows = []
@@ -347,7 +348,7 @@ def build_campaign(
             for j, endpoint in enumerate(endpoints if per_model else []):
                 for a in range(k):
                     rows.append(
-                        m.SolverAttempt(
+                        bm.SolverAttempt(
                             lineage_id=cand.lineage_id,
                             candidate=cand,
                             endpoint=endpoint,
@@ -355,7 +356,7 @@ def build_campaign(
                             verdict="AC" if a < per_model[j] else "WA",
                         )
                     )
-        m.SolverAttempt.objects.bulk_create(rows, batch_size=5000)
+        bm.SolverAttempt.objects.bulk_create(rows, batch_size=5000)
 
     calls = []
     total_cost = Decimal(0)

@@ -8,7 +8,8 @@ import pytest
 from django.core.cache import cache
 
 from evolution.benchevolver.analytics import selectors
-from evolution.models import Lineage, Problem
+from evolution.benchevolver.models import Lineage
+from evolution.models import Problem
 
 from .data import build_campaign
 

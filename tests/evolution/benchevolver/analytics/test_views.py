@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from evolution.benchevolver.analytics.selectors import CHARTS
-from evolution.models import Candidate, Lineage
+from evolution.benchevolver.models import Candidate, Lineage
 from evolution.templatetags import charts
 from evolution.views.assets import PLOTLY_VERSION
 

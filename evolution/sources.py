@@ -51,6 +51,22 @@ class ItemFacts:
     provenance: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class PanelFacts:
+    """What a panel measured of one coding problem, as the gate reads it and a release keeps
+    it: the pooled ``passes`` of ``attempts``; ``endpoints``, the ids of the models whose
+    answers made the figure (an independent evaluation may leave them out); ``provenance``,
+    what a release snapshots of the measurement (the campaign, the candidate or the seed
+    calibration, the validation ledger, per-model ``panel_results``); ``remeasured_at`` when
+    the benchmark's living panel re-measured it since."""
+
+    passes: int | None
+    attempts: int | None
+    endpoints: frozenset[int] = frozenset()
+    provenance: dict[str, Any] = field(default_factory=dict)
+    remeasured_at: str = ""
+
+
 class ProblemSource:
     """The interface a kind implements for its reviewable items (subclass and register).
 

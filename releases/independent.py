@@ -35,9 +35,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from evolution import jobs
-from evolution.benchevolver.models import SolverAttempt
 from evolution.models import PanelMember
 from evolution.sandbox import scoring
+from evolution.sources import PanelFacts
 
 from . import content, leaderboard
 from .leaderboard.stats import bootstrap_mean
@@ -128,7 +128,7 @@ def carry_panel(*, draft: Release) -> None:
 # --- who selected the candidates ------------------------------------------------------------
 
 
-def selection_endpoints(*, release: Release, panel: dict[int, dict]) -> dict[int, str]:
+def selection_endpoints(*, release: Release, panel: dict[int, PanelFacts]) -> dict[int, str]:
     """{endpoint id: what it measured} for every endpoint whose answers made a candidate's
     selection-time figure: the campaign panels' members, the endpoints of the candidates' and
     seeds' recorded attempts, and the benchmark's living panel where its re-measurement
@@ -138,14 +138,9 @@ def selection_endpoints(*, release: Release, panel: dict[int, dict]) -> dict[int
         panel__campaigns__in=release.campaigns.all()
     ).select_related("endpoint", "panel"):
         used.setdefault(member.endpoint_id, f"on the selection panel {member.panel.name!r}")
-    candidates = [c.pk for facts in panel.values() for c in facts.get("candidates") or []]
-    lineages = [lin.pk for facts in panel.values() for lin in facts.get("lineages") or []]
-    attempts = SolverAttempt.objects.filter(
-        candidate_id__in=candidates
-    ) | SolverAttempt.objects.filter(lineage_id__in=lineages, candidate__isnull=True)
-    for endpoint_id in attempts.values_list("endpoint_id", flat=True).distinct():
+    for endpoint_id in sorted({e for facts in panel.values() for e in facts.endpoints}):
         used.setdefault(endpoint_id, "answered the candidates during selection")
-    if any("remeasured_at" in facts for facts in panel.values()):
+    if any(facts.remeasured_at for facts in panel.values()):
         for seat in PanelSeat.objects.filter(benchmark=release.benchmark):
             used.setdefault(seat.endpoint_id, "re-measured earlier versions' items (living panel)")
     return used
@@ -205,7 +200,7 @@ def _evaluable(problem) -> bool:
 
 @transaction.atomic
 def evaluation_create(
-    *, release: Release, problems: list, panel: dict[int, dict], by=None
+    *, release: Release, problems: list, panel: dict[int, PanelFacts], by=None
 ) -> GateEvaluation:
     """A queued evaluation of the draft's pass/fail candidates ``problems`` by its evaluation
     panel. ``panel`` holds their selection-time facts ({"passes", "attempts", ...} per problem
@@ -239,13 +234,16 @@ def evaluation_create(
     for problem in problems:
         if not _evaluable(problem):
             continue
-        facts = panel.get(problem.pk, {})
+        facts = panel.get(problem.pk)
         evaluated[str(problem.pk)] = {
             "public_id": problem.public_id,
             "title": problem.title,
             "origin": "original" if problem.kind == "seed" else "evolved",
             "hash": problem_hash(problem),
-            "selection": {"passes": facts.get("passes"), "attempts": facts.get("attempts")},
+            "selection": {
+                "passes": facts.passes if facts else None,
+                "attempts": facts.attempts if facts else None,
+            },
         }
     if not evaluated:
         raise ValidationError("The draft has no pass/fail candidate with tests to evaluate.")

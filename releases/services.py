@@ -18,11 +18,11 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
-from evolution.benchevolver.models import Candidate, Lineage, SolverAttempt
 from evolution.measurement import selectors as measurement_selectors
 from evolution.models import Campaign, Problem, ProblemSet
 from evolution.screening import services as screening
-from evolution.sources import ProblemSource, source_for_model
+from evolution.sources import PanelFacts, ProblemSource, source_for_model
+from evolution.streams.kinds import registered
 
 from . import content, difficulty, independent, living, public_record
 from .gate import CandidateFacts, GateRules, RulesError, evaluate
@@ -188,33 +188,26 @@ def release_update(*, release: Release, rules: dict | None = None, notes: str | 
 # --- the gate -------------------------------------------------------------------------------
 
 
-def _pooled(pairs: list[tuple[int | None, int | None]]) -> tuple[int | None, int | None]:
-    measured = [(p or 0, a) for p, a in pairs if a]
-    if not measured:
-        return None, None
-    return sum(p for p, _ in measured), sum(a for _, a in measured)
+def _candidate_pool(
+    release: Release,
+) -> tuple[list[Problem], dict[int, PanelFacts], dict[str, tuple[int, str]]]:
+    """(problems in gate order, panel facts per problem id, seed statements by label).
 
-
-def _candidate_pool(release: Release) -> tuple[list[Problem], dict[int, dict], dict[str, str]]:
-    """(problems in gate order, panel facts per problem id, seed statements by label)."""
+    Each kind of the release's campaigns answers which problems its campaigns made and which
+    seeds they measured (``Kind.accepted_problems``, ``Kind.seed_problems``) and what its own
+    panel measured of them (``Kind.panel_facts``); a problem no kind measured takes the latest
+    completed shared panel measurement (``evolution.measurement``)."""
     campaigns = list(release.campaigns.all())
-    accepted = Candidate.objects.filter(
-        lineage__campaign__in=campaigns, decision="accepted", accepted_problem__isnull=False
-    ).values_list("accepted_problem_id", flat=True)
-    seeds = Lineage.objects.filter(campaign__in=campaigns).values_list("seed_id", flat=True)
-    ids = set(accepted) | set(seeds)
-    # Open-ended campaigns (FrontierSmith) record their accepted problems on the problem.
-    ids |= set(
-        Problem.objects.filter(
-            method="frontiersmith", metadata__campaign__in=[c.pk for c in campaigns]
-        ).values_list("id", flat=True)
-    )
-    # Kinds without candidates (EvoSyn) mark their kept problems with the campaign's id.
-    ids |= set(
-        Problem.objects.filter(
-            kind="synthesized", metadata__campaign__in=[c.pk for c in campaigns]
-        ).values_list("id", flat=True)
-    )
+    by_kind: dict[str, list[int]] = defaultdict(list)
+    for c in campaigns:
+        by_kind[c.kind].append(c.pk)
+    kinds = [k for k in registered() if k.name in by_kind]
+    ids: set[int] = set()
+    for kind in kinds:
+        if kind.accepted_problems is not None:
+            ids |= set(kind.accepted_problems(by_kind[kind.name]).values_list("id", flat=True))
+        if kind.seed_problems is not None:
+            ids |= set(kind.seed_problems(by_kind[kind.name]).values_list("id", flat=True))
     ids |= set(
         Problem.objects.filter(problem_sets__in=release.problem_sets.all()).values_list(
             "id", flat=True
@@ -229,39 +222,33 @@ def _candidate_pool(release: Release) -> tuple[list[Problem], dict[int, dict], d
     problems = list(Problem.objects.filter(id__in=ids).select_related("lineage_root"))
     problems.sort(key=lambda p: (p.kind == "seed", p.id))
 
-    panel: dict[int, dict] = {}
-    campaign_filter = Q(lineage__campaign__in=campaigns) if campaigns else Q()
-    by_problem: dict[int, list[Candidate]] = defaultdict(list)
-    for cand in Candidate.objects.filter(
-        campaign_filter, accepted_problem_id__in=ids
-    ).select_related("lineage__campaign"):
-        by_problem[cand.accepted_problem_id].append(cand)
-    if campaigns:
-        # A problem from a set or an earlier release may have been measured elsewhere.
-        for cand in Candidate.objects.filter(accepted_problem_id__in=ids).exclude(
-            accepted_problem_id__in=list(by_problem)
-        ):
-            by_problem[cand.accepted_problem_id].append(cand)
-    for pid, cands in by_problem.items():
-        passes, attempts = _pooled([(c.passes, c.attempts) for c in cands])
-        panel[pid] = {"passes": passes, "attempts": attempts, "candidates": cands}
-    lineage_filter = Q(campaign__in=campaigns) if campaigns else Q()
-    lineages: dict[int, list[Lineage]] = defaultdict(list)
-    for lin in Lineage.objects.filter(lineage_filter, seed_id__in=ids):
-        lineages[lin.seed_id].append(lin)
-    if campaigns:
-        for lin in Lineage.objects.filter(seed_id__in=ids).exclude(seed_id__in=list(lineages)):
-            lineages[lin.seed_id].append(lin)
-    for pid, lins in lineages.items():
-        if pid in panel:
+    # A problem from a set or an earlier release may have been measured by a kind none of the
+    # release's campaigns is: every kind that measures is asked.
+    panel: dict[int, PanelFacts] = {}
+    for kind in registered():
+        if kind.panel_facts is None:
             continue
-        passes, attempts = _pooled([(lin.seed_passes, lin.seed_attempts) for lin in lins])
-        panel[pid] = {"passes": passes, "attempts": attempts, "lineages": lins}
+        asked = [pid for pid in ids if pid not in panel]
+        for pid, facts in kind.panel_facts(asked, by_kind.get(kind.name, [])).items():
+            panel.setdefault(pid, facts)
     # Problems no campaign measured itself (X-Coder, EvoSyn, sets measured from their page):
     # the latest completed shared panel measurement (evolution.measurement).
-    unmeasured = [pid for pid in ids if not (panel.get(pid) or {}).get("attempts")]
+    unmeasured = [pid for pid in ids if not (pid in panel and panel[pid].attempts)]
     for pid, m in measurement_selectors.latest_completed(unmeasured).items():
-        panel[pid] = {"passes": m.passes, "attempts": m.attempts, "measurement": m}
+        panel[pid] = PanelFacts(
+            passes=m.passes,
+            attempts=m.attempts,
+            provenance={
+                "measurement": {
+                    "id": m.pk,
+                    "panel": m.panel.name,
+                    "level": m.level,
+                    "measured_at": m.measured_at.isoformat() if m.measured_at else None,
+                },
+                "validation_ledger": [],
+                "panel_results": m.per_model,
+            },
+        )
 
     seed_statements: dict[str, tuple[int, str]] = {}
     seed_sets = [c.seed_set_id for c in campaigns if c.seed_set_id]
@@ -286,8 +273,8 @@ def gate_run_create(*, release: Release, by=None) -> GateRun:
     screens = screening.screens_for([p for p in problems if p.kind != "seed"], context="gate")
     facts = []
     for p in problems:
-        measured = panel.get(p.id, {})
-        passes, attempts = measured.get("passes"), measured.get("attempts")
+        measured = panel.get(p.id)
+        passes, attempts = (measured.passes, measured.attempts) if measured else (None, None)
         figure = fresh.get(p.id, {})
         agg = reviews[p.id]
         facts.append(
@@ -388,35 +375,7 @@ def _lineage_chain(problem: Problem) -> list[str]:
     return list(reversed(chain))
 
 
-def _seed_attempts(lineages: list[Lineage]) -> dict[int, list[SolverAttempt]]:
-    """The seed calibration attempts (no candidate) of ``lineages``, by lineage id: one query."""
-    out: dict[int, list[SolverAttempt]] = defaultdict(list)
-    for a in SolverAttempt.objects.filter(
-        lineage__in=lineages, candidate__isnull=True
-    ).select_related("endpoint"):
-        out[a.lineage_id].append(a)
-    return out
-
-
-def _seed_panel_results(lineages: list[Lineage], attempts: dict | None = None) -> dict:
-    """Per panel model, the seed calibration's passes, attempts and verdicts over ``lineages``
-    (``attempts``: ``_seed_attempts`` of them, read beforehand for many items at once)."""
-    attempts = _seed_attempts(lineages) if attempts is None else attempts
-    rows: dict[str, dict] = {}
-    for a in (a for lineage in lineages for a in attempts.get(lineage.pk, ())):
-        row = rows.setdefault(a.endpoint.name, {"passes": 0, "attempts": 0, "verdicts": {}})
-        row["attempts"] += 1
-        row["passes"] += a.verdict == "AC"
-        row["verdicts"][a.verdict] = row["verdicts"].get(a.verdict, 0) + 1
-    return rows
-
-
-def _provenance(
-    problem: Problem, entry: dict, measured: dict, review: dict, seed_attempts: dict | None = None
-) -> dict:
-    cands = measured.get("candidates") or []
-    cand = cands[0] if cands else None
-    lineages = measured.get("lineages") or []
+def _provenance(problem: Problem, entry: dict, measured: PanelFacts | None, review: dict) -> dict:
     prov = {
         "lineage": {
             "root": problem.lineage_root.public_id if problem.lineage_root_id else None,
@@ -426,40 +385,19 @@ def _provenance(
         },
         "review": review,
         "gate": {"passed": entry["passed"], "rules": entry["rules"]},
-        "panel": {"passes": measured.get("passes"), "attempts": measured.get("attempts")},
+        "panel": {
+            "passes": measured.passes if measured else None,
+            "attempts": measured.attempts if measured else None,
+        },
         # The contamination screen the gate read (evolution.screening; None for originals).
         "screen": (entry.get("facts") or {}).get("screen"),
     }
-    if cand is not None:
-        prov["campaign"] = {"id": cand.lineage.campaign_id, "name": cand.lineage.campaign.name}
-        prov["candidate"] = {
-            "id": cand.pk,
-            "round": cand.round,
-            "level": cand.level,
-            "family": cand.family,
-            "idea": cand.idea,
-            "decision_reason": cand.decision_reason,
-        }
-        prov["validation_ledger"] = cand.validation_ledger
-        prov["panel_results"] = cand.panel_results
-    elif measured.get("measurement") is not None:
-        m = measured["measurement"]
-        prov["measurement"] = {
-            "id": m.pk,
-            "panel": m.panel.name,
-            "level": m.level,
-            "measured_at": m.measured_at.isoformat() if m.measured_at else None,
-        }
-        prov["validation_ledger"] = []
-        prov["panel_results"] = m.per_model
-    elif lineages:
-        prov["campaign"] = {"id": lineages[0].campaign_id}
-        prov["seed_calibration"] = {"level": lineages[0].seed_level}
-        prov["validation_ledger"] = []
-        prov["panel_results"] = _seed_panel_results(lineages, seed_attempts)
-    else:
-        prov["validation_ledger"] = []
-        prov["panel_results"] = {}
+    # Where the figure came from, as the kind that measured it says (the campaign and
+    # candidate, the seed calibration or the shared panel measurement).
+    if measured is not None:
+        prov.update(measured.provenance)
+    prov.setdefault("validation_ledger", [])
+    prov.setdefault("panel_results", {})
     return prov
 
 
@@ -611,9 +549,6 @@ def release_freeze(*, release: Release, by=None) -> Release:
     _, panel, _ = _candidate_pool(release)
     reviews = problem_reviews(problem_ids=list(problems))
     release.items.all().delete()  # a draft may hold a stale snapshot from an aborted freeze
-    seed_attempts = _seed_attempts(
-        [lin for e in chosen for lin in panel.get(e["problem_id"], {}).get("lineages") or []]
-    )
     hashes = []
     items: list[ReleaseItem] = []
     item_tests: list[list[dict]] = []
@@ -637,9 +572,7 @@ def release_freeze(*, release: Release, by=None) -> Release:
         agg = reviews[problem.id]
         decision = entry["decision"]
         label, basis = _difficulty(problem, entry)
-        provenance = _provenance(
-            problem, entry, panel.get(problem.id, {}), agg.to_dict(), seed_attempts
-        )
+        provenance = _provenance(problem, entry, panel.get(problem.id), agg.to_dict())
         provenance["difficulty"] = basis
         items.append(
             ReleaseItem(

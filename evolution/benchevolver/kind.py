@@ -41,6 +41,7 @@ from evolution.streams.kinds import (
     unit_transition,
 )
 
+from . import facts
 from .engine.config import EvolutionSettings
 from .stages import (
     accept,
@@ -249,6 +250,8 @@ KIND = register(
         failure=failure,
         # One lineage per seed, made with the campaign.
         seeds=lambda ids: count_by(Lineage.objects.filter(campaign_id__in=ids), "campaign_id"),
+        seed_problems=facts.seed_problems,
+        panel_facts=facts.panel_facts,
         accepted_problems=lambda ids: Problem.objects.filter(
             source_candidate__lineage__campaign_id__in=ids,
             source_candidate__decision=Decision.ACCEPTED,

@@ -99,6 +99,12 @@ class Kind:
     - ``accepted_problems(campaign_ids) -> Problem queryset``: the problems these campaigns
       (of this kind) made, never their seeds; review and releases ask this instead of a
       kind's own tables. None: the kind makes no ``Problem`` rows (reasoning questions).
+    - ``seed_problems(campaign_ids) -> Problem queryset``: the seeds these campaigns measured
+      themselves, which a release built from them may keep as originals; None: none.
+    - ``panel_facts(problem_ids, campaign_ids) -> {problem id: evolution.sources.PanelFacts}``:
+      what the kind's own panel measured of these problems, by ``campaign_ids`` first and by any
+      campaign of the kind for a problem they did not measure; None: the kind measures with the
+      shared panel measurement (``evolution.measurement``) only.
     """
 
     name: str
@@ -132,6 +138,8 @@ class Kind:
     stream_edges: tuple[tuple[str, str], ...] = ()
     seeds: Callable[[list[int]], dict[int, int]] | None = None
     accepted_problems: Callable[[list[int]], QuerySet] | None = None
+    seed_problems: Callable[[list[int]], QuerySet] | None = None
+    panel_facts: Callable[[list[int], list[int]], dict] | None = None
 
     def __post_init__(self):
         if self.finished is None:

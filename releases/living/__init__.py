@@ -36,6 +36,7 @@ from django.utils import timezone
 
 from evolution import jobs
 from evolution.models.campaigns import CampaignState
+from evolution.sources import PanelFacts
 
 from .. import leaderboard
 from ..gate import GateRules, RulesError
@@ -804,11 +805,11 @@ def remeasured_panel(*, release: Release, problems: list, panel: dict) -> None:
         .order_by("measured_at", "id")
     )
     for point in points:  # later points overwrite earlier ones
-        panel[by_public[point.public_id]] = {
-            "passes": point.passes,
-            "attempts": point.samples,
-            "remeasured_at": point.measured_at.isoformat(),
-        }
+        panel[by_public[point.public_id]] = PanelFacts(
+            passes=point.passes,
+            attempts=point.samples,
+            remeasured_at=point.measured_at.isoformat(),
+        )
 
 
 def changelog_reasons(*, release: Release, changelog) -> dict:

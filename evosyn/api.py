@@ -8,7 +8,7 @@ from __future__ import annotations
 from ninja import Router
 
 from accounts.roles import ADMIN, CURATOR
-from evolution.api import campaigns as kind_api
+from evolution import campaign_api as kind_api
 from evolution.models import ModelEndpoint
 
 from . import selectors, services

@@ -5,12 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.shortcuts import get_object_or_404
 from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
 from accounts.roles import ADMIN, CURATOR
-from evolution.api.campaigns import (
+from evolution.campaign_api import (
     BudgetCalls,
     BudgetCost,
     BudgetTokens,
@@ -19,6 +20,7 @@ from evolution.api.campaigns import (
     require,
 )
 from evolution.models import ModelEndpoint
+from evolution.services import campaigns as campaign_services
 
 from . import selectors, services
 from .models import ReasoningCampaign, ReasoningItem, ReasoningSeries
@@ -45,6 +47,8 @@ class ReasoningCampaignIn(Schema):
     budget_max_calls: BudgetCalls | None = None
     budget_max_tokens: BudgetTokens | None = None
     budget_max_cost: BudgetCost | None = None
+    # Launched in the same transaction as it is created (nothing is created if it fails).
+    launch: bool = False
 
 
 class RunStateOut(Schema):
@@ -187,22 +191,30 @@ def create_campaign(request, payload: ReasoningCampaignIn):
         return found
 
     try:
-        campaign = services.reasoning_campaign_create(
-            name=payload.name,
-            generation_endpoint=endpoint(payload.generation_endpoint_id),
-            answering_endpoint=endpoint(payload.answering_endpoint_id),
-            judge_endpoints=[endpoint(pk) for pk in payload.judge_endpoint_ids],
-            quality_endpoint=endpoint(payload.quality_endpoint_id),
-            settings=payload.settings,
-            series=payload.series,
-            budget_max_calls=payload.budget_max_calls,
-            budget_max_tokens=payload.budget_max_tokens,
-            budget_max_cost=payload.budget_max_cost,
-            created_by=request.user,
-        )
+        with transaction.atomic():
+            campaign = _create(payload, endpoint, request.user)
     except ValidationError as exc:
         raise HttpError(422, "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items()))
     return Status(201, _campaign_out(_rc(campaign.pk)))
+
+
+def _create(payload: ReasoningCampaignIn, endpoint, user):
+    campaign = services.reasoning_campaign_create(
+        name=payload.name,
+        generation_endpoint=endpoint(payload.generation_endpoint_id),
+        answering_endpoint=endpoint(payload.answering_endpoint_id),
+        judge_endpoints=[endpoint(pk) for pk in payload.judge_endpoint_ids],
+        quality_endpoint=endpoint(payload.quality_endpoint_id),
+        settings=payload.settings,
+        series=payload.series,
+        budget_max_calls=payload.budget_max_calls,
+        budget_max_tokens=payload.budget_max_tokens,
+        budget_max_cost=payload.budget_max_cost,
+        created_by=user,
+    )
+    if payload.launch:
+        campaign_services.campaign_launch(campaign_id=campaign.pk)
+    return campaign
 
 
 @router.get("/reasoning/campaigns/{campaign_id}", response=ReasoningCampaignOut)

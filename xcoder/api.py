@@ -10,7 +10,7 @@ from django.urls import reverse
 from ninja import Router, Schema
 
 from accounts.roles import ADMIN, CURATOR
-from evolution.api import campaigns as kind_api
+from evolution import campaign_api as kind_api
 from evolution.measurement import selectors as measurement_selectors
 
 from . import selectors, services

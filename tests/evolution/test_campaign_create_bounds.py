@@ -138,3 +138,38 @@ def test_the_create_service_refuses_them_for_every_other_caller():
         )
     assert set(refused.value.message_dict) == {"budget_max_calls", "budget_max_cost", "seed_limit"}
     assert not Campaign.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/campaigns",
+        "/api/xcoder/campaigns",
+        "/api/evosyn/campaigns",
+        "/api/frontiersmith/campaigns",
+        "/api/reasoning/campaigns",
+    ],
+)
+def test_a_create_whose_launch_fails_leaves_no_draft_behind(
+    personas, client, world, path, monkeypatch
+):
+    """Every kind's create operation creates and launches in one transaction. BenchEvolver's
+    own create launched after creating, so a refused launch left a draft nobody asked for; the
+    reasoning create ignored ``launch`` altogether."""
+    from evolution.services import campaigns as campaign_services
+
+    def refuse(*, campaign_id):
+        raise ValidationError({"launch": ["no worker serves this campaign's queues"]})
+
+    monkeypatch.setattr(campaign_services, "campaign_launch", refuse)
+    headers = {
+        "HTTP_AUTHORIZATION": f"Bearer {APIToken.issue(user=personas.admin.user, name='l')[1]}"
+    }
+    valid, _ = _payloads(world)[path]
+    response = client.post(
+        path, {**valid, "launch": True}, content_type="application/json", **headers
+    )
+    # 400 (422 for the reasoning API, whose refusals are all 422) naming why.
+    assert response.status_code in (400, 422), response.content
+    assert "no worker serves" in response.content.decode()
+    assert not Campaign.objects.exists()

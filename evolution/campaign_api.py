@@ -5,7 +5,9 @@ operations. A kind's ``api.py`` declares only its own fields, how it resolves it
 and which create service it calls.
 
 Launch, pause, resume and cancel are the shared ``/campaigns/{id}/<action>`` operations of
-evolution's router: they work on every campaign kind.
+evolution's router: they work on every campaign kind. This module sits below BenchEvolver in the
+platform's layers, beside the services it calls, so BenchEvolver's ``api.py`` builds on it as
+every sibling's does.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from ninja.errors import HttpError
 
 from accounts.roles import ADMIN, has_role
 
-from ..models import Campaign, ModelEndpoint, Panel, ProblemSet
-from ..services import campaigns as campaign_services
+from .models import Campaign, ModelEndpoint, Panel, ProblemSet
+from .services import campaigns as campaign_services
 
 
 def require(request, *roles: str) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Model, QuerySet
@@ -57,13 +58,16 @@ class PanelFacts:
     it: the pooled ``passes`` of ``attempts``; ``endpoints``, the ids of the models whose
     answers made the figure (an independent evaluation may leave them out); ``provenance``,
     what a release snapshots of the measurement (the campaign, the candidate or the seed
-    calibration, the validation ledger, per-model ``panel_results``); ``remeasured_at`` when
-    the benchmark's living panel re-measured it since."""
+    calibration, the validation ledger, per-model ``panel_results``); the difficulty ``level``
+    the measurement gave and when it was taken (``measured_at``, None when not recorded);
+    ``remeasured_at`` when the benchmark's living panel re-measured it since."""
 
     passes: int | None
     attempts: int | None
     endpoints: frozenset[int] = frozenset()
     provenance: dict[str, Any] = field(default_factory=dict)
+    level: int | None = None
+    measured_at: datetime | None = None
     remeasured_at: str = ""
 
 

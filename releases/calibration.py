@@ -30,6 +30,7 @@ from django.db import transaction
 
 from evolution.correlation import average_ranks, spearman_rho
 from evolution.sandbox import scoring
+from evolution.streams.kinds import kind_for
 from review.models import Adjudication, GroupItem
 
 from .reviews import problem_reviews
@@ -202,13 +203,17 @@ def for_release(*, release) -> Calibration:
 
 
 def for_campaign(*, campaign) -> Calibration:
-    from evolution.benchevolver.models import Candidate
-
+    """The calibration of the problems ``campaign`` accepted, by the figure and level its own
+    panel measured (as its kind answers: ``Kind.accepted_problems``, ``Kind.panel_facts``)."""
+    kind = kind_for(campaign.kind)
+    if kind.accepted_problems is None or kind.panel_facts is None:
+        return compute([])
+    problems = list(kind.accepted_problems([campaign.pk]).order_by("pk"))
+    facts = kind.panel_facts([p.pk for p in problems], [campaign.pk])
     measured = [
-        (c.accepted_problem, (c.passes / c.attempts) if c.attempts else None, c.level)
-        for c in Candidate.objects.filter(
-            lineage__campaign=campaign, decision="accepted", accepted_problem__isnull=False
-        ).select_related("accepted_problem")
+        (p, (f.passes or 0) / f.attempts if f.attempts else None, f.level)
+        for p in problems
+        if (f := facts.get(p.pk)) is not None
     ]
     return compute(measured)
 

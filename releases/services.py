@@ -248,6 +248,8 @@ def _candidate_pool(
                 "validation_ledger": [],
                 "panel_results": m.per_model,
             },
+            level=m.level,
+            measured_at=m.measured_at,
         )
 
     seed_statements: dict[str, tuple[int, str]] = {}

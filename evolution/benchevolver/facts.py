@@ -94,6 +94,8 @@ def panel_facts(problem_ids: list[int], campaign_ids: list[int]) -> dict[int, Pa
                 "validation_ledger": first.validation_ledger,
                 "panel_results": first.panel_results,
             },
+            level=first.level,
+            measured_at=first.decided_at,
         )
 
     in_campaigns = Q(campaign_id__in=campaign_ids) if campaign_ids else Q()
@@ -126,5 +128,6 @@ def panel_facts(problem_ids: list[int], campaign_ids: list[int]) -> dict[int, Pa
                 "validation_ledger": [],
                 "panel_results": _seed_results(mine),
             },
+            level=lins[0].seed_level,
         )
     return facts

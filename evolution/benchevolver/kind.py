@@ -35,13 +35,14 @@ from evolution.streams.kinds import (
     NEW,
     SANDBOX,
     Kind,
+    ReEvolver,
     Stage,
     count_by,
     register,
     unit_transition,
 )
 
-from . import facts
+from . import facts, services
 from .engine.config import EvolutionSettings
 from .stages import (
     accept,
@@ -250,6 +251,12 @@ KIND = register(
         failure=failure,
         # One lineage per seed, made with the campaign.
         seeds=lambda ids: count_by(Lineage.objects.filter(campaign_id__in=ids), "campaign_id"),
+        # The living loop re-evolves a benchmark's saturated problems with BenchEvolver.
+        reevolver=ReEvolver(
+            create=services.campaign_create,
+            seeds_drop=services.seeds_drop,
+            settings_table=lambda campaign: EvolutionSettings.table(campaign.settings),
+        ),
         seed_problems=facts.seed_problems,
         panel_facts=facts.panel_facts,
         accepted_problems=lambda ids: Problem.objects.filter(

@@ -1,5 +1,5 @@
-"""BenchEvolver's services besides its stages: creating a campaign (one lineage per seed) and
-advancing one lineage by one step."""
+"""BenchEvolver's services besides its stages: creating a campaign (one lineage per seed),
+dropping seeds from a draft and advancing one lineage by one step."""
 
 from __future__ import annotations
 
@@ -68,6 +68,12 @@ def campaign_create(
         ]
     )
     return campaign
+
+
+def seeds_drop(campaign: Campaign, problem_ids: list[int]) -> None:
+    """A draft campaign's seeds left out (by a curator editing a re-evolution): their
+    lineages go."""
+    Lineage.objects.filter(campaign=campaign, seed_id__in=list(problem_ids)).delete()
 
 
 def lineage_advance(

@@ -1,7 +1,7 @@
 """A panel attempt (BenchEvolver, Section 3.3, Algorithm 1 line 21, and the measurement of any
 kind's kept problems): every panel model attempts the task from the statement alone, K times;
 an attempt passes only if every test passes. The pooled pass rate is a', and the verdict
-histogram is the error pattern."""
+histogram is the error pattern. ``phi`` maps a pass rate to a difficulty level."""
 
 from __future__ import annotations
 
@@ -11,6 +11,24 @@ from dataclasses import dataclass
 from evolution.llm.parsing import ParseError, extract_code
 
 from . import prompts
+
+# phi: pass rate -> difficulty level 1..5. A pass rate at or above THRESHOLDS[i] maps to level
+# i + 1; below the last threshold is level 5. Level 1 is saturated (almost always solved),
+# level 5 is almost never solved. Configurable per campaign (``level_thresholds``). The
+# BenchEvolver paper defines phi (Appendix B) but gives no thresholds: these are the project's.
+DEFAULT_LEVEL_THRESHOLDS = (0.9, 0.7, 0.4, 0.1)
+
+
+def phi(
+    pass_rate: float, thresholds: tuple[float, ...] | list[float] = DEFAULT_LEVEL_THRESHOLDS
+) -> int:
+    """Map an empirical pass rate in [0, 1] to a difficulty level in 1..len(thresholds)+1."""
+    if not 0.0 <= pass_rate <= 1.0:
+        raise ValueError(f"pass rate must be in [0, 1], got {pass_rate}")
+    for index, threshold in enumerate(thresholds):
+        if pass_rate >= threshold:
+            return index + 1
+    return len(thresholds) + 1
 
 
 @dataclass

@@ -13,8 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from evolution.benchevolver.engine.config import phi
-from evolution.judging.difficulty import INFRA_ERROR
+from evolution.judging.difficulty import INFRA_ERROR, phi
 from evolution.models import Campaign, Panel, Problem, ProblemSet
 from evolution.models.problems import ProblemKind
 from evolution.screening import services as screening

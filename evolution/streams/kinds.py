@@ -73,6 +73,20 @@ def stages_of(*modules, queue: str = DEFAULT) -> tuple[Stage, ...]:
 
 
 @dataclass(frozen=True)
+class ReEvolver:
+    """What the living loop asks of a kind that re-evolves a benchmark's saturated problems
+    (``releases.living``): ``create(name=, seed_set=, evolver=, panel=, settings=,
+    created_by=)`` makes a draft campaign of the kind seeded with them, ``seeds_drop(campaign,
+    problem_ids)`` forgets the kind's own rows of seeds a curator left out of the draft, and
+    ``settings_table(campaign)`` lists its algorithm settings as the curator reviews them
+    (``AlgorithmSettings.table``)."""
+
+    create: Callable[..., Any]
+    seeds_drop: Callable[[Any, list[int]], None]
+    settings_table: Callable[[Any], list[dict]]
+
+
+@dataclass(frozen=True)
 class Kind:
     """The declared graph of a campaign kind.
 
@@ -105,6 +119,8 @@ class Kind:
       what the kind's own panel measured of these problems, by ``campaign_ids`` first and by any
       campaign of the kind for a problem they did not measure; None: the kind measures with the
       shared panel measurement (``evolution.measurement``) only.
+    - ``reevolver``: how the living loop re-evolves saturated problems with the kind
+      (``ReEvolver``); None: it does not.
     """
 
     name: str
@@ -140,6 +156,7 @@ class Kind:
     accepted_problems: Callable[[list[int]], QuerySet] | None = None
     seed_problems: Callable[[list[int]], QuerySet] | None = None
     panel_facts: Callable[[list[int], list[int]], dict] | None = None
+    reevolver: ReEvolver | None = None
 
     def __post_init__(self):
         if self.finished is None:

@@ -30,8 +30,8 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from evolution import jobs
-from evolution.benchevolver.engine.difficulty import solver_code, solver_messages
 from evolution.judging import attempts
+from evolution.judging.difficulty import solver_code, solver_messages
 from evolution.llm import CallContext, LLMClient, LLMError
 from evolution.sandbox import scoring
 

@@ -37,6 +37,7 @@ from django.utils import timezone
 from evolution import jobs
 from evolution.models.campaigns import CampaignState
 from evolution.sources import PanelFacts
+from evolution.streams.kinds import kind_for, registered
 
 from .. import leaderboard
 from ..gate import GateRules, RulesError
@@ -533,12 +534,11 @@ def _retire_reason(flag: SaturationFlag) -> str:
 
 
 def reevolution_source(*, release: Release):
-    """The BenchEvolver campaign ``release`` came from (its first, with an evolver): a
-    re-evolution takes its evolver and algorithm settings. None when there is none."""
-    from evolution.models.campaigns import CampaignKind
-
+    """The campaign ``release`` came from whose kind re-evolves saturated problems (its first,
+    with an evolver; ``Kind.reevolver``): a re-evolution takes its kind, evolver and algorithm
+    settings. None when there is none."""
     return (
-        release.campaigns.filter(kind=CampaignKind.BENCHEVOLVER)
+        release.campaigns.filter(kind__in=[k.name for k in registered() if k.reevolver])
         .exclude(evolver__isnull=True)
         .order_by("id")
         .first()
@@ -554,13 +554,13 @@ def reevolution_create(
     launch: bool = False,
     by=None,
 ) -> ReEvolution:
-    """One action: the saturated problems of ``release`` become the seeds of a new BenchEvolver
-    campaign whose target panel is the benchmark's current evaluation panel. The evolver is
+    """One action: the saturated problems of ``release`` become the seeds of a new campaign
+    (of the kind of the campaign the release came from, else BenchEvolver's) whose target
+    panel is the benchmark's current evaluation panel. The evolver is
     ``evolver`` or the one of the campaign the release came from; ``settings`` are the
     campaign's algorithm settings (validated; when None, those of the BenchEvolver campaign the
     release came from, else the defaults). Left in draft
     unless ``launch``, so the curator can adjust settings first."""
-    from evolution.benchevolver import services as benchevolver_services
     from evolution.models import Panel, PanelMember, ProblemSet
     from evolution.models.campaigns import CampaignKind
     from evolution.services import campaigns as campaign_services
@@ -614,12 +614,12 @@ def reevolution_create(
     PanelMember.objects.bulk_create(
         PanelMember(panel=panel, endpoint=s.endpoint, attempts=s.samples) for s in seats
     )
-    campaign = benchevolver_services.campaign_create(
+    reevolver = kind_for(source.kind if source else CampaignKind.BENCHEVOLVER).reevolver
+    campaign = reevolver.create(
         name=f"Re-evolve {label}"[:200],
         seed_set=seeds,
         evolver=evolver,
         panel=panel,
-        kind=CampaignKind.BENCHEVOLVER,
         settings=settings,
         created_by=by,
     )
@@ -645,10 +645,9 @@ def reevolution_draft(*, reevolution: ReEvolution) -> dict:
     """What the living page shows a curator of a re-evolution: its problems with the reason
     each is retired, the evolver, the target panel, where its settings come from (and those
     that differ from the defaults) and its budget."""
-    from evolution.benchevolver.selectors import campaign_settings_table
-
     campaign = reevolution.campaign
     source = reevolution_source(release=reevolution.release)
+    campaign_settings_table = kind_for(campaign.kind).reevolver.settings_table
     titles = dict(
         reevolution.release.items.filter(public_id__in=list(reevolution.retired)).values_list(
             "public_id", "title"
@@ -701,7 +700,6 @@ def reevolution_update(
     of those it took: a problem left out is given back, to be re-evolved by a later action),
     its campaign's name and budget (None: no limit). ValidationError naming the field, and
     nothing changed, on a bad value or a campaign that is no longer a draft."""
-    from evolution.benchevolver.models import Lineage
     from evolution.models import Campaign
     from evolution.services import campaigns as campaign_services
 
@@ -733,7 +731,7 @@ def reevolution_update(
         items = reevolution.release.items.filter(public_id__in=dropped)
         problem_ids = list(items.values_list("problem_id", flat=True))
         campaign.seed_set.problems.remove(*problem_ids)
-        Lineage.objects.filter(campaign=campaign, seed_id__in=problem_ids).delete()
+        kind_for(campaign.kind).reevolver.seeds_drop(campaign, problem_ids)
         reevolution.retired = {
             pid: why for pid, why in reevolution.retired.items() if pid in keep_ids
         }
@@ -817,7 +815,8 @@ def changelog_reasons(*, release: Release, changelog) -> dict:
     "re-evolved from <seed public id> (<campaign>)"}}. Every item the previous version had
     and this one has not gets its reason (``removal_reason``); a problem joins with a reason
     when a re-evolution of the previous version's saturated problems made it."""
-    from evolution.benchevolver.models import Candidate
+    from evolution.models import Problem
+    from evolution.selectors import campaign_problems
 
     if changelog.previous is None:
         return {"retired": {}, "replacing": {}}
@@ -826,18 +825,32 @@ def changelog_reasons(*, release: Release, changelog) -> dict:
         .select_related("campaign")
         .order_by("created_at", "id")
     )
-    added = {i.public_id: i for i in changelog.added if hasattr(i, "problem_id")}
+    added = {i.problem_id: i.public_id for i in changelog.added if hasattr(i, "problem_id")}
+    # Each new problem a re-evolution campaign made grew from one of its seeds (the saturated
+    # problems): followed up its parents, the first seed of the campaign is the one it replaces.
+    made = []
+    for r in reevolutions:
+        seeds = set(r.campaign.seed_set.problems.values_list("pk", flat=True))
+        for pid in (
+            campaign_problems([r.campaign]).filter(pk__in=list(added)).values_list("pk", flat=True)
+        ):
+            made.append((pid, seeds, r.campaign))
+    parent_of: dict[int, int | None] = {}
+    frontier = {pid for pid, _, _ in made}
+    while frontier:
+        rows = list(Problem.objects.filter(pk__in=frontier).values_list("pk", "parent_id"))
+        parent_of.update(rows)
+        frontier = {parent for _, parent in rows if parent and parent not in parent_of}
+    public = dict(Problem.objects.filter(pk__in=list(parent_of)).values_list("pk", "public_id"))
     replacing, into = {}, {}
-    for cand in (
-        Candidate.objects.filter(
-            lineage__campaign__in=[r.campaign for r in reevolutions],
-            accepted_problem_id__in=[i.problem_id for i in added.values()],
-        )
-        .select_related("lineage__seed", "lineage__campaign", "accepted_problem")
-        .order_by("accepted_problem__public_id")
-    ):
-        new, seed = cand.accepted_problem.public_id, cand.lineage.seed.public_id
-        replacing[new] = f"re-evolved from saturated {seed} ({cand.lineage.campaign.name})"
+    for pid, seeds, campaign in sorted(made, key=lambda m: added[m[0]]):
+        node = parent_of.get(pid)
+        while node is not None and node not in seeds:
+            node = parent_of.get(node)
+        if node is None:
+            continue
+        new, seed = added[pid], public[node]
+        replacing[new] = f"re-evolved from saturated {seed} ({campaign.name})"
         into.setdefault(seed, []).append(new)
     facts = _removal_facts(release=release, changelog=changelog)
     # The re-evolution that took a problem: a later one, else one that gave it back.
@@ -994,8 +1007,7 @@ def current_levels(*, release: Release) -> dict[str, dict]:
     re-measured pass@1 (with the level thresholds of the campaign it came from, else the
     defaults), dated; an item never re-measured keeps the level measured when it was accepted
     (its candidate's, dated when the candidate was decided, or its seed calibration's)."""
-    from evolution.benchevolver.engine.config import DEFAULT_LEVEL_THRESHOLDS, phi
-    from evolution.benchevolver.models import Candidate
+    from evolution.judging.difficulty import DEFAULT_LEVEL_THRESHOLDS, phi
     from evolution.models import Campaign
 
     latest = {}
@@ -1004,16 +1016,19 @@ def current_levels(*, release: Release) -> dict[str, dict]:
     ).order_by("measured_at", "id"):
         if point.pass_at_1 is not None:  # an open-ended problem's point has no pass@1
             latest[point.public_id] = point
-    items = list(release.items.only("release_id", "public_id", "provenance"))
+    items = list(release.items.only("release_id", "public_id", "problem_id", "provenance"))
     campaign_ids = {((i.provenance or {}).get("campaign") or {}).get("id") for i in items} - {None}
     thresholds = {
         pk: chosen.get("level_thresholds") or DEFAULT_LEVEL_THRESHOLDS
         for pk, chosen in Campaign.objects.filter(pk__in=campaign_ids).values_list("pk", "settings")
     }
-    candidate_ids = {((i.provenance or {}).get("candidate") or {}).get("id") for i in items}
-    decided = dict(
-        Candidate.objects.filter(pk__in=candidate_ids - {None}).values_list("pk", "decided_at")
-    )
+    # When an accepted problem was measured: as the kind whose panel measured it says.
+    accepted = [i.problem_id for i in items if (i.provenance or {}).get("candidate")]
+    decided = {}
+    for kind in registered():
+        if kind.panel_facts is not None and accepted:
+            for pid, facts in kind.panel_facts(accepted, list(campaign_ids)).items():
+                decided.setdefault(pid, facts.measured_at)
     out = {}
     for item in items:
         prov = item.provenance or {}
@@ -1030,7 +1045,7 @@ def current_levels(*, release: Release) -> dict[str, dict]:
         elif prov.get("candidate"):
             out[item.public_id] = {
                 "level": prov["candidate"].get("level"),
-                "measured_at": decided.get(prov["candidate"].get("id")),
+                "measured_at": decided.get(item.problem_id),
                 "source": "at acceptance",
             }
         elif prov.get("seed_calibration"):

@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .config import EvolutionSettings, phi
+from evolution.judging.difficulty import phi
+
+from .config import EvolutionSettings
 from .evidence import MAX_PROOF_ATTEMPTS, attempts_to_prove, wilson_interval
 
 __all__ = [

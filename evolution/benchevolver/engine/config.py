@@ -1,6 +1,6 @@
 """Algorithm settings of a BenchEvolver campaign (Table 5 of the BenchEvolver paper: both its
-LiveCodeBench and SciCode columns), validated, plus the difficulty map phi and the column each
-benchmark's lineages run with.
+LiveCodeBench and SciCode columns), validated, and the column each benchmark's lineages run
+with. The difficulty map phi is the platform's (``evolution.judging.difficulty``).
 
 Every field is a campaign setting; its default is Table 5's where the paper gives the value and
 the project's own otherwise (``SETTING_SOURCES``). ``EvolutionSettings.from_dict`` rejects
@@ -12,27 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from evolution.algorithm_settings import PROJECT, AlgorithmSettings
+from evolution.judging.difficulty import DEFAULT_LEVEL_THRESHOLDS, phi
 
 from .evidence import attempts_to_prove
-
-# phi: pass rate -> difficulty level 1..5. A pass rate at or above THRESHOLDS[i] maps to level
-# i + 1; below the last threshold is level 5. Level 1 is saturated (almost always solved),
-# level 5 is almost never solved. Configurable per campaign (``level_thresholds``). The paper
-# defines phi (Appendix B) but gives no thresholds: these are the project's.
-DEFAULT_LEVEL_THRESHOLDS = (0.9, 0.7, 0.4, 0.1)
-
-
-def phi(
-    pass_rate: float, thresholds: tuple[float, ...] | list[float] = DEFAULT_LEVEL_THRESHOLDS
-) -> int:
-    """Map an empirical pass rate in [0, 1] to a difficulty level in 1..len(thresholds)+1."""
-    if not 0.0 <= pass_rate <= 1.0:
-        raise ValueError(f"pass rate must be in [0, 1], got {pass_rate}")
-    for index, threshold in enumerate(thresholds):
-        if pass_rate >= threshold:
-            return index + 1
-    return len(thresholds) + 1
-
 
 # Table 5's two columns. The column is the benchmark's, not the harness's: the paper evolves
 # LiveCodeBench (competitive programming, stdin and call-based alike) with one column and SciCode

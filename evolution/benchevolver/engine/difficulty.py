@@ -1,6 +1,6 @@
 """Difficulty (Section 3.3): the panel attempt is platform logic (``evolution.judging.difficulty``,
-shared with the measurement of every kind's kept problems); these names stay importable here
-for the release leaderboard's solver prompt."""
+shared with the measurement of every kind's kept problems); its stages import these names from
+here."""
 
 from __future__ import annotations
 

@@ -9,8 +9,9 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from evolution.benchevolver.engine import accept, judge, memory, propose, validate
-from evolution.benchevolver.engine.config import EvolutionSettings, column_for, phi
+from evolution.benchevolver.engine.config import EvolutionSettings, column_for
 from evolution.benchevolver.engine.types import StageError
+from evolution.judging.difficulty import phi
 
 
 def same(a, b, given=None):

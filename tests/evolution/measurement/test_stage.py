@@ -9,7 +9,7 @@ import hashlib
 import pytest
 from django.urls import reverse
 
-from evolution.benchevolver.engine.config import phi
+from evolution.judging.difficulty import phi
 from evolution.measurement.models import Measurement, MeasurementState
 from evolution.models import Campaign, Problem
 from evolution.models.campaigns import CampaignState

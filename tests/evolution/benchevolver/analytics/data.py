@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from evolution import models as m
 from evolution.benchevolver import models as bm
-from evolution.benchevolver.engine.config import phi
+from evolution.judging.difficulty import phi
 
 FAMILIES = [
     "add query dimension",

@@ -293,6 +293,7 @@ def gate_run_create(*, release: Release, by=None) -> GateRun:
                 pass_at_1=(passes / attempts) if attempts else None,
                 panel_passes=passes,
                 panel_attempts=attempts,
+                panel_remeasured_at=measured.remeasured_at if measured else "",
                 open_ended=(p.comparison or {}).get("mode") == "score",
                 score_spread=((p.metadata or {}).get("frontiersmith") or {}).get("score_spread"),
                 mean_difficulty=agg.final.get("difficulty"),
@@ -377,6 +378,14 @@ def _lineage_chain(problem: Problem) -> list[str]:
     return list(reversed(chain))
 
 
+def _gate_panel(entry: dict) -> dict:
+    facts = entry.get("facts") or {}
+    panel = {"passes": facts.get("panel_passes"), "attempts": facts.get("panel_attempts")}
+    if facts.get("panel_remeasured_at"):
+        panel["remeasured_at"] = facts["panel_remeasured_at"]
+    return panel
+
+
 def _provenance(problem: Problem, entry: dict, measured: PanelFacts | None, review: dict) -> dict:
     prov = {
         "lineage": {
@@ -387,10 +396,9 @@ def _provenance(problem: Problem, entry: dict, measured: PanelFacts | None, revi
         },
         "review": review,
         "gate": {"passed": entry["passed"], "rules": entry["rules"]},
-        "panel": {
-            "passes": measured.passes if measured else None,
-            "attempts": measured.attempts if measured else None,
-        },
+        # The figure the gate read, as its run stored it (a living re-measurement's, dated,
+        # where one replaced the campaign's), so the item's label and its panel agree.
+        "panel": _gate_panel(entry),
         # The contamination screen the gate read (evolution.screening; None for originals).
         "screen": (entry.get("facts") or {}).get("screen"),
     }

@@ -189,6 +189,9 @@ class CandidateFacts:
     pass_at_1: float | None = None
     panel_passes: int | None = None
     panel_attempts: int | None = None
+    # When the selection-time figure is the benchmark's living panel's re-measurement (an
+    # earlier version's item): when it was taken, ISO 8601; "" for a campaign's own figure.
+    panel_remeasured_at: str = ""
     # Open-ended problems are scored, not passed: no pass@1 window, a score-spread rule.
     open_ended: bool = False
     score_spread: float | None = None

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import replace
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -803,9 +804,16 @@ def remeasured_panel(*, release: Release, problems: list, panel: dict) -> None:
         .order_by("measured_at", "id")
     )
     for point in points:  # later points overwrite earlier ones
-        panel[by_public[point.public_id]] = PanelFacts(
+        # The figure is the living panel's; where it came from before (the campaign, the
+        # candidate, the validation ledger) stays what the release keeps.
+        pid = by_public[point.public_id]
+        panel[pid] = replace(
+            panel.get(pid) or PanelFacts(passes=None, attempts=None),
             passes=point.passes,
             attempts=point.samples,
+            endpoints=frozenset(),
+            level=None,
+            measured_at=point.measured_at,
             remeasured_at=point.measured_at.isoformat(),
         )
 

@@ -136,3 +136,20 @@ def test_a_problem_the_gate_refuses_has_the_failed_rules_and_its_re_measurement(
     )
     assert why[override] == f"did not pass the gate: {band}"
     assert s2 in {i.public_id for i in nxt.items.all()}
+
+    # A kept item's published panel figure is the one the gate read and labelled it by (the
+    # living panel's re-measurement, dated), not its campaign's stale one; where the figure
+    # came from before stays in its provenance.
+    point = done.points.get(public_id=s2)
+    kept = nxt.items.get(public_id=s2)
+    assert kept.provenance["panel"] == {
+        "passes": point.passes,
+        "attempts": point.samples,
+        "remeasured_at": point.measured_at.isoformat(),
+    }
+    gate_facts = next(e for e in nxt.gate_runs.latest("created_at").report if e["public_id"] == s2)
+    assert gate_facts["facts"]["panel_attempts"] == point.samples
+    assert (
+        kept.provenance["seed_calibration"]
+        == (release.items.get(public_id=s2).provenance["seed_calibration"])
+    )

@@ -558,7 +558,6 @@ def round_detail(request, pk: int):
         {
             "round": review_round,
             "progress": selectors.round_progress(review_round=review_round),
-            "published_problems": selectors.round_published_problems(review_round=review_round),
             "understaffed": selectors.round_understaffed_groups(review_round=review_round),
             "agreement": selectors.round_agreement(review_round=review_round),
             "aggregates": aggregates,

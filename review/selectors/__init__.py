@@ -63,11 +63,9 @@ from .reviewer import (  # noqa: F401 - the package's names, as the module had t
     items_under_blind_review,
     problems_under_blind_review,
     rates_blind_now,
-    register_published_lookup,
     reviewer_assignment,
     reviewer_draft_state,
     reviewer_group,
     reviewer_queue,
     reviewer_tag_suggestions,
-    round_published_problems,
 )

@@ -19,7 +19,6 @@ from ..models import (
     Assignment,
     GroupItem,
     Review,
-    ReviewRound,
     RoundStatus,
     TagStatus,
     TagSynonym,
@@ -319,27 +318,6 @@ def rates_blind_now(*, user) -> bool:
         submitted_at__isnull=True,
         group__round__status=RoundStatus.OPEN,
     ).exists()
-
-
-# Releases sit above review: they register how to find the published releases that show given
-# problems (releases/apps.py), so review never imports them.
-_published_lookup = None
-
-
-def register_published_lookup(lookup) -> None:
-    """``lookup(problem_ids) -> [{"public_id", "title", "benchmark", "slug", "version"}]``."""
-    global _published_lookup
-    _published_lookup = lookup
-
-
-def round_published_problems(*, review_round: ReviewRound) -> list[dict]:
-    """Problems of this round that a published release already shows: reviewers can find
-    them on public pages, so the curator is told (origin and tags there are withheld while
-    the round is blind, but exported files of the release still carry them)."""
-    if _published_lookup is None:
-        return []
-    problem_ids = review_round.groups.values_list("items__problem_id", flat=True)
-    return _published_lookup(problem_ids)
 
 
 def reviewer_group(*, reviewer, opaque_id: str) -> ReviewerGroup:

@@ -37,6 +37,13 @@ COMMON = [
     ("name", ""),
 ]
 SEED_LIMIT = [("seed_limit", -3), ("seed_limit", 0), ("seed_limit", INT_PAST)]
+CREATE_PATHS = [
+    "/api/campaigns",
+    "/api/xcoder/campaigns",
+    "/api/evosyn/campaigns",
+    "/api/frontiersmith/campaigns",
+    "/api/reasoning/campaigns",
+]
 
 
 @pytest.fixture
@@ -87,16 +94,7 @@ def _payloads(world) -> dict[str, tuple[dict, list]]:
     }
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        "/api/campaigns",
-        "/api/xcoder/campaigns",
-        "/api/evosyn/campaigns",
-        "/api/frontiersmith/campaigns",
-        "/api/reasoning/campaigns",
-    ],
-)
+@pytest.mark.parametrize("path", CREATE_PATHS)
 def test_a_bound_past_its_limit_is_a_4xx_naming_the_field(personas, client, world, path):
     headers = {
         "HTTP_AUTHORIZATION": f"Bearer {APIToken.issue(user=personas.admin.user, name='b')[1]}"
@@ -140,16 +138,7 @@ def test_the_create_service_refuses_them_for_every_other_caller():
     assert not Campaign.objects.exists()
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        "/api/campaigns",
-        "/api/xcoder/campaigns",
-        "/api/evosyn/campaigns",
-        "/api/frontiersmith/campaigns",
-        "/api/reasoning/campaigns",
-    ],
-)
+@pytest.mark.parametrize("path", CREATE_PATHS)
 def test_a_create_whose_launch_fails_leaves_no_draft_behind(
     personas, client, world, path, monkeypatch
 ):

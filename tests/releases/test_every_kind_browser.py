@@ -204,7 +204,12 @@ def rate_every_group(page, base: str) -> int:
             section.locator(f'textarea[name="{item}-justification"]').fill("Clear and fair.")
         page.locator('input[name="certify_no_ai"]').check()
         page.locator('#review-form button[type="submit"]').click()
-        page.wait_for_load_state("networkidle")
+        # The page the submit leads to says so; going on before it (a load state the current
+        # page already had) could abort the submit under load.
+        expect(page.locator(".messages")).to_contain_text(
+            re.compile("Submitted. Next group|your reviews of this group are submitted"),
+            timeout=30_000,
+        )
         groups += 1
     return groups
 

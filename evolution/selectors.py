@@ -104,15 +104,50 @@ def featured_campaigns() -> dict:
 # --------------------------------------------------------------------------- any kind's problems
 
 
+def _by_kind(campaigns) -> dict[str, list[int]]:
+    by_kind: dict[str, list[int]] = {}
+    for c in campaigns:
+        by_kind.setdefault(c.kind, []).append(c.pk)
+    return by_kind
+
+
+def _kinds_answer(campaigns, question: str) -> QuerySet[Problem]:
+    """The problems each kind of ``campaigns`` answers to ``question`` (a ``Kind`` field taking
+    the kind's campaign ids and giving a Problem queryset), as one queryset."""
+    by_kind = _by_kind(campaigns)
+    found = Q(pk__in=[])
+    for kind in registered():
+        answer = getattr(kind, question)
+        if kind.name in by_kind and answer is not None:
+            found |= Q(pk__in=answer(by_kind[kind.name]).values("pk"))
+    return Problem.objects.filter(found)
+
+
 def campaign_problems(campaigns) -> QuerySet[Problem]:
     """The problems campaigns of any coding kind made, as each kind answers
     (``Kind.accepted_problems``: BenchEvolver's accepted candidates, the problems X-Coder,
     EvoSyn and FrontierSmith record with their campaign's id). Seeds are not included."""
-    by_kind: dict[str, list[int]] = {}
-    for c in campaigns:
-        by_kind.setdefault(c.kind, []).append(c.pk)
-    made = Q(pk__in=[])
+    return _kinds_answer(campaigns, "accepted_problems")
+
+
+def campaign_seeds(campaigns) -> QuerySet[Problem]:
+    """The seeds campaigns measured themselves (``Kind.seed_problems``: BenchEvolver's
+    lineages' seeds), which a release built from them may keep as originals."""
+    return _kinds_answer(campaigns, "seed_problems")
+
+
+def problem_panel_facts(problem_ids, campaigns) -> dict:
+    """{problem id: ``evolution.sources.PanelFacts``}: what the kinds' own panels measured of
+    ``problem_ids``, each kind by its campaigns among ``campaigns`` first, else by any of its
+    campaigns (a problem from a set or an earlier release may have been measured by a kind none
+    of ``campaigns`` is: every kind that measures is asked). A problem no kind measured is
+    absent (the shared panel measurement may have measured it)."""
+    by_kind = _by_kind(campaigns)
+    facts: dict = {}
     for kind in registered():
-        if kind.name in by_kind and kind.accepted_problems is not None:
-            made |= Q(pk__in=kind.accepted_problems(by_kind[kind.name]).values("pk"))
-    return Problem.objects.filter(made)
+        asked = [pid for pid in problem_ids if pid not in facts]
+        if kind.panel_facts is None or not asked:
+            continue
+        for pid, measured in kind.panel_facts(asked, by_kind.get(kind.name, [])).items():
+            facts.setdefault(pid, measured)
+    return facts

@@ -10,7 +10,6 @@ items), gate, freeze: the erratum is recorded as fixed in that version.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -21,8 +20,8 @@ from django.utils.text import slugify
 from evolution.measurement import selectors as measurement_selectors
 from evolution.models import Campaign, Problem, ProblemSet
 from evolution.screening import services as screening
+from evolution.selectors import campaign_problems, campaign_seeds, problem_panel_facts
 from evolution.sources import PanelFacts, ProblemSource, source_for_model
-from evolution.streams.kinds import registered
 
 from . import content, difficulty, independent, living, public_record
 from .gate import CandidateFacts, GateRules, RulesError, evaluate
@@ -198,16 +197,8 @@ def _candidate_pool(
     panel measured of them (``Kind.panel_facts``); a problem no kind measured takes the latest
     completed shared panel measurement (``evolution.measurement``)."""
     campaigns = list(release.campaigns.all())
-    by_kind: dict[str, list[int]] = defaultdict(list)
-    for c in campaigns:
-        by_kind[c.kind].append(c.pk)
-    kinds = [k for k in registered() if k.name in by_kind]
-    ids: set[int] = set()
-    for kind in kinds:
-        if kind.accepted_problems is not None:
-            ids |= set(kind.accepted_problems(by_kind[kind.name]).values_list("id", flat=True))
-        if kind.seed_problems is not None:
-            ids |= set(kind.seed_problems(by_kind[kind.name]).values_list("id", flat=True))
+    ids = set(campaign_problems(campaigns).values_list("id", flat=True))
+    ids |= set(campaign_seeds(campaigns).values_list("id", flat=True))
     ids |= set(
         Problem.objects.filter(problem_sets__in=release.problem_sets.all()).values_list(
             "id", flat=True
@@ -222,15 +213,7 @@ def _candidate_pool(
     problems = list(Problem.objects.filter(id__in=ids).select_related("lineage_root"))
     problems.sort(key=lambda p: (p.kind == "seed", p.id))
 
-    # A problem from a set or an earlier release may have been measured by a kind none of the
-    # release's campaigns is: every kind that measures is asked.
-    panel: dict[int, PanelFacts] = {}
-    for kind in registered():
-        if kind.panel_facts is None:
-            continue
-        asked = [pid for pid in ids if pid not in panel]
-        for pid, facts in kind.panel_facts(asked, by_kind.get(kind.name, [])).items():
-            panel.setdefault(pid, facts)
+    panel: dict[int, PanelFacts] = problem_panel_facts(list(ids), campaigns)
     # Problems no campaign measured itself (X-Coder, EvoSyn, sets measured from their page):
     # the latest completed shared panel measurement (evolution.measurement).
     unmeasured = [pid for pid in ids if not (pid in panel and panel[pid].attempts)]

@@ -1,5 +1,6 @@
-"""What BenchEvolver tells the gate and releases about its problems (``Kind.seed_problems`` and
-``Kind.panel_facts``), so that they never read its lineages, candidates or attempts.
+"""What BenchEvolver tells the gate and releases about its problems (``Kind.accepted_problems``,
+``Kind.seed_problems`` and ``Kind.panel_facts``), so that they never read its lineages,
+candidates or attempts.
 
 An accepted problem's figure is its candidate's panel measurement (pooled when several
 campaigns measured it); a seed's is its lineages' calibration. The provenance a release keeps
@@ -13,10 +14,19 @@ from collections import defaultdict
 
 from django.db.models import Q, QuerySet
 
+from evolution.judging.difficulty import pool
 from evolution.models import Problem
 from evolution.sources import PanelFacts
 
-from .models import Candidate, Lineage, SolverAttempt
+from .models import Candidate, Decision, Lineage, SolverAttempt
+
+
+def accepted_problems(campaign_ids: list[int]) -> QuerySet:
+    """The problems these campaigns' candidates were accepted as."""
+    return Problem.objects.filter(
+        source_candidate__lineage__campaign_id__in=list(campaign_ids),
+        source_candidate__decision=Decision.ACCEPTED,
+    )
 
 
 def seed_problems(campaign_ids: list[int]) -> QuerySet:
@@ -33,15 +43,18 @@ def _pooled(pairs) -> tuple[int | None, int | None]:
     return sum(p for p, _ in measured), sum(a for _, a in measured)
 
 
-def _seed_results(attempts: list[SolverAttempt]) -> dict:
-    """Per panel model, the seed calibration's passes, attempts and verdicts."""
-    rows: dict[str, dict] = {}
-    for a in attempts:
-        row = rows.setdefault(a.endpoint.name, {"passes": 0, "attempts": 0, "verdicts": {}})
-        row["attempts"] += 1
-        row["passes"] += a.verdict == "AC"
-        row["verdicts"][a.verdict] = row["verdicts"].get(a.verdict, 0) + 1
-    return rows
+def _by_problem(rows: QuerySet, key: str, campaign: str, campaign_ids) -> dict[int, list]:
+    """``rows`` by the problem ``key`` names: those whose ``campaign`` (a lookup path) is one of
+    ``campaign_ids`` (every campaign when empty), and for a problem they have none of (from a
+    set or an earlier release), any campaign's."""
+    in_campaigns = Q(**{f"{campaign}__in": campaign_ids}) if campaign_ids else Q()
+    found: dict[int, list] = defaultdict(list)
+    for row in rows.filter(in_campaigns):
+        found[getattr(row, key)].append(row)
+    if campaign_ids:
+        for row in rows.exclude(**{f"{key}__in": list(found)}):
+            found[getattr(row, key)].append(row)
+    return found
 
 
 def panel_facts(problem_ids: list[int], campaign_ids: list[int]) -> dict[int, PanelFacts]:
@@ -49,20 +62,12 @@ def panel_facts(problem_ids: list[int], campaign_ids: list[int]) -> dict[int, Pa
     candidates of ``campaign_ids`` (every campaign when empty) that became them, else by any
     campaign's; a seed by its lineages' calibration. A few queries, whatever the number."""
     ids = list(problem_ids)
-    in_campaigns = Q(lineage__campaign_id__in=campaign_ids) if campaign_ids else Q()
-    candidates: dict[int, list[Candidate]] = defaultdict(list)
-    for cand in Candidate.objects.filter(in_campaigns, accepted_problem_id__in=ids).select_related(
-        "lineage__campaign"
-    ):
-        candidates[cand.accepted_problem_id].append(cand)
-    if campaign_ids:
-        # A problem from a set or an earlier release may have been measured elsewhere.
-        for cand in (
-            Candidate.objects.filter(accepted_problem_id__in=ids)
-            .exclude(accepted_problem_id__in=list(candidates))
-            .select_related("lineage__campaign")
-        ):
-            candidates[cand.accepted_problem_id].append(cand)
+    candidates = _by_problem(
+        Candidate.objects.filter(accepted_problem_id__in=ids).select_related("lineage__campaign"),
+        "accepted_problem_id",
+        "lineage__campaign_id",
+        campaign_ids,
+    )
     answered: dict[int, set[int]] = defaultdict(set)
     for cand_id, endpoint_id in (
         SolverAttempt.objects.filter(
@@ -98,17 +103,12 @@ def panel_facts(problem_ids: list[int], campaign_ids: list[int]) -> dict[int, Pa
             measured_at=first.decided_at,
         )
 
-    in_campaigns = Q(campaign_id__in=campaign_ids) if campaign_ids else Q()
-    lineages: dict[int, list[Lineage]] = defaultdict(list)
-    for lin in Lineage.objects.filter(in_campaigns, seed_id__in=ids).exclude(
-        seed_id__in=list(facts)
-    ):
-        lineages[lin.seed_id].append(lin)
-    if campaign_ids:
-        for lin in Lineage.objects.filter(seed_id__in=ids).exclude(
-            seed_id__in=list(lineages) + list(facts)
-        ):
-            lineages[lin.seed_id].append(lin)
+    lineages = _by_problem(
+        Lineage.objects.filter(seed_id__in=ids).exclude(seed_id__in=list(facts)),
+        "seed_id",
+        "campaign_id",
+        campaign_ids,
+    )
     seed_attempts: dict[int, list[SolverAttempt]] = defaultdict(list)
     for a in SolverAttempt.objects.filter(
         lineage_id__in=[lin.pk for lins in lineages.values() for lin in lins],
@@ -126,7 +126,8 @@ def panel_facts(problem_ids: list[int], campaign_ids: list[int]) -> dict[int, Pa
                 "campaign": {"id": lins[0].campaign_id},
                 "seed_calibration": {"level": lins[0].seed_level},
                 "validation_ledger": [],
-                "panel_results": _seed_results(mine),
+                # Per model as the calibration pooled them (infrastructure errors apart).
+                "panel_results": pool([(a.endpoint.name, a.verdict) for a in mine]).per_model,
             },
             level=lins[0].seed_level,
         )

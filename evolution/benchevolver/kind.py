@@ -27,7 +27,7 @@ from evolution.benchevolver.models import (
     SolverAttempt,
 )
 from evolution.judging.difficulty import INFRA_ERROR
-from evolution.models import Campaign, Problem
+from evolution.models import Campaign
 from evolution.streams.kinds import (
     ANY,
     DEFAULT,
@@ -259,9 +259,6 @@ KIND = register(
         ),
         seed_problems=facts.seed_problems,
         panel_facts=facts.panel_facts,
-        accepted_problems=lambda ids: Problem.objects.filter(
-            source_candidate__lineage__campaign_id__in=ids,
-            source_candidate__decision=Decision.ACCEPTED,
-        ),
+        accepted_problems=facts.accepted_problems,
     )
 )

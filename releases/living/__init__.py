@@ -1017,6 +1017,7 @@ def current_levels(*, release: Release) -> dict[str, dict]:
     (its candidate's, dated when the candidate was decided, or its seed calibration's)."""
     from evolution.judging.difficulty import DEFAULT_LEVEL_THRESHOLDS, phi
     from evolution.models import Campaign
+    from evolution.selectors import problem_panel_facts
 
     latest = {}
     for point in DifficultyPoint.objects.filter(
@@ -1026,17 +1027,13 @@ def current_levels(*, release: Release) -> dict[str, dict]:
             latest[point.public_id] = point
     items = list(release.items.only("release_id", "public_id", "problem_id", "provenance"))
     campaign_ids = {((i.provenance or {}).get("campaign") or {}).get("id") for i in items} - {None}
+    campaigns = list(Campaign.objects.filter(pk__in=campaign_ids).only("pk", "kind", "settings"))
     thresholds = {
-        pk: chosen.get("level_thresholds") or DEFAULT_LEVEL_THRESHOLDS
-        for pk, chosen in Campaign.objects.filter(pk__in=campaign_ids).values_list("pk", "settings")
+        c.pk: c.settings.get("level_thresholds") or DEFAULT_LEVEL_THRESHOLDS for c in campaigns
     }
     # When an accepted problem was measured: as the kind whose panel measured it says.
     accepted = [i.problem_id for i in items if (i.provenance or {}).get("candidate")]
-    decided = {}
-    for kind in registered():
-        if kind.panel_facts is not None and accepted:
-            for pid, facts in kind.panel_facts(accepted, list(campaign_ids)).items():
-                decided.setdefault(pid, facts.measured_at)
+    decided = {pid: f.measured_at for pid, f in problem_panel_facts(accepted, campaigns).items()}
     out = {}
     for item in items:
         prov = item.provenance or {}

@@ -117,3 +117,20 @@ def test_the_gate_pool_is_what_the_kinds_answer_with_their_typed_facts():
     assert (panel[problem.pk].passes, panel[problem.pk].attempts) == (1, 4)
     assert (panel[lineage.seed_id].passes, panel[lineage.seed_id].attempts) == (4, 4)
     assert task.pk not in panel  # measured by no kind and by no shared measurement yet
+
+
+def test_a_seeds_published_per_model_results_leave_infrastructure_errors_apart():
+    """The release's per-model rows of a seed are pooled as its calibration pooled them
+    (``evolution.judging.difficulty.pool``): an attempt that never reached the model is not a
+    failed one. They were counted as attempts, so a row could say 1 of 2 where the seed's own
+    figure said 1 of 1."""
+    lineage = factories.LineageFactory(seed_passes=1, seed_attempts=1, seed_level=1)
+    model = factories.ModelEndpointFactory()
+    factories.SolverAttemptFactory(lineage=lineage, endpoint=model, verdict="AC")
+    factories.SolverAttemptFactory(lineage=lineage, endpoint=model, verdict="IE")
+
+    facts = kind_for("benchevolver").panel_facts([lineage.seed_id], [lineage.campaign_id])
+
+    assert facts[lineage.seed_id].provenance["panel_results"] == {
+        model.name: {"passes": 1, "attempts": 1, "verdicts": {"AC": 1}, "infra_errors": 1}
+    }

@@ -136,6 +136,18 @@ def campaign_seeds(campaigns) -> QuerySet[Problem]:
     return _kinds_answer(campaigns, "seed_problems")
 
 
+def problem_kind_tags(problem_ids) -> dict[int, set[str]]:
+    """{problem id: {tag, ...}}: the review vocabulary's tags the kinds themselves gave
+    ``problem_ids`` (``Kind.problem_tags``: BenchEvolver's mutation families); problems no kind
+    tagged are absent."""
+    tags: dict[int, set[str]] = {}
+    for kind in registered():
+        if kind.problem_tags is not None:
+            for pid, found in kind.problem_tags(list(problem_ids)).items():
+                tags.setdefault(pid, set()).update(found)
+    return tags
+
+
 def problem_panel_facts(problem_ids, campaigns) -> dict:
     """{problem id: ``evolution.sources.PanelFacts``}: what the kinds' own panels measured of
     ``problem_ids``, each kind by its campaigns among ``campaigns`` first, else by any of its

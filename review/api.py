@@ -12,7 +12,6 @@ from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
 from accounts.roles import ADMIN, CURATOR, REVIEWER, user_roles
-from evolution.benchevolver.models import Lineage
 from evolution.models import Problem
 
 from . import selectors, services
@@ -407,7 +406,7 @@ def round_create(request, payload: RoundIn):
     not_reviewers = [u.username for u in reviewers if REVIEWER not in user_roles(u)]
     if not_reviewers:
         raise HttpError(400, f"Not reviewer(s): {', '.join(sorted(not_reviewers))}.")
-    lineages = list(Lineage.objects.filter(pk__in=payload.lineage_ids).select_related("seed"))
+    lineages = selectors.lineage_list(set(payload.lineage_ids))
     if len(lineages) != len(set(payload.lineage_ids)):
         raise HttpError(400, "Unknown lineage id(s).")
     roots = list(Problem.objects.filter(public_id__in=payload.root_public_ids))

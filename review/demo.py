@@ -12,9 +12,9 @@ import random
 
 from django.db import transaction
 
-from evolution.benchevolver.models import Candidate
 from evolution.models import Campaign, Problem
 from evolution.models.campaigns import CampaignKind, CampaignState
+from evolution.selectors import problem_kind_tags
 
 from . import selectors, services
 from .models import ReviewRound
@@ -30,19 +30,13 @@ _DEMO_RATINGS = {
 
 
 def _demo_tags(problem) -> str:
-    """Tags a reviewer would give: an evolved problem's mutation family (already a tag of the
-    vocabulary: ``evolution.benchevolver.engine.families``), else "implementation" (the demo's
-    seeds are direct computations). Not tags by position, which named segment trees on a
-    running sum."""
+    """Tags a reviewer would give: the tag the kind that made the problem gave it (an evolved
+    problem's mutation family, already a tag of the vocabulary), else "implementation" (the
+    demo's seeds are direct computations). Not tags by position, which named segment trees on
+    a running sum."""
     if problem is None:
         return "implementation"
-    family = (
-        Candidate.objects.filter(accepted_problem=problem)
-        .exclude(family="")
-        .values_list("family", flat=True)
-        .first()
-    )
-    return family or "implementation"
+    return min(problem_kind_tags([problem.pk]).get(problem.pk, ()), default="implementation")
 
 
 def _sources(limit: int) -> tuple[list, list[Problem]]:
@@ -53,10 +47,11 @@ def _sources(limit: int) -> tuple[list, list[Problem]]:
     ][:limit]
     if len(lineages) >= limit:
         return lineages, []
+    seeds = {selectors.lineage_problem_list(lineage=lin)[0].pk for lin in lineages}
     roots = [
         p
         for p in Problem.objects.filter(kind="seed", lineage_members__isnull=False).distinct()
-        if p.pk not in {lin.seed_id for lin in lineages}
+        if p.pk not in seeds
     ][: limit - len(lineages)]
     return lineages, roots
 

@@ -137,13 +137,17 @@ class RoundCreateForm(forms.Form):
     exclude_creators = forms.BooleanField(required=False, initial=True)
 
     def __init__(
-        self, *args, lineage_queryset, campaign_queryset=None, problem_set_queryset=None, **kwargs
+        self,
+        *args,
+        lineage_queryset,
+        lineage_label=str,
+        campaign_queryset=None,
+        problem_set_queryset=None,
+        **kwargs,
     ):
         super().__init__(*args, **kwargs)
         self.fields["lineages"].queryset = lineage_queryset
-        self.fields["lineages"].label_from_instance = lambda lin: (
-            f"{lin.campaign.name} · {lin.seed.title} ({lin.n_accepted} accepted)"
-        )
+        self.fields["lineages"].label_from_instance = lineage_label
         self.fields["campaigns"].queryset = (
             campaign_queryset if campaign_queryset is not None else Campaign.objects.none()
         )

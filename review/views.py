@@ -448,7 +448,7 @@ def _coding_plan(form) -> tuple[list, list, list]:
         ),
     )
     # Lineages picked as they are keep their seeds; the filtered problems do not repeat them.
-    taken = {lin.seed_id for lin in data["lineages"]}
+    taken = {selectors.lineage_problem_list(lineage=lin)[0].pk for lin in data["lineages"]}
     chosen = [p for p in chosen if (p.lineage_root_id or p.pk) not in taken]
     groups, left_out = selectors.coding_group_plan(
         problems=chosen, include_seeds=data["include_seeds"], max_groups=data["max_groups"]
@@ -463,6 +463,7 @@ def round_create(request):
     form = RoundCreateForm(
         request.POST or None,
         lineage_queryset=selectors.lineage_choice_list(),
+        lineage_label=selectors.lineage_source().label,
         campaign_queryset=selectors.coding_campaign_choice_list(),
         problem_set_queryset=ProblemSet.objects.order_by("name"),
     )

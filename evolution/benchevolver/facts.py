@@ -1,6 +1,6 @@
-"""What BenchEvolver tells the gate and releases about its problems (``Kind.accepted_problems``,
-``Kind.seed_problems`` and ``Kind.panel_facts``), so that they never read its lineages,
-candidates or attempts.
+"""What BenchEvolver tells review, the gate and releases about its problems
+(``Kind.accepted_problems``, ``Kind.seed_problems``, ``Kind.panel_facts``, ``Kind.lineages``
+and ``Kind.problem_tags``), so that they never read its lineages, candidates or attempts.
 
 An accepted problem's figure is its candidate's panel measurement (pooled when several
 campaigns measured it); a seed's is its lineages' calibration. The provenance a release keeps
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from evolution.judging.difficulty import pool
 from evolution.models import Problem
@@ -34,6 +34,45 @@ def seed_problems(campaign_ids: list[int]) -> QuerySet:
     return Problem.objects.filter(
         pk__in=Lineage.objects.filter(campaign_id__in=list(campaign_ids)).values("seed_id")
     )
+
+
+def reviewable_lineages() -> QuerySet:
+    """Lineages with at least one accepted problem (``n_accepted``), by campaign and position."""
+    return (
+        Lineage.objects.select_related("campaign", "seed")
+        .annotate(n_accepted=Count("candidates", filter=Q(candidates__decision=Decision.ACCEPTED)))
+        .filter(n_accepted__gte=1)
+        .order_by("campaign_id", "position")
+    )
+
+
+def lineage_problems(lineage: Lineage) -> list[Problem]:
+    """The lineage's seed, then the problems its candidates were accepted as, by round."""
+    accepted = (
+        Candidate.objects.filter(lineage=lineage, decision=Decision.ACCEPTED)
+        .exclude(accepted_problem=None)
+        .select_related("accepted_problem")
+        .order_by("round")
+    )
+    return [lineage.seed] + [c.accepted_problem for c in accepted]
+
+
+def lineage_label(lineage: Lineage) -> str:
+    """A row of ``reviewable_lineages`` as the review round form lists it."""
+    return f"{lineage.campaign.name} · {lineage.seed.title} ({lineage.n_accepted} accepted)"
+
+
+def problem_tags(problem_ids: list[int]) -> dict[int, set[str]]:
+    """The mutation family each of these problems was evolved by (a tag of the review
+    vocabulary, ``engine.families``); problems evolved by no named family are absent."""
+    tags: dict[int, set[str]] = defaultdict(set)
+    for problem_id, family in (
+        Candidate.objects.filter(accepted_problem_id__in=list(problem_ids))
+        .exclude(family="")
+        .values_list("accepted_problem_id", "family")
+    ):
+        tags[problem_id].add(family)
+    return dict(tags)
 
 
 def _pooled(pairs) -> tuple[int | None, int | None]:

@@ -35,6 +35,7 @@ from evolution.streams.kinds import (
     NEW,
     SANDBOX,
     Kind,
+    Lineages,
     ReEvolver,
     Stage,
     count_by,
@@ -260,5 +261,13 @@ KIND = register(
         seed_problems=facts.seed_problems,
         panel_facts=facts.panel_facts,
         accepted_problems=facts.accepted_problems,
+        # Review rounds may take a lineage as one group, as it grew.
+        lineages=Lineages(
+            model=Lineage._meta.label,
+            reviewable=facts.reviewable_lineages,
+            problems=facts.lineage_problems,
+            label=facts.lineage_label,
+        ),
+        problem_tags=facts.problem_tags,
     )
 )

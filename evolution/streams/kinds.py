@@ -87,6 +87,22 @@ class ReEvolver:
 
 
 @dataclass(frozen=True)
+class Lineages:
+    """What review asks of a kind whose campaigns grow lineages (a seed and the problems
+    evolved from it, round by round), each of which a curator may put in a round as one group:
+    ``model``, the lineage table as ``app_label.ModelName`` (review's ``ReviewGroup.lineage``
+    points to it); ``reviewable()``, the lineages with at least one accepted problem, in the
+    order the round form lists them; ``problems(lineage)``, the seed, then its accepted
+    problems in round order; ``label(lineage)``, what the round form calls one of
+    ``reviewable()``'s rows."""
+
+    model: str
+    reviewable: Callable[[], QuerySet]
+    problems: Callable[[Any], list]
+    label: Callable[[Any], str]
+
+
+@dataclass(frozen=True)
 class Kind:
     """The declared graph of a campaign kind.
 
@@ -121,6 +137,11 @@ class Kind:
       shared panel measurement (``evolution.measurement``) only.
     - ``reevolver``: how the living loop re-evolves saturated problems with the kind
       (``ReEvolver``); None: it does not.
+    - ``lineages``: the lineages review rounds may take as groups (``Lineages``); None: the
+      kind's problems are grouped by the seed they share, as any problem is.
+    - ``problem_tags(problem_ids) -> {problem id: {tag, ...}}``: the review vocabulary's tags
+      the kind itself gave these problems (BenchEvolver: the mutation family), which a round's
+      tag filter matches as a reviewer's tag; None: the kind gives none.
     """
 
     name: str
@@ -157,6 +178,8 @@ class Kind:
     seed_problems: Callable[[list[int]], QuerySet] | None = None
     panel_facts: Callable[[list[int], list[int]], dict] | None = None
     reevolver: ReEvolver | None = None
+    lineages: Lineages | None = None
+    problem_tags: Callable[[list[int]], dict[int, set[str]]] | None = None
 
     def __post_init__(self):
         if self.finished is None:

@@ -6,19 +6,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Q, QuerySet
 
-from evolution.benchevolver.models import Candidate, Lineage
 from evolution.measurement.selectors import problem_difficulty
 from evolution.models import Campaign, Problem
 from evolution.models.campaigns import CampaignKind
-from evolution.selectors import campaign_problems
+from evolution.selectors import campaign_problems, problem_kind_tags
 from evolution.sources import ProblemSource, source_for_model
+from evolution.streams.kinds import Lineages, registered
 from evolution.vocabulary import normalize_tag_key
 
 from ..models import (
     GroupItem,
     Review,
+    ReviewGroup,
     Tag,
 )
 
@@ -29,15 +30,24 @@ LABELS = "ABCD"
 MAX_EXAMPLES = 5
 
 
-def lineage_problem_list(*, lineage: Lineage) -> list[Problem]:
+def lineage_source() -> Lineages:
+    """How the kind whose lineages ``ReviewGroup.lineage`` points to answers for them
+    (``Kind.lineages``; review never names that kind)."""
+    label = ReviewGroup._meta.get_field("lineage").related_model._meta.label
+    for kind in registered():
+        if kind.lineages is not None and kind.lineages.model == label:
+            return kind.lineages
+    raise LookupError(f"no campaign kind answers for the lineages in {label}")
+
+
+def lineage_list(ids) -> list:
+    """The lineages of ``ids`` that exist, in their table's order."""
+    return list(ReviewGroup._meta.get_field("lineage").related_model.objects.filter(pk__in=ids))
+
+
+def lineage_problem_list(*, lineage) -> list[Problem]:
     """The lineage's seed then its accepted problems in round order, at most four."""
-    accepted = (
-        Candidate.objects.filter(lineage=lineage, decision="accepted")
-        .select_related("accepted_problem")
-        .order_by("round")
-    )
-    problems = [lineage.seed] + [c.accepted_problem for c in accepted if c.accepted_problem]
-    return problems[:MAX_GROUP]
+    return lineage_source().problems(lineage)[:MAX_GROUP]
 
 
 def root_problem_list(*, root: Problem) -> list[Problem]:
@@ -46,14 +56,9 @@ def root_problem_list(*, root: Problem) -> list[Problem]:
     return [root, *descendants.order_by("lineage_depth", "id")[: MAX_GROUP - 1]]
 
 
-def lineage_choice_list() -> QuerySet[Lineage]:
+def lineage_choice_list() -> QuerySet:
     """Lineages with at least one accepted problem, for the round creation form."""
-    return (
-        Lineage.objects.select_related("campaign", "seed")
-        .annotate(n_accepted=Count("candidates", filter=Q(candidates__decision="accepted")))
-        .filter(n_accepted__gte=1)
-        .order_by("campaign_id", "position")
-    )
+    return lineage_source().reviewable()
 
 
 REVIEW_STATUSES = {
@@ -86,8 +91,9 @@ def coding_campaign_choice_list() -> QuerySet[Campaign]:
 
 
 def _tagged_problem_ids(tag: str, among: list[int]) -> set[int]:
-    """Problems a submitted review tagged ``tag`` (a tag's name or synonym), or whose
-    BenchEvolver mutation family (the review vocabulary's tags) is ``tag``."""
+    """Problems a submitted review tagged ``tag`` (a tag's name or synonym), or which the kind
+    that made them tagged so (``Kind.problem_tags``: BenchEvolver's mutation families, words
+    of the review vocabulary)."""
     key = normalize_tag_key(tag)
     names = set(
         Tag.objects.filter(Q(name__iexact=tag.strip()) | Q(synonyms__key=key)).values_list(
@@ -97,13 +103,13 @@ def _tagged_problem_ids(tag: str, among: list[int]) -> set[int]:
     reviewed = Review.objects.filter(
         submitted_at__isnull=False, tags__name__in=names, item__problem_id__in=among
     ).values_list("item__problem_id", flat=True)
-    same_family = Q()
-    for name in names:
-        same_family |= Q(family__iexact=name)
-    family = Candidate.objects.filter(same_family, accepted_problem_id__in=among).values_list(
-        "accepted_problem_id", flat=True
-    )
-    return set(reviewed) | set(family)
+    wanted = {name.casefold() for name in names}
+    by_kind = {
+        pid
+        for pid, tags in problem_kind_tags(among).items()
+        if wanted & {t.casefold() for t in tags}
+    }
+    return set(reviewed) | by_kind
 
 
 def _review_status(problem_ids: list[int]) -> dict[int, str]:

@@ -12,8 +12,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count
 
-from evolution.benchevolver.models import Candidate, Lineage
 from evolution.models import Campaign, Problem
+from evolution.selectors import campaign_problems
 
 from .. import selectors
 from ..models import (
@@ -32,17 +32,17 @@ _system_random = random.SystemRandom()
 
 @dataclass(frozen=True)
 class GroupSource:
-    """What a group is built from: a lineage, or a seed problem and its descendants."""
+    """What a group is built from: a lineage (a row of the table ``ReviewGroup.lineage`` points
+    to), or a seed problem and its descendants."""
 
     root: Problem
     problems: list[Problem]
-    lineage: Lineage | None = None
+    lineage: object | None = None
 
 
-def group_source_from_lineage(*, lineage: Lineage) -> GroupSource:
-    return GroupSource(
-        root=lineage.seed, problems=selectors.lineage_problem_list(lineage=lineage), lineage=lineage
-    )
+def group_source_from_lineage(*, lineage) -> GroupSource:
+    problems = selectors.lineage_problem_list(lineage=lineage)
+    return GroupSource(root=problems[0], problems=problems, lineage=lineage)
 
 
 def group_source_from_root(*, root: Problem) -> GroupSource:
@@ -55,7 +55,7 @@ def round_create(
     name: str,
     created_by,
     reviewers: Iterable,
-    lineages: Iterable[Lineage] = (),
+    lineages: Iterable = (),
     roots: Iterable[Problem] = (),
     problem_groups: Iterable[Sequence[Problem]] = (),
     reasoning_groups: Iterable[Sequence] = (),
@@ -163,45 +163,33 @@ def _check_reasoning_groups(groups: list[list]) -> None:
             seen.add(item.pk)
 
 
-def _group_creators(groups: list[ReviewGroup]) -> dict[int, set[int]]:
-    """Per group, the users who helped create its problems: creators of the campaigns behind
-    them. The groups' items must be prefetched; the coding groups' creators come from three
-    queries whatever their number."""
+def _group_creators(groups: list[ReviewGroup], users: list) -> dict[int, set[int]]:
+    """Per group, the users among ``users`` who helped create its items: who launched a
+    campaign that made one of its problems (as each coding kind answers,
+    ``evolution.selectors.campaign_problems``) or its reasoning items. The groups' items must
+    be prefetched; the coding groups cost one query, and one more per user who launched
+    campaigns, whatever their number."""
     creators: dict[int, set[int]] = {group.pk: set() for group in groups}
+    user_ids = {user.pk for user in users}
     problem_groups: dict[int, list[int]] = {}
     for group in groups:
         if group.kind == GroupKind.REASONING:
-            creators[group.pk] |= selectors.question_source().creator_ids(
+            creators[group.pk] |= user_ids & selectors.question_source().creator_ids(
                 item_ids=[item.reasoning_item_id for item in group.items.all()]
             )
-        if group.lineage_id:
-            creators[group.pk].add(group.lineage.campaign.created_by_id)
         for item in group.items.all():
             if item.problem_id is not None:
                 problem_groups.setdefault(item.problem_id, []).append(group.pk)
-    by_problem: dict[int, set[int]] = {}
-    for problem_id, creator in Candidate.objects.filter(
-        accepted_problem_id__in=list(problem_groups)
-    ).values_list("accepted_problem_id", "lineage__campaign__created_by_id"):
-        by_problem.setdefault(problem_id, set()).add(creator)
-    # Kinds without candidates (X-Coder, EvoSyn, FrontierSmith) record their campaign's id.
-    campaign_of = {
-        problem_id: campaign
-        for problem_id, campaign in Problem.objects.filter(pk__in=list(problem_groups)).values_list(
-            "pk", "metadata__campaign"
-        )
-        if isinstance(campaign, int)
-    }
-    campaign_creators = dict(
-        Campaign.objects.filter(pk__in=set(campaign_of.values())).values_list("pk", "created_by_id")
-    )
-    for problem_id, campaign in campaign_of.items():
-        by_problem.setdefault(problem_id, set()).add(campaign_creators.get(campaign))
-    for problem_id, group_ids in problem_groups.items():
-        for group_id in group_ids:
-            creators[group_id] |= by_problem.get(problem_id, set())
-    for found in creators.values():
-        found.discard(None)
+    if not problem_groups:
+        return creators
+    launched: dict[int, list[Campaign]] = {}
+    for campaign in Campaign.objects.filter(created_by__in=user_ids):
+        launched.setdefault(campaign.created_by_id, []).append(campaign)
+    for user_id, campaigns in launched.items():
+        made = campaign_problems(campaigns).filter(pk__in=list(problem_groups))
+        for problem_id in made.values_list("pk", flat=True):
+            for group_id in problem_groups[problem_id]:
+                creators[group_id].add(user_id)
     return creators
 
 
@@ -226,14 +214,10 @@ def round_assign(*, review_round: ReviewRound, rng: random.Random | None = None)
     for row in counted:
         if row["assignment__reviewer_id"] in load:
             load[row["assignment__reviewer_id"]] = row["n"]
-    groups = list(
-        review_round.groups.select_related("lineage__campaign").prefetch_related(
-            "items", "assignments"
-        )
-    )
+    groups = list(review_round.groups.prefetch_related("items", "assignments"))
     # Visit groups in random order so early lineages do not always get the same reviewers.
     rng.shuffle(groups)
-    excluded = _group_creators(groups) if review_round.exclude_creators else {}
+    excluded = _group_creators(groups, pool) if review_round.exclude_creators else {}
     planned: list[tuple[Assignment, list[GroupItem]]] = []
     for group in groups:
         taken = {a.reviewer_id for a in group.assignments.all()}

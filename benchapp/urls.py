@@ -3,6 +3,9 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+import evolution.urls
+from review.analytics import REVIEW_AGGREGATES
+
 from . import session_guard, views
 from .api import api
 
@@ -64,7 +67,9 @@ urlpatterns = [
     # stays for raw rows.
     path("manage/", include("benchapp.staff.urls")),
     path("api/", api.urls),
-    path("", include("evolution.urls")),
+    # The evolution URLs with review's aggregates for the review-based campaign charts: composed
+    # here, at the top, because the engine sits below review and never imports it.
+    path("", include((evolution.urls.patterns(reviews=REVIEW_AGGREGATES), "evolution"))),
     path("", include("review.urls")),
     path("", include("releases.urls")),
     path("", include("reasoning.urls")),

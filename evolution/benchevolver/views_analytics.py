@@ -3,6 +3,10 @@
 Every page and data endpoint is for curators and admins. The data endpoints send an ETag made
 of the campaign's fingerprint, so a browser that already holds the current data gets a 304
 without the chart being rebuilt or even read from the cache.
+
+The analytics page and the chart endpoints take ``reviews`` (a ``ReviewAggregates``, or None:
+nothing reviewed) as a keyword argument from the URLconf: ``evolution.urls.patterns`` puts it
+there, and the project's URLconf passes review's (``benchapp/urls.py``).
 """
 
 from __future__ import annotations
@@ -24,11 +28,12 @@ from evolution.http_cache import accepts_gzip, not_modified
 from evolution.models import Campaign
 
 from .analytics import heatmap, selectors, tables
+from .analytics.reviews import ReviewAggregates
 
 _ID_PLACEHOLDER = 987654321
 
 
-def _campaign(pk: int, *, reviews: bool = True) -> Campaign:
+def _campaign(pk: int, *, reviews: ReviewAggregates | None = None) -> Campaign:
     try:
         return selectors.campaign_for_analytics(pk=pk, reviews=reviews)
     except Campaign.DoesNotExist:
@@ -123,7 +128,7 @@ def heatmap_query(request) -> selectors.HeatmapQuery:
 @role_required(ADMIN, CURATOR)
 @require_GET
 def campaign_heatmap(request, pk: int):
-    campaign = _campaign(pk, reviews=False)
+    campaign = _campaign(pk)
     config = {
         "dataUrl": reverse("evolution:campaign_heatmap_json", args=[pk]),
         "csvUrl": reverse("evolution:campaign_heatmap_csv", args=[pk]),
@@ -144,7 +149,7 @@ def campaign_heatmap(request, pk: int):
 @role_required(ADMIN, CURATOR)
 @require_GET
 def campaign_heatmap_json(request, pk: int):
-    campaign = _campaign(pk, reviews=False)
+    campaign = _campaign(pk)
     try:
         query = heatmap_query(request)
     except BadQuery as exc:
@@ -164,7 +169,7 @@ def campaign_heatmap_json(request, pk: int):
 @role_required(ADMIN, CURATOR)
 @require_GET
 def campaign_heatmap_csv(request, pk: int):
-    campaign = _campaign(pk, reviews=False)
+    campaign = _campaign(pk)
     try:
         query = heatmap_query(request)
     except BadQuery as exc:
@@ -180,8 +185,9 @@ def campaign_heatmap_csv(request, pk: int):
 
 @role_required(ADMIN, CURATOR)
 @require_GET
-def campaign_analytics(request, pk: int):
-    campaign = _campaign(pk)
+def campaign_analytics(request, pk: int, reviews: ReviewAggregates | None = None):
+    # Table 1 on the page counts reviewed problems.
+    campaign = _campaign(pk, reviews=reviews)
     chart_list = [
         {
             "name": c.name,
@@ -217,11 +223,17 @@ def _chart_name(name: str) -> str:
     return name
 
 
+def _chart_campaign(pk: int, name: str, reviews: ReviewAggregates | None) -> Campaign:
+    # Only the review-based charts follow review activity: the others keep their cached data
+    # (and ETag) when a review is saved.
+    return _campaign(pk, reviews=reviews if selectors.CHARTS[name].uses_reviews else None)
+
+
 @role_required(ADMIN, CURATOR)
 @require_GET
-def campaign_chart_json(request, pk: int, chart: str):
+def campaign_chart_json(request, pk: int, chart: str, reviews: ReviewAggregates | None = None):
     name = _chart_name(chart)
-    campaign = _campaign(pk, reviews=selectors.CHARTS[name].uses_reviews)
+    campaign = _chart_campaign(pk, name, reviews)
     etag = _etag(campaign, request, name)
     if (response := not_modified(request, etag)) is not None:
         return response
@@ -233,8 +245,8 @@ def campaign_chart_json(request, pk: int, chart: str):
 
 @role_required(ADMIN, CURATOR)
 @require_GET
-def campaign_chart_csv(request, pk: int, chart: str):
+def campaign_chart_csv(request, pk: int, chart: str, reviews: ReviewAggregates | None = None):
     name = _chart_name(chart)
-    campaign = _campaign(pk, reviews=selectors.CHARTS[name].uses_reviews)
+    campaign = _chart_campaign(pk, name, reviews)
     data = selectors.chart_data(campaign=campaign, name=name)
     return _csv(tables.to_csv(tables.ROWS[name](data)), f"campaign-{pk}-{name}.csv")

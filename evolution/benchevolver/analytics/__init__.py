@@ -6,6 +6,7 @@
 - ``selectors`` reads the rows those functions need with a constant number of SQL queries,
   whatever the campaign's size, and caches each chart's data on a fingerprint of the campaign
   that changes whenever the campaign advances.
-- ``reviews`` adapts the review app's per-problem aggregates (empty when nothing is reviewed).
+- ``reviews`` says where per-problem review aggregates come from (``ReviewAggregates``, which
+  the project's URLconf passes down from the review app; without it nothing is reviewed).
 - ``tables`` turns each chart's data into CSV rows.
 """

@@ -1,8 +1,10 @@
-"""Per-problem review aggregates for the review-based charts, from whichever app provides them.
+"""Where the review-based charts read per-problem review aggregates from.
 
-Review sits above the engine, so the engine never imports it: the review app registers its
-provider when it starts (``review.apps``) and the charts ask through these two functions.
-Without a provider (the review app not installed) there is nothing reviewed: empty results.
+Review sits above the engine, so the engine never imports it. The project composes them at the
+top: ``benchapp/urls.py`` passes review's ``ReviewAggregates`` (``review.analytics``) to the
+evolution URLs, whose chart views hand it to the selectors. Without one (the evolution URLs
+included on their own) nothing is reviewed: empty aggregates, no review columns in the
+fingerprint.
 """
 
 from __future__ import annotations
@@ -12,28 +14,12 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class ReviewProvider:
+class ReviewAggregates:
     # ``aggregates(*problem_ids)`` -> {problem pk: {"clarity", "novelty", "difficulty",
     # "quality", "cf_rating", "validity", "n_reviews", "tags": [...]}}; each argument an
     # iterable of pks or a ``values()`` queryset of them.
     aggregates: Callable[..., dict[int, dict]]
     # ``fingerprint()`` -> {name: expression}: subqueries that change whenever a review, an
-    # override or a tag merge changes; added to the campaign's fingerprint query.
+    # override or a tag merge changes; added to the campaign's fingerprint query. Each name
+    # starts with ``fp_`` so that ``selectors.fingerprint`` reads it.
     fingerprint: Callable[[], dict]
-
-
-_provider: ReviewProvider | None = None
-
-
-def review_provider_register(provider: ReviewProvider | None) -> None:
-    """Install (or, with None, remove) the review aggregates provider."""
-    global _provider
-    _provider = provider
-
-
-def review_fingerprint_annotations() -> dict:
-    return _provider.fingerprint() if _provider else {}
-
-
-def problem_review_aggregates(*problem_ids) -> dict[int, dict]:
-    return _provider.aggregates(*problem_ids) if _provider else {}

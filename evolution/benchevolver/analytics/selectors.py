@@ -31,7 +31,7 @@ from evolution.benchevolver.models import Candidate, Lineage, SolverAttempt
 from evolution.models import Campaign, LLMCall
 
 from . import charts, heatmap
-from .reviews import problem_review_aggregates, review_fingerprint_annotations
+from .reviews import ReviewAggregates
 
 # 2: funnel reasons carry their first example's own words ("label"); 3: the cost per role
 # counts failed and unparsable calls
@@ -58,12 +58,16 @@ def _agg(function: str, field: str) -> Func:
     return Func(F(field), function=function)
 
 
-def campaign_for_analytics(*, pk: int, reviews: bool = True) -> Campaign:
+def campaign_for_analytics(*, pk: int, reviews: ReviewAggregates | None = None) -> Campaign:
     """The campaign with ``fp_*`` attributes that change whenever it advances: lineages
     calibrated or stepped (``steps_done`` grows with every step, also those that update rows
-    without ``updated_at``), candidates proposed or decided, and (with ``reviews``) any review
-    activity; the campaign's own counters (calls, cost, state) come with the row. One query;
-    raises Campaign.DoesNotExist."""
+    without ``updated_at``), candidates proposed or decided, and (with ``reviews``, where the
+    review-based charts read review aggregates) any review activity; the campaign's own
+    counters (calls, cost, state) come with the row. One query; raises Campaign.DoesNotExist.
+
+    The campaign keeps ``reviews`` as ``analytics_reviews``, and the charts read reviews from
+    there: a chart cached under this fingerprint is always built from the reviews the
+    fingerprint follows, and from none (nothing reviewed) when it follows none."""
     lineages = Lineage.objects.filter(campaign=OuterRef("pk"))
     candidates = Candidate.objects.filter(lineage__campaign=OuterRef("pk"))
     annotations = {
@@ -78,13 +82,15 @@ def campaign_for_analytics(*, pk: int, reviews: bool = True) -> Campaign:
             candidates, _agg("COUNT", "id"), _agg("COUNT", "decided_at"), _agg("MAX", "decided_at")
         ),
     }
-    if reviews:
-        annotations.update(review_fingerprint_annotations())
-    return (
+    if reviews is not None:
+        annotations.update(reviews.fingerprint())
+    campaign = (
         Campaign.objects.select_related("panel", "evolver", "seed_set")
         .annotate(**annotations)
         .get(pk=pk)
     )
+    campaign.analytics_reviews = reviews
+    return campaign
 
 
 def fingerprint(campaign: Campaign) -> str:
@@ -163,10 +169,14 @@ def _accepted_rows(campaign: Campaign) -> list[dict]:
 
 
 def _reviews_for(campaign: Campaign) -> dict:
-    """Review aggregates of the campaign's seeds and accepted problems. The problems are named
-    by subqueries, not by a list of ids: thousands of bound parameters cost more to plan than
-    the join."""
-    return problem_review_aggregates(
+    """Review aggregates of the campaign's seeds and accepted problems, from the reviews the
+    campaign was read with (``campaign_for_analytics``; none: nothing reviewed). The problems
+    are named by subqueries, not by a list of ids: thousands of bound parameters cost more to
+    plan than the join."""
+    reviews: ReviewAggregates | None = campaign.analytics_reviews
+    if reviews is None:
+        return {}
+    return reviews.aggregates(
         Lineage.objects.filter(campaign=campaign).values("seed_id"),
         Candidate.objects.filter(lineage__campaign=campaign, accepted_problem__isnull=False).values(
             "accepted_problem_id"
@@ -469,6 +479,7 @@ CHARTS: dict[str, Chart] = {
 
 
 def chart_data(*, campaign: Campaign, name: str) -> dict:
-    """One chart's data (KeyError for an unknown chart name)."""
+    """One chart's data (KeyError for an unknown chart name). ``campaign`` comes from
+    ``campaign_for_analytics``: a review-based chart reads the reviews it was read with."""
     chart = CHARTS[name]
     return _cached(campaign, f"chart-{name}", lambda: chart.build(campaign))

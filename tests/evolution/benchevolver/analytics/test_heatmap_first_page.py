@@ -35,7 +35,7 @@ def campaign():
 
 
 def _fresh(pk: int):
-    return selectors.campaign_for_analytics(pk=pk, reviews=False)
+    return selectors.campaign_for_analytics(pk=pk)
 
 
 @pytest.mark.parametrize("query", PLAIN)

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from evolution.benchevolver.analytics.reviews import problem_review_aggregates
+from review.analytics import problem_review_aggregates
 from review.models import (
     Assignment,
     GroupItem,
@@ -179,3 +179,66 @@ def test_review_activity_refreshes_cached_review_charts(personas, built):
         difficulty=[(1, 3)],
     )
     assert {r["tag"] for r in client.get(url).json()["rows"]} == {"search", "greedy"}
+
+
+def test_only_the_site_that_composes_review_serves_review_data(personas, built, settings):
+    """The review app's aggregates reach the charts because the project's URLconf passes them
+    to the evolution URLs; the evolution URLconf on its own serves the same charts with
+    nothing reviewed, whatever the review tables hold."""
+    _reviewed_lineage(
+        built,
+        built.accepted_indexes[0],
+        [_tag("search")],
+        [_tag("greedy")],
+        [UserFactory(username="ann")],
+        difficulty=[(1, 3)],
+    )
+    client = personas.curator.client
+    pk = built.campaign.pk
+
+    def chart(name):
+        response = client.get(reverse("evolution:campaign_chart_json", args=[pk, name]))
+        assert response.status_code == 200, name
+        return response.json()
+
+    def reviewed_totals(yield_table):
+        return next(r for r in yield_table["rows"] if r["difficulty"] == "all")["reviewed"]
+
+    assert settings.ROOT_URLCONF == "benchapp.urls"
+    categories = chart("categories")
+    assert (categories["seeds_reviewed"], categories["evolved_reviewed"]) == (1, 1)
+    assert {r["tag"] for r in categories["rows"]} == {"search", "greedy"}
+    assert reviewed_totals(chart("yield")) == 1
+
+    settings.ROOT_URLCONF = "tests.evolution.benchevolver.analytics.evolution_only_urls"
+    categories = chart("categories")
+    assert (categories["seeds_reviewed"], categories["evolved_reviewed"]) == (0, 0)
+    assert categories["rows"] == []
+    assert reviewed_totals(chart("yield")) == 0
+
+
+def test_review_activity_changes_only_the_review_charts_etags(personas, built):
+    """The review-based charts' fingerprint follows review activity; the other charts keep
+    their cached data and ETag when a review is saved."""
+    client = personas.curator.client
+    pk = built.campaign.pk
+
+    def etags():
+        return {
+            name: client.get(reverse("evolution:campaign_chart_json", args=[pk, name]))["ETag"]
+            for name in ("categories", "yield", "cost", "funnel")
+        }
+
+    before = etags()
+    _reviewed_lineage(
+        built,
+        built.accepted_indexes[0],
+        [_tag("search")],
+        [_tag("greedy")],
+        [UserFactory(username="ann")],
+        difficulty=[(1, 3)],
+    )
+    after = etags()
+    assert after["categories"] != before["categories"]
+    assert after["yield"] != before["yield"]
+    assert (after["cost"], after["funnel"]) == (before["cost"], before["funnel"])

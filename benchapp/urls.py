@@ -4,10 +4,17 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 import evolution.urls
-from review.analytics import REVIEW_AGGREGATES
+from evolution.benchevolver.analytics.reviews import ReviewAggregates
+from review.analytics import problem_review_aggregates, review_fingerprint_annotations
 
 from . import session_guard, views
 from .api import api
+
+# Where BenchEvolver's review-based charts read review aggregates: review's, composed here at
+# the top (the engine sits below review; review imports nothing of BenchEvolver).
+REVIEW_AGGREGATES = ReviewAggregates(
+    aggregates=problem_review_aggregates, fingerprint=review_fingerprint_annotations
+)
 
 urlpatterns = [
     path("", views.home, name="home"),

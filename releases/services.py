@@ -292,6 +292,7 @@ def gate_run_create(*, release: Release, by=None) -> GateRun:
         release=release,
         rules=rules.to_dict(),
         report=[r.to_dict() for r in reports],
+        provenance={str(pid): measured.provenance for pid, measured in panel.items()},
         candidates=len(reports),
         passed=sum(r.passed for r in reports),
         created_by=by,
@@ -369,7 +370,17 @@ def _gate_panel(entry: dict) -> dict:
     return panel
 
 
-def _provenance(problem: Problem, entry: dict, measured: PanelFacts | None, review: dict) -> dict:
+def _gate_sources(run: GateRun) -> dict[int, dict]:
+    """{problem id: where its panel figure came from} as ``run`` read it. A run from before
+    runs kept it: the kinds and the shared panel measurement are asked again, as freeze did
+    then."""
+    if run.provenance is None:
+        _, panel, _ = _candidate_pool(run.release)
+        return {pid: measured.provenance for pid, measured in panel.items()}
+    return {int(pid): source for pid, source in run.provenance.items()}
+
+
+def _provenance(problem: Problem, entry: dict, source: dict | None, review: dict) -> dict:
     prov = {
         "lineage": {
             "root": problem.lineage_root.public_id if problem.lineage_root_id else None,
@@ -385,10 +396,10 @@ def _provenance(problem: Problem, entry: dict, measured: PanelFacts | None, revi
         # The contamination screen the gate read (evolution.screening; None for originals).
         "screen": (entry.get("facts") or {}).get("screen"),
     }
-    # Where the figure came from, as the kind that measured it says (the campaign and
-    # candidate, the seed calibration or the shared panel measurement).
-    if measured is not None:
-        prov.update(measured.provenance)
+    # Where the figure came from, as the kind that measured it said when the gate ran (the
+    # campaign and candidate, the seed calibration or the shared panel measurement).
+    if source is not None:
+        prov.update(source)
     prov.setdefault("validation_ledger", [])
     prov.setdefault("panel_results", {})
     return prov
@@ -539,7 +550,7 @@ def release_freeze(*, release: Release, by=None) -> Release:
         .select_related("parent", "lineage_root")
         .prefetch_related("tests")
     }
-    _, panel, _ = _candidate_pool(release)
+    sources = _gate_sources(latest_run) if latest_run is not None else {}
     reviews = problem_reviews(problem_ids=list(problems))
     release.items.all().delete()  # a draft may hold a stale snapshot from an aborted freeze
     hashes = []
@@ -565,7 +576,7 @@ def release_freeze(*, release: Release, by=None) -> Release:
         agg = reviews[problem.id]
         decision = entry["decision"]
         label, basis = _difficulty(problem, entry)
-        provenance = _provenance(problem, entry, panel.get(problem.id), agg.to_dict())
+        provenance = _provenance(problem, entry, sources.get(problem.id), agg.to_dict())
         provenance["difficulty"] = basis
         items.append(
             ReleaseItem(

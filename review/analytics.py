@@ -1,6 +1,6 @@
-"""Per-problem review aggregates for the engine's charts: ``REVIEW_AGGREGATES``, which the
-project's URLconf passes to the evolution URLs (``benchapp/urls.py``; the engine never imports
-review).
+"""Per-problem review aggregates for the engine's charts: the project's URLconf passes these
+two functions to the evolution URLs (``benchapp/urls.py``; the engine never imports review,
+and review imports nothing of BenchEvolver).
 
 The review app aggregates per round (``review.selectors.round_item_aggregates``); a campaign's
 problems may be spread over several rounds, so this reads the same rows for a set of problems
@@ -17,8 +17,6 @@ import statistics
 from collections import defaultdict
 
 from django.db.models import F, Func, Q, QuerySet, Subquery
-
-from evolution.benchevolver.analytics.reviews import ReviewAggregates
 
 from .models import Review, ScoreOverride, Tag
 
@@ -128,8 +126,3 @@ def problem_review_aggregates(*problem_ids) -> dict[int, dict]:
             except ValueError:
                 continue
     return out
-
-
-REVIEW_AGGREGATES = ReviewAggregates(
-    aggregates=problem_review_aggregates, fingerprint=review_fingerprint_annotations
-)

@@ -40,6 +40,10 @@ def test_a_kind_imported_by_review_breaks_the_contracts(tmp_path):
         shutil.copytree(ROOT / app, tmp_path / app, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     (tmp_path / "review" / "leak.py").write_text("from reasoning.models import ReasoningItem\n")
+    # Review reading BenchEvolver's tables instead of what its kind declares.
+    (tmp_path / "review" / "lineage_leak.py").write_text(
+        "from evolution.benchevolver.models import Lineage\n"
+    )
     # A sibling method reaching into BenchEvolver's engine instead of the platform's judging.
     (tmp_path / "xcoder" / "leak.py").write_text(
         "from evolution.benchevolver.engine import judge\n"
@@ -47,4 +51,5 @@ def test_a_kind_imported_by_review_breaks_the_contracts(tmp_path):
     result = _run(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "review.leak -> reasoning.models" in result.stdout
+    assert "review.lineage_leak -> evolution.benchevolver.models" in result.stdout
     assert "xcoder.leak -> evolution.benchevolver.engine" in result.stdout

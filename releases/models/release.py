@@ -320,6 +320,11 @@ class GateRun(models.Model):
     rules = models.JSONField(default=dict)
     # [{"problem_id", "public_id", "title", "origin", "passed", "facts", "rules": [...]}]
     report = models.JSONField(default=list)
+    # {problem id: where its panel figure came from, as the kind that measured it said when the
+    # gate ran (``PanelFacts.provenance``: the campaign and candidate, the seed calibration or
+    # the shared panel measurement; the validation ledger; per-model results)}, what freeze
+    # publishes beside the figure. None: a run from before runs kept it.
+    provenance = models.JSONField(null=True, blank=True, default=None)
     candidates = models.PositiveIntegerField(default=0)
     passed = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(

@@ -13,7 +13,7 @@ from django.db.models import (
 
 from evolution.models import Campaign, LLMCall, Problem, ProblemSet
 
-from .streams.kinds import registered
+from .streams.kinds import campaigns_by_kind, registered
 
 
 def problem_set_list() -> QuerySet[ProblemSet]:
@@ -104,17 +104,10 @@ def featured_campaigns() -> dict:
 # --------------------------------------------------------------------------- any kind's problems
 
 
-def _by_kind(campaigns) -> dict[str, list[int]]:
-    by_kind: dict[str, list[int]] = {}
-    for c in campaigns:
-        by_kind.setdefault(c.kind, []).append(c.pk)
-    return by_kind
-
-
 def _kinds_answer(campaigns, question: str) -> QuerySet[Problem]:
     """The problems each kind of ``campaigns`` answers to ``question`` (a ``Kind`` field taking
     the kind's campaign ids and giving a Problem queryset), as one queryset."""
-    by_kind = _by_kind(campaigns)
+    by_kind = campaigns_by_kind(campaigns)
     found = Q(pk__in=[])
     for kind in registered():
         answer = getattr(kind, question)
@@ -146,20 +139,3 @@ def problem_kind_tags(problem_ids) -> dict[int, set[str]]:
             for pid, found in kind.problem_tags(list(problem_ids)).items():
                 tags.setdefault(pid, set()).update(found)
     return tags
-
-
-def problem_panel_facts(problem_ids, campaigns) -> dict:
-    """{problem id: ``evolution.sources.PanelFacts``}: what the kinds' own panels measured of
-    ``problem_ids``, each kind by its campaigns among ``campaigns`` first, else by any of its
-    campaigns (a problem from a set or an earlier release may have been measured by a kind none
-    of ``campaigns`` is: every kind that measures is asked). A problem no kind measured is
-    absent (the shared panel measurement may have measured it)."""
-    by_kind = _by_kind(campaigns)
-    facts: dict = {}
-    for kind in registered():
-        asked = [pid for pid in problem_ids if pid not in facts]
-        if kind.panel_facts is None or not asked:
-            continue
-        for pid, measured in kind.panel_facts(asked, by_kind.get(kind.name, [])).items():
-            facts.setdefault(pid, measured)
-    return facts

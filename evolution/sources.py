@@ -60,7 +60,9 @@ class PanelFacts:
     what a release snapshots of the measurement (the campaign, the candidate or the seed
     calibration, the validation ledger, per-model ``panel_results``); the difficulty ``level``
     the measurement gave and when it was taken (``measured_at``, None when not recorded);
-    ``remeasured_at`` when the benchmark's living panel re-measured it since."""
+    ``remeasured_at`` when the benchmark's living panel re-measured it since; ``source``, which
+    measurement gave the figure, as pages name it ("candidate": an accepted candidate's panel,
+    "calibration": a seed's calibration, "measurement": the shared panel measurement)."""
 
     passes: int | None
     attempts: int | None
@@ -69,6 +71,7 @@ class PanelFacts:
     level: int | None = None
     measured_at: datetime | None = None
     remeasured_at: str = ""
+    source: str = ""
 
 
 class ProblemSource:

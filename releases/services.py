@@ -20,8 +20,9 @@ from django.utils.text import slugify
 from evolution.measurement import selectors as measurement_selectors
 from evolution.models import Campaign, Problem, ProblemSet
 from evolution.screening import services as screening
-from evolution.selectors import campaign_problems, campaign_seeds, problem_panel_facts
+from evolution.selectors import campaign_problems, campaign_seeds
 from evolution.sources import PanelFacts, ProblemSource, source_for_model
+from evolution.streams.kinds import problem_panel_facts
 
 from . import content, difficulty, independent, living, public_record
 from .gate import CandidateFacts, GateRules, RulesError, evaluate
@@ -233,6 +234,7 @@ def _candidate_pool(
             },
             level=m.level,
             measured_at=m.measured_at,
+            source="measurement",
         )
 
     seed_statements: dict[str, tuple[int, str]] = {}

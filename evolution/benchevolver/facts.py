@@ -140,6 +140,7 @@ def panel_facts(problem_ids: list[int], campaign_ids: list[int]) -> dict[int, Pa
             },
             level=first.level,
             measured_at=first.decided_at,
+            source="candidate",
         )
 
     lineages = _by_problem(
@@ -169,5 +170,6 @@ def panel_facts(problem_ids: list[int], campaign_ids: list[int]) -> dict[int, Pa
                 "panel_results": pool([(a.endpoint.name, a.verdict) for a in mine]).per_model,
             },
             level=lins[0].seed_level,
+            source="calibration",
         )
     return facts

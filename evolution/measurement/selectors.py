@@ -1,21 +1,21 @@
 """Reads of panel measurements: what the gate, review filters and pages know about a problem's
 measured difficulty, whichever kind made it.
 
-``problem_difficulty`` answers for any problem ids with one ``Measured`` each: the campaign's
-own measurement where the problem has one (a BenchEvolver candidate's panel, a seed's
-calibration), else the latest completed shared measurement (``Measurement``).
+``problem_difficulty`` answers for any problem ids with one ``Measured`` each: what a kind's
+own panel measured where one did (``Kind.panel_facts``: a BenchEvolver candidate's panel, a
+seed's calibration; the same figure the gate reads), else the latest completed shared
+measurement (``Measurement``).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
-from evolution.benchevolver.models import Candidate, Lineage
 from evolution.models import Problem
+from evolution.streams.kinds import problem_panel_facts
 
 from .models import Measurement, MeasurementBatch, MeasurementState
 
@@ -50,24 +50,13 @@ def latest_completed(problem_ids: Iterable[int]) -> dict[int, Measurement]:
 def problem_difficulty(problem_ids: Iterable[int]) -> dict[int, Measured]:
     ids = list(problem_ids)
     out: dict[int, Measured] = {}
-    by_problem: dict[int, list[Candidate]] = defaultdict(list)
-    for cand in Candidate.objects.filter(accepted_problem_id__in=ids, attempts__gt=0):
-        by_problem[cand.accepted_problem_id].append(cand)
-    for pid, cands in by_problem.items():
-        newest = max(cands, key=lambda c: c.pk)
-        out[pid] = Measured(
-            passes=sum(c.passes or 0 for c in cands),
-            attempts=sum(c.attempts for c in cands),
-            level=newest.level,
-            source="candidate",
-        )
-    for lin in Lineage.objects.filter(seed_id__in=ids, seed_attempts__gt=0).order_by("-id"):
-        if lin.seed_id not in out:
-            out[lin.seed_id] = Measured(
-                passes=lin.seed_passes or 0,
-                attempts=lin.seed_attempts,
-                level=lin.seed_level,
-                source="calibration",
+    for pid, facts in problem_panel_facts(ids).items():
+        if facts.attempts:
+            out[pid] = Measured(
+                passes=facts.passes or 0,
+                attempts=facts.attempts,
+                level=facts.level,
+                source=facts.source,
             )
     for pid, m in latest_completed(set(ids) - set(out)).items():
         out[pid] = Measured(

@@ -283,6 +283,33 @@ def registered() -> list[Kind]:
     return list(_KINDS.values())
 
 
+def campaigns_by_kind(campaigns) -> dict[str, list[int]]:
+    """{kind name: ids of those of ``campaigns`` of that kind}."""
+    by_kind: dict[str, list[int]] = {}
+    for c in campaigns:
+        by_kind.setdefault(c.kind, []).append(c.pk)
+    return by_kind
+
+
+def problem_panel_facts(problem_ids, campaigns=()) -> dict:
+    """{problem id: ``evolution.sources.PanelFacts``}: what the kinds' own panels measured of
+    ``problem_ids``, each kind by its campaigns among ``campaigns`` first, else by any of its
+    campaigns (a problem from a set or an earlier release may have been measured by a kind none
+    of ``campaigns`` is: every kind that measures is asked). A problem no kind measured is
+    absent (the shared panel measurement may have measured it). The gate, the release
+    provenance and every page that shows a problem's measured difficulty read this one
+    answer."""
+    by_kind = campaigns_by_kind(campaigns)
+    facts: dict = {}
+    for kind in registered():
+        asked = [pid for pid in problem_ids if pid not in facts]
+        if kind.panel_facts is None or not asked:
+            continue
+        for pid, measured in kind.panel_facts(asked, by_kind.get(kind.name, [])).items():
+            facts.setdefault(pid, measured)
+    return facts
+
+
 def campaigns_without_worker(live_by_queue: dict[str, list[str]]) -> list[dict]:
     """Launched campaigns (queued or running) that need a queue no live worker serves, each
     with the queues missing. ``live_by_queue`` maps a queue to the live workers consuming it

@@ -1017,7 +1017,7 @@ def current_levels(*, release: Release) -> dict[str, dict]:
     (its candidate's, dated when the candidate was decided, or its seed calibration's)."""
     from evolution.judging.difficulty import DEFAULT_LEVEL_THRESHOLDS, phi
     from evolution.models import Campaign
-    from evolution.selectors import problem_panel_facts
+    from evolution.streams.kinds import problem_panel_facts
 
     latest = {}
     for point in DifficultyPoint.objects.filter(

@@ -84,12 +84,14 @@ def test_benchevolver_answers_with_its_candidates_then_its_seed_calibrations():
         },
         level=4,
         measured_at=when,
+        source="candidate",
     )
     assert (facts[other.pk].passes, facts[other.pk].attempts, facts[other.pk].level) == (2, 4, 3)
     seed = facts[lineage.seed_id]
     assert (seed.passes, seed.attempts, seed.level) == (3, 4, 2)
     assert seed.endpoints == frozenset({seed_model.pk})
     assert seed.provenance["seed_calibration"] == {"level": 2}
+    assert seed.source == "calibration"
     assert seed.provenance["panel_results"] == {
         seed_model.name: {"passes": 0, "attempts": 1, "verdicts": {"WA": 1}}
     }

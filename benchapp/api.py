@@ -9,7 +9,7 @@ from django.contrib.auth import authenticate
 from django.core.exceptions import PermissionDenied, SuspiciousOperation
 from django.db import DataError
 from django.utils import timezone
-from ninja import Field, NinjaAPI, Router, Schema
+from ninja import Field, NinjaAPI, Router, Schema, Status
 from ninja.security import HttpBearer, django_auth
 
 from accounts.models import APIToken
@@ -153,11 +153,11 @@ def token_issue(request, payload: TokenIn):
     if getattr(request, "axes_locked_out", False):
         from .auth import lockout_message
 
-        return 429, {"detail": lockout_message()}
+        return Status(429, {"detail": lockout_message()})
     if user is None or not user.is_active:
-        return 401, {"detail": "username or password is wrong"}
+        return Status(401, {"detail": "username or password is wrong"})
     token, raw = APIToken.issue(user=user, name=payload.name)
-    return 201, {"token": raw, "prefix": token.prefix, "name": token.name}
+    return Status(201, {"token": raw, "prefix": token.prefix, "name": token.name})
 
 
 @api.exception_handler(DataError)

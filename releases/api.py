@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Field, Query, Router, Schema
+from ninja import Field, Query, Router, Schema, Status
 from ninja.errors import HttpError
 
 from accounts.roles import ADMIN, CURATOR, request_user, user_roles
@@ -338,7 +338,9 @@ def benchmark_new(request, payload: BenchmarkIn):
         )
     except ValidationError as exc:
         _bad(exc)
-    return 201, BenchmarkOut(id=bench.pk, name=bench.name, slug=bench.slug, license=bench.license)
+    return Status(
+        201, BenchmarkOut(id=bench.pk, name=bench.name, slug=bench.slug, license=bench.license)
+    )
 
 
 @router.post("/releases", response={201: ReleaseOut})
@@ -380,7 +382,7 @@ def release_new(request, payload: ReleaseIn):
         )
     except ValidationError as exc:
         _bad(exc)
-    return 201, _release_out(release)
+    return Status(201, _release_out(release))
 
 
 @router.post("/releases/{release_id}/freeze", response=ReleaseOut)

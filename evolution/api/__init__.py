@@ -10,7 +10,7 @@ from typing import Annotated
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404
-from ninja import Field, Router, Schema
+from ninja import Field, Router, Schema, Status
 
 from accounts.roles import ADMIN, CURATOR
 
@@ -144,8 +144,8 @@ def endpoint_create(request, payload: EndpointIn):
         endpoint.full_clean()
         endpoint.save()
     except ValidationError as exc:
-        return 400, {"detail": "invalid endpoint", "errors": exc.message_dict}
-    return 201, endpoint
+        return Status(400, {"detail": "invalid endpoint", "errors": exc.message_dict})
+    return Status(201, endpoint)
 
 
 @router.get("/panels", response=list[PanelOut])
@@ -158,7 +158,7 @@ def panel_list(request):
 def panel_create(request, payload: PanelIn):
     require(request, ADMIN)
     if not payload.members:
-        return 400, {"detail": "a panel needs at least one target endpoint"}
+        return Status(400, {"detail": "a panel needs at least one target endpoint"})
     try:
         with transaction.atomic():
             panel = Panel.objects.create(name=payload.name)
@@ -170,10 +170,10 @@ def panel_create(request, payload: PanelIn):
                     )
                 PanelMember.objects.create(panel=panel, endpoint=endpoint, attempts=member.attempts)
     except ValidationError as exc:
-        return 400, {"detail": "invalid panel", "errors": exc.message_dict}
+        return Status(400, {"detail": "invalid panel", "errors": exc.message_dict})
     except IntegrityError as exc:
-        return 400, {"detail": f"invalid panel: {exc.__class__.__name__}"}
-    return 201, panel
+        return Status(400, {"detail": f"invalid panel: {exc.__class__.__name__}"})
+    return Status(201, panel)
 
 
 @router.get("/campaigns", response=list[CampaignOut])
@@ -201,9 +201,9 @@ def _control(request, campaign_id: int, service):
     require(request, ADMIN)
     get_object_or_404(Campaign, pk=campaign_id)
     try:
-        return 200, service(campaign_id=campaign_id)
+        return Status(200, service(campaign_id=campaign_id))
     except campaign_services.TransitionError as exc:
-        return 409, {"detail": str(exc)}
+        return Status(409, {"detail": str(exc)})
 
 
 @router.post("/campaigns/{campaign_id}/launch", response={200: CampaignOut, 409: ErrorOut})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.db.models import Count
-from ninja import Router, Schema
+from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
 from accounts.roles import ADMIN, CURATOR, has_role
@@ -118,18 +118,21 @@ def problem_set_import(request, payload: ProblemSetImportIn):
             replace_references=payload.replace_references,
         )
     except SeedImportError as exc:
-        return 400, {"detail": str(exc), "line": exc.line, "field": exc.field}
-    return 200, {
-        "problem_set": report.problem_set.name,
-        "created": report.created,
-        "updated": report.updated,
-        "unchanged": report.unchanged,
-        "problems_in_set": report.problem_set.problems.count(),
-        "with_reference": report.with_reference,
-        "skipped": report.skipped,
-        "skipped_reasons": [list(pair) for pair in report.skipped_reasons],
-        **reference_summary(report),
-    }
+        return Status(400, {"detail": str(exc), "line": exc.line, "field": exc.field})
+    return Status(
+        200,
+        {
+            "problem_set": report.problem_set.name,
+            "created": report.created,
+            "updated": report.updated,
+            "unchanged": report.unchanged,
+            "problems_in_set": report.problem_set.problems.count(),
+            "with_reference": report.with_reference,
+            "skipped": report.skipped,
+            "skipped_reasons": [list(pair) for pair in report.skipped_reasons],
+            **reference_summary(report),
+        },
+    )
 
 
 @router.get(
@@ -139,4 +142,6 @@ def problem_set_import(request, payload: ProblemSetImportIn):
 )
 def problem_set_list(request):
     _require(request, CURATOR)  # admins hold the curator role too
-    return 200, ProblemSet.objects.annotate(problem_count=Count("problems")).order_by("name")
+    return Status(
+        200, ProblemSet.objects.annotate(problem_count=Count("problems")).order_by("name")
+    )

@@ -8,7 +8,7 @@ from datetime import datetime
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.shortcuts import get_object_or_404
-from ninja import Router, Schema
+from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
 from accounts.roles import ADMIN, CURATOR, user_roles
@@ -177,7 +177,7 @@ def panel_add(request, slug: str, payload: SeatIn):
             for k, v in exc.message_dict.items()
         )
         raise HttpError(400, detail)
-    return 201, _queued_out(r)
+    return Status(201, _queued_out(r))
 
 
 def _queued_out(r) -> RemeasurementOut:

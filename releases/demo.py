@@ -29,10 +29,8 @@ DEMO_NOTE = (
 
 
 def releases_demo(*, world, stdout, admin) -> Release | None:
-    from evolution.demo.setup import COMPLETED_NAME
-
-    campaign = Campaign.objects.filter(name=COMPLETED_NAME, state="completed").first()
-    if campaign is None:
+    campaign = world.completed
+    if campaign is None or campaign.state != CampaignState.COMPLETED:
         raise CommandError("Demo: no release, because the demo campaign has not completed.")
     curator = get_user_model().objects.filter(username="demo-curator").first() or admin
     bench = Benchmark.objects.filter(name=DEMO_BENCHMARK).first() or services.benchmark_create(

@@ -44,6 +44,11 @@ def test_a_kind_imported_by_review_breaks_the_contracts(tmp_path):
     (tmp_path / "review" / "lineage_leak.py").write_text(
         "from evolution.benchevolver.models import Lineage\n"
     )
+    # ... or reaching it through a platform module that imports it.
+    (tmp_path / "evolution" / "measurement" / "bridge.py").write_text(
+        "from evolution.benchevolver.engine.config import EvolutionSettings\n"
+    )
+    (tmp_path / "review" / "indirect.py").write_text("from evolution.measurement import bridge\n")
     # A sibling method reaching into BenchEvolver's engine instead of the platform's judging.
     (tmp_path / "xcoder" / "leak.py").write_text(
         "from evolution.benchevolver.engine import judge\n"
@@ -52,4 +57,5 @@ def test_a_kind_imported_by_review_breaks_the_contracts(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "review.leak -> reasoning.models" in result.stdout
     assert "review.lineage_leak -> evolution.benchevolver.models" in result.stdout
+    assert "review.indirect -> evolution.measurement.bridge" in result.stdout
     assert "xcoder.leak -> evolution.benchevolver.engine" in result.stdout

@@ -33,6 +33,9 @@ class DemoWorld:
     evolver: ModelEndpoint
     panel: Panel
     logins: list[tuple[str, str, str]] = field(default_factory=list)
+    # BenchEvolver's demo campaign once it completed (the demo command sets it): what the
+    # apps' later steps (the release) take their evolved problems from.
+    completed: Campaign | None = None
 
 
 def demo_users() -> list[tuple[str, str, str]]:

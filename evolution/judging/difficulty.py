@@ -19,6 +19,25 @@ from . import prompts
 DEFAULT_LEVEL_THRESHOLDS = (0.9, 0.7, 0.4, 0.1)
 
 
+@dataclass(frozen=True)
+class PanelDefaults:
+    """How a panel measures unless a campaign sets its own: K attempts per target model, the
+    sampling temperature and request time-out of every solver call (BenchEvolver's Table 5),
+    the stdout captured per test, the failed calls allowed for one attempt before the
+    measurement names the endpoint, and phi's thresholds. BenchEvolver's settings take their
+    defaults from here and the shared panel measurement measures with them, so the two agree."""
+
+    target_eval_k: int = 4
+    temperature: float = 0.8
+    timeout: float = 600.0
+    max_output_bytes: int = 1_000_000
+    infra_retry_limit: int = 3
+    level_thresholds: tuple[float, ...] = DEFAULT_LEVEL_THRESHOLDS
+
+
+PANEL_DEFAULTS = PanelDefaults()
+
+
 def phi(
     pass_rate: float, thresholds: tuple[float, ...] | list[float] = DEFAULT_LEVEL_THRESHOLDS
 ) -> int:

@@ -4,8 +4,9 @@ Everything that decides a number is shared, not copied: the solver prompt, the a
 the pooling of verdicts with infrastructure errors apart and the attempt loop itself (asking,
 storing, naming a failing endpoint, judging) are the platform's (``evolution.judging``, the
 same code BenchEvolver's difficulty stage runs); the level map phi, K, the sampling
-temperature, the request time-out and the infrastructure retry limit are ``EvolutionSettings``'
-Table 5 defaults.
+temperature, the request time-out and the infrastructure retry limit are the platform's panel
+defaults (``evolution.judging.difficulty.PANEL_DEFAULTS``, Table 5), which BenchEvolver's
+settings default to as well.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import hashlib
 from dataclasses import dataclass
 
 from evolution import sandbox
-from evolution.benchevolver.engine.config import EvolutionSettings
 from evolution.judging import attempts, difficulty
 from evolution.judging.attempts import AttemptRows
 from evolution.llm import CallContext, LLMClient, sampling
@@ -27,9 +27,9 @@ from .models import Measurement
 ROLE = "solver"
 
 
-def defaults() -> EvolutionSettings:
-    """BenchEvolver's defaults (Table 5) for everything a measurement shares with it."""
-    return EvolutionSettings()
+def defaults() -> difficulty.PanelDefaults:
+    """The platform's panel defaults (Table 5), which BenchEvolver's settings share."""
+    return difficulty.PANEL_DEFAULTS
 
 
 def is_open_ended(problem: Problem) -> bool:

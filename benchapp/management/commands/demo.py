@@ -101,6 +101,7 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(f"'{campaign.name}': {campaign.state} ({campaign.state_reason})")
         )
+        world.completed = campaign
 
         resumable = setup.demo_campaign(world, setup.RESUMABLE_NAME, created_by=admin)
         if resumable.state == CampaignState.DRAFT:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from evolution.algorithm_settings import PROJECT, AlgorithmSettings
-from evolution.judging.difficulty import DEFAULT_LEVEL_THRESHOLDS, phi
+from evolution.judging.difficulty import PANEL_DEFAULTS, phi
 
 from .evidence import attempts_to_prove
 
@@ -59,9 +59,10 @@ class EvolutionSettings(AlgorithmSettings):
     BOUNDS_MESSAGE = "must be between {low} and {high}"
 
     # Model and evaluation
-    target_eval_k: int = 4
-    temperature: float = 0.8
-    timeout: float = 600.0
+    # The platform's panel defaults (evolution.judging.difficulty.PANEL_DEFAULTS, Table 5).
+    target_eval_k: int = PANEL_DEFAULTS.target_eval_k
+    temperature: float = PANEL_DEFAULTS.temperature
+    timeout: float = PANEL_DEFAULTS.timeout
     # Difficulty and acceptance
     allowed_seed_levels: list[int] = field(default_factory=lambda: [1, 2])
     accept_min_level_gain: int = 1
@@ -71,7 +72,9 @@ class EvolutionSettings(AlgorithmSettings):
     no_improve_patience: int = 4
     # A mutation family that already succeeded in another lineage must gain this much more.
     reused_family_extra_gain: int = 1
-    level_thresholds: list[float] = field(default_factory=lambda: list(DEFAULT_LEVEL_THRESHOLDS))
+    level_thresholds: list[float] = field(
+        default_factory=lambda: list(PANEL_DEFAULTS.level_thresholds)
+    )
     # Mutation and repair
     max_candidate_repairs: int = 3
     spec_retry_attempts: int = 2
@@ -88,7 +91,7 @@ class EvolutionSettings(AlgorithmSettings):
     program_gen_stress_inputs: int = 3
     function_gen_inputs_per_tier: int = 2
     execution_timeout: float = 6.0
-    max_output_bytes: int = 1_000_000
+    max_output_bytes: int = PANEL_DEFAULTS.max_output_bytes
     memory_mb: int = 512
     # Memory and diversity
     memory_raw_window: int = 10
@@ -101,7 +104,7 @@ class EvolutionSettings(AlgorithmSettings):
     # A seed without a reference takes the first calibration attempt that passes all its tests.
     reference_from_calibration: bool = True
     # Failed model calls (transport/provider) for one panel attempt before the campaign pauses.
-    infra_retry_limit: int = 3
+    infra_retry_limit: int = PANEL_DEFAULTS.infra_retry_limit
     # Off by default (0: Algorithm 1, line 22, on the point estimate over K attempts per model,
     # as the paper runs it). Above 0, a level gain needs evidence: the Wilson upper bound of the
     # pass rate at this confidence must map to the level needed. The paper gives none.

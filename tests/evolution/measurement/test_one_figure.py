@@ -1,12 +1,16 @@
 """A problem's measured difficulty is one figure wherever it is shown: the problem pages and the
 review round filters read what the kinds answer (``Kind.panel_facts``), the same answer the
-curation gate reads, and only then the shared panel measurement."""
+curation gate reads, and only then the shared panel measurement, which measures with the same
+defaults as BenchEvolver's panel."""
 
 from __future__ import annotations
 
 import pytest
 from django.urls import reverse
 
+from evolution.benchevolver.engine.config import EvolutionSettings
+from evolution.judging.difficulty import PANEL_DEFAULTS
+from evolution.measurement import panel
 from evolution.measurement.selectors import problem_difficulty
 from evolution.streams.kinds import problem_panel_facts
 from tests import factories
@@ -48,3 +52,20 @@ def test_an_accepted_problem_shows_its_candidates_figure_and_the_rest_the_shared
     assert (shown[evolved.pk].passes, shown[evolved.pk].attempts) == (1, 8)
     assert (shown[evolved.pk].level, shown[evolved.pk].source) == (4, "candidate")
     assert plain.pk not in shown  # nothing measured it
+
+
+def test_the_shared_measurement_measures_with_benchevolvers_panel_defaults():
+    settings = EvolutionSettings()
+    assert panel.defaults() is PANEL_DEFAULTS
+    for name in (
+        "target_eval_k",
+        "temperature",
+        "timeout",
+        "max_output_bytes",
+        "infra_retry_limit",
+    ):
+        assert getattr(settings, name) == getattr(PANEL_DEFAULTS, name), name
+    assert (
+        tuple(settings.level_thresholds) == PANEL_DEFAULTS.level_thresholds == (0.9, 0.7, 0.4, 0.1)
+    )
+    assert (PANEL_DEFAULTS.target_eval_k, PANEL_DEFAULTS.temperature) == (4, 0.8)  # Table 5

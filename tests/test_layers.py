@@ -49,6 +49,7 @@ def test_a_kind_imported_by_review_breaks_the_contracts(tmp_path):
         "from evolution.benchevolver.engine.config import EvolutionSettings\n"
     )
     (tmp_path / "review" / "indirect.py").write_text("from evolution.measurement import bridge\n")
+    (tmp_path / "xcoder" / "indirect.py").write_text("from evolution.measurement import bridge\n")
     # A sibling method reaching into BenchEvolver's engine instead of the platform's judging.
     (tmp_path / "xcoder" / "leak.py").write_text(
         "from evolution.benchevolver.engine import judge\n"
@@ -58,4 +59,5 @@ def test_a_kind_imported_by_review_breaks_the_contracts(tmp_path):
     assert "review.leak -> reasoning.models" in result.stdout
     assert "review.lineage_leak -> evolution.benchevolver.models" in result.stdout
     assert "review.indirect -> evolution.measurement.bridge" in result.stdout
+    assert "xcoder.indirect -> evolution.measurement.bridge" in result.stdout
     assert "xcoder.leak -> evolution.benchevolver.engine" in result.stdout

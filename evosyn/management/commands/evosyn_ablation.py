@@ -4,11 +4,10 @@ grid and stores it; the campaign page draws it (/evosyn/<id>/#ablation)."""
 
 from __future__ import annotations
 
-import json
-
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from evolution.management.campaign_commands import add_campaign_choice, campaign_chosen, write_json
 from evosyn.ablation import ablation_run
 from evosyn.engine import ablation as A
 from evosyn.models import EvoSynCampaign
@@ -27,12 +26,10 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        which = parser.add_mutually_exclusive_group(required=True)
-        which.add_argument("--campaign", type=int, help="the EvoSyn campaign's id")
-        which.add_argument(
-            "--demo",
-            action="store_true",
-            help="the demo's EvoSyn campaign (built and run from its cassette when missing)",
+        add_campaign_choice(
+            parser,
+            label="EvoSyn",
+            demo_help="the demo's EvoSyn campaign (built and run from its cassette when missing)",
         )
         parser.add_argument(
             "--m", default=_grid(A.DOCUMENT_MN), help="solutions per problem, e.g. 4,8,16"
@@ -67,32 +64,25 @@ class Command(BaseCommand):
             raise CommandError("; ".join(exc.messages)) from exc
         self._report(esc, ablation)
         if options["json"]:
-            with open(options["json"], "w", encoding="utf-8") as out:
-                json.dump(
-                    {
-                        "ablation": ablation.pk,
-                        "campaign": esc.pk,
-                        "strategy": ablation.strategy_label,
-                        "replayed": ablation.replayed,
-                        "stored_m": ablation.stored_m,
-                        "stored_n": ablation.stored_n,
-                        "cells": ablation.cells,
-                    },
-                    out,
-                    indent=1,
-                )
+            write_json(
+                options["json"],
+                {
+                    "ablation": ablation.pk,
+                    "campaign": esc.pk,
+                    "strategy": ablation.strategy_label,
+                    "replayed": ablation.replayed,
+                    "stored_m": ablation.stored_m,
+                    "stored_n": ablation.stored_n,
+                    "cells": ablation.cells,
+                },
+            )
 
     def _campaign(self, options) -> EvoSynCampaign:
-        if options["demo"]:
-            from evosyn.demo.setup import evosyn_demo
+        from evosyn.demo.setup import evosyn_demo
 
-            campaign = evosyn_demo(stdout=self.stderr)
-            self.stderr.write("")
-            return EvoSynCampaign.objects.get(pk=campaign.pk)
-        try:
-            return EvoSynCampaign.objects.get(pk=options["campaign"])
-        except EvoSynCampaign.DoesNotExist:
-            raise CommandError(f"no EvoSyn campaign {options['campaign']}") from None
+        return campaign_chosen(
+            options, model=EvoSynCampaign, label="EvoSyn", demo=evosyn_demo, stderr=self.stderr
+        )
 
     def _report(self, esc: EvoSynCampaign, ablation) -> None:
         write = self.stdout.write

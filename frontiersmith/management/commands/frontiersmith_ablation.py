@@ -5,12 +5,15 @@ reused and what is asked."""
 
 from __future__ import annotations
 
-import json
-
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from evolution.models import ModelEndpoint
+from evolution.management.campaign_commands import (
+    add_campaign_choice,
+    campaign_chosen,
+    endpoint_named,
+    write_json,
+)
 from frontiersmith.ablation import MEASURES, no_filter_ablation
 from frontiersmith.models import FrontierCampaign
 
@@ -31,12 +34,10 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        which = parser.add_mutually_exclusive_group(required=True)
-        which.add_argument("--campaign", type=int, help="the FrontierSmith campaign's id")
-        which.add_argument(
-            "--demo",
-            action="store_true",
-            help="the demo's FrontierSmith campaign (built and run from its cassette when "
+        add_campaign_choice(
+            parser,
+            label="FrontierSmith",
+            demo_help="the demo's FrontierSmith campaign (built and run from its cassette when "
             "missing); the arm's new calls are answered by the authored ablation cassette",
         )
         parser.add_argument("--mutator-endpoint", default="", help="endpoint name for the arm")
@@ -48,10 +49,7 @@ class Command(BaseCommand):
         for role in ("mutator", "solver"):
             name = options[f"{role}_endpoint"]
             if name:
-                try:
-                    endpoints[role] = ModelEndpoint.objects.get(name=name)
-                except ModelEndpoint.DoesNotExist:
-                    raise CommandError(f"no model endpoint {name!r}") from None
+                endpoints[role] = endpoint_named(name)
         try:
             ablation = no_filter_ablation(
                 campaign_id=fc.pk,
@@ -62,33 +60,31 @@ class Command(BaseCommand):
             raise CommandError("; ".join(exc.messages)) from exc
         self._report(fc, ablation)
         if options["json"]:
-            with open(options["json"], "w", encoding="utf-8") as out:
-                json.dump(
-                    {
-                        "ablation": ablation.pk,
-                        "campaign": fc.pk,
-                        "arm": ablation.arm_id,
-                        "replayed": ablation.replayed,
-                        "calls": ablation.calls,
-                        "summary": ablation.summary,
-                        "candidates": ablation.candidates,
-                    },
-                    out,
-                    indent=1,
-                )
+            write_json(
+                options["json"],
+                {
+                    "ablation": ablation.pk,
+                    "campaign": fc.pk,
+                    "arm": ablation.arm_id,
+                    "replayed": ablation.replayed,
+                    "calls": ablation.calls,
+                    "summary": ablation.summary,
+                    "candidates": ablation.candidates,
+                },
+            )
 
     def _campaign(self, options) -> tuple[FrontierCampaign, dict]:
-        if options["demo"]:
-            from frontiersmith.demo.ablation_pack import ablation_endpoints
-            from frontiersmith.demo.setup import frontiersmith_demo
+        from frontiersmith.demo.ablation_pack import ablation_endpoints
+        from frontiersmith.demo.setup import frontiersmith_demo
 
-            campaign = frontiersmith_demo(stdout=self.stderr)
-            self.stderr.write("")
-            return FrontierCampaign.objects.get(pk=campaign.pk), ablation_endpoints()
-        try:
-            return FrontierCampaign.objects.get(pk=options["campaign"]), {}
-        except FrontierCampaign.DoesNotExist:
-            raise CommandError(f"no FrontierSmith campaign {options['campaign']}") from None
+        fc = campaign_chosen(
+            options,
+            model=FrontierCampaign,
+            label="FrontierSmith",
+            demo=frontiersmith_demo,
+            stderr=self.stderr,
+        )
+        return fc, ablation_endpoints() if options["demo"] else {}
 
     def _report(self, fc: FrontierCampaign, ablation) -> None:
         write = self.stdout.write

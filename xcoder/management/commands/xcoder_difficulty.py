@@ -6,11 +6,15 @@ budget. The campaign page shows the ratings beside the panel's pass@1 with Spear
 
 from __future__ import annotations
 
-import json
-
 from django.core.management.base import BaseCommand, CommandError
 
 from evolution.llm import LLMError
+from evolution.management.campaign_commands import (
+    add_campaign_choice,
+    campaign_chosen,
+    endpoint_named,
+    write_json,
+)
 from evolution.models import LLMCall, ModelEndpoint
 from evolution.models.campaigns import CampaignState
 from xcoder import selectors
@@ -30,13 +34,11 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        which = parser.add_mutually_exclusive_group(required=True)
-        which.add_argument("--campaign", type=int, help="the X-Coder campaign's id")
-        which.add_argument(
-            "--demo",
-            action="store_true",
-            help="the demo's X-Coder campaign (built and run from its cassette when missing); "
-            "the judge's answers are replayed from the authored difficulty cassette",
+        add_campaign_choice(
+            parser,
+            label="X-Coder",
+            demo_help="the demo's X-Coder campaign (built and run from its cassette when "
+            "missing); the judge's answers are replayed from the authored difficulty cassette",
         )
         parser.add_argument(
             "--judge-endpoint",
@@ -49,10 +51,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         xc, judge = self._campaign(options)
         if options["judge_endpoint"]:
-            try:
-                judge = ModelEndpoint.objects.get(name=options["judge_endpoint"])
-            except ModelEndpoint.DoesNotExist:
-                raise CommandError(f"no model endpoint {options['judge_endpoint']!r}") from None
+            judge = endpoint_named(options["judge_endpoint"])
         state = xc.campaign.state
         if state in NOT_FINISHED:
             raise CommandError(
@@ -68,23 +67,18 @@ class Command(BaseCommand):
         summary = selectors.difficulty_agreement(xc)
         self._report(xc, summary, calls, asked)
         if options["json"]:
-            with open(options["json"], "w", encoding="utf-8") as out:
-                json.dump(_json(xc, summary, calls, failure), out, indent=1)
+            write_json(options["json"], _json(xc, summary, calls, failure))
         if failure:
             raise CommandError(f"a judge call failed (the other answers are stored): {failure}")
 
     def _campaign(self, options) -> tuple[XcoderCampaign, ModelEndpoint | None]:
-        if options["demo"]:
-            from xcoder.demo.difficulty_pack import judge_endpoint
-            from xcoder.demo.setup import xcoder_demo
+        from xcoder.demo.difficulty_pack import judge_endpoint
+        from xcoder.demo.setup import xcoder_demo
 
-            campaign = xcoder_demo(stdout=self.stderr)
-            self.stderr.write("")
-            return XcoderCampaign.objects.get(pk=campaign.pk), judge_endpoint()
-        try:
-            return XcoderCampaign.objects.get(pk=options["campaign"]), None
-        except XcoderCampaign.DoesNotExist:
-            raise CommandError(f"no X-Coder campaign {options['campaign']}") from None
+        xc = campaign_chosen(
+            options, model=XcoderCampaign, label="X-Coder", demo=xcoder_demo, stderr=self.stderr
+        )
+        return xc, judge_endpoint() if options["demo"] else None
 
     def _report(self, xc: XcoderCampaign, summary: dict, calls: int, asked) -> None:
         write = self.stdout.write

@@ -92,7 +92,7 @@ def releases_demo(*, world, stdout, admin) -> Release | None:
         raise CommandError(
             f"Demo: {bench.name} v{release.version} is {release.state}, not published."
         )
-    board = _check_leaderboard(release=release, panel=world.panel)
+    board = check_leaderboard(release=release, panel=world.panel)
     stdout.write(
         f"Release {bench.name} v{release.version} published ({release.item_count} problems, "
         f"hash {release.content_hash[:12]}), leaderboard for {world.panel.name}: {board}."
@@ -100,7 +100,7 @@ def releases_demo(*, world, stdout, admin) -> Release | None:
     return release
 
 
-def _check_leaderboard(*, release: Release, panel) -> str:
+def check_leaderboard(*, release: Release, panel) -> str:
     """What the demo announces of the leaderboard, checked first: every panel model has a
     completed run with a judged sample for each item of the release. CommandError naming the
     model and the reason otherwise (a demo that said "leaderboard" over failed runs was the

@@ -133,7 +133,7 @@ def _run_outcome(
     return RunOutcome(status, stdout, stderr, time_ms, exit_code, cpu_ms, memory_kb, sig)
 
 
-def _chunk_of(frame: dict, index: int, wanted: bool) -> bytes:
+def chunk_of(frame: dict, index: int, wanted: bool) -> bytes:
     """The stdout bytes a ``chunk`` frame carries for test ``index``; SandboxError for a chunk
     not asked for, of another test, or not base64."""
     import binascii  # only a streamed run needs it (the start-up path stays lean)
@@ -262,7 +262,7 @@ def _run_session(
             while index < len(inputs) and not stopped:
                 frame = session.recv(timeout=limits.time_s + HOST_GRACE_S)
                 if "chunk" in frame:
-                    on_chunk(_chunk_of(frame, index, on_chunk is not None))
+                    on_chunk(chunk_of(frame, index, on_chunk is not None))
                     continue
                 for number, outcome in _outcomes_in(frame):
                     if number != index:

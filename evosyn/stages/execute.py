@@ -23,7 +23,7 @@ def _suite_sha(payload) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-def _verdict_row(
+def verdict_row(
     ctx: Ctx,
     code: str,
     specs: list[sandbox.TestSpec],
@@ -144,14 +144,14 @@ def _execute(ctx: Ctx, action: Action) -> None:
     spent = 0
     try:
         for sol in solutions:
-            row, used = _verdict_row(
+            row, used = verdict_row(
                 ctx, sol.code, specs, harness=inst.harness, entry_point=inst.entry_point
             )
             spent += used
             verdicts.append(row)
             rows.append([1 if all(row[k] == "AC" for k in cols) else 0 for cols in members])
             if human_specs:
-                hrow, used = _verdict_row(
+                hrow, used = verdict_row(
                     ctx,
                     sol.code,
                     human_specs,

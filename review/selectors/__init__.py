@@ -47,9 +47,6 @@ from .groups import (  # noqa: F401 - the package's names, as the module had the
     root_problem_list,
 )
 from .reviewer import (  # noqa: F401 - the package's names, as the module had them
-    _IO_FORMATS,
-    _METHOD_PARENTHETICAL,
-    _METHOD_WORDS,
     CODING_DRAFT_FIELDS,
     REASONING_DRAFT_FIELDS,
     REVIEWER_FIELDS,

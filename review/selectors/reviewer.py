@@ -254,7 +254,7 @@ def blind_title(title: str) -> str:
     return cleaned or "Problem"
 
 
-def _blind_heading(statement: str) -> str:
+def blind_heading(statement: str) -> str:
     """A statement whose first line is a heading other than the title (which the renderer
     drops) keeps it as ``blind_title`` shows it: a heading names no operator either."""
     first, newline, rest = statement.lstrip("\n").partition("\n")
@@ -353,7 +353,7 @@ def reviewer_group(*, reviewer, opaque_id: str) -> ReviewerGroup:
             ReviewerProblem(
                 opaque_id=review.item.opaque_id,
                 label=_label(review.position),
-                statement_html=render_statement(_blind_heading(p.statement), title=p.title),
+                statement_html=render_statement(blind_heading(p.statement), title=p.title),
                 time_limit_s=p.time_limit_s,
                 memory_mb=p.memory_mb,
                 io_format=_IO_FORMATS.get(p.harness, ""),

@@ -34,7 +34,7 @@ from tests.support.fake_openai import FakeOpenAI
 
 from . import campaign_flow
 from .compose import ROOT, compose_command
-from .test_production_rehearsal import _copy_source
+from .test_production_rehearsal import copy_source
 
 pytestmark = [pytest.mark.slow]
 
@@ -140,7 +140,7 @@ def engine():
 @pytest.fixture(scope="module")
 def stack(engine, tmp_path_factory):
     work = tmp_path_factory.mktemp("compose")
-    source = _copy_source(work / "src")
+    source = copy_source(work / "src")
     project = f"bfstack{os.getpid()}"
     env_file = work / "benchforge.env"
     # Settings through the documented env file: a short tick so the campaign is not paced by

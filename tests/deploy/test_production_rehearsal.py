@@ -67,7 +67,7 @@ def _run(cmd, *, env=None, cwd=None, timeout=600) -> subprocess.CompletedProcess
     return done
 
 
-def _copy_source(dest: Path) -> Path:
+def copy_source(dest: Path) -> Path:
     """The tree as git sees it (tracked and untracked-but-not-ignored files), so a build leaves
     nothing behind in the checkout and never packages local state."""
     files = subprocess.run(
@@ -89,7 +89,7 @@ def _copy_source(dest: Path) -> Path:
 def installed(tmp_path_factory) -> Path:
     """A fresh virtualenv with BenchForge installed from its wheel; returns its bin/."""
     work = tmp_path_factory.mktemp("rehearsal")
-    source = _copy_source(work / "src")
+    source = copy_source(work / "src")
     wheels = work / "wheels"
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(source)])
     (wheel,) = wheels.glob("benchforge-*.whl")

@@ -21,7 +21,7 @@ from evosyn.models import (
     StrategyStatus,
 )
 from evosyn.stages.common import load_context
-from evosyn.stages.execute import _verdict_row
+from evosyn.stages.execute import verdict_row
 from tests.support.answers import fenced
 
 from .helpers import CRASHING, FIGURE_3, SMALL_SETTINGS, respond, script
@@ -138,7 +138,7 @@ def test_a_rerun_executes_nothing_again(world, fake_server):
         for t in seed.tests.order_by("call", "index")
         if t.index != 2
     ]
-    verdicts, used = _verdict_row(
+    verdicts, used = verdict_row(
         ctx, code, specs, harness="function", entry_point="has_close_elements"
     )
     assert used == 0 and verdicts == ["AC", "AC", "WA", "AC"]

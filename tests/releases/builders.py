@@ -82,7 +82,9 @@ class World:
         return self.evolved.get(key) or self.seeds[key]
 
 
-def _seed(campaign, key: str, passes: int | None, attempts: int | None, tag: str = "") -> Problem:
+def seed_problem(
+    campaign, key: str, passes: int | None, attempts: int | None, tag: str = ""
+) -> Problem:
     problem = ProblemFactory(
         title=f"Seed {key}",
         statement=statement(key),
@@ -99,7 +101,7 @@ def _seed(campaign, key: str, passes: int | None, attempts: int | None, tag: str
     return problem
 
 
-def _evolved(campaign, key: str, parent: Problem, passes: int, attempts: int, text=None):
+def evolved_problem(campaign, key: str, parent: Problem, passes: int, attempts: int, text=None):
     problem = EvolvedProblemFactory(
         parent=parent,
         title=f"Evolved {key}",
@@ -160,9 +162,9 @@ def crafted_world(tag: str = "") -> World:
     )
     world = World(campaign=campaign, seeds={}, evolved={})
     world.reviewers = [UserFactory(username="rev-one"), UserFactory(username="rev-two")]
-    s1 = world.seeds["S1"] = _seed(campaign, "S1", 8, 8, tag=tag)
-    s2 = world.seeds["S2"] = _seed(campaign, "S2", 2, 8, tag=tag)
-    world.seeds["S3"] = _seed(campaign, "S3", None, None, tag=tag)
+    s1 = world.seeds["S1"] = seed_problem(campaign, "S1", 8, 8, tag=tag)
+    s2 = world.seeds["S2"] = seed_problem(campaign, "S2", 2, 8, tag=tag)
+    world.seeds["S3"] = seed_problem(campaign, "S3", None, None, tag=tag)
     spec = {
         "E-OK": (s1, 3, 8, None),
         "E-LOWQ": (s1, 3, 8, None),
@@ -175,7 +177,7 @@ def crafted_world(tag: str = "") -> World:
         "E-OVERRIDE": (s2, 4, 8, None),
     }
     for key, (parent, passes, attempts, text) in spec.items():
-        world.evolved[key] = _evolved(campaign, key, parent, passes, attempts, text)
+        world.evolved[key] = evolved_problem(campaign, key, parent, passes, attempts, text)
     ok = [(4, "valid"), (3, "valid")]
     for key in ("E-OK", "E-UNSOLVED", "E-EASY", "E-DUP", "E-RESKIN"):
         review(world, world.evolved[key], *ok)

@@ -18,7 +18,7 @@ from releases.leaderboard import board, stats, summaries
 from releases.models import LeaderboardRun, LeaderboardRunFigures
 
 from .board_world import board_world
-from .test_stats import _bootstrap_by_choices as _by_choices
+from .test_stats import bootstrap_by_choices as _by_choices
 
 
 def test_an_interval_over_a_thousand_problems_sums_few_resamples_exactly(monkeypatch):

@@ -10,7 +10,7 @@ import pytest
 from django.core.management.base import CommandError
 
 from evolution import jobs
-from releases.demo import _check_leaderboard
+from releases.demo import check_leaderboard
 from releases.models import LeaderboardRun, LeaderboardSample, RunState
 from tests.factories import ModelEndpointFactory
 from tests.support.scoring import as_scoring_service, complete
@@ -54,7 +54,7 @@ def test_a_failed_leaderboard_run_stops_the_demo_naming_the_model_and_the_reason
     LeaderboardRun.objects.filter(pk=run.pk).update(error="no recorded response for role=solver")
     run.refresh_from_db()
     with pytest.raises(CommandError, match=r"solver-a \(replayed\) failed .*no recorded response"):
-        _check_leaderboard(release=release, panel=_panel(endpoint))
+        check_leaderboard(release=release, panel=_panel(endpoint))
 
 
 @pytest.mark.django_db
@@ -64,7 +64,7 @@ def test_a_run_that_judged_only_some_problems_stops_the_demo():
     items = list(release.items.all())
     _run(release, endpoint, state=RunState.COMPLETED, items=items[:-1])
     with pytest.raises(CommandError, match=f"judged {len(items) - 1} of the release's"):
-        _check_leaderboard(release=release, panel=_panel(endpoint))
+        check_leaderboard(release=release, panel=_panel(endpoint))
 
 
 @pytest.mark.django_db
@@ -75,6 +75,6 @@ def test_a_complete_leaderboard_is_announced_with_what_was_checked():
     items = list(release.items.all())
     _run(release, a, state=RunState.COMPLETED, items=items)
     _run(release, b, state=RunState.COMPLETED, items=items, verdict="WA")
-    shown = _check_leaderboard(release=release, panel=_panel(a, b))
+    shown = check_leaderboard(release=release, panel=_panel(a, b))
     n = len(items)
     assert shown == f"solver-a {n}/{n} samples passed, solver-b 0/{n} samples passed"

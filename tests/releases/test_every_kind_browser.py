@@ -54,7 +54,7 @@ from tests.xcoder.helpers import (
 from tests.xcoder.helpers import endpoint as xcoder_endpoint
 from xcoder import services as xcoder
 
-from .builders import SUM_CODE, _evolved, _seed
+from .builders import SUM_CODE, evolved_problem, seed_problem
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -179,8 +179,8 @@ def bench_lineage() -> Campaign:
     from tests.factories import CampaignFactory, ProblemSetFactory
 
     campaign = CampaignFactory(name="Evolve B", seed_set=ProblemSetFactory(name="bench seeds"))
-    seed = _seed(campaign, "BSEED", 2, 8)
-    _evolved(campaign, "BEVOLVED", seed, 3, 8)
+    seed = seed_problem(campaign, "BSEED", 2, 8)
+    evolved_problem(campaign, "BEVOLVED", seed, 3, 8)
     return campaign
 
 

@@ -18,7 +18,7 @@ from review.models import Adjudication
 from tests.support.browser import SCREENSHOTS, chromium_page, docs_screenshot, log_in
 
 from .living_support import remeasured_release
-from .test_living_calibration import _author
+from .test_living_calibration import author_of
 
 
 def _hover(page, point) -> None:
@@ -32,7 +32,7 @@ def _hover(page, point) -> None:
 @pytest.mark.slow
 def test_a_curator_walks_the_living_page_and_the_calibration_plot(transactional_db, live_server):
     world, release = remeasured_release()
-    _author(world)
+    author_of(world)
     user_create(username="cora", password="cora-password-1", role="curator")
     slug = release.benchmark.slug
     with chromium_page() as page:

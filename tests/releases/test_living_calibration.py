@@ -32,7 +32,7 @@ AUTHORED = {
 }
 
 
-def _author(world) -> None:
+def author_of(world) -> None:
     for key, (first, second, cf) in AUTHORED.items():
         reviews = Review.objects.filter(item__problem=world.problem(key)).order_by("assignment_id")
         for review, difficulty in zip(reviews, (first, second), strict=True):
@@ -58,7 +58,7 @@ def test_a_constant_side_has_no_correlation():
 
 def test_campaign_calibration_from_authored_reviews_queues_the_disagreements(db):
     world = crafted_world()
-    _author(world)
+    author_of(world)
     cal = calibration.for_campaign(campaign=world.campaign)
     rows = {r.public_id: r for r in cal.rows}
     assert len(rows) == 8 and cal.unrated == 1  # E-UNREVIEWED has no expert rating
@@ -97,7 +97,7 @@ def test_campaign_calibration_from_authored_reviews_queues_the_disagreements(db)
 
 def test_release_calibration_uses_the_measurement_the_gate_used(frozen):
     world, release = frozen
-    _author(world)
+    author_of(world)
     cal = calibration.for_release(release=release)
     rows = {r.public_id: r for r in cal.rows}
     assert set(rows) == {world.problem("E-OK").public_id, world.problem("E-OVERRIDE").public_id}
@@ -110,7 +110,7 @@ def test_release_calibration_uses_the_measurement_the_gate_used(frozen):
 
 def test_the_gate_can_hold_back_model_only_hardness(db):
     world = crafted_world()
-    _author(world)
+    author_of(world)
     Review.objects.filter(item__problem=world.problem("E-OK")).update(difficulty=1)
     Candidate.objects.filter(accepted_problem=world.problem("E-OK")).update(passes=1)
     bench = services.benchmark_create(
@@ -142,7 +142,7 @@ def test_a_calibration_disagreement_resolved_with_a_value_changes_the_plot(db):
     from tests.factories import UserFactory
 
     world = crafted_world()
-    _author(world)
+    author_of(world)
     cal = calibration.for_campaign(campaign=world.campaign)
     calibration.disagreements_route(calibration=cal)
     unsolved = world.problem("E-UNSOLVED").public_id

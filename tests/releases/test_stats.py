@@ -64,7 +64,7 @@ def test_the_interval_is_reproducible_for_a_seed():
     assert est.low <= est.value <= est.high
 
 
-def _bootstrap_by_choices(values, seed, resamples=2000, level=0.95):
+def bootstrap_by_choices(values, seed, resamples=2000, level=0.95):
     """The interval as first written: ``rng.choices`` drawn afresh for every resample."""
     n = len(values)
     rng = random.Random(seed)
@@ -82,9 +82,9 @@ def test_kept_draws_give_exactly_the_intervals_of_drawing_every_time(monkeypatch
         values = [rng.choice([0.0, 0.25, 0.5, 0.75, 1.0, rng.random()]) for _ in range(n)]
         seed = rng.randint(0, 4)
         e = bootstrap_mean(values, seed=seed)
-        assert (e.value, e.low, e.high) == _bootstrap_by_choices(values, seed)
+        assert (e.value, e.low, e.high) == bootstrap_by_choices(values, seed)
     # Past the kept size the draws are made on the fly, with the same result.
     monkeypatch.setattr(stats, "KEPT_DRAWS", 0)
     values = [rng.random() for _ in range(40)]
     e = bootstrap_mean(values, seed=3)
-    assert (e.value, e.low, e.high) == _bootstrap_by_choices(values, 3)
+    assert (e.value, e.low, e.high) == bootstrap_by_choices(values, 3)

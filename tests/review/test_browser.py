@@ -25,7 +25,7 @@ LAUNCH = {
 }
 
 
-def _tab_to(page, selector: str, limit: int = 15) -> None:
+def tab_to(page, selector: str, limit: int = 15) -> None:
     """Press Tab until the focused element matches ``selector`` (keyboard only)."""
     for _ in range(limit):
         if page.evaluate(
@@ -59,9 +59,9 @@ def _rate_active_problem(
         page.keyboard.press(str(value))
         page.keyboard.press("Tab")
     page.keyboard.press("Space")  # validity: the first choice, "valid"
-    _tab_to(page, f'select[name="{item}-cf_rating"]')
+    tab_to(page, f'select[name="{item}-cf_rating"]')
     page.keyboard.type(cf)
-    _tab_to(page, f'input[name="{item}-tags"]')
+    tab_to(page, f'input[name="{item}-tags"]')
     page.keyboard.type(tags)
     if pick_first_suggestion:
         page.locator(f"#sugg-{item} button.tag-pick").first.wait_for()
@@ -70,9 +70,9 @@ def _rate_active_problem(
         expect(page.locator(f'input[name="{item}-tags"]')).to_have_value(
             re.compile("heavy-light decomposition")
         )
-    _tab_to(page, f'textarea[name="{item}-justification"]')
+    tab_to(page, f'textarea[name="{item}-justification"]')
     page.keyboard.type(text)
-    _tab_to(page, 'input[name="certify_no_ai"]')  # leaves the text fields so j / k work again
+    tab_to(page, 'input[name="certify_no_ai"]')  # leaves the text fields so j / k work again
     return item
 
 

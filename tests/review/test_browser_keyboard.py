@@ -15,7 +15,7 @@ from review.models import Assignment, Review
 from tests.support.browser import chromium_page, docs_screenshot, log_in
 
 from .factories import lineage_with_problems
-from .test_browser import _tab_to
+from .test_browser import tab_to
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -37,11 +37,11 @@ def _finish_active(page, cf: str, text: str) -> None:
     for digit in "4354":
         page.keyboard.press(digit)
     page.keyboard.press("v")
-    _tab_to(page, f'select[name="{item}-cf_rating"]', limit=40)
+    tab_to(page, f'select[name="{item}-cf_rating"]', limit=40)
     page.keyboard.type(cf)
-    _tab_to(page, f'input[name="{item}-tags"]')
+    tab_to(page, f'input[name="{item}-tags"]')
     page.keyboard.type("greedy")
-    _tab_to(page, f'textarea[name="{item}-justification"]')
+    tab_to(page, f'textarea[name="{item}-justification"]')
     page.keyboard.type(text)
     page.keyboard.press("Escape")
     assert page.evaluate("() => document.activeElement.matches('section.problem')")
@@ -125,7 +125,7 @@ def test_a_reviewer_goes_from_page_load_to_the_next_group_without_the_mouse(live
 
         page.keyboard.press("Escape")
         docs_screenshot(page, "review-keyboard.png")
-        _tab_to(page, 'input[name="certify_no_ai"]', limit=60)
+        tab_to(page, 'input[name="certify_no_ai"]', limit=60)
         page.keyboard.press("Space")
         expect(page.locator("#save-status")).to_have_text("Draft saved", timeout=10_000)
         page.keyboard.press("Control+Enter")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from review.selectors.reviewer import _blind_heading, blind_title
+from review.selectors.reviewer import blind_heading, blind_title
 
 
 @pytest.mark.parametrize(
@@ -27,10 +27,8 @@ def test_a_title_names_no_operator_or_method_word(title, shown):
 
 def test_a_leading_heading_is_blinded_like_a_title():
     text = "# Knapsack value (restrict_outputs)\n\nThere are n items."
-    assert _blind_heading(text) == "# Knapsack value\n\nThere are n items."
-    assert (
-        _blind_heading("No heading here.\n# (change_goal)") == "No heading here.\n# (change_goal)"
-    )
+    assert blind_heading(text) == "# Knapsack value\n\nThere are n items."
+    assert blind_heading("No heading here.\n# (change_goal)") == "No heading here.\n# (change_goal)"
 
 
 @pytest.mark.django_db

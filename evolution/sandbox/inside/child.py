@@ -12,18 +12,18 @@ import signal
 import sys
 
 from .protocol import (
-    _STATE,
     EXIT_ASSERT,
     EXIT_INTERNAL,
     EXIT_MEMORY,
     LCB_PRELUDE,
-    _name_process,
-    _print_exc,
-    _write_file,
+    STATE,
+    name_process,
+    print_traceback,
+    write_file,
 )
 
 
-def _set_limits(job, cpu=True):
+def set_limits(job, cpu=True):
     import resource
 
     mem = int(job["memory_mb"]) * 1024 * 1024
@@ -50,7 +50,7 @@ def _set_limits(job, cpu=True):
             pass
 
 
-def _make_in_out_streams():
+def make_in_out_streams():
     """Text streams on descriptors 0 and 1 (whatever those are when they are used)."""
     return (
         io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False))),
@@ -66,14 +66,14 @@ def _fresh_std_streams():
     inherit as they were made (making text streams in a freshly forked interpreter costs a
     sixth of a trivial test: see factory); elsewhere, and when a process asks again (the fast
     worker, after a test that replaced or closed its streams), they are made here."""
-    sys.stdin, sys.stdout = _STATE.pop("streams", None) or _make_in_out_streams()
+    sys.stdin, sys.stdout = STATE.pop("streams", None) or make_in_out_streams()
     sys.stderr = io.TextIOWrapper(
         io.FileIO(2, "w", closefd=False), errors="backslashreplace", write_through=True
     )
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
 
 
-class _ReusedStreams:
+class ReusedStreams:
     """The fast worker's standard streams. Making three text streams and finalizing the last
     test's three costs a fifth of a trivial test, so a test gets the previous test's objects
     when it left them exactly as made: still ``sys.stdin``/``stdout``/``stderr`` and their
@@ -157,13 +157,13 @@ def _to_jsonable(value):
     return value
 
 
-_PRELUDE_CACHE = {}
+PRELUDE_CACHE = {}
 
 
 _STREAM_NAMES = ("stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__")
 
 
-def _prelude_namespace(name):
+def prelude_namespace(name):
     """A fresh module namespace after LiveCodeBench's prelude. The prelude runs once per
     process: its names resolve for every test exactly as LiveCodeBench's module globals do,
     from a builtins module layered under the test's own globals (the builtins with the
@@ -171,7 +171,7 @@ def _prelude_namespace(name):
     module, and the standard streams (``from sys import *``) pointed at this test's streams.
     Copying the prelude's ~600 names into every test's globals would cost a tenth of a
     trivial test; ``globals()`` therefore lists only what the program defines."""
-    layer = _PRELUDE_CACHE.get("layer")
+    layer = PRELUDE_CACHE.get("layer")
     if layer is None:
         template = {"__builtins__": builtins}
         exec(LCB_PRELUDE, template)
@@ -182,7 +182,7 @@ def _prelude_namespace(name):
             for key, value in template.items()
             if key != "__builtins__" and key not in _STREAM_NAMES
         )
-        _PRELUDE_CACHE["layer"] = layer
+        PRELUDE_CACHE["layer"] = layer
     namespace = {"__name__": name, "__builtins__": layer}
     for stream in _STREAM_NAMES:
         namespace[stream] = getattr(sys, stream)
@@ -202,7 +202,7 @@ def _join_threads():
             thread.join()
 
 
-def _classify(timed_out, term_signal, out_size, err_size, cap, exit_code, stderr) -> str:
+def classify(timed_out, term_signal, out_size, err_size, cap, exit_code, stderr) -> str:
     """One test's status from how its process ended (both isolation modes)."""
     if timed_out or term_signal == signal.SIGXCPU:
         return "TLE"
@@ -213,7 +213,7 @@ def _classify(timed_out, term_signal, out_size, err_size, cap, exit_code, stderr
     return "RE" if exit_code != 0 else "OK"
 
 
-def _run_child(job, compiled, test_input, fast=None, test_code=None):
+def run_test_child(job, compiled, test_input, fast=None, test_code=None):
     """Run one test in this process: returns (exit code, the function harness's JSON-encoded
     return value or b""). ``fast``: in the fast mode's worker, where the next test follows in
     the same process, its _ReusedStreams."""
@@ -254,7 +254,7 @@ def _execute(job, compiled, test_input, namespaces, test_code=None, final_flush=
                     raise NameError("the test program does not define check(candidate)")
                 namespace["check"](namespace[entry])
         elif harness == "function":
-            namespace = _prelude_namespace("__solution__")
+            namespace = prelude_namespace("__solution__")
             namespaces.append(namespace)
             exec(compiled, namespace)
             entry = job["entry_point"]
@@ -272,7 +272,7 @@ def _execute(job, compiled, test_input, namespaces, test_code=None, final_flush=
                 encoded = json.dumps({"__unserializable__": repr(value)[:1000]})
             result = encoded.encode()
         else:
-            namespace = _prelude_namespace("__main__")
+            namespace = prelude_namespace("__main__")
             namespaces.append(namespace)
             exec(compiled, namespace)
             _join_threads()
@@ -288,9 +288,9 @@ def _execute(job, compiled, test_input, namespaces, test_code=None, final_flush=
     except AssertionError:
         _flush()
         if harness != "assert":
-            _print_exc()
+            print_traceback()
             return 1, result
-        _print_exc()
+        print_traceback()
         return EXIT_ASSERT, result
     except MemoryError:
         _flush()
@@ -302,7 +302,7 @@ def _execute(job, compiled, test_input, namespaces, test_code=None, final_flush=
     except BaseException:
         _flush()
         try:
-            _print_exc()
+            print_traceback()
         except MemoryError:
             return EXIT_MEMORY, result
         except Exception:
@@ -313,14 +313,14 @@ def _execute(job, compiled, test_input, namespaces, test_code=None, final_flush=
     return 0, result
 
 
-def _prefer_as_oom_victim(libc):
+def prefer_as_oom_victim(libc):
     """When the sandbox's cgroup runs out of memory, the kernel must kill a test process, not
     the runner. /proc/self is writable only while dumpable, so that is switched on briefly."""
     if libc is None:
         return
     libc.prctl(4, 1, 0, 0, 0)
     try:
-        _write_file("/proc/self/oom_score_adj", b"1000")
+        write_file("/proc/self/oom_score_adj", b"1000")
     except OSError:
         pass
     libc.prctl(4, 0, 0, 0, 0)
@@ -331,7 +331,7 @@ def _prefer_as_oom_victim(libc):
 PRECOMPILE_TEST_BYTES = 64 * 1024
 
 
-def _precompiled_test(job, test_input):
+def precompiled_test(job, test_input):
     """The assert harness's test program compiled here, before the fork: compiling it in the
     freshly forked test process costs that process a third of a HumanEval test's CPU (its
     first allocations touch new pages). A program that does not compile is left to the test
@@ -349,12 +349,12 @@ def _mark_test_process():
     killer, written to its own /proc files."""
     for path, data in (("/proc/self/comm", b"bf-test"), ("/proc/self/oom_score_adj", b"1000")):
         try:
-            _write_file(path, data)
+            write_file(path, data)
         except OSError:
             pass
 
 
-def _child_main(job, compiled, test_input, fds, seccomp, go=None, test_code=None):
+def child_main(job, compiled, test_input, fds, seccomp, go=None, test_code=None):
     """A forked test process. ``go`` (forked dumpable, see run_one): the pipe on which the
     runner says it is non-dumpable again; nothing of the submission runs before that byte."""
     stdin_fd, stdout_fd, stderr_fd, result_fd = fds
@@ -366,7 +366,7 @@ def _child_main(job, compiled, test_input, fds, seccomp, go=None, test_code=None
             if os.read(go[0], 1) != b"\0":
                 os._exit(EXIT_INTERNAL)
         else:
-            _name_process(b"bf-test")
+            name_process(b"bf-test")
         os.setsid()
         os.dup2(stdin_fd, 0)
         os.dup2(stdout_fd, 1)
@@ -374,12 +374,12 @@ def _child_main(job, compiled, test_input, fds, seccomp, go=None, test_code=None
         os.dup2(result_fd, 3)
         os.closerange(4, 1 << 16)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-        _set_limits(job)
+        set_limits(job)
         if not dumpable:
-            _prefer_as_oom_victim(_STATE.get("libc"))
+            prefer_as_oom_victim(STATE.get("libc"))
         if seccomp is not None and not seccomp():
             os._exit(EXIT_INTERNAL)
-        code, result = _run_child(job, compiled, test_input, test_code=test_code)
+        code, result = run_test_child(job, compiled, test_input, test_code=test_code)
         try:
             while result:
                 result = result[os.write(3, result) :]

@@ -8,19 +8,19 @@ import fcntl
 import os
 import signal
 
-from .child import _PRELUDE_CACHE, _make_in_out_streams
-from .fast import FastWorker, _descriptor_counter, _prepare, prepare_fast, serve_job, warm
+from .child import PRELUDE_CACHE, make_in_out_streams
+from .fast import FastWorker, descriptor_counter, prepare, prepare_fast, serve_job, warm
 from .protocol import (
-    _STATE,
     EXIT_HOST_GONE,
     EXIT_INTERNAL,
-    _ignore,
-    _name_process,
-    _recv,
-    _send,
-    _write_file,
+    STATE,
+    ignore,
+    name_process,
+    recv,
+    send,
+    write_file,
 )
-from .run import _clean_tmpfs, _reap_everything
+from .run import clean_tmpfs, reap_everything
 from .seccomp import (
     CLONE_NEWIPC,
     CLONE_NEWNS,
@@ -48,9 +48,9 @@ def _enter_fresh_namespaces(libc):
     libc.prctl(4, 1, 0, 0, 0)
     flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS
     _check(libc, libc.unshare(flags), "unshare")
-    _write_file("/proc/self/setgroups", b"deny")
-    _write_file("/proc/self/uid_map", f"{uid} {uid} 1".encode())
-    _write_file("/proc/self/gid_map", f"{gid} {gid} 1".encode())
+    write_file("/proc/self/setgroups", b"deny")
+    write_file("/proc/self/uid_map", f"{uid} {uid} 1".encode())
+    write_file("/proc/self/gid_map", f"{gid} {gid} 1".encode())
 
 
 def _fresh_mounts_and_drop_privileges(libc):
@@ -83,7 +83,7 @@ def _fresh_mounts_and_drop_privileges(libc):
 def _capset_empty():
     """capset's arguments for "no capabilities", made once per factory (defining ctypes
     structures in every submission's runner costs it more than the rest of its set-up)."""
-    if "capset" not in _STATE:
+    if "capset" not in STATE:
         import ctypes
 
         class Header(ctypes.Structure):
@@ -92,8 +92,8 @@ def _capset_empty():
         class Data(ctypes.Structure):
             _fields_ = [(n, ctypes.c_uint32) for n in ("effective", "permitted", "inheritable")]
 
-        _STATE["capset"] = (Header(0x20080522, 0), (Data * 2)())
-    return _STATE["capset"]
+        STATE["capset"] = (Header(0x20080522, 0), (Data * 2)())
+    return STATE["capset"]
 
 
 IPC_RMID = 0
@@ -103,7 +103,7 @@ def _remove_ipc_objects(libc):
     """Remove every System V shared memory segment and semaphore set of this IPC namespace
     (message queues are refused by seccomp). Test processes run as the runner's uid, so it
     owns what they made."""
-    tables = _STATE.setdefault("ipc_tables", {})
+    tables = STATE.setdefault("ipc_tables", {})
     for table, remove in (
         ("/proc/sysvipc/shm", lambda ident: libc.shmctl(ident, IPC_RMID, None)),
         ("/proc/sysvipc/sem", lambda ident: libc.semctl(ident, 0, IPC_RMID)),
@@ -130,9 +130,9 @@ def reset_for_next(libc):
     the fast mode's worker forked ahead is discarded. The runner itself never executes a
     submission's code; what stays shared is listed in docs/judge.md ("Groups")."""
     FastWorker.discard_prefork()
-    _reap_everything(True, None)
+    reap_everything(True, None)
     for path in ("/tmp", "/dev/shm"):
-        _clean_tmpfs(path)
+        clean_tmpfs(path)
     if libc is not None:
         _remove_ipc_objects(libc)
     os.chdir("/tmp")
@@ -143,7 +143,7 @@ def _filtered():
     return True
 
 
-def _installed_here(seccomp):
+def installed_here(seccomp):
     """Install the seccomp filter in this submission's runner itself, once: every test process
     and worker it forks inherits it, as if each had installed it, without running the
     installation (ctypes calls in a freshly forked interpreter: a fifth of a trivial test's
@@ -168,17 +168,17 @@ class _Prepared:
         self.middle = os.fork()
         if self.middle == 0:
             for fd in (*close_in_child, self.turn_w, self.finished_r):
-                _ignore(os.close, fd)
+                ignore(os.close, fd)
             try:
-                _name_process(b"bf-middle")
+                name_process(b"bf-middle")
                 _enter_fresh_namespaces(libc)
                 submission = os.fork()
                 if submission == 0:
                     try:
-                        _name_process(b"bf-runner")
+                        name_process(b"bf-runner")
                         _fresh_mounts_and_drop_privileges(libc)
-                        seccomp = _installed_here(_prepare(libc))
-                        fast = fast and "layer" in _PRELUDE_CACHE
+                        seccomp = installed_here(prepare(libc))
+                        fast = fast and "layer" in PRELUDE_CACHE
                         if fast:
                             # The fast mode's snapshot, while the submission before runs.
                             kit = prepare_fast(os.getcwd())
@@ -204,14 +204,14 @@ class _Prepared:
                     except EOFError:
                         os._exit(EXIT_HOST_GONE)
                     except BaseException as exc:
-                        _ignore(os.write, 2, f"submission runner failed: {exc!r}\n".encode())
+                        ignore(os.write, 2, f"submission runner failed: {exc!r}\n".encode())
                         os._exit(EXIT_INTERNAL)
                 os.close(turn_r)
                 os.close(finished_w)
                 _, status = os.waitpid(submission, 0)
                 os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
             except BaseException as exc:
-                _ignore(os.write, 2, f"namespace setup failed: {exc!r}\n".encode())
+                ignore(os.write, 2, f"namespace setup failed: {exc!r}\n".encode())
                 os._exit(EXIT_INTERNAL)
         os.close(turn_r)
         os.close(finished_w)
@@ -244,7 +244,7 @@ class _Prepared:
     def reap(self):
         """Wait until the middle process (and with it the namespaces) is gone; its exit code."""
         for fd in self.fds():
-            _ignore(os.close, fd)
+            ignore(os.close, fd)
         self.turn_w = self.finished_r = None
         try:
             _, status = os.waitpid(self.middle, 0)
@@ -253,7 +253,7 @@ class _Prepared:
         return os.waitstatus_to_exitcode(status)
 
 
-def _warm_server():
+def warm_server():
     """Warm a process that serves many submissions (a factory, a pool container's runner):
     what test processes import to report an error, the modules and prelude of multi-test
     submissions, the fast mode's kernel check; then keep what exists out of the collector's
@@ -261,7 +261,7 @@ def _warm_server():
     try:
         __import__("traceback")
         warm()
-        _STATE["counters"] = _descriptor_counter()
+        STATE["counters"] = descriptor_counter()
     except Exception:
         pass
     __import__("gc").freeze()
@@ -275,7 +275,7 @@ def factory(in_fd, out_fd, libc):
     loaded host) both happen while a submission runs, not between two."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     libc.prctl(4, 0, 0, 0, 0)
-    _name_process(b"bf-factory")
+    name_process(b"bf-factory")
     # The job stream moves to high descriptors, and 0 and 1 become empty memfds, as in a test
     # process: the standard input and output made here for every test to inherit then probe
     # the same kind of file a test's own streams are on (seekable), and no process of the
@@ -286,18 +286,18 @@ def factory(in_fd, out_fd, libc):
         placeholder = os.memfd_create("std", 0)
         os.dup2(placeholder, target)
         os.close(placeholder)
-    _STATE["streams"] = _make_in_out_streams()
-    _send(out_fd, {"ready": True, "pid1": True, "seccomp": seccomp_program() is not None})
+    STATE["streams"] = make_in_out_streams()
+    send(out_fd, {"ready": True, "pid1": True, "seccomp": seccomp_program() is not None})
     # Fork nothing before the host has moved us into the sandbox's cgroups: a process forked
     # earlier would stay outside them (its limits and accounting).
-    go = _recv(in_fd)
+    go = recv(in_fd)
     if not go.get("go"):
         return
     # Every test process sets its limits with resource: imported once here, as are the
     # seccomp filter and capset's arguments every submission's runner uses.
     import resource  # noqa: F401
 
-    _prepare(libc)
+    prepare(libc)
     _capset_empty()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
@@ -308,7 +308,7 @@ def factory(in_fd, out_fd, libc):
         # prelude every submission with several tests needs, and the fast mode's kernel check,
         # once here instead of once per submission's runner. A pool starts its factories
         # ahead of their first job (BwrapBackend.prewarm), so this is done before one comes.
-        _warm_server()
+        warm_server()
     current = _Prepared(libc, in_fd, out_fd, ())
     current.start()
     fast = False  # whether the last submission ran in fast mode: workloads tend to repeat
@@ -325,7 +325,7 @@ def factory(in_fd, out_fd, libc):
             if code != EXIT_HOST_GONE:
                 # The submission's runner died (or could not be set up); tell the host, whose
                 # frames have stopped, and stop: the host discards this sandbox.
-                _send(out_fd, {"lost": code or EXIT_INTERNAL})
+                send(out_fd, {"lost": code or EXIT_INTERNAL})
             return
         fast = finished == b"f"
         if upcoming is not None and upcoming.alive():

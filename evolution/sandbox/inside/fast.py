@@ -16,43 +16,43 @@ import time
 from collections import deque
 
 from .child import (
-    _classify,
-    _prefer_as_oom_victim,
-    _prelude_namespace,
-    _ReusedStreams,
-    _run_child,
-    _set_limits,
+    ReusedStreams,
+    classify,
+    prefer_as_oom_victim,
+    prelude_namespace,
+    run_test_child,
+    set_limits,
 )
 from .protocol import (
-    _STATE,
     EXIT_CHANNEL,
     EXIT_INTERNAL,
     EXIT_MEMORY,
+    STATE,
     STDERR_KEEP,
     WARM_MODULES,
-    _exit_if_host_gone,
-    _frame,
-    _ignore,
-    _name_process,
-    _recv,
-    _send,
-    _write_all,
+    encode_frame,
+    exit_if_host_gone,
+    ignore,
+    name_process,
+    recv,
+    send,
+    write_all,
 )
 from .run import (
-    _clean_if_used,
-    _clean_scratch,
-    _clip_stderr,
-    _memfd,
-    _read_capped,
-    _reap_everything,
-    _tmpfs_empty,
+    clean_if_used,
+    clean_scratch,
+    clip_stderr,
+    memfd,
+    read_capped,
+    reap_everything,
     run_one,
+    tmpfs_empty,
 )
 from .seccomp import prepare_seccomp, seccomp_program
-from .snapshot import _U32, IN_MEMFD, PIPE_INPUT_BYTES, REPLY, _Snapshot
+from .snapshot import IN_MEMFD, PIPE_INPUT_BYTES, REPLY, U32, Snapshot
 
 
-def _descriptor_counter():
+def descriptor_counter():
     """The worker's count of open descriptors in one system call (the size of ``/proc/self/fd``,
     Linux >= 6.2), checked here against a listing with one more descriptor open; where the
     kernel does not report it, the directory is listed."""
@@ -80,15 +80,15 @@ def _fast_worker_main(job, compiled, fds, seccomp, kit):
     forked ahead of its job (FastWorker.prefork), which then comes first on the command pipe."""
     code = EXIT_INTERNAL
     try:
-        _name_process(b"bf-worker")
+        name_process(b"bf-worker")
         os.setsid()
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
         os.closerange(6, 1 << 16)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         if job is not None:
-            _set_limits(job, cpu=False)
-        _prefer_as_oom_victim(_STATE.get("libc"))
+            set_limits(job, cpu=False)
+        prefer_as_oom_victim(STATE.get("libc"))
         if seccomp is not None and not seccomp():
             os._exit(EXIT_INTERNAL)
         _fast_worker_loop(job, compiled, kit)
@@ -110,8 +110,8 @@ def _read_job(fd):
             data += chunk
         return data
 
-    job = json.loads(exact(_U32.unpack(exact(4))[0]))
-    compiled = marshal.loads(exact(_U32.unpack(exact(4))[0]))
+    job = json.loads(exact(U32.unpack(exact(4))[0]))
+    compiled = marshal.loads(exact(U32.unpack(exact(4))[0]))
     return job, compiled
 
 
@@ -128,7 +128,7 @@ def _cheap_checks(descriptors):
         os.pread(children, 16, 0)
     except OSError:
         if children is not None:
-            _ignore(os.close, children)
+            ignore(os.close, children)
         children = None
     try:
         directory = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY)
@@ -158,7 +158,7 @@ def _fast_worker_loop(job, compiled, kit):
     import _thread
     import resource
 
-    libc = _STATE.get("libc")
+    libc = STATE.get("libc")
     if libc is not None:
         # Orphans of a test are re-parented to the worker, which then sees every process a
         # test left behind with one waitpid().
@@ -171,11 +171,11 @@ def _fast_worker_loop(job, compiled, kit):
     snapshot, scratch, scratch_empty = kit["snapshot"], kit["scratch"], kit["scratch_empty"]
     descriptors, threads = kit["counters"], _thread._count
     snapshot.watch_signals()
-    streams = _ReusedStreams()
+    streams = ReusedStreams()
     if job is None:
         # Everything above was done before the job existed; what depends on it follows.
         job, compiled = _read_job(4)
-        _set_limits(job, cpu=False)
+        set_limits(job, cpu=False)
     stdio = job["harness"] == "stdio"
     per_test_cpu = int(job["time_s"]) + 1
     cap = int(job["max_output_bytes"])
@@ -183,14 +183,14 @@ def _fast_worker_loop(job, compiled, kit):
     # Bound here: a test that replaces these names in their modules cannot reach the loop.
     read, write, fstat, pread = os.read, os.write, os.fstat, os.pread
     ftruncate, lseek, pwrite, waitpid = os.ftruncate, os.lseek, os.pwrite, os.waitpid
-    pack, unpack_from, clock = REPLY.pack, _U32.unpack_from, time.perf_counter
+    pack, unpack_from, clock = REPLY.pack, U32.unpack_from, time.perf_counter
     getrusage, setrlimit = resource.getrusage, resource.setrlimit
     rusage_self, rlimit_cpu, no_limit = (
         resource.RUSAGE_SELF,
         resource.RLIMIT_CPU,
         resource.RLIM_INFINITY,
     )
-    run_child, restore, clean = _run_child, snapshot.restore, _clean_if_used
+    run_child, restore, clean = run_test_child, snapshot.restore, clean_if_used
     _, cpu_hard = resource.getrlimit(rlimit_cpu)
     # What descriptors 0-3 are: a test that closes one (``open(0).read()`` closes stdin when
     # its file object is collected) or replaces it must not break the next test. Descriptors 4
@@ -324,36 +324,36 @@ def _fast_worker_loop(job, compiled, kit):
             os._exit(0)
 
 
-def _fast_kit(scratch):
+def fast_kit(scratch):
     """What a fast-mode worker starts from: the snapshot its tests are reset to, the
     leftover counters and the scratch directory's empty size. A submission's runner prepares
     it while it waits for its turn (``prepare_fast``); it is made here when that one no longer
     matches (a job that warmed more modules, a scratch directory not yet probed)."""
     if not _fast_kit_matches(scratch):
         return prepare_fast(scratch)
-    return _STATE["fast_kit"]
+    return STATE["fast_kit"]
 
 
 def _fast_kit_matches(scratch):
-    kit = _STATE.get("fast_kit")
+    kit = STATE.get("fast_kit")
     return kit is not None and kit["scratch"] == scratch and kit["modules"] == sys.modules.keys()
 
 
 def prepare_fast(scratch):
     """Make (and keep) the fast mode's kit for this process and scratch directory: taken in
     the runner, it is the worker's own state right after the fork."""
-    _clean_scratch(scratch)
-    counters = _STATE.get("counters")
+    clean_scratch(scratch)
+    counters = STATE.get("counters")
     if counters is None:
-        counters = _STATE["counters"] = _descriptor_counter()
+        counters = STATE["counters"] = descriptor_counter()
     kit = {
         "scratch": scratch,
-        "scratch_empty": _tmpfs_empty(scratch),
+        "scratch_empty": tmpfs_empty(scratch),
         "counters": counters,
-        "snapshot": _Snapshot(scratch),
+        "snapshot": Snapshot(scratch),
         "modules": set(sys.modules),
     }
-    _STATE["fast_kit"] = kit
+    STATE["fast_kit"] = kit
     return kit
 
 
@@ -389,7 +389,7 @@ class FastWorker:
         except OSError:
             self.last_pid_fd = None
         self.last_pid = None
-        self.kit = _fast_kit(scratch)
+        self.kit = fast_kit(scratch)
         self.scratch_empty = self.kit["scratch_empty"]
 
     def _ns_last_pid(self):
@@ -403,7 +403,7 @@ class FastWorker:
     @staticmethod
     def _spawn(job, compiled, seccomp, kit):
         """Fork a worker: (pid, its memfds, command pipe's write end, reply pipe's read end)."""
-        fds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("result")]
+        fds = [memfd("stdin"), memfd("stdout"), memfd("stderr"), memfd("result")]
         cmd_r, cmd_w = os.pipe()
         try:
             # A larger command pipe (the most an unprivileged process may ask): more queued
@@ -428,17 +428,17 @@ class FastWorker:
         """Fork the next submission's worker before its job exists (its runner does this while
         it waits for its turn): the fork and the worker's set-up are then off the job's path.
         The first worker of a fast-mode job is this one; any other job discards it."""
-        _STATE["preforked"] = cls._spawn(None, None, seccomp, kit)
+        STATE["preforked"] = cls._spawn(None, None, seccomp, kit)
 
     @staticmethod
     def discard_prefork():
-        preforked = _STATE.pop("preforked", None)
+        preforked = STATE.pop("preforked", None)
         if preforked is not None:
             pid, fds, cmd_w, reply_r = preforked
             for fd in (*fds, cmd_w, reply_r):
-                _ignore(os.close, fd)
-            _ignore(os.kill, pid, signal.SIGKILL)
-            _ignore(os.waitpid, pid, 0)
+                ignore(os.close, fd)
+            ignore(os.kill, pid, signal.SIGKILL)
+            ignore(os.waitpid, pid, 0)
 
     @staticmethod
     def _take_prefork():
@@ -446,9 +446,9 @@ class FastWorker:
         waited while the submission before ran in the same cgroups, where the kernel may have
         killed it (it is a preferred OOM victim, as every test process is): handed the job
         anyway, its death would be charged to this submission's first test."""
-        preforked = _STATE.get("preforked")
+        preforked = STATE.get("preforked")
         if preforked is None or preforked[0] <= 0:
-            _STATE.pop("preforked", None)
+            STATE.pop("preforked", None)
             return None
         try:
             alive = os.waitpid(preforked[0], os.WNOHANG)[0] == 0
@@ -457,7 +457,7 @@ class FastWorker:
         if not alive:
             FastWorker.discard_prefork()
             return None
-        return _STATE.pop("preforked")
+        return STATE.pop("preforked")
 
     def _start(self):
         preforked = self._take_prefork()
@@ -466,7 +466,7 @@ class FastWorker:
 
             self.pid, self.fds, self.cmd_w, self.reply_r = preforked
             job, code = json.dumps(self.job).encode(), marshal.dumps(self.compiled)
-            header = _U32.pack(len(job)) + job + _U32.pack(len(code)) + code
+            header = U32.pack(len(job)) + job + U32.pack(len(code)) + code
         else:
             self.pid, self.fds, self.cmd_w, self.reply_r = self._spawn(
                 self.job, self.compiled, self.seccomp, self.kit
@@ -485,24 +485,24 @@ class FastWorker:
         Returns the worker's (wait status, rusage)."""
         if self.pid is None:
             return 0, None
-        _ignore(os.close, self.cmd_w)
-        _ignore(os.killpg, self.pid, signal.SIGKILL)
-        _ignore(os.kill, self.pid, signal.SIGKILL)
+        ignore(os.close, self.cmd_w)
+        ignore(os.killpg, self.pid, signal.SIGKILL)
+        ignore(os.kill, self.pid, signal.SIGKILL)
         try:
             _, status, usage = os.wait4(self.pid, 0)
         except ChildProcessError:
             status, usage = 0, None
-        _reap_everything(True, self.pid)
+        reap_everything(True, self.pid)
         for fd in (*self.fds, self.reply_r, self.pidfd):
-            _ignore(os.close, fd)
+            ignore(os.close, fd)
         self.pid = None
-        _clean_if_used(self.scratch, self.scratch_empty)
+        clean_if_used(self.scratch, self.scratch_empty)
         return status, usage
 
     def close(self):
         self._retire()
         if self.last_pid_fd is not None:
-            _ignore(os.close, self.last_pid_fd)
+            ignore(os.close, self.last_pid_fd)
             self.last_pid_fd = None
 
     def _escaped(self):
@@ -566,14 +566,14 @@ class FastWorker:
         return found
 
     def _memfd_output(self, index, keep):
-        return _read_capped(self.fds[index], keep)
+        return read_capped(self.fds[index], keep)
 
     def _outcome(self, status, stdout, stderr, elapsed_ms, cpu_ms, memory_kb, exit_code, sig):
         """One row of an ``outcomes`` frame (OUTCOME_FIELDS)."""
         return [
             status,
             stdout.decode("utf-8", "replace"),
-            _clip_stderr(stderr) if stderr else "",
+            clip_stderr(stderr) if stderr else "",
             round(elapsed_ms, 3),
             round(cpu_ms, 3),
             memory_kb,
@@ -595,7 +595,7 @@ class FastWorker:
         else:
             stdout = payload[result_len : result_len + out_len]
             stderr = payload[result_len + out_len :]
-        status = _classify(False, 0, out_size, err_size, self.cap, exit_code, stderr)
+        status = classify(False, 0, out_size, err_size, self.cap, exit_code, stderr)
         if self.function:
             stdout = payload[:result_len]
         return self._outcome(status, stdout, stderr, elapsed_ms, cpu_ms, memory_kb, exit_code, 0)
@@ -611,7 +611,7 @@ class FastWorker:
         total = 0.0 if usage is None else (usage.ru_utime + usage.ru_stime) * 1000
         cpu_ms = max(0.0, total - self.cpu_before)
         memory_kb = None if usage is None else usage.ru_maxrss
-        state = _classify(timed_out, term_signal, out_size, err_size, self.cap, exit_code, stderr)
+        state = classify(timed_out, term_signal, out_size, err_size, self.cap, exit_code, stderr)
         if self.function:
             stdout = b""
         return self._outcome(
@@ -630,7 +630,7 @@ class FastWorker:
         stop_on_failure = bool(self.job.get("stop_on_failure"))
         index = 0
         head_since = 0.0  # when the first queued test started, as far as the runner knows
-        watch = _STATE.get("host_fd")  # pool mode: the job stream, watched for the host's end
+        watch = STATE.get("host_fd")  # pool mode: the job stream, watched for the host's end
         host = select.poll()
         host.register(in_fd, select.POLLIN)
         while not (ended and not pending and not inflight):
@@ -648,9 +648,9 @@ class FastWorker:
                         if inflight:
                             break
                         self._fill_stdin(data)
-                        command = _U32.pack(IN_MEMFD)
+                        command = U32.pack(IN_MEMFD)
                     else:
-                        command = _U32.pack(len(data)) + data
+                        command = U32.pack(len(data)) + data
                     pending.popleft()
                     if not inflight:
                         head_since = time.monotonic()
@@ -674,12 +674,12 @@ class FastWorker:
                 timeout = max(0, int((head_since + self.limit - time.monotonic()) * 1000) + 1)
             events = poller.poll(timeout)
             if watch is not None:
-                _exit_if_host_gone(events, watch)
+                exit_if_host_gone(events, watch)
             ready = {fd for fd, _ in events}
             rows = []
             # Every frame the host has already written (one poll each), up to the read-ahead.
             while in_fd in ready and not ended:
-                frame = _recv(in_fd)
+                frame = recv(in_fd)
                 if frame.get("end"):
                     ended, stopped = True, bool(frame.get("stop"))
                 elif not failed:
@@ -726,7 +726,7 @@ class FastWorker:
                         ahead_bytes = 0
                         break
             if rows:
-                _send(out_fd, {"i": index, "outcomes": rows})
+                send(out_fd, {"i": index, "outcomes": rows})
                 index += len(rows)
             if len(inflight) >= BATCH_WAIT_DEPTH and len(rows) < BATCH_WAIT_DEPTH:
                 # A deep queue of quick tests: let replies pile up for a moment rather than
@@ -734,35 +734,35 @@ class FastWorker:
                 time.sleep(BATCH_WAIT_S)
 
 
-def _prepare(libc):
+def prepare(libc):
     """Per-process hardening of the runner; returns the prepared seccomp installer or None."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     if libc is None:
         return None
     libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE=0: children may not ptrace or read our memory
-    if "seccomp" not in _STATE:
+    if "seccomp" not in STATE:
         # Built once per factory (see factory()); each submission's runner inherits it.
         program = seccomp_program()
         try:
-            _STATE["seccomp"] = None if program is None else prepare_seccomp(libc, program)
+            STATE["seccomp"] = None if program is None else prepare_seccomp(libc, program)
         except Exception:
-            _STATE["seccomp"] = None
-    return _STATE["seccomp"]
+            STATE["seccomp"] = None
+    return STATE["seccomp"]
 
 
 def warm():
     """Import the modules tests commonly use and run LiveCodeBench's prelude, once per process
     (and its forks: a runner forked from a warm factory is warm)."""
-    if _STATE.get("warm"):
+    if STATE.get("warm"):
         return
-    _STATE["warm"] = True
+    STATE["warm"] = True
     for name in WARM_MODULES:
         try:
             __import__(name)
         except ImportError:
             pass
     limit = sys.getrecursionlimit()
-    _prelude_namespace("__main__")
+    prelude_namespace("__main__")
     sys.setrecursionlimit(limit)  # the prelude's limit is for the tests that run it
 
 
@@ -770,7 +770,7 @@ def serve_job(in_fd, out_fd, seccomp, is_pid1):
     """Judge ONE submission: read its job, compile once, run its tests (a fork each, or the
     fast mode's worker), then report done. Returns (the mode its tests ran in, whether the
     host said another submission of the same group follows in this sandbox)."""
-    job = _recv(in_fd)
+    job = recv(in_fd)
     return _serve(job, in_fd, out_fd, seccomp, is_pid1), bool(job.get("more"))
 
 
@@ -789,10 +789,10 @@ def _serve(job, in_fd, out_fd, seccomp, is_pid1):
 
         message = "".join(traceback.format_exception_only(type(exc), exc))
         FastWorker.discard_prefork()
-        _send(out_fd, {"ce": message[-4000:]})
-        while not _recv(in_fd).get("end"):
+        send(out_fd, {"ce": message[-4000:]})
+        while not recv(in_fd).get("end"):
             pass
-        _send(out_fd, {"done": True})
+        send(out_fd, {"done": True})
         return "none"
     fast = job.get("isolation") == "fast" and is_pid1
     # Without a stop condition the host has sent every input and the end with the job: the
@@ -800,9 +800,9 @@ def _serve(job, in_fd, out_fd, seccomp, is_pid1):
     # it is the last (one write, and one wake-up of the host, for a one-test submission).
     # With one, or with stdout streamed as the test runs, every frame goes out at once.
     hold = not (fast or job.get("stop_on_failure") or job.get("stream_stdout"))
-    held = _frame({"compiled": True})
+    held = encode_frame({"compiled": True})
     if not hold:
-        _write_all(out_fd, held)
+        write_all(out_fd, held)
         held = b""
     # Fast mode needs to be PID 1 of its namespace: only then can the runner see (and kill)
     # everything a test left running without scanning the host's /proc.
@@ -812,23 +812,23 @@ def _serve(job, in_fd, out_fd, seccomp, is_pid1):
             worker.serve(in_fd, out_fd)
             # The host may go on now: the worker and anything left in this submission's
             # namespaces are gone at the latest when this runner (their PID 1) exits.
-            _send(out_fd, {"done": True})
+            send(out_fd, {"done": True})
         finally:
             worker.close()
         return "fast"
     index = 0
-    frame = _recv(in_fd)
+    frame = recv(in_fd)
     while not frame.get("end"):
         outcome = run_one(job, compiled, frame["input"], seccomp, is_pid1, scratch, out_fd, index)
         outcome["i"] = index
         index += 1
-        held += _frame(outcome)
+        held += encode_frame(outcome)
         if not hold:
-            _write_all(out_fd, held)  # the host sends the next input once it has read this
+            write_all(out_fd, held)  # the host sends the next input once it has read this
             held = b""
-        frame = _recv(in_fd)  # held: already in the pipe
+        frame = recv(in_fd)  # held: already in the pipe
         if held and not frame.get("end"):
-            _write_all(out_fd, held)
+            write_all(out_fd, held)
             held = b""
-    _write_all(out_fd, held + _frame({"done": True}))
+    write_all(out_fd, held + encode_frame({"done": True}))
     return "fork"

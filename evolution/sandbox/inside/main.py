@@ -6,19 +6,19 @@ import os
 import sys
 
 from .factory import factory
-from .fast import _prepare, serve_job
+from .fast import prepare, serve_job
 from .pool import pool
-from .protocol import _STATE, _libc, _send
+from .protocol import STATE, load_libc, send
 
 
 def main():
     in_fd, out_fd = 0, 1
     libc = None
     try:
-        libc = _libc()
+        libc = load_libc()
     except Exception:
         libc = None
-    _STATE["libc"] = libc
+    STATE["libc"] = libc
     if len(sys.argv) > 1 and sys.argv[1] == "factory" and libc is not None:
         factory(in_fd, out_fd, libc)
         return
@@ -28,12 +28,12 @@ def main():
         # it serves one job below, and its "ready" frame does not say "pool".
         pool(in_fd, out_fd, libc)
         return
-    seccomp = _prepare(libc)
+    seccomp = prepare(libc)
     if not is_pid1 and libc is not None:
         # Outside a PID namespace (unsafe backend) orphans of a test are re-parented to us,
         # so that they can still be found and killed after the test.
         libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-    _send(out_fd, {"ready": True, "pid1": is_pid1, "seccomp": seccomp is not None})
+    send(out_fd, {"ready": True, "pid1": is_pid1, "seccomp": seccomp is not None})
     serve_job(in_fd, out_fd, seccomp, is_pid1)  # one submission: a group is bwrap's only
 
 

@@ -8,11 +8,11 @@ import fcntl
 import os
 import signal
 
-from .child import _make_in_out_streams
-from .factory import _installed_here, _warm_server, reset_for_next
-from .fast import FastWorker, _fast_kit, _prepare, serve_job
-from .protocol import _STATE, EXIT_HOST_GONE, _name_process, _recv, _send
-from .run import _clean_scratch
+from .child import make_in_out_streams
+from .factory import installed_here, reset_for_next, warm_server
+from .fast import FastWorker, fast_kit, prepare, serve_job
+from .protocol import EXIT_HOST_GONE, STATE, name_process, recv, send
+from .run import clean_scratch
 
 # The environment a test sees in a container: the image's variables and the engine's HOSTNAME
 # are dropped (bwrap's sandboxes get these three alone too).
@@ -27,7 +27,7 @@ def _oom_count():
     """OOM kills in this container's memory cgroup so far, as the container sees its own
     cgroup (read-only: v2's memory.events, v1's memory.oom_control); None where neither is
     readable. The files stay open and are read again from the start."""
-    fds = _STATE.setdefault("oom_fds", {})
+    fds = STATE.setdefault("oom_fds", {})
     for path in ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"):
         if fds.get(path, 0) is None:
             continue  # not there: not tried again
@@ -58,7 +58,7 @@ def pool(in_fd, out_fd, libc):
     is gone (killed, or it closed the container) the runner exits at once, and with PID 1 every
     process of the container ends (the engine then removes it)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    _name_process(b"bf-runner")
+    name_process(b"bf-runner")
     for name in list(os.environ):
         if name not in POOL_ENVIRONMENT:
             del os.environ[name]
@@ -69,27 +69,27 @@ def pool(in_fd, out_fd, libc):
         placeholder = os.memfd_create("std", 0)
         os.dup2(placeholder, target)
         os.close(placeholder)
-    _STATE["streams"] = _make_in_out_streams()
-    _STATE["host_fd"] = in_fd
+    STATE["streams"] = make_in_out_streams()
+    STATE["host_fd"] = in_fd
     # The runner installs seccomp in itself (bwrap's submission runners do too): every test
     # process and worker inherits it, and the reset needs none of the refused calls.
-    seccomp = _installed_here(_prepare(libc))
+    seccomp = installed_here(prepare(libc))
     ready = {"ready": True, "pid1": True, "pool": True, "seccomp": seccomp is not None}
-    _send(out_fd, {**ready, "oom": _oom_count()})
+    send(out_fd, {**ready, "oom": _oom_count()})
     try:
-        go = _recv(in_fd)
+        go = recv(in_fd)
         if go.get("warm", True):
             # What factory() warms, once per container: every job is then served warm.
-            _warm_server()
+            warm_server()
         while True:
             mode, _ = serve_job(in_fd, out_fd, seccomp, True)
             reset_for_next(libc)
             for path in POOL_SCRATCH:
-                _clean_scratch(path)
+                clean_scratch(path)
             if mode == "fast":
                 # Workloads repeat: the next job's worker, forked ahead from the clean runner.
-                FastWorker.prefork(seccomp, _fast_kit(os.getcwd()))
-            _send(out_fd, {"ready": True, "oom": _oom_count()})
+                FastWorker.prefork(seccomp, fast_kit(os.getcwd()))
+            send(out_fd, {"ready": True, "oom": _oom_count()})
     except EOFError:
         pass  # the host closed the stream: the container ends with this process
     os._exit(EXIT_HOST_GONE)

@@ -83,10 +83,10 @@ OUTCOME_FIELDS = (
     "signal",
     "internal",
 )
-_STATE = {}  # process-wide handles set up once by main()
+STATE = {}  # process-wide handles set up once by main()
 
 
-def _ignore(fn, *args):
+def ignore(fn, *args):
     """Call fn, swallowing OSError/ValueError (contextlib costs an import we avoid)."""
     try:
         fn(*args)
@@ -94,15 +94,15 @@ def _ignore(fn, *args):
         pass
 
 
-def _name_process(name):
+def name_process(name):
     """The process's name in ps and perf (PR_SET_NAME): bf-factory, bf-middle, bf-runner,
     bf-worker (fast mode) or bf-test (a forked test)."""
-    libc = _STATE.get("libc")
+    libc = STATE.get("libc")
     if libc is not None:
         libc.prctl(15, name, 0, 0, 0)
 
 
-def _print_exc():
+def print_traceback():
     import traceback  # only on the error path: importing it costs ~5 ms per sandbox
 
     traceback.print_exc()
@@ -119,27 +119,27 @@ def _read_exact(fd, n):
     return b"".join(chunks)
 
 
-def _recv(fd):
+def recv(fd):
     (length,) = struct.unpack(">I", _read_exact(fd, 4))
     return json.loads(_read_exact(fd, length))
 
 
-def _frame(obj):
+def encode_frame(obj):
     data = json.dumps(obj).encode()
     return struct.pack(">I", len(data)) + data
 
 
-def _write_all(fd, data):
+def write_all(fd, data):
     while data:
         written = os.write(fd, data)
         data = data[written:]
 
 
-def _send(fd, obj):
-    _write_all(fd, _frame(obj))
+def send(fd, obj):
+    write_all(fd, encode_frame(obj))
 
 
-def _exit_if_host_gone(events, watch):
+def exit_if_host_gone(events, watch):
     """Pool mode (docker): end this runner, PID 1 of its container, and with it every process
     in it, when the host's end of the job stream is gone (``watch`` hung up in ``events``, a
     poll's answer). The host is gone (killed, or it closed the sandbox): nobody reads what the
@@ -149,13 +149,13 @@ def _exit_if_host_gone(events, watch):
             os._exit(EXIT_HOST_GONE)
 
 
-def _libc():
+def load_libc():
     import ctypes
 
     return ctypes.CDLL(None, use_errno=True)
 
 
-def _write_file(path, data):
+def write_file(path, data):
     fd = os.open(path, os.O_WRONLY)
     try:
         os.write(fd, data)

@@ -9,19 +9,19 @@ import select
 import signal
 import time
 
-from .child import _child_main, _classify, _precompiled_test
+from .child import child_main, classify, precompiled_test
 from .protocol import (
-    _STATE,
     EXIT_INTERNAL,
+    STATE,
     STDERR_KEEP,
     STREAM_CHUNK,
-    _exit_if_host_gone,
-    _ignore,
-    _send,
+    exit_if_host_gone,
+    ignore,
+    send,
 )
 
 
-def _memfd(name, data=b""):
+def memfd(name, data=b""):
     fd = os.memfd_create(name, 0)
     if data:
         os.write(fd, data)
@@ -29,7 +29,7 @@ def _memfd(name, data=b""):
     return fd
 
 
-def _read_capped(fd, cap):
+def read_capped(fd, cap):
     size = os.fstat(fd).st_size
     os.lseek(fd, 0, os.SEEK_SET)
     data = b""
@@ -54,30 +54,30 @@ def _stream_capped(fd, cap, out_fd, index):
         if not data:
             break
         text = binascii.b2a_base64(data, newline=False).decode("ascii")
-        _send(out_fd, {"i": index, "chunk": text})
+        send(out_fd, {"i": index, "chunk": text})
         offset += len(data)
     return size
 
 
-def _clip_stderr(data):
+def clip_stderr(data):
     text = data.decode("utf-8", "replace")
     if len(text) > STDERR_KEEP:
         text = text[:2048] + "\n...[truncated]...\n" + text[-(STDERR_KEEP - 2048) :]
     return text
 
 
-def _reap_everything(is_pid1, pgid):
+def reap_everything(is_pid1, pgid):
     """Kill what the test left behind (daemons included) and wait until it is all gone.
     ``pgid`` None: no test's process group to start with (everything is killed anyway)."""
     if pgid is not None:
-        _ignore(os.killpg, pgid, signal.SIGKILL)
+        ignore(os.killpg, pgid, signal.SIGKILL)
     while True:
         if is_pid1:
             # PID 1 of a namespace: -1 reaches every other process in it, never us.
-            _ignore(os.kill, -1, signal.SIGKILL)
+            ignore(os.kill, -1, signal.SIGKILL)
         else:
             for pid in _children_of(os.getpid()):
-                _ignore(os.kill, pid, signal.SIGKILL)
+                ignore(os.kill, pid, signal.SIGKILL)
         try:
             pid, _ = os.waitpid(-1, 0 if is_pid1 else os.WNOHANG)
         except ChildProcessError:
@@ -108,18 +108,18 @@ def _children_of(parent):
     return found
 
 
-def _tmpfs_empty(path):
+def tmpfs_empty(path):
     """The size ``path`` (this sandbox's /tmp or /dev/shm) shows when empty, probed once per
     process on the emptied directory (see _tmpfs_empty_size); None where a directory's size
     does not count its entries."""
-    sizes = _STATE.setdefault("tmpfs_empty", {})
+    sizes = STATE.setdefault("tmpfs_empty", {})
     if path not in sizes:
-        _clean_scratch(path)
+        clean_scratch(path)
         sizes[path] = _tmpfs_empty_size(path)
     return sizes[path]
 
 
-def _clean_if_used(path, empty, stat=os.stat):
+def clean_if_used(path, empty, stat=os.stat):
     """Empty ``path`` unless its size is ``empty`` (the size it shows when empty, or None when
     its size says nothing): one stat instead of a listing, after most tests. ``stat`` is bound
     here: a fast-mode test that replaces ``os.stat`` cannot make its leftovers look gone."""
@@ -128,15 +128,15 @@ def _clean_if_used(path, empty, stat=os.stat):
     except OSError:
         used = True
     if used:
-        _clean_scratch(path)
+        clean_scratch(path)
 
 
-def _clean_tmpfs(path):
+def clean_tmpfs(path):
     """Empty ``path``, a tmpfs of this sandbox, with one stat when it is empty already."""
-    _clean_if_used(path, _tmpfs_empty(path))
+    clean_if_used(path, tmpfs_empty(path))
 
 
-def _clean_scratch(scratch):
+def clean_scratch(scratch):
     """Empty ``scratch`` (symbolic links are removed, never followed). A directory a test made
     read-only is made writable first. No shutil: it would import bz2 and lzma in the sandbox."""
     try:
@@ -146,8 +146,8 @@ def _clean_scratch(scratch):
     for entry in entries:
         try:
             if entry.is_dir(follow_symlinks=False):
-                _ignore(os.chmod, entry.path, 0o700)
-                _clean_scratch(entry.path)
+                ignore(os.chmod, entry.path, 0o700)
+                clean_scratch(entry.path)
                 os.rmdir(entry.path)
             else:
                 os.unlink(entry.path)
@@ -161,10 +161,10 @@ def run_one(job, compiled, test_input, seccomp, is_pid1, scratch, out_fd=None, i
     ``index`` and the outcome's ``"stdout"`` is empty."""
     cap = int(job["max_output_bytes"])
     fds = (
-        _memfd("stdin", test_input.encode() if job["harness"] == "stdio" else b""),
-        _memfd("stdout"),
-        _memfd("stderr"),
-        _memfd("result"),
+        memfd("stdin", test_input.encode() if job["harness"] == "stdio" else b""),
+        memfd("stdout"),
+        memfd("stderr"),
+        memfd("result"),
     )
     started = time.monotonic()
     # Forked dumpable, the test process can name itself and ask to be the OOM victim through
@@ -173,19 +173,19 @@ def run_one(job, compiled, test_input, seccomp, is_pid1, scratch, out_fd=None, i
     # processes are all reaped), and the runner is non-dumpable again right after the fork,
     # before the test process may go on: it waits on ``go`` for the runner's word, so that not
     # one instruction of the submission runs while the runner's /proc files are open to it.
-    libc = _STATE.get("libc") if is_pid1 else None
-    test_code = _precompiled_test(job, test_input)
+    libc = STATE.get("libc") if is_pid1 else None
+    test_code = precompiled_test(job, test_input)
     go = None
     if libc is not None:
         go = os.pipe()
         libc.prctl(4, 1, 0, 0, 0)
     pid = os.fork()
     if pid == 0:
-        _child_main(job, compiled, test_input, fds, seccomp, go, test_code)
+        child_main(job, compiled, test_input, fds, seccomp, go, test_code)
     if go is not None:
         libc.prctl(4, 0, 0, 0, 0)
         os.close(go[0])
-        _ignore(os.write, go[1], b"\0")
+        ignore(os.write, go[1], b"\0")
         os.close(go[1])
     status = None
     timed_out = False
@@ -194,7 +194,7 @@ def run_one(job, compiled, test_input, seccomp, is_pid1, scratch, out_fd=None, i
     except OSError:
         pidfd = None
     deadline = started + float(job["time_s"])
-    watch = _STATE.get("host_fd")
+    watch = STATE.get("host_fd")
     while status is None:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -207,7 +207,7 @@ def run_one(job, compiled, test_input, seccomp, is_pid1, scratch, out_fd=None, i
                 poller.poll(max(1, int(remaining * 1000) + 1))
             else:
                 poller.register(watch, 0)
-                _exit_if_host_gone(poller.poll(max(1, int(remaining * 1000) + 1)), watch)
+                exit_if_host_gone(poller.poll(max(1, int(remaining * 1000) + 1)), watch)
             done_pid, raw, usage = os.wait4(pid, os.WNOHANG)
         else:
             done_pid, raw, usage = os.wait4(pid, os.WNOHANG)
@@ -217,33 +217,33 @@ def run_one(job, compiled, test_input, seccomp, is_pid1, scratch, out_fd=None, i
             status = raw
     elapsed = time.monotonic() - started
     if timed_out:
-        _ignore(os.killpg, pid, signal.SIGKILL)
+        ignore(os.killpg, pid, signal.SIGKILL)
         _, status, usage = os.wait4(pid, 0)
     if pidfd is not None:
         os.close(pidfd)
-    _reap_everything(is_pid1, pid)
+    reap_everything(is_pid1, pid)
     if is_pid1:
-        _clean_tmpfs(scratch)
+        clean_tmpfs(scratch)
     else:
-        _clean_scratch(scratch)
+        clean_scratch(scratch)
 
     if job.get("stream_stdout") and out_fd is not None:
         stdout, out_size = b"", _stream_capped(fds[1], cap, out_fd, index)
     else:
-        stdout, out_size = _read_capped(fds[1], cap)
-    stderr, err_size = _read_capped(fds[2], STDERR_KEEP * 4)
-    result, _ = _read_capped(fds[3], cap)
+        stdout, out_size = read_capped(fds[1], cap)
+    stderr, err_size = read_capped(fds[2], STDERR_KEEP * 4)
+    result, _ = read_capped(fds[3], cap)
     for fd in fds:
         os.close(fd)
 
     exit_code = os.waitstatus_to_exitcode(status)
     term_signal = -exit_code if exit_code < 0 else 0
     cpu_s = usage.ru_utime + usage.ru_stime
-    state = _classify(timed_out, term_signal, out_size, err_size, cap, exit_code, stderr)
+    state = classify(timed_out, term_signal, out_size, err_size, cap, exit_code, stderr)
     return {
         "status": state,
         "stdout": (result if job["harness"] == "function" else stdout).decode("utf-8", "replace"),
-        "stderr": _clip_stderr(stderr),
+        "stderr": clip_stderr(stderr),
         "time_ms": round(elapsed * 1000, 3),
         "cpu_ms": round(cpu_s * 1000, 3),
         "memory_kb": usage.ru_maxrss,

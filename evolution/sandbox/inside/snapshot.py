@@ -11,8 +11,8 @@ import os
 import struct
 import sys
 
-from .child import _PRELUDE_CACHE
-from .protocol import _ignore
+from .child import PRELUDE_CACHE
+from .protocol import ignore
 
 # The runner forks one "worker" per submission that lowers its limits and installs seccomp like
 # a test child, then executes test after test as the runner queues them (it never waits for
@@ -49,7 +49,7 @@ FAST_RESET_MODULES = (
 # Command: <u32 length><the test's input, UTF-8>. Reply: REPLY (lengths of the result, stdout
 # and stderr that follow, stdout and stderr sizes, exit code, CPU ms, wall ms, peak RSS kB,
 # retire flag), then the function harness's JSON-encoded return value, stdout, stderr.
-_U32 = struct.Struct(">I")
+U32 = struct.Struct(">I")
 REPLY = struct.Struct(">IIIQQiddqb")
 # A command of this length alone: the test's input is already in the stdin memfd (stdio inputs
 # larger than PIPE_INPUT_BYTES, or than the output cap, are written there by the runner).
@@ -128,7 +128,7 @@ def _track(module, name, what):
     setattr(module, name, wrapper)
 
 
-class _Snapshot:
+class Snapshot:
     """What the worker puts back after every test (taken once, after warming)."""
 
     def __init__(self, scratch):
@@ -148,9 +148,9 @@ class _Snapshot:
             for name in FAST_RESET_MODULES
             if name in sys.modules
         ]
-        if "layer" in _PRELUDE_CACHE:
+        if "layer" in PRELUDE_CACHE:
             # The prelude's builtins module, shared by the tests (``__builtins__.x = ...``).
-            layer = _PRELUDE_CACHE["layer"].__dict__
+            layer = PRELUDE_CACHE["layer"].__dict__
             self.module_dicts.append((layer, dict(layer)))
         self.sys_attrs = {
             name: getattr(sys, name)
@@ -228,12 +228,12 @@ class _Snapshot:
             if list(map(self.getsignal, self.signals)) != self.handlers:
                 for sig, handler in zip(self.signals, self.handlers, strict=True):
                     if self.getsignal(sig) is not handler:
-                        _ignore(self.setsignal, sig, handler)
+                        ignore(self.setsignal, sig, handler)
         elif self.touched:
             for sig in self.touched:
                 handler = self.default_handlers.get(sig)
                 if handler is not None and self.getsignal(sig) is not handler:
-                    _ignore(self.setsignal, sig, handler)
+                    ignore(self.setsignal, sig, handler)
             self.touched.clear()
         sys.settrace(None)
         sys.setprofile(None)

@@ -17,7 +17,7 @@ from evolution.streams import errors
 from tests.support.fake_openai import CONTEXT_TOO_LONG, UNSUPPORTED_TEMPERATURE, Fault, by_model
 
 from . import lcb_world as w
-from .test_evolver_outage import _advance, _right
+from .test_evolver_outage import advance_lineage, right_answer
 from .test_scenarios import running
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -40,7 +40,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_an_evolver_endpoint_refusing_its_configuration_pauses_the_campaign(
     fake_server, fault, status, why
 ):
-    fake_server.responder = by_model({"right": _right, "evolver": lambda body, headers: fault})
+    fake_server.responder = by_model(
+        {"right": right_answer, "evolver": lambda body, headers: fault}
+    )
     import_seeds(
         source="lcb",
         content=w.short_sort_line(),
@@ -56,7 +58,7 @@ def test_an_evolver_endpoint_refusing_its_configuration_pauses_the_campaign(
             settings={"allowed_seed_levels": [1, 2, 3, 4, 5]},
         )
     )
-    lineage = _advance(campaign.lineages.get(), 12)
+    lineage = advance_lineage(campaign.lineages.get(), 12)
 
     campaign = lineage.campaign
     assert campaign.state == CampaignState.PAUSED, campaign.state_reason

@@ -21,11 +21,11 @@ from .test_scenarios import running
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _right(body, headers):
+def right_answer(body, headers):
     return demo_answers.code(w.SHORT_SORT_OK)
 
 
-def _advance(lineage, steps: int):
+def advance_lineage(lineage, steps: int):
     for _ in range(steps):
         lineage.campaign.refresh_from_db()
         if lineage.campaign.state != CampaignState.RUNNING:
@@ -42,7 +42,7 @@ def _advance(lineage, steps: int):
 def test_an_evolver_endpoint_that_stays_down_pauses_the_campaign_naming_it(fake_server, fault):
     state = {"evolver": lambda body, headers: fault}
     fake_server.responder = by_model(
-        {"right": _right, "evolver": lambda body, headers: state["evolver"](body, headers)}
+        {"right": right_answer, "evolver": lambda body, headers: state["evolver"](body, headers)}
     )
     import_seeds(
         source="lcb",
@@ -60,7 +60,7 @@ def test_an_evolver_endpoint_that_stays_down_pauses_the_campaign_naming_it(fake_
             settings={"allowed_seed_levels": [1, 2, 3, 4, 5]},
         )
     )
-    lineage = _advance(campaign.lineages.get(), 12)
+    lineage = advance_lineage(campaign.lineages.get(), 12)
 
     campaign = lineage.campaign
     assert campaign.state == CampaignState.PAUSED, campaign.state_reason
@@ -77,7 +77,7 @@ def test_an_evolver_endpoint_that_stays_down_pauses_the_campaign_naming_it(fake_
     state["evolver"] = lambda body, headers: "no structured answer"
     campaign_resume(campaign_id=campaign.pk)
     type(campaign).objects.filter(pk=campaign.pk).update(state=CampaignState.RUNNING)
-    lineage = _advance(lineage, 1)
+    lineage = advance_lineage(lineage, 1)
     # It answered (prose, no JSON: ledgered unparsable, the candidate an error), so it is up.
     assert LLMCall.objects.filter(
         endpoint__name="evolver", role="mutator", status="unparsable"

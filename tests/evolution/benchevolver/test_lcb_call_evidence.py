@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from evolution.benchevolver.services import campaign_create
 
-from .test_lcb_references import LCBPanel, _advance_to_first_candidate, _world
+from .test_lcb_references import LCBPanel, advance_to_first_candidate, references_world
 from .test_scenarios import running
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -33,10 +33,10 @@ def test_an_unparsable_mutator_answer_on_a_livecodebench_seed_is_on_its_candidat
     from . import lcb_world as w
 
     fake_server.responder = ProseMutator()
-    seed_set, evolver, panel = _world(fake_server, solutions_content=w.solutions_text())
+    seed_set, evolver, panel = references_world(fake_server, solutions_content=w.solutions_text())
     campaign = running(campaign_create(name="lcb", seed_set=seed_set, evolver=evolver, panel=panel))
     for lineage in campaign.lineages.all():
-        lineage = _advance_to_first_candidate(lineage)
+        lineage = advance_to_first_candidate(lineage)
         cand = lineage.candidates.get(round=1)
         assert cand.decision == "error"
         assert cand.decision_reason.startswith("mutator answer unparsable")
@@ -69,9 +69,9 @@ def test_provider_errors_behind_a_livecodebench_calibration_are_shown_with_its_p
         return panel_answers(body, headers)
 
     fake_server.responder = respond
-    seed_set, evolver, panel = _world(fake_server, solutions_content=w.solutions_text())
+    seed_set, evolver, panel = references_world(fake_server, solutions_content=w.solutions_text())
     campaign = running(campaign_create(name="lcb", seed_set=seed_set, evolver=evolver, panel=panel))
-    lineage = _advance_to_first_candidate(campaign.lineages.get(seed__origin_id=w.SHORT_SORT_ID))
+    lineage = advance_to_first_candidate(campaign.lineages.get(seed__origin_id=w.SHORT_SORT_ID))
     assert (lineage.seed_passes, lineage.seed_attempts) == (7, 8)  # errors are not attempts
     page = personas.admin.client.get(reverse("evolution:lineage_detail", args=[lineage.pk]))
     text = html.unescape(page.content.decode())

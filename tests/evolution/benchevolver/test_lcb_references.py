@@ -67,7 +67,7 @@ class LCBPanel:
         return [(key, text) for r, key, text in self.prompts if r == role]
 
 
-def _world(server, **import_kwargs):
+def references_world(server, **import_kwargs):
     import_seeds(source="lcb", content=w.records_text(), set_name="lcb-v6", **import_kwargs)
     seed_set = ProblemSet.objects.get(name="lcb-v6")
     evolver = w.endpoint(server, "evolver")
@@ -75,7 +75,7 @@ def _world(server, **import_kwargs):
     return seed_set, evolver, panel
 
 
-def _advance_to_first_candidate(lineage, limit=40):
+def advance_to_first_candidate(lineage, limit=40):
     for _ in range(limit):
         lineage.refresh_from_db()
         if lineage.state not in ("pending", "evolving") or lineage.candidates.exists():
@@ -93,7 +93,7 @@ def lcb_panel(fake_server):
 
 
 def test_a_solutions_file_gives_lcb_seeds_their_references_and_both_evolve(fake_server, lcb_panel):
-    seed_set, evolver, panel = _world(fake_server, solutions_content=w.solutions_text())
+    seed_set, evolver, panel = references_world(fake_server, solutions_content=w.solutions_text())
     sort_seed = Problem.objects.get(origin_id=w.SHORT_SORT_ID)
     acronym = Problem.objects.get(origin_id=w.ACRONYM_ID)
     assert sort_seed.reference_solution == w.SHORT_SORT_OK
@@ -109,7 +109,7 @@ def test_a_solutions_file_gives_lcb_seeds_their_references_and_both_evolve(fake_
 
     campaign = running(campaign_create(name="lcb", seed_set=seed_set, evolver=evolver, panel=panel))
     for lineage in campaign.lineages.all():
-        lineage = _advance_to_first_candidate(lineage)
+        lineage = advance_to_first_candidate(lineage)
         # 7 of 8 attempts pass every public and private test: level 2, allowed; evolving.
         assert (lineage.state, lineage.seed_passes, lineage.seed_attempts) == ("evolving", 7, 8)
         assert lineage.candidates.get(round=1).code.strip()
@@ -136,13 +136,13 @@ def test_a_solutions_file_gives_lcb_seeds_their_references_and_both_evolve(fake_
 def test_without_solutions_a_calibration_attempt_that_passed_every_test_becomes_the_reference(
     fake_server, lcb_panel
 ):
-    seed_set, evolver, panel = _world(fake_server)
+    seed_set, evolver, panel = references_world(fake_server)
     assert not Problem.objects.exclude(reference_solution="").exists()
     campaign = running(
         campaign_create(name="lcb-calib", seed_set=seed_set, evolver=evolver, panel=panel)
     )
     for lineage in campaign.lineages.all():
-        lineage = _advance_to_first_candidate(lineage)
+        lineage = advance_to_first_candidate(lineage)
         assert lineage.state == "evolving"
     sort_seed = Problem.objects.get(origin_id=w.SHORT_SORT_ID)
     acronym = Problem.objects.get(origin_id=w.ACRONYM_ID)
@@ -178,12 +178,12 @@ def test_a_reference_adopted_from_calibration_survives_a_reimport_of_the_records
 ):
     """The engine adopts a passing attempt; importing the same records again (into the same
     set or another, without a solutions file) keeps it and its provenance, and says so."""
-    seed_set, evolver, panel = _world(fake_server)
+    seed_set, evolver, panel = references_world(fake_server)
     campaign = running(
         campaign_create(name="lcb-keep", seed_set=seed_set, evolver=evolver, panel=panel)
     )
     for lineage in campaign.lineages.all():
-        _advance_to_first_candidate(lineage)
+        advance_to_first_candidate(lineage)
     adopted = {p.origin_id: p.reference_solution for p in Problem.objects.all()}
     assert all(code.strip() for code in adopted.values())
 
@@ -281,7 +281,7 @@ def test_both_livecodebench_harnesses_run_with_the_livecodebench_column_of_table
     from evolution.benchevolver.engine.config import EvolutionSettings
     from evolution.benchevolver.stages.common import Ctx
 
-    seed_set, evolver, panel = _world(fake_server, solutions_content=w.solutions_text())
+    seed_set, evolver, panel = references_world(fake_server, solutions_content=w.solutions_text())
     campaign = campaign_create(name="columns", seed_set=seed_set, evolver=evolver, panel=panel)
     seen = {}
     for lineage in campaign.lineages.select_related("seed"):

@@ -19,7 +19,7 @@ from evolution.streams.runner import run_inline
 from tests.support.fake_openai import FakeOpenAI
 
 from .helpers import KeyedResponder, build_world, truncate_engine_tables
-from .test_replay_decisions import _decisions, _replay_world
+from .test_replay_decisions import campaign_decisions, replay_world
 
 # Read-only tests over data the module fixture committed (the db mark also makes pytest-django
 # create the test database for this module).
@@ -54,7 +54,7 @@ def replayed(run, django_db_blocker):
     replays). Asked for by the module's last test only, so the others read the live run alone."""
     campaign = run["campaign"]
     with django_db_blocker.unblock():
-        evolver, panel = _replay_world("demo.jsonl", campaign.evolver, campaign.panel)
+        evolver, panel = replay_world("demo.jsonl", campaign.evolver, campaign.panel)
         second = campaign_create(
             name="pack replayed",
             seed_set=campaign.seed_set,
@@ -241,7 +241,7 @@ def test_the_committed_cassette_replays_to_the_same_decisions(run, replayed):
     first = run["campaign"]
     assert replayed.state == "completed", replayed.state_reason
     assert replayed.replayed
-    assert _decisions(replayed) == _decisions(first)
+    assert campaign_decisions(replayed) == campaign_decisions(first)
     assert {"accepted", "judge_rejected", "duplicate", "not_harder", "error"} <= {
-        d for _, _, d in _decisions(first)
+        d for _, _, d in campaign_decisions(first)
     }

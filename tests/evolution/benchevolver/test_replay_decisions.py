@@ -53,7 +53,7 @@ class Recording:
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def _replay_world(cassette: str, evolver: ModelEndpoint, panel: Panel):
+def replay_world(cassette: str, evolver: ModelEndpoint, panel: Panel):
     """Replay endpoints with the same model names (the replay keys name them)."""
 
     def replay(original: ModelEndpoint) -> ModelEndpoint:
@@ -73,7 +73,7 @@ def _replay_world(cassette: str, evolver: ModelEndpoint, panel: Panel):
     return replay(evolver), replayed
 
 
-def _decisions(campaign) -> list[tuple[str, int, str]]:
+def campaign_decisions(campaign) -> list[tuple[str, int, str]]:
     return sorted(
         (lineage.seed.origin_id, cand.round, cand.decision)
         for lineage in campaign.lineages.select_related("seed")
@@ -105,11 +105,11 @@ def test_a_livecodebench_campaign_ends_with_the_same_decisions_on_replay(
     }
     first = _run(name="lcb", seed_set=seed_set, evolver=evolver, panel=panel, settings=run_settings)
     assert first.state in ("completed", "failed"), first.state_reason
-    decided = _decisions(first)
+    decided = campaign_decisions(first)
     assert decided and all(d for _, _, d in decided)
 
     recording.write(tmp_path / "lcb.jsonl")
-    replay_evolver, replay_panel = _replay_world("lcb.jsonl", evolver, panel)
+    replay_evolver, replay_panel = replay_world("lcb.jsonl", evolver, panel)
     second = _run(
         name="lcb replayed",
         seed_set=seed_set,
@@ -117,5 +117,5 @@ def test_a_livecodebench_campaign_ends_with_the_same_decisions_on_replay(
         panel=replay_panel,
         settings=run_settings,
     )
-    assert (second.state, _decisions(second)) == (first.state, decided)
+    assert (second.state, campaign_decisions(second)) == (first.state, decided)
     assert second.replayed

@@ -34,7 +34,7 @@ def isolation(request, settings):
     return request.param
 
 
-def _run(backend, code, inputs=("",), limits=None):
+def run_hostile(backend, code, inputs=("",), limits=None):
     inputs = list(inputs)
     if settings.SANDBOX_ISOLATION == "fast" and len(inputs) == 1:
         # A lone test runs in a forked process whatever the mode (the worker interpreter only
@@ -95,7 +95,7 @@ def test_it_cannot_read_canary_files_outside_scratch(backend, tmp_path):
                     print("blocked", path, type(exc).__name__)
             print("\\n".join(found))
         """
-        outcome = _run(backend, code)[0]
+        outcome = run_hostile(backend, code)[0]
     finally:
         outside.unlink()
         in_project.unlink()
@@ -104,7 +104,7 @@ def test_it_cannot_read_canary_files_outside_scratch(backend, tmp_path):
     assert "SECRET_KEY" not in outcome.stdout
     assert outcome.stdout.count("blocked") == 5
     # The sandbox's root holds the interpreter and its libraries only.
-    listing = _run(backend, "import os; print(sorted(os.listdir('/')))")[0].stdout
+    listing = run_hostile(backend, "import os; print(sorted(os.listdir('/')))")[0].stdout
     assert listing.strip() == "['bin', 'dev', 'etc', 'lib', 'lib64', 'proc', 'tmp', 'usr']"
 
 
@@ -133,7 +133,7 @@ def test_it_cannot_write_outside_scratch(backend):
             fh.write("fine")
         print("scratch ok")
     """
-    outcome = _run(backend, code)[0]
+    outcome = run_hostile(backend, code)[0]
     for target in targets:
         assert not target.exists(), target
     # Outside its scratch the sandbox's own filesystem is read-only too, except /dev/shm and
@@ -157,11 +157,11 @@ def test_a_fork_bomb_is_contained_and_leaves_nothing_behind(backend, marker):
             except OSError:
                 pass
     """
-    outcomes = _run(backend, code, inputs=["", ""])
+    outcomes = run_hostile(backend, code, inputs=["", ""])
     assert [o.status for o in outcomes] == ["TLE", "TLE"]
     assert host_processes_with(marker) == []
     # The host is still able to start sandboxes afterwards.
-    after = _run(backend, "print('after')")[0]
+    after = run_hostile(backend, "print('after')")[0]
     assert after.stdout == "after\n", after
 
 
@@ -223,12 +223,12 @@ def test_a_daemonized_child_does_not_outlive_its_test(backend, marker):
             os._exit(0)
         print("parent done")
     """
-    outcomes = _run(backend, code, inputs=["", "", ""])
+    outcomes = run_hostile(backend, code, inputs=["", "", ""])
     assert [o.stdout for o in outcomes] == ["parent done\n"] * 3
     assert host_processes_with(marker) == []
     # The same, with the parent itself running into the wall-clock limit.
     stuck = textwrap.dedent(code) + "import time\ntime.sleep(60)\n"
-    outcomes = _run(backend, stuck, inputs=[""], limits=Limits(time_s=1.0))
+    outcomes = run_hostile(backend, stuck, inputs=[""], limits=Limits(time_s=1.0))
     assert outcomes[0].status == "TLE"
     assert host_processes_with(marker) == []
 
@@ -268,7 +268,7 @@ def test_it_cannot_read_host_environment_variables(backend, monkeypatch):
             except OSError as exc:
                 print("blocked", path, type(exc).__name__)
     """
-    outcome = _run(backend, code)[0]
+    outcome = run_hostile(backend, code)[0]
     assert secret not in outcome.stdout
     assert "DATABASE_URL" not in outcome.stdout
     environment = eval(outcome.stdout.splitlines()[0])  # noqa: S307 - our own repr of a dict
@@ -289,7 +289,7 @@ def test_it_sees_only_its_own_processes_in_proc(backend):
             except OSError as exc:
                 print(pid, type(exc).__name__)
     """
-    outcome = _run(backend, code)[0]
+    outcome = run_hostile(backend, code)[0]
     pids = eval(outcome.stdout.splitlines()[0])  # noqa: S307
     assert pids[0] == 1 and len(pids) <= 3
     assert str(os.getpid()) not in outcome.stdout.splitlines()[0]
@@ -331,7 +331,7 @@ def test_ctypes_calls_into_libc_are_contained(backend):
         }
         print(results)
     """
-    outcome = _run(backend, code)[0]
+    outcome = run_hostile(backend, code)[0]
     assert outcome.status == "OK", outcome.stderr
     results = eval(outcome.stdout)  # noqa: S307
     assert results.pop("system") != 0
@@ -361,10 +361,10 @@ def test_each_submission_gets_fresh_namespaces_and_scratch(backend):
         except OSError:
             print("dev read-only")
     """
-    first = _run(backend, leave_traces)[0]
+    first = run_hostile(backend, leave_traces)[0]
     assert first.status == "OK", first.stderr
     assert "uid 65534" in first.stdout
-    second = _run(backend, look)[0]
+    second = run_hostile(backend, look)[0]
     lines = second.stdout.splitlines()
     assert lines[0] == "False False"
     assert lines[1] == "-1"  # the SysV segment died with the first submission's namespace
@@ -389,7 +389,7 @@ def test_processes_together_cannot_exceed_the_sandbox_memory(backend):
             kids.append(pid)
         print([os.waitstatus_to_exitcode(os.waitpid(k, 0)[1]) for k in kids])
     """
-    outcome = _run(backend, code, limits=Limits(time_s=20.0, memory_mb=256))[0]
+    outcome = run_hostile(backend, code, limits=Limits(time_s=20.0, memory_mb=256))[0]
     assert outcome.status == "OK", outcome.stderr
     statuses = eval(outcome.stdout)  # noqa: S307
     if cgroups.available():
@@ -397,7 +397,7 @@ def test_processes_together_cannot_exceed_the_sandbox_memory(backend):
     else:  # pragma: no cover - hosts without a writable cgroup hierarchy
         assert statuses == [0] * 6
     # The runner survived and serves the next submission.
-    assert _run(backend, "print('next')")[0].stdout == "next\n"
+    assert run_hostile(backend, "print('next')")[0].stdout == "next\n"
 
 
 def _assert_all_gone(pids: list[int], cgroup_dirs: list[str], within_s: float = 15) -> None:

@@ -23,8 +23,8 @@ from evolution.sandbox.backends import docker as docker_backend_module
 
 from .helpers import host_processes_with, leased_containers
 from .test_hostile import (  # noqa: F401 - collected here with the docker backend
-    _run,
     isolation,
+    run_hostile,
     test_a_daemonized_child_does_not_outlive_its_test,
     test_a_fork_bomb_is_contained_and_leaves_nothing_behind,
     test_a_memory_bomb_is_mle,
@@ -80,7 +80,7 @@ def test_it_cannot_read_host_files(backend, docker_client):
             print("checkout seen" if os.path.exists({str(settings.BASE_DIR)!r}) else "no checkout")
         """
         with leased_containers(backend) as ids:
-            outcome = _run(backend, code)[0]
+            outcome = run_hostile(backend, code)[0]
     finally:
         outside.unlink()
         in_project.unlink()
@@ -123,7 +123,7 @@ def test_it_cannot_write_outside_scratch(backend):
             except OSError as exc:
                 print("blocked", path, type(exc).__name__)
     """
-    outcome = _run(backend, code)[0]
+    outcome = run_hostile(backend, code)[0]
     for target in targets:
         assert not target.exists(), target  # the last one was the container's own /tmp
     # The root is read-only, /dev the engine's (root's, read-only to the sandbox's user), no
@@ -152,7 +152,7 @@ def test_ctypes_calls_into_libc_are_contained(backend):
         print(results)
         print(open("/tmp/who").read().strip(), os.path.getsize("/tmp/env"))
     """
-    outcome = _run(backend, code)[0]
+    outcome = run_hostile(backend, code)[0]
     assert outcome.status == "OK", outcome.stderr
     first, second = outcome.stdout.splitlines()
     results = eval(first)  # noqa: S307
@@ -165,7 +165,7 @@ def test_the_container_has_the_limits_its_spec_sets(backend, docker_client):
     # The engine applied them: memory (swap included) = memory_mb + the runner's overhead,
     # pids 64, one CPU, no capabilities, no network, read-only root, seen on the container.
     with leased_containers(backend) as ids:
-        outcome = _run(
+        outcome = run_hostile(
             backend,
             "import os\nprint(os.getuid(), os.getgid(), open('/proc/self/status').read())",
             limits=Limits(time_s=2.0, memory_mb=128),
@@ -222,8 +222,8 @@ def test_a_submission_sees_nothing_of_the_one_before_in_the_same_container(backe
         print(sorted(os.environ))
     """
     with leased_containers(backend) as ids:
-        first = _run(backend, leave_traces)[0]
-        second = _run(backend, look)[0]
+        first = run_hostile(backend, leave_traces)[0]
+        second = run_hostile(backend, look)[0]
     assert len(ids) == 2 and ids[0] == ids[1]  # the same warm container
     assert first.status == "OK", first.stderr
     assert "shmget True" in first.stdout and "semget True" in first.stdout
@@ -256,8 +256,8 @@ def test_an_oom_kill_discards_the_container(backend, docker_client):
         print([os.waitstatus_to_exitcode(os.waitpid(k, 0)[1]) for k in kids])
     """
     with leased_containers(backend) as ids:
-        outcome = _run(backend, code, limits=Limits(time_s=20.0, memory_mb=256))[0]
-        after = _run(backend, "print('next')", limits=Limits(time_s=2.0, memory_mb=256))[0]
+        outcome = run_hostile(backend, code, limits=Limits(time_s=20.0, memory_mb=256))[0]
+        after = run_hostile(backend, "print('next')", limits=Limits(time_s=2.0, memory_mb=256))[0]
     assert outcome.status == "OK", outcome.stderr
     assert eval(outcome.stdout).count(-9) >= 4  # noqa: S307 - at most one 200 MB child fits
     assert after.stdout == "next\n"
@@ -291,7 +291,7 @@ def test_a_container_is_replaced_after_max_uses(docker_client, monkeypatch):
     try:
         with leased_containers(backend) as ids:
             for _ in range(4):
-                run = _run(backend, "print('x')", inputs=["", ""])
+                run = run_hostile(backend, "print('x')", inputs=["", ""])
                 assert [o.stdout for o in run] == ["x\n", "x\n"]
         assert ids[:3] == [ids[0]] * 3 and ids[3] != ids[0]
         assert backend.started == 2
@@ -301,7 +301,7 @@ def test_a_container_is_replaced_after_max_uses(docker_client, monkeypatch):
 
 
 def test_the_runner_is_pid_1_and_the_image_interpreter_runs_the_tests(backend):
-    outcome = _run(
+    outcome = run_hostile(
         backend, "import os, sys\nprint(os.getpid() > 1, os.getppid(), sys.flags.isolated)"
     )[0]
     assert outcome.status == "OK", outcome.stderr

@@ -148,9 +148,9 @@ def test_the_unsafe_and_docker_backends_stream_the_same_bytes(tmp_path):
 
 def test_a_chunk_not_asked_for_of_another_test_or_malformed_is_a_sandbox_error():
     from evolution.sandbox import SandboxError
-    from evolution.sandbox.service import _chunk_of
+    from evolution.sandbox.service import chunk_of
 
-    assert _chunk_of({"i": 0, "chunk": "aGk="}, 0, True) == b"hi"
+    assert chunk_of({"i": 0, "chunk": "aGk="}, 0, True) == b"hi"
     for frame, index, wanted in (
         ({"i": 1, "chunk": "aGk="}, 0, True),
         ({"i": 0, "chunk": "aGk="}, 0, False),
@@ -158,4 +158,4 @@ def test_a_chunk_not_asked_for_of_another_test_or_malformed_is_a_sandbox_error()
         ({"i": 0, "chunk": 7}, 0, True),
     ):
         with pytest.raises(SandboxError):
-            _chunk_of(frame, index, wanted)
+            chunk_of(frame, index, wanted)

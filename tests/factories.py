@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from accounts.models import APIToken
 from evolution import models as m
 from evolution.benchevolver import models as bm
+from evolution.measurement import models as measurement
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -166,3 +167,16 @@ class GlobalMemoryEntryFactory(factory.django.DjangoModelFactory):
     candidate = factory.SubFactory(CandidateFactory)
     family = "doubling"
     summary = "doubled the answer"
+
+
+class MeasurementFactory(factory.django.DjangoModelFactory):
+    """A completed shared panel measurement (the stage that makes them is tested in
+    tests/evolution/measurement)."""
+
+    class Meta:
+        model = measurement.Measurement
+
+    problem = factory.SubFactory(ProblemFactory)
+    panel = factory.SubFactory(PanelFactory)
+    plan = factory.LazyFunction(list)
+    state = "completed"

@@ -13,7 +13,7 @@ from django.utils import timezone
 from evolution.measurement.models import Measurement
 from releases import services
 from releases.models import GateRun
-from tests.factories import PanelFactory
+from tests.factories import MeasurementFactory
 from tests.support.gate_rules import SELECTION_TIME_OK
 
 from .builders import crafted_world
@@ -22,11 +22,8 @@ pytestmark = pytest.mark.django_db
 
 
 def _measured(problem, passes: int, attempts: int, when) -> Measurement:
-    return Measurement.objects.create(
+    return MeasurementFactory(
         problem=problem,
-        panel=PanelFactory(),
-        plan=[],
-        state="completed",
         passes=passes,
         attempts=attempts,
         level=4,

@@ -7,11 +7,15 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from evolution.measurement.models import Measurement
 from evolution.models import Campaign, Problem, ProblemSet, TestCase
 from review import selectors, services
 from review.models import GroupItem, Review, ReviewGroup, ReviewRound
-from tests.factories import CampaignFactory, EvolvedProblemFactory, PanelFactory, ProblemFactory
+from tests.factories import (
+    CampaignFactory,
+    EvolvedProblemFactory,
+    MeasurementFactory,
+    ProblemFactory,
+)
 from tests.review.blinding import crawl_reviewer_surface, find_leaks, provenance_values
 
 from .conftest import answers
@@ -36,17 +40,7 @@ def synthesized(campaign: Campaign, seed: Problem, method: str, title: str, n: i
 
 
 def measured(problem: Problem, passes: int, attempts: int, level: int) -> None:
-    """A completed panel measurement (the stage that makes them is tested in
-    tests/evolution/measurement)."""
-    Measurement.objects.create(
-        problem=problem,
-        panel=PanelFactory(),
-        plan=[],
-        state="completed",
-        passes=passes,
-        attempts=attempts,
-        level=level,
-    )
+    MeasurementFactory(problem=problem, passes=passes, attempts=attempts, level=level)
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.db import models as django_models
 
 from . import models
 
@@ -49,6 +50,9 @@ class ProblemSetAdmin(admin.ModelAdmin):
 @admin.register(models.ModelEndpoint)
 class ModelEndpointAdmin(admin.ModelAdmin):
     list_display = ("name", "provider", "model", "base_url", "concurrency_limit", "api_key_env")
+    # A base URL typed without a scheme is https, as on the staff endpoint form (and as Django
+    # 6 will assume).
+    formfield_overrides = {django_models.URLField: {"assume_scheme": "https"}}
 
 
 class PanelMemberInline(admin.TabularInline):

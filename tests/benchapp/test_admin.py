@@ -83,3 +83,11 @@ def test_the_admin_is_refused_to_everyone_else(personas, persona, one_of_each):
     response = client.get(reverse("admin:index"))
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("admin:login"))
+
+
+def test_the_admins_endpoint_form_reads_a_base_url_without_a_scheme_as_https(rf):
+    from evolution.models import ModelEndpoint
+
+    model_admin = admin.site._registry[ModelEndpoint]
+    form = model_admin.get_form(rf.get("/"))()
+    assert form.fields["base_url"].clean("api.example.com/v1") == "https://api.example.com/v1"

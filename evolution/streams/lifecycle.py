@@ -63,8 +63,12 @@ def _transition(
     extra: dict | None = None,
     only_from: tuple[str, ...] | None = None,
 ) -> Campaign:
-    # Locked: the pause bookkeeping below is computed from the row it replaces.
-    campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+    # Locked: the pause bookkeeping below is computed from the row it replaces. A transition
+    # never changes the campaign's key, so it takes the lock that lets rows pointing at the
+    # campaign be written meanwhile (FOR NO KEY UPDATE): a step still in flight holds its stream
+    # and then inserts such rows, while a resume holds the campaign and then rewrites every
+    # stream's ticket; with FOR UPDATE the two deadlocked.
+    campaign = Campaign.objects.select_for_update(no_key=True).get(pk=campaign_id)
     allowed_from = [s for s, targets in CAMPAIGN_TRANSITIONS.items() if target in targets]
     if only_from is not None:
         allowed_from = [s for s in allowed_from if s in only_from]

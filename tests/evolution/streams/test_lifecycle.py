@@ -6,14 +6,19 @@ lineages."""
 from __future__ import annotations
 
 import ast
+import threading
+import time
 from pathlib import Path
 
 import pytest
+from django.db import connection, connections, transaction
 
+from evolution.benchevolver.models import GlobalMemoryEntry, Lineage
 from evolution.models import Campaign
 from evolution.models.campaigns import CampaignState
 from evolution.streams import lifecycle, runner
 from evolution.streams.kinds import kind_for
+from tests.factories import CampaignFactory, CandidateFactory, LineageFactory
 from tests.support.fake_openai import FakeOpenAI
 
 from .worlds import WORLDS
@@ -104,3 +109,65 @@ def test_the_lifecycle_imports_neither_the_runner_nor_the_services():
         for name in imported
         if "runner" in name or "services" in name or name.endswith("tasks")
     }, imported
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_resume_does_not_deadlock_with_a_step_still_deciding(no_messages):
+    """A step in flight when its campaign was paused may still be deciding when an admin
+    resumes: it holds its lineage and then writes rows that point at the campaign (a global
+    memory entry, an accepted problem). The resume holds the campaign and then rewrites every
+    active lineage's ticket. Found by the outage test on CI as "deadlock detected"; the
+    transition's lock on the campaign row must let such inserts through."""
+    campaign = CampaignFactory(state=CampaignState.PAUSED)
+    lineage = LineageFactory(campaign=campaign, state="evolving")
+    candidate = CandidateFactory(lineage=lineage)
+    locked, go = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def step() -> None:
+        try:
+            with transaction.atomic():
+                Lineage.objects.select_for_update().get(pk=lineage.pk)
+                locked.set()
+                go.wait(30)
+                GlobalMemoryEntry.objects.create(
+                    campaign=campaign, candidate=candidate, family="f", summary="s"
+                )
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    def resume() -> None:
+        try:
+            lifecycle.campaign_resume(campaign_id=campaign.pk)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    stepping = threading.Thread(target=step)
+    stepping.start()
+    assert locked.wait(30)
+    resuming = threading.Thread(target=resume)
+    resuming.start()
+    # The resume now waits for the step's lineage; then the step writes its entry.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+            if cursor.fetchone()[0]:
+                break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the resume never waited for the step's lineage")
+    go.set()
+    stepping.join(60)
+    resuming.join(60)
+    assert not errors, errors
+    assert Campaign.objects.get(pk=campaign.pk).state == CampaignState.QUEUED
+    assert Lineage.objects.get(pk=lineage.pk).ticket == ""
+    assert GlobalMemoryEntry.objects.filter(campaign=campaign).count() == 1

@@ -65,9 +65,7 @@ def _transition(
 ) -> Campaign:
     # Locked: the pause bookkeeping below is computed from the row it replaces. A transition
     # never changes the campaign's key, so it takes the lock that lets rows pointing at the
-    # campaign be written meanwhile (FOR NO KEY UPDATE): a step still in flight holds its stream
-    # and then inserts such rows, while a resume holds the campaign and then rewrites every
-    # stream's ticket; with FOR UPDATE the two deadlocked.
+    # campaign be inserted meanwhile (FOR NO KEY UPDATE), as a step still in flight does.
     campaign = Campaign.objects.select_for_update(no_key=True).get(pk=campaign_id)
     allowed_from = [s for s, targets in CAMPAIGN_TRANSITIONS.items() if target in targets]
     if only_from is not None:
@@ -141,13 +139,16 @@ def campaign_pause_if_active(*, campaign_id: int, reason: str) -> bool:
 
 @transaction.atomic
 def campaign_resume(*, campaign_id: int) -> Campaign:
-    campaign = _transition(
-        campaign_id, CampaignState.QUEUED, reason="resumed", only_from=(CampaignState.PAUSED,)
-    )
     # Messages issued before the pause may still sit in a queue: new tickets make them stale.
-    kind = kind_for(campaign.kind)
+    # The streams first, then the campaign: the order a step still in flight takes them (its
+    # stream, then the campaign's counters), so the two never wait for each other in a circle.
+    # A campaign that is not paused refuses below, and this is rolled back with it.
+    kind = kind_for(Campaign.objects.values_list("kind", flat=True).get(pk=campaign_id))
     kind.stream_model.objects.filter(campaign_id=campaign_id).filter(kind.active_streams).update(
         ticket=""
+    )
+    campaign = _transition(
+        campaign_id, CampaignState.QUEUED, reason="resumed", only_from=(CampaignState.PAUSED,)
     )
     start_ticking(campaign.pk)
     return campaign

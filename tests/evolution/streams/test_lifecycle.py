@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.db import connection, connections, transaction
+from django.db.models import F
 
 from evolution.benchevolver.models import GlobalMemoryEntry, Lineage
 from evolution.models import Campaign
@@ -111,13 +112,24 @@ def test_the_lifecycle_imports_neither_the_runner_nor_the_services():
     }, imported
 
 
+def _insert_pointing_at(campaign, candidate) -> None:
+    GlobalMemoryEntry.objects.create(
+        campaign=campaign, candidate=candidate, family="f", summary="s"
+    )
+
+
+def _count_tokens_of(campaign, candidate) -> None:
+    Campaign.objects.filter(pk=campaign.pk).update(tokens_in=F("tokens_in") + 1)
+
+
 @pytest.mark.django_db(transaction=True)
-def test_a_resume_does_not_deadlock_with_a_step_still_deciding(no_messages):
+@pytest.mark.parametrize("then", [_insert_pointing_at, _count_tokens_of])
+def test_a_resume_does_not_deadlock_with_a_step_still_deciding(no_messages, then):
     """A step in flight when its campaign was paused may still be deciding when an admin
     resumes: it holds its lineage and then writes rows that point at the campaign (a global
-    memory entry, an accepted problem). The resume holds the campaign and then rewrites every
-    active lineage's ticket. Found by the outage test on CI as "deadlock detected"; the
-    transition's lock on the campaign row must let such inserts through."""
+    memory entry, an accepted problem) or counts a model call's tokens on it. The resume
+    rewrites every active lineage's ticket and moves the campaign. Found by the outage test on
+    CI as "deadlock detected": the resume held the campaign, then waited for the lineage."""
     campaign = CampaignFactory(state=CampaignState.PAUSED)
     lineage = LineageFactory(campaign=campaign, state="evolving")
     candidate = CandidateFactory(lineage=lineage)
@@ -130,9 +142,7 @@ def test_a_resume_does_not_deadlock_with_a_step_still_deciding(no_messages):
                 Lineage.objects.select_for_update().get(pk=lineage.pk)
                 locked.set()
                 go.wait(30)
-                GlobalMemoryEntry.objects.create(
-                    campaign=campaign, candidate=candidate, family="f", summary="s"
-                )
+                then(campaign, candidate)
         except BaseException as exc:
             errors.append(exc)
         finally:
@@ -170,4 +180,7 @@ def test_a_resume_does_not_deadlock_with_a_step_still_deciding(no_messages):
     assert not errors, errors
     assert Campaign.objects.get(pk=campaign.pk).state == CampaignState.QUEUED
     assert Lineage.objects.get(pk=lineage.pk).ticket == ""
-    assert GlobalMemoryEntry.objects.filter(campaign=campaign).count() == 1
+    if then is _insert_pointing_at:
+        assert GlobalMemoryEntry.objects.filter(campaign=campaign).count() == 1
+    else:
+        assert Campaign.objects.get(pk=campaign.pk).tokens_in == 1

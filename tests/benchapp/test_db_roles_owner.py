@@ -14,7 +14,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
-OWNER, APP, DB = "bf_roles_owner", "bf_roles_app", "bf_roles_scratch"
+# Roles belong to the whole PostgreSQL cluster, which other test runs on this machine share:
+# the names carry this process's id, as the scratch databases of other tests do.
+OWNER, APP, DB = (f"bf_roles_{what}_{os.getpid()}" for what in ("owner", "app", "scratch"))
 
 
 def _admin(*statements: str) -> None:
@@ -35,8 +37,11 @@ def owner_database():
     with psycopg.connect(f"postgresql://{OWNER}@127.0.0.1:5432/{DB}", autocommit=True) as c:
         c.execute("CREATE TABLE release_row (id serial PRIMARY KEY, note text)")
     yield f"postgres://{OWNER}@127.0.0.1:5432/{DB}"
-    _admin(f"DROP DATABASE IF EXISTS {DB}", f"DROP OWNED BY {APP}", f"DROP ROLE IF EXISTS {APP}")
-    _admin(f"DROP ROLE IF EXISTS {OWNER}")
+    _admin(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
+    with psycopg.connect(ADMIN, autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (APP,)).fetchone():
+            conn.execute(f"DROP OWNED BY {APP}")
+    _admin(f"DROP ROLE IF EXISTS {APP}", f"DROP ROLE IF EXISTS {OWNER}")
 
 
 def _db_roles(url: str, *extra: str) -> subprocess.CompletedProcess:

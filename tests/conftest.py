@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from dataclasses import dataclass
+from unittest import mock
 
 import pytest
 from django.conf import settings
@@ -28,6 +29,7 @@ def pytest_configure(config):
     _flush_as_owner()
     _allow_loopback_endpoints()
     _patient_browsers()
+    _browser_blocks_close_their_connections()
 
 
 # On a loaded machine (load 10 on two cores) a cold chart page took more than Playwright's
@@ -54,6 +56,34 @@ def _patient_browsers() -> None:
 
         new_page.patient = True
         owner.new_page = new_page
+
+
+def _browser_blocks_close_their_connections() -> None:
+    """Inside ``sync_playwright()`` an event loop is marked running in the test's thread, so the
+    ORM calls a browser test makes there get connections of their own (asgiref's thread-critical
+    Local turns into a context variable), which nothing closed: each outlived its test and the
+    run ended unable to drop the test database. They are closed as the block ends, while the
+    loop is still marked running and they can be reached."""
+    from django.db import connections
+    from playwright.sync_api import sync_playwright
+
+    PlaywrightContextManager = type(sync_playwright())  # constructing it starts nothing
+    if getattr(PlaywrightContextManager.__exit__, "closes_connections", False):
+        return
+    original = PlaywrightContextManager.__exit__
+
+    def __exit__(self, *args):
+        try:
+            opened = [c for c in connections.all(initialized_only=True) if c.connection]
+            # Only a test that allowed DJANGO_ALLOW_ASYNC_UNSAFE could open them here.
+            with mock.patch.dict(os.environ, {"DJANGO_ALLOW_ASYNC_UNSAFE": "true"}):
+                for conn in opened:
+                    conn.close()
+        finally:
+            original(self, *args)
+
+    __exit__.closes_connections = True
+    PlaywrightContextManager.__exit__ = __exit__
 
 
 def _allow_loopback_endpoints() -> None:

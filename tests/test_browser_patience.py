@@ -4,6 +4,8 @@ navigation and action timeouts."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.support.browser import LAUNCH
@@ -25,3 +27,39 @@ def test_expect_waits_past_five_seconds_and_every_way_of_opening_a_page_is_patie
             expect(page.locator("#late")).to_have_text("here")  # appears after 6 s
         finally:
             browser.close()
+
+
+def _other_backends() -> int:
+    """Sessions on the test database besides this connection's, once the ones ending are gone."""
+    from django.db import connection
+
+    deadline = time.monotonic() + 10
+    while True:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            count = cursor.fetchone()[0]
+        if count == 0 or time.monotonic() > deadline:
+            return count
+        time.sleep(0.2)
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_orm_calls_a_browser_test_makes_leave_no_connection_open(monkeypatch):
+    """Inside Playwright's sync API an event loop is marked running in the test's thread, so
+    Django keeps the connections the test opens there apart from the thread's own (asgiref's
+    thread-critical Local becomes a context variable) and never closes them: every browser test
+    that touched the ORM left a session on the test database, and the run ended with "could not
+    drop test databases ... being accessed by other users"."""
+    from playwright.sync_api import sync_playwright
+
+    from evolution.models import Campaign
+
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # as tests/support/browser.py does
+    assert _other_backends() == 0
+    with sync_playwright():
+        assert Campaign.objects.count() == 0  # a connection of the browser block's own
+    assert _other_backends() == 0

@@ -184,3 +184,36 @@ def test_a_resume_does_not_deadlock_with_a_step_still_deciding(no_messages, then
         assert GlobalMemoryEntry.objects.filter(campaign=campaign).count() == 1
     else:
         assert Campaign.objects.get(pk=campaign.pk).tokens_in == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_transition_lets_rows_pointing_at_the_campaign_be_written_meanwhile(no_messages):
+    """A transition locks the campaign's row only against other writes of it (FOR NO KEY
+    UPDATE): a step writing a row that points at the campaign goes on while an admin's pause
+    is being committed, instead of waiting for it."""
+    campaign = CampaignFactory(state=CampaignState.RUNNING)
+    candidate = CandidateFactory(lineage=LineageFactory(campaign=campaign, state="evolving"))
+    held, done = threading.Event(), threading.Event()
+
+    def pause() -> None:
+        try:
+            with transaction.atomic():
+                lifecycle.campaign_pause(campaign_id=campaign.pk, reason="an admin pauses")
+                held.set()
+                done.wait(30)
+        finally:
+            connections.close_all()
+
+    pausing = threading.Thread(target=pause)
+    pausing.start()
+    try:
+        assert held.wait(30)
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '5s'")
+            _insert_pointing_at(campaign, candidate)
+    finally:
+        done.set()
+        pausing.join(60)
+    assert Campaign.objects.get(pk=campaign.pk).state == CampaignState.PAUSED
+    assert GlobalMemoryEntry.objects.filter(campaign=campaign).count() == 1

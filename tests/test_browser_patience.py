@@ -4,11 +4,10 @@ navigation and action timeouts."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tests.support.browser import LAUNCH
+from tests.support.workers import wait_for
 
 
 @pytest.mark.browser
@@ -30,20 +29,15 @@ def test_expect_waits_past_five_seconds_and_every_way_of_opening_a_page_is_patie
 
 
 def _other_backends() -> int:
-    """Sessions on the test database besides this connection's, once the ones ending are gone."""
+    """Sessions on the test database besides this connection's."""
     from django.db import connection
 
-    deadline = time.monotonic() + 10
-    while True:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
-            count = cursor.fetchone()[0]
-        if count == 0 or time.monotonic() > deadline:
-            return count
-        time.sleep(0.2)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return cursor.fetchone()[0]
 
 
 @pytest.mark.browser
@@ -59,7 +53,8 @@ def test_the_orm_calls_a_browser_test_makes_leave_no_connection_open(monkeypatch
     from evolution.models import Campaign
 
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # as tests/support/browser.py does
-    assert _other_backends() == 0
+    # A session that is ending leaves pg_stat_activity a moment after its connection closes.
+    wait_for(lambda: _other_backends() == 0, 10, "no other session on the test database")
     with sync_playwright():
         assert Campaign.objects.count() == 0  # a connection of the browser block's own
-    assert _other_backends() == 0
+    wait_for(lambda: _other_backends() == 0, 10, "the browser block's connection closed")

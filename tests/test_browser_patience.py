@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.browser import LAUNCH
-from tests.support.workers import wait_for
+from tests.support.workers import other_sessions, wait_for
 
 
 @pytest.mark.browser
@@ -28,18 +28,6 @@ def test_expect_waits_past_five_seconds_and_every_way_of_opening_a_page_is_patie
             browser.close()
 
 
-def _other_backends() -> int:
-    """Sessions on the test database besides this connection's."""
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-        return cursor.fetchone()[0]
-
-
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_the_orm_calls_a_browser_test_makes_leave_no_connection_open(monkeypatch):
@@ -54,7 +42,7 @@ def test_the_orm_calls_a_browser_test_makes_leave_no_connection_open(monkeypatch
 
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # as tests/support/browser.py does
     # A session that is ending leaves pg_stat_activity a moment after its connection closes.
-    wait_for(lambda: _other_backends() == 0, 10, "no other session on the test database")
+    wait_for(lambda: other_sessions() == 0, 10, "no other session on the test database")
     with sync_playwright():
         assert Campaign.objects.count() == 0  # a connection of the browser block's own
-    wait_for(lambda: _other_backends() == 0, 10, "the browser block's connection closed")
+    wait_for(lambda: other_sessions() == 0, 10, "the browser block's connection closed")

@@ -70,6 +70,17 @@ def kill_group(proc: subprocess.Popen, sig=signal.SIGKILL) -> None:
     proc.wait(timeout=30)
 
 
+def other_sessions(condition: str = "true") -> int:
+    """Sessions on the test database besides this connection's that match ``condition`` (SQL
+    over ``pg_stat_activity``, e.g. ``wait_event_type = 'Lock'``)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            f" AND pid <> pg_backend_pid() AND ({condition})"
+        )
+        return cursor.fetchone()[0]
+
+
 def wait_for(predicate, timeout: float, what: str):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -20,7 +20,7 @@ from evolution.streams import lifecycle, runner
 from evolution.streams.kinds import kind_for
 from tests.factories import CampaignFactory, CandidateFactory, LineageFactory
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.workers import wait_for
+from tests.support.workers import other_sessions, wait_for
 
 from .worlds import WORLDS
 
@@ -112,15 +112,6 @@ def test_the_lifecycle_imports_neither_the_runner_nor_the_services():
     }, imported
 
 
-def _sessions_waiting_for_a_lock() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        )
-        return cursor.fetchone()[0]
-
-
 def _insert_pointing_at(campaign, candidate) -> None:
     GlobalMemoryEntry.objects.create(
         campaign=campaign, candidate=candidate, family="f", summary="s"
@@ -171,7 +162,11 @@ def test_a_resume_does_not_deadlock_with_a_step_still_deciding(no_messages, then
     resuming = threading.Thread(target=resume)
     resuming.start()
     # The resume now waits for the step's lineage; then the step writes its entry.
-    wait_for(lambda: _sessions_waiting_for_a_lock() > 0, 30, "the resume waiting for the lineage")
+    wait_for(
+        lambda: other_sessions("wait_event_type = 'Lock'") > 0,
+        30,
+        "the resume waiting for the lineage",
+    )
     go.set()
     stepping.join(60)
     resuming.join(60)
